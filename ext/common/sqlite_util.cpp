@@ -1,0 +1,45 @@
+#include "common/sqlite_util.h"
+
+#include <fmt/format.h>
+
+namespace rocpd {
+
+namespace {
+std::string with_context(std::string_view what, const char* msg) {
+  return what.empty() ? std::string(msg) : fmt::format("{}: {}", what, msg);
+}
+}  // namespace
+
+Stmt prepare(sqlite3* db, std::string_view sql, std::string_view what) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+  Stmt stmt(raw);
+  if (rc != SQLITE_OK) throw Error(with_context(what, sqlite3_errmsg(db)), rc);
+  return stmt;
+}
+
+void exec(sqlite3* db, const char* sql, std::string_view what) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+  SqlitePtr<char> owned(err);
+  if (rc != SQLITE_OK) throw Error(with_context(what, err ? err : sqlite3_errstr(rc)), rc);
+}
+
+bool step(sqlite3_stmt* stmt, std::string_view what) {
+  int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  throw Error(with_context(what, sqlite3_errmsg(sqlite3_db_handle(stmt))), rc);
+}
+
+std::string_view column_text(sqlite3_stmt* stmt, int col) {
+  auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, col));
+  if (!p) return {};
+  return {p, static_cast<size_t>(sqlite3_column_bytes(stmt, col))};
+}
+
+char* sqlite_strdup(std::string_view msg) {
+  return sqlite3_mprintf("%.*s", static_cast<int>(msg.size()), msg.data());
+}
+
+}  // namespace rocpd

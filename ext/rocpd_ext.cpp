@@ -1,0 +1,22 @@
+// Entry point of librocpd_ext. SQLite derives the name sqlite3_rocpdext_init from the file
+// name, so `.load ./build/librocpd_ext` needs no entry-point argument. Each capability (a folder
+// of ext/) exposes one rocpd_register_<folder>() that registers its SQL names.
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include "common/sqlite_util.h"
+
+#define ROCPD_CAPABILITY(name) int rocpd_register_##name(sqlite3* db, char** err);
+#include "capabilities.inc"
+#undef ROCPD_CAPABILITY
+
+extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
+    sqlite3* db, char** err, const sqlite3_api_routines* api) {
+  SQLITE_EXTENSION_INIT2(api);
+  int rc = SQLITE_OK;
+#define ROCPD_CAPABILITY(name) \
+  if (rc == SQLITE_OK) rc = rocpd_register_##name(db, err);
+#include "capabilities.inc"
+#undef ROCPD_CAPABILITY
+  return rc;
+}
