@@ -1,0 +1,13 @@
+# Writes OUT as a list of {file name, SQL text} initialisers, one per file of FILES.
+set(content "")
+foreach(f IN LISTS FILES)
+  file(READ ${f} sql)
+  get_filename_component(name ${f} NAME)
+  string(FIND "${sql}" ")rocpd_sql\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${f} contains the raw-string delimiter )rocpd_sql\"")
+  endif()
+  string(APPEND content "{\"${name}\", R\"rocpd_sql(${sql})rocpd_sql\"},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${content}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
