@@ -1,0 +1,109 @@
+#include "stats/percentile_select.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rocpd::stats {
+
+namespace {
+// Rank of the lower neighbour and the interpolation fraction for p in [0, 100] over n values.
+struct Position {
+  std::size_t lower;
+  double fraction;
+};
+Position position(std::size_t n, double p) {
+  const double h = static_cast<double>(n - 1) * (p / 100.0);
+  auto lower = static_cast<std::size_t>(std::floor(h));
+  if (lower >= n - 1) return {n - 1, 0.0};  // p = 100 (or rounding at the top)
+  return {lower, h - static_cast<double>(lower)};
+}
+
+// Selects the lower rank with nth_element, then the next rank as the minimum of the upper part:
+// two linear passes instead of an O(n log n) sort.
+template <class T>
+std::pair<T, T> neighbours(std::vector<T>& v, Position pos) {
+  auto lower_it = v.begin() + static_cast<std::ptrdiff_t>(pos.lower);
+  std::nth_element(v.begin(), lower_it, v.end());
+  T lower = *lower_it;
+  if (pos.fraction == 0.0) return {lower, lower};
+  return {lower, *std::min_element(lower_it + 1, v.end())};
+}
+}  // namespace
+
+Number percentile_select(std::vector<std::int64_t>& v, double p) {
+  const Position pos = position(v.size(), p);
+  auto [lo, hi] = neighbours(v, pos);
+  if (pos.fraction == 0.0 || lo == hi) return lo;
+  // hi - lo may exceed int64 (e.g. INT64_MIN and INT64_MAX): the unsigned difference is exact, and
+  // long double (64-bit mantissa on x86-64) holds it exactly.
+  const std::uint64_t gap = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+  const long double step = static_cast<long double>(gap) * static_cast<long double>(pos.fraction);
+  if (step == std::floor(step)) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + static_cast<std::uint64_t>(step));
+  }
+  return static_cast<double>(static_cast<long double>(lo) + step);
+}
+
+double percentile_select(std::vector<double>& v, double p) {
+  const Position pos = position(v.size(), p);
+  auto [lo, hi] = neighbours(v, pos);
+  if (pos.fraction == 0.0 || lo == hi) return lo;  // also keeps inf - inf out
+  // hi - lo is infinite when a neighbour is: weight the ends instead (between -inf and +inf the
+  // result is NaN, which SQLite returns as NULL).
+  if (std::isinf(lo) || std::isinf(hi)) return (1.0 - pos.fraction) * lo + pos.fraction * hi;
+  return lo + pos.fraction * (hi - lo);
+}
+
+void QuantileValues::add(std::int64_t v) {
+  if (all_integers_) {
+    ints_.push_back(v);
+  } else {
+    reals_.push_back(static_cast<double>(v));
+  }
+}
+
+void QuantileValues::add(double v) {
+  if (std::isnan(v)) return;
+  if (all_integers_) switch_to_reals();
+  reals_.push_back(v);
+}
+
+template <class T>
+static bool remove_one(std::vector<T>& v, T x) {
+  auto it = std::find(v.begin(), v.end(), x);
+  if (it == v.end()) return false;
+  *it = v.back();  // order is irrelevant: selection reorders anyway
+  v.pop_back();
+  return true;
+}
+
+bool QuantileValues::remove(std::int64_t v) {
+  return all_integers_ ? remove_one(ints_, v) : remove_one(reals_, static_cast<double>(v));
+}
+
+bool QuantileValues::remove(double v) {
+  if (std::isnan(v)) return true;  // never stored
+  if (all_integers_) {
+    // A real equal to a stored integer (e.g. 2.0 vs 2) may have been stored as that integer only
+    // if it arrived as an integer; reals always switch the mode, so this value was never added.
+    return false;
+  }
+  return remove_one(reals_, v);
+}
+
+void QuantileValues::switch_to_reals() {
+  reals_.reserve(ints_.size() + 1);
+  for (std::int64_t i : ints_) reals_.push_back(static_cast<double>(i));
+  ints_.clear();
+  ints_.shrink_to_fit();
+  all_integers_ = false;
+}
+
+std::optional<Number> QuantileValues::percentile(double p) {
+  if (size() == 0) return std::nullopt;
+  if (all_integers_) return percentile_select(ints_, p);
+  return Number{percentile_select(reals_, p)};
+}
+
+}  // namespace rocpd::stats

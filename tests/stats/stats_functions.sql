@@ -1,0 +1,90 @@
+-- median, percentile, stddev, histogram, histogram_log2 through the real sqlite3 shell.
+-- Exact registration: names, arities, aggregate ('a') or window ('w') kind.
+SELECT 'FAIL: registration ' || group_concat(name || '/' || narg || type)
+  FROM (SELECT name, narg, type FROM pragma_function_list
+        WHERE name IN ('median', 'percentile', 'stddev', 'histogram', 'histogram_log2') ORDER BY 1, 2)
+HAVING group_concat(name || '/' || narg || type) IS NOT
+       'histogram/2a,histogram/3a,histogram_log2/1a,median/1w,percentile/2w,stddev/1w';
+
+CREATE TEMP TABLE v(g INTEGER, x);
+INSERT INTO v VALUES (1, 1), (1, 2), (1, 3), (1, 4), (2, 5), (2, NULL), (3, 2.5), (3, 1), (4, NULL);
+
+-- median: middle value (INTEGER for integers when whole), mean of the two middle ones otherwise.
+SELECT 'FAIL: median g=' || g || ' got ' || quote(m)
+  FROM (SELECT g, median(x) AS m FROM v GROUP BY g)
+ WHERE quote(m) IS NOT CASE g WHEN 1 THEN '2.5' WHEN 2 THEN '5' WHEN 3 THEN '1.75' WHEN 4 THEN 'NULL' END;
+SELECT 'FAIL: median of odd integers is INTEGER' WHERE typeof((SELECT median(value) FROM generate_series(1, 9))) != 'integer';
+SELECT 'FAIL: median(1..9) = 5' WHERE (SELECT median(value) FROM generate_series(1, 9)) != 5;
+SELECT 'FAIL: empty median is NULL' WHERE (SELECT median(x) FROM v WHERE 0) IS NOT NULL;
+
+-- percentile: linear interpolation at (n-1)*p/100 (numpy 'linear', PERCENTILE.INC).
+SELECT 'FAIL: percentile p=' || p || ' got ' || quote(got) || ' want ' || want
+  FROM (SELECT p, (SELECT percentile(value, p) FROM generate_series(1, 10)) AS got, want
+          FROM (SELECT 0 AS p, 1 AS want UNION ALL SELECT 25, 3.25 UNION ALL SELECT 50, 5.5
+                UNION ALL SELECT 90, 9.1 UNION ALL SELECT 95, 9.55 UNION ALL SELECT 100, 10))
+ WHERE abs(got - want) > 1e-9;
+SELECT 'FAIL: percentile(x, 50) = median(x)' FROM v GROUP BY g HAVING percentile(x, 50) IS NOT median(x);
+SELECT 'FAIL: p as numeric text' WHERE (SELECT percentile(value, '50') FROM generate_series(1, 3)) != 2;
+
+-- Against a sort in plain SQL on 10001 pseudo-random integers with ties.
+CREATE TEMP TABLE r AS SELECT (value * 7919) % 1000 AS x FROM generate_series(1, 10001);
+SELECT 'FAIL: median vs ORDER BY/OFFSET'
+ WHERE (SELECT median(x) FROM r) != (SELECT x FROM r ORDER BY x LIMIT 1 OFFSET 5000);
+SELECT 'FAIL: p90 vs ORDER BY/OFFSET'
+ WHERE (SELECT percentile(x, 90) FROM r) != (SELECT x FROM r ORDER BY x LIMIT 1 OFFSET 9000);
+
+-- int64 extremes stay exact (a double would round them).
+SELECT 'FAIL: int64 max' WHERE (SELECT median(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 9223372036854775805))
+                              IS NOT 9223372036854775806;
+SELECT 'FAIL: int64 min/max' WHERE (SELECT median(x) FROM (SELECT -9223372036854775808 AS x UNION ALL SELECT 9223372036854775807))
+                                  IS NOT -0.5;
+
+-- Window forms: sliding frame of 3 rows.
+SELECT 'FAIL: median window at ' || value || ' got ' || m
+  FROM (SELECT value, median(value * value) OVER (ORDER BY value ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS m
+          FROM generate_series(1, 50))
+ WHERE m != CASE value WHEN 1 THEN 2.5 WHEN 50 THEN (49 * 49 + 2500) / 2.0 ELSE value * value END;
+SELECT 'FAIL: percentile window'
+  FROM (SELECT value, percentile(value, 100) OVER (ORDER BY value ROWS 4 PRECEDING) AS p FROM generate_series(1, 30))
+ WHERE p != value;
+
+-- stddev: sample standard deviation; NULL for fewer than two values.
+SELECT 'FAIL: stddev g=' || g || ' got ' || quote(s)
+  FROM (SELECT g, stddev(x) AS s FROM v GROUP BY g)
+ WHERE NOT (CASE g WHEN 1 THEN abs(s - 1.2909944487358056) < 1e-12 WHEN 3 THEN abs(s - 1.0606601717798212) < 1e-12
+                   ELSE s IS NULL END);
+SELECT 'FAIL: stddev vs two-pass SQL'
+  FROM (SELECT (SELECT stddev(x) FROM r) AS s,
+               (SELECT sqrt(sum((x - m) * (x - m)) / (count(*) - 1)) FROM r, (SELECT avg(x) AS m FROM r)) AS t)
+ WHERE abs(s - t) > 1e-9 * t;
+SELECT 'FAIL: stddev of constant is 0' WHERE (SELECT stddev(7) FROM generate_series(1, 100)) != 0;
+SELECT 'FAIL: stddev near 1.7e18 (ns timestamps)'
+ WHERE abs((SELECT stddev(1700000000000000000 + value % 2) FROM generate_series(1, 1000)) - 0.50025) > 1e-5;
+SELECT 'FAIL: stddev window'
+  FROM (SELECT value, stddev(value) OVER (ORDER BY value ROWS 1 PRECEDING) AS s FROM generate_series(1, 20))
+ WHERE NOT (CASE WHEN value = 1 THEN s IS NULL ELSE abs(s - sqrt(0.5)) < 1e-12 END);
+
+-- histogram: contiguous fixed-width buckets as JSON, expanded with json_each.
+SELECT 'FAIL: histogram json ' || h
+  FROM (SELECT histogram(x, 2) AS h FROM v)
+ WHERE h IS NOT '[{"lo":0,"hi":2,"count":2},{"lo":2,"hi":4,"count":3},{"lo":4,"hi":6,"count":2}]';
+SELECT 'FAIL: histogram origin'
+ WHERE (SELECT histogram(value, 10, 5) FROM generate_series(1, 20))
+       IS NOT '[{"lo":-5,"hi":5,"count":4},{"lo":5,"hi":15,"count":10},{"lo":15,"hi":25,"count":6}]';
+SELECT 'FAIL: histogram counts sum to count(*)'
+ WHERE (SELECT sum(b.value ->> 'count') FROM json_each((SELECT histogram(x, 37) FROM r)) AS b) != 10001;
+SELECT 'FAIL: histogram per group'
+  FROM (SELECT g, histogram(x, 1) AS h FROM v GROUP BY g)
+ WHERE g = 2 AND h IS NOT '[{"lo":5,"hi":6,"count":1}]';
+SELECT 'FAIL: empty histogram is []' WHERE (SELECT histogram(x, 1) FROM v WHERE 0) IS NOT '[]';
+SELECT 'FAIL: histogram result is JSON for json functions'
+ WHERE (SELECT json_array(histogram(value, 5)) FROM generate_series(1, 3)) IS NOT '[[{"lo":0,"hi":5,"count":3}]]';
+
+-- histogram_log2: [0,1), [1,2), [2,4), ...
+SELECT 'FAIL: histogram_log2 ' || h
+  FROM (SELECT histogram_log2(value - 1) AS h FROM generate_series(1, 9))
+ WHERE h IS NOT '[{"lo":0,"hi":1,"count":1},{"lo":1,"hi":2,"count":1},{"lo":2,"hi":4,"count":2},{"lo":4,"hi":8,"count":4},{"lo":8,"hi":16,"count":1}]';
+SELECT 'FAIL: histogram_log2 rows'
+ WHERE (SELECT group_concat((b.value ->> 'lo') || ':' || (b.value ->> 'count'), ' ')
+          FROM json_each((SELECT histogram_log2(x) FROM v)) AS b) IS NOT '1:2 2:3 4:2';
+SELECT 'ok: stats functions';
