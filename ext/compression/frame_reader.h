@@ -1,0 +1,60 @@
+// Random access into a seekable zstd file: decompresses only the frames a read touches and keeps
+// a small, bounded LRU cache of decompressed frames. Thread-safe: one mutex per reader.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "compression/byte_source.h"
+#include "compression/seek_table.h"
+
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+
+namespace rocpd::zstd {
+
+// Decompresses one frame described by `entry` (index `index`, for messages) from `compressed`;
+// verifies it is exactly one frame of exactly the declared size and, when `checksum` is set, its
+// XXH64. Throws FormatError.
+std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
+                                        std::size_t index, bool checksum);
+
+class FrameReader {
+ public:
+  // Default cache: 8 frames (2 MiB at the default 256 KiB frames), enough for SQLite's sequential
+  // page reads and the B-tree interior pages a query revisits.
+  static constexpr std::size_t kDefaultCacheFrames = 8;
+
+  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = kDefaultCacheFrames);
+  ~FrameReader();
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+
+  std::uint64_t size() const { return table_.decompressed_size; }
+  const SeekTable& table() const { return table_; }
+  // Copies decompressed bytes [offset, offset + n) clipped at size(); returns how many were copied.
+  std::size_t read(std::uint64_t offset, void* dst, std::size_t n);
+  // Decompresses and checks every frame (bypassing the cache); throws on the first bad one.
+  void verify_all();
+
+ private:
+  using Frame = std::shared_ptr<const std::vector<unsigned char>>;
+  Frame load(std::size_t index);  // caller holds mutex_
+
+  struct Slot {
+    std::size_t index = 0;
+    std::uint64_t last_use = 0;
+    Frame data;
+  };
+  const ByteSource& src_;
+  SeekTable table_;
+  std::size_t cache_frames_;
+  std::mutex mutex_;
+  std::vector<Slot> cache_;
+  std::uint64_t clock_ = 0;
+  ZSTD_DCtx* dctx_ = nullptr;
+  std::vector<unsigned char> scratch_;  // compressed bytes of the frame being decoded
+};
+
+}  // namespace rocpd::zstd

@@ -1,0 +1,215 @@
+// rocpd_compress(src, dst [, level [, frame_kib]]): writes the seekable zstd layout of a SQLite
+// database. The source is read inside a read transaction (a consistent snapshot even while a
+// tracer writes to it) and never modified; dst appears atomically and is never overwritten.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/sqlite_util.h"
+#include "compression/byte_source.h"
+#include "compression/seekable_writer.h"
+
+namespace rocpd::compression {
+namespace {
+
+// Removes a file unless released: the partial output and the WAL snapshot never outlive an error.
+class TempFile {
+ public:
+  explicit TempFile(std::string path) : path_(std::move(path)) {}
+  ~TempFile() {
+    if (!path_.empty()) ::unlink(path_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  std::string path_;
+};
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+[[noreturn]] void fail(const std::string& msg) { throw Error("rocpd_compress: " + msg); }
+
+void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      fail(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+sqlite3_int64 pragma_int(sqlite3* db, const char* sql, const std::string& src) {
+  Stmt st = prepare(db, sql, fmt::format("rocpd_compress: source '{}'", src));
+  step(st.get(), fmt::format("rocpd_compress: source '{}'", src));
+  return sqlite3_column_int64(st.get(), 0);
+}
+
+// Streams the database image [0, bytes) through `read` into the writer in frame-sized pieces.
+template <class Read>
+void stream_image(Read&& read, std::uint64_t bytes, std::size_t piece, zstd::SeekableWriter& writer) {
+  std::vector<unsigned char> buf(piece);
+  for (std::uint64_t off = 0; off < bytes; off += piece) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(piece, bytes - off));
+    read(off, buf.data(), n);
+    writer.write(buf.data(), n);
+  }
+}
+
+std::int64_t compress_database(const std::string& src, const std::string& dst, int level, std::size_t frame_size) {
+  struct stat st {};
+  if (::stat(dst.c_str(), &st) == 0) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
+
+  sqlite3* raw_db = nullptr;
+  int rc = sqlite3_open_v2(src.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  Db db(raw_db);
+  if (rc != SQLITE_OK)
+    fail(fmt::format("cannot open source '{}': {}", src, raw_db ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc)));
+  // The read transaction pins one snapshot: rollback-journal writers cannot commit while it is
+  // held, and WAL readers keep seeing the pages of its start.
+  exec(db.get(), "BEGIN", fmt::format("rocpd_compress: source '{}'", src));
+  const std::string what = fmt::format("rocpd_compress: source '{}'", src);
+  {
+    Stmt probe = prepare(db.get(), "SELECT count(*) FROM sqlite_schema", what);
+    step(probe.get(), what);
+  }
+  std::string journal_mode;
+  {
+    Stmt jm = prepare(db.get(), "PRAGMA main.journal_mode", what);
+    if (step(jm.get(), what)) journal_mode = std::string(column_text(jm.get(), 0));
+  }
+  const auto page_size = static_cast<std::uint64_t>(pragma_int(db.get(), "PRAGMA main.page_size", src));
+  const auto page_count = static_cast<std::uint64_t>(pragma_int(db.get(), "PRAGMA main.page_count", src));
+  const std::uint64_t image_bytes = page_size * page_count;
+
+  TempFile partial(fmt::format("{}.partial.{}", dst, ::getpid()));
+  Fd out(::open(partial.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (out.get() < 0) {
+    const int err = errno;
+    partial.release();  // not ours: somebody else's file, or none at all
+    fail(fmt::format("cannot create '{}': {}", partial.path(), std::strerror(err)));
+  }
+  std::uint64_t written = 0;
+  try {
+    zstd::SeekableWriter writer([&](const void* p, std::size_t n) { write_all(out.get(), p, n, partial.path()); },
+                                level, frame_size);
+    if (journal_mode != "wal") {
+      // The file itself is the snapshot while the read lock is held: copy its bytes exactly (so
+      // `zstd -d` gives back the original file).
+      sqlite3_file* file = nullptr;
+      if (sqlite3_file_control(db.get(), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+          !file->pMethods)
+        fail(fmt::format("source '{}': cannot reach its file", src));
+      stream_image(
+          [&](std::uint64_t off, unsigned char* buf, std::size_t n) {
+            int r = file->pMethods->xRead(file, buf, static_cast<int>(n), static_cast<sqlite3_int64>(off));
+            if (r != SQLITE_OK) fail(fmt::format("source '{}': read failed at offset {} ({})", src, off, sqlite3_errstr(r)));
+          },
+          image_bytes, frame_size, writer);
+    } else {
+      // In WAL mode committed pages may still live in the -wal file: let SQLite assemble the
+      // snapshot (backup API) into a temporary file next to dst, then compress that.
+      TempFile snapshot(fmt::format("{}.snapshot.{}", dst, ::getpid()));
+      {
+        sqlite3* raw_snap = nullptr;
+        rc = sqlite3_open_v2(snapshot.path().c_str(), &raw_snap,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+        Db snap(raw_snap);
+        if (rc != SQLITE_OK) fail(fmt::format("cannot create '{}': {}", snapshot.path(), sqlite3_errstr(rc)));
+        sqlite3_backup* backup = sqlite3_backup_init(snap.get(), "main", db.get(), "main");
+        if (!backup) fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errmsg(snap.get())));
+        rc = sqlite3_backup_step(backup, -1);
+        const int finish_rc = sqlite3_backup_finish(backup);
+        if (rc != SQLITE_DONE || finish_rc != SQLITE_OK)
+          fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errstr(rc != SQLITE_DONE ? rc : finish_rc)));
+      }
+      zstd::PosixFileSource snap_file(snapshot.path());
+      stream_image([&](std::uint64_t off, unsigned char* buf, std::size_t n) { snap_file.read(off, buf, n); },
+                   snap_file.size(), frame_size, writer);
+    }
+    written = writer.finish();
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  } catch (const zstd::FormatError& e) {
+    fail(fmt::format("snapshot of '{}': {}", src, e.what()));
+  } catch (const zstd::IoError& e) {
+    fail(fmt::format("snapshot of '{}': {}", src, e.what()));
+  }
+  if (::fsync(out.get()) != 0) fail(fmt::format("cannot sync '{}': {}", partial.path(), std::strerror(errno)));
+  if (::close(out.release()) != 0) fail(fmt::format("cannot close '{}': {}", partial.path(), std::strerror(errno)));
+  // link() publishes the finished file atomically and, unlike rename(), never replaces a dst
+  // created meanwhile. Filesystems without hard links fall back to rename().
+  if (::link(partial.path().c_str(), dst.c_str()) != 0) {
+    const int err = errno;
+    if (err == EEXIST) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
+    if (::rename(partial.path().c_str(), dst.c_str()) != 0)
+      fail(fmt::format("cannot create '{}': {}", dst, std::strerror(errno)));
+    partial.release();
+  }
+  return static_cast<std::int64_t>(written);
+}
+
+void rocpd_compress_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || sqlite3_value_type(argv[1]) != SQLITE_TEXT)
+      fail("src and dst must be file names (text)");
+    const std::string src(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])));
+    const std::string dst(reinterpret_cast<const char*>(sqlite3_value_text(argv[1])));
+    if (src.empty() || dst.empty()) fail("src and dst must be non-empty file names");
+    int level = zstd::kDefaultLevel;
+    std::int64_t frame_kib = zstd::kDefaultFrameKiB;
+    if (argc >= 3 && sqlite3_value_type(argv[2]) != SQLITE_NULL) {
+      if (sqlite3_value_type(argv[2]) != SQLITE_INTEGER) fail("level must be an integer");
+      const sqlite3_int64 l = sqlite3_value_int64(argv[2]);
+      if (l < -1000000 || l > 1000000) fail(fmt::format("level {} is outside zstd's range", l));
+      level = static_cast<int>(l);
+    }
+    if (argc >= 4 && sqlite3_value_type(argv[3]) != SQLITE_NULL) {
+      if (sqlite3_value_type(argv[3]) != SQLITE_INTEGER) fail("frame_kib must be an integer");
+      frame_kib = sqlite3_value_int64(argv[3]);
+      if (frame_kib < 1 || frame_kib > 65536) fail(fmt::format("frame_kib {} is outside 1..65536", frame_kib));
+    }
+    sqlite3_result_int64(ctx, compress_database(src, dst, level, static_cast<std::size_t>(frame_kib) * 1024));
+  });
+}
+
+}  // namespace
+
+int register_rocpd_compress(sqlite3* db) {
+  int rc = SQLITE_OK;
+  for (int n : {2, 3, 4}) {
+    if (rc == SQLITE_OK)
+      rc = sqlite3_create_function_v2(db, "rocpd_compress", n, kFileFunction, nullptr, rocpd_compress_fn, nullptr,
+                                      nullptr, nullptr);
+  }
+  return rc;
+}
+
+}  // namespace rocpd::compression

@@ -1,0 +1,56 @@
+// rocpd_zstd_verify(path): opens a .zst member the way the rocpd_zstd VFS does, decompresses and
+// checks every frame, and returns a JSON summary; or fails with the precise reason. It is the
+// way to learn why ATTACH of a compressed file said "unable to open database".
+#include <fmt/format.h>
+
+#include "common/sqlite_util.h"
+#include "compression/compressed_image.h"
+#include "compression/zstd_vfs.h"
+
+namespace rocpd::compression {
+namespace {
+
+void rocpd_zstd_verify_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) throw Error("rocpd_zstd_verify: path must be text");
+    const std::string path(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])));
+    try {
+      zstd::CompressedImage image(std::make_unique<zstd::PosixFileSource>(path), plain_limit());
+      image.verify_all();
+      const std::string json = image.describe();
+      sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+    } catch (const zstd::FormatError& e) {
+      throw Error(fmt::format("rocpd_zstd_verify: {}: {}", path, e.what()), SQLITE_CORRUPT);
+    } catch (const zstd::IoError& e) {
+      throw Error(fmt::format("rocpd_zstd_verify: {}: {}", path, e.what()), SQLITE_IOERR);
+    }
+  });
+}
+
+// rocpd_zstd_plain_limit([bytes]): the cap on the decompressed size of single-frame .zst files
+// (process-wide); with an argument, sets it. Returns the cap in effect.
+void rocpd_zstd_plain_limit_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (argc == 1) {
+      if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_int64(argv[0]) <= 0)
+        throw Error("rocpd_zstd_plain_limit: the limit must be a positive integer (bytes)");
+      set_plain_limit(static_cast<std::uint64_t>(sqlite3_value_int64(argv[0])));
+    }
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(plain_limit()));
+  });
+}
+
+}  // namespace
+
+int register_rocpd_zstd_functions(sqlite3* db) {
+  int rc = sqlite3_create_function_v2(db, "rocpd_zstd_verify", 1, kFileFunction, nullptr, rocpd_zstd_verify_fn,
+                                      nullptr, nullptr, nullptr);
+  for (int n : {0, 1}) {
+    if (rc == SQLITE_OK)
+      rc = sqlite3_create_function_v2(db, "rocpd_zstd_plain_limit", n, kFileFunction, nullptr,
+                                      rocpd_zstd_plain_limit_fn, nullptr, nullptr, nullptr);
+  }
+  return rc;
+}
+
+}  // namespace rocpd::compression

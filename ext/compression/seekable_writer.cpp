@@ -1,0 +1,85 @@
+#include "compression/seekable_writer.h"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "compression/seek_table.h"
+#include "compression/xxhash64.h"
+
+namespace rocpd::zstd {
+
+SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size)
+    : sink_(std::move(sink)), frame_size_(frame_size) {
+  if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
+    throw std::invalid_argument(
+        fmt::format("level {} is outside zstd's range {}..{}", level, ZSTD_minCLevel(), ZSTD_maxCLevel()));
+  if (frame_size < 1024 || frame_size > kMaxFrameDecompressedSize)
+    throw std::invalid_argument(fmt::format("frame size {} KiB is outside 1..{} KiB", frame_size / 1024.0,
+                                            kMaxFrameDecompressedSize / 1024));
+  cctx_ = ZSTD_createCCtx();
+  if (!cctx_) throw std::bad_alloc();
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
+  // Each frame states its size so a reader can reject a frame that disagrees with the seek table
+  // before decompressing it.
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_contentSizeFlag, 1);
+  pending_.reserve(frame_size_);
+  compressed_.resize(ZSTD_compressBound(frame_size_));
+}
+
+SeekableWriter::~SeekableWriter() { ZSTD_freeCCtx(cctx_); }
+
+void SeekableWriter::emit_frame(const unsigned char* data, std::size_t size) {
+  const std::size_t n = ZSTD_compress2(cctx_, compressed_.data(), compressed_.size(), data, size);
+  if (ZSTD_isError(n)) throw std::runtime_error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
+  if (entries_.size() / 12 >= kMaxFrames) throw std::runtime_error("too many frames for the seekable format");
+  sink_(compressed_.data(), n);
+  written_ += n;
+  put_u32(entries_, static_cast<std::uint32_t>(n));
+  put_u32(entries_, static_cast<std::uint32_t>(size));
+  put_u32(entries_, static_cast<std::uint32_t>(xxhash64(data, size)));
+}
+
+void SeekableWriter::write(const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  while (size > 0) {
+    if (pending_.empty() && size >= frame_size_) {  // whole frames straight from the caller
+      emit_frame(p, frame_size_);
+      p += frame_size_;
+      size -= frame_size_;
+      continue;
+    }
+    const std::size_t take = std::min(size, frame_size_ - pending_.size());
+    pending_.insert(pending_.end(), p, p + take);
+    p += take;
+    size -= take;
+    if (pending_.size() == frame_size_) {
+      emit_frame(pending_.data(), pending_.size());
+      pending_.clear();
+    }
+  }
+}
+
+std::uint64_t SeekableWriter::finish() {
+  if (finished_) return written_;
+  if (!pending_.empty()) emit_frame(pending_.data(), pending_.size());
+  pending_.clear();
+  const auto frames = static_cast<std::uint32_t>(entries_.size() / 12);
+  std::vector<unsigned char> table;
+  table.reserve(kSkippableHeaderSize + entries_.size() + kFooterSize);
+  put_u32(table, kSeekTableFrameMagic);
+  put_u32(table, static_cast<std::uint32_t>(entries_.size() + kFooterSize));
+  table.insert(table.end(), entries_.begin(), entries_.end());
+  put_u32(table, frames);
+  table.push_back(kChecksumFlag);
+  put_u32(table, kSeekableFooterMagic);
+  sink_(table.data(), table.size());
+  written_ += table.size();
+  finished_ = true;
+  return written_;
+}
+
+}  // namespace rocpd::zstd

@@ -1,0 +1,44 @@
+// Writes the seekable layout: the input cut into independent zstd frames of `frame_size`
+// decompressed bytes (the last one shorter), then the seek table with XXH64 checksums.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+
+namespace rocpd::zstd {
+
+inline constexpr int kDefaultLevel = 3;
+inline constexpr std::size_t kDefaultFrameKiB = 256;
+
+class SeekableWriter {
+ public:
+  using Sink = std::function<void(const void* data, std::size_t size)>;
+  // Throws std::invalid_argument for a level outside zstd's range or frame_size outside
+  // [1 KiB, kMaxFrameDecompressedSize].
+  SeekableWriter(Sink sink, int level, std::size_t frame_size);
+  ~SeekableWriter();
+  SeekableWriter(const SeekableWriter&) = delete;
+  SeekableWriter& operator=(const SeekableWriter&) = delete;
+
+  void write(const void* data, std::size_t size);
+  // Flushes the last frame and the seek table; returns the total compressed size.
+  std::uint64_t finish();
+  std::size_t frame_count() const { return entries_.size() / 12; }
+
+ private:
+  void emit_frame(const unsigned char* data, std::size_t size);
+
+  Sink sink_;
+  std::size_t frame_size_;
+  ZSTD_CCtx* cctx_ = nullptr;
+  std::vector<unsigned char> pending_;
+  std::vector<unsigned char> compressed_;
+  std::vector<unsigned char> entries_;  // serialized seek-table entries
+  std::uint64_t written_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace rocpd::zstd

@@ -1,0 +1,281 @@
+// Read-only VFS over compressed images. The raw .zst file is opened through the default VFS;
+// reads are served from the decompressed image (rocpd::zstd::CompressedImage). Files SQLite
+// opens besides the main database (temp files for sorting, temp tables) pass through to the
+// default VFS; journals and WAL files are never created.
+#include "compression/zstd_vfs.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "common/sqlite_util.h"
+#include "compression/compressed_image.h"
+#include "compression/plain_zstd.h"
+
+namespace rocpd::compression {
+namespace {
+
+sqlite3_vfs g_vfs;
+sqlite3_vfs* g_base = nullptr;
+std::atomic<std::uint64_t> g_plain_limit{zstd::kDefaultPlainLimit};
+thread_local std::string t_last_error;
+
+// Errors reach users through sqlite3_log and last_open_error(); the VFS API has no message slot.
+void record_error(int code, std::string msg) {
+  sqlite3_log(code, "%s", msg.c_str());
+  t_last_error = std::move(msg);
+}
+
+// The raw compressed file, read through the default VFS.
+class RawFileSource final : public zstd::ByteSource {
+ public:
+  explicit RawFileSource(sqlite3_file* file) : file_(file) {
+    sqlite3_int64 size = 0;
+    if (file_->pMethods->xFileSize(file_, &size) != SQLITE_OK) throw zstd::IoError("cannot read the file size");
+    size_ = static_cast<std::uint64_t>(size);
+  }
+  ~RawFileSource() override {
+    if (file_->pMethods) file_->pMethods->xClose(file_);
+    sqlite3_free(file_);
+  }
+  RawFileSource(const RawFileSource&) = delete;
+  RawFileSource& operator=(const RawFileSource&) = delete;
+  std::uint64_t size() const override { return size_; }
+  void read(std::uint64_t offset, void* dst, std::size_t n) const override {
+    if (offset > size_ || n > size_ - offset) throw zstd::FormatError(zstd::truncated_message(offset, n, size_));
+    auto* out = static_cast<unsigned char*>(dst);
+    while (n > 0) {
+      const int chunk = static_cast<int>(std::min<std::size_t>(n, 1u << 30));
+      const int rc = file_->pMethods->xRead(file_, out, chunk, static_cast<sqlite3_int64>(offset));
+      if (rc == SQLITE_IOERR_SHORT_READ) throw zstd::FormatError(zstd::truncated_message(offset, n, size_));
+      if (rc != SQLITE_OK) throw zstd::IoError(fmt::format("read failed at offset {} ({})", offset, sqlite3_errstr(rc)));
+      out += chunk;
+      offset += static_cast<std::uint64_t>(chunk);
+      n -= static_cast<std::size_t>(chunk);
+    }
+  }
+
+ private:
+  sqlite3_file* file_;
+  std::uint64_t size_ = 0;
+};
+
+struct OpenFile {
+  std::string path;
+  std::unique_ptr<zstd::CompressedImage> image;
+};
+
+// SQLite allocates szOsFile bytes per file and hands them to xOpen; the compressed file keeps
+// only a pointer to its state there.
+struct ZstdFile {
+  sqlite3_file base;
+  OpenFile* state;
+};
+
+OpenFile& state_of(sqlite3_file* f) { return *reinterpret_cast<ZstdFile*>(f)->state; }
+
+int file_close(sqlite3_file* f) {
+  delete reinterpret_cast<ZstdFile*>(f)->state;
+  reinterpret_cast<ZstdFile*>(f)->state = nullptr;
+  return SQLITE_OK;
+}
+
+int file_read(sqlite3_file* f, void* buf, int amount, sqlite3_int64 offset) {
+  OpenFile& st = state_of(f);
+  try {
+    const std::size_t want = static_cast<std::size_t>(amount);
+    const std::size_t got = st.image->read(static_cast<std::uint64_t>(offset), buf, want);
+    // Header bytes 18-19 say 2 for a WAL-mode database; this file is read-only and has no WAL, so
+    // present it as a rollback-journal database (the compressed bytes stay as they were).
+    auto* bytes = static_cast<unsigned char*>(buf);
+    for (sqlite3_int64 pos : {18, 19}) {
+      if (pos >= offset && pos < offset + static_cast<sqlite3_int64>(got) && bytes[pos - offset] == 2)
+        bytes[pos - offset] = 1;
+    }
+    if (got < want) {
+      std::memset(bytes + got, 0, want - got);  // SQLite requires the unread tail zeroed
+      return SQLITE_IOERR_SHORT_READ;
+    }
+    return SQLITE_OK;
+  } catch (const zstd::FormatError& e) {
+    record_error(SQLITE_CORRUPT, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()));
+    return SQLITE_CORRUPT;
+  } catch (const zstd::IoError& e) {
+    record_error(SQLITE_IOERR_READ, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()));
+    return SQLITE_IOERR_READ;
+  } catch (const std::bad_alloc&) {
+    return SQLITE_IOERR_NOMEM;
+  } catch (...) {
+    return SQLITE_IOERR_READ;
+  }
+}
+
+int file_write(sqlite3_file*, const void*, int, sqlite3_int64) { return SQLITE_READONLY; }
+int file_truncate(sqlite3_file*, sqlite3_int64) { return SQLITE_READONLY; }
+int file_sync(sqlite3_file*, int) { return SQLITE_OK; }  // nothing is ever written
+int file_size(sqlite3_file* f, sqlite3_int64* size) {
+  *size = static_cast<sqlite3_int64>(state_of(f).image->size());
+  return SQLITE_OK;
+}
+// Nobody can write through this VFS, so locks have nothing to protect.
+int file_lock(sqlite3_file*, int) { return SQLITE_OK; }
+int file_unlock(sqlite3_file*, int) { return SQLITE_OK; }
+int file_check_reserved(sqlite3_file*, int* out) {
+  *out = 0;
+  return SQLITE_OK;
+}
+int file_control(sqlite3_file*, int op, void* arg) {
+  if (op == SQLITE_FCNTL_VFSNAME) {
+    *static_cast<char**>(arg) = sqlite3_mprintf("%s", kZstdVfsName);
+    return SQLITE_OK;
+  }
+  return SQLITE_NOTFOUND;
+}
+int file_sector_size(sqlite3_file*) { return 4096; }
+// Immutable: SQLite skips hot-journal probes and change detection for the file.
+int file_device_characteristics(sqlite3_file*) { return SQLITE_IOCAP_IMMUTABLE; }
+
+const sqlite3_io_methods kIoMethods = {
+    1,         file_close, file_read,         file_write,        file_truncate,    file_sync,
+    file_size, file_lock,  file_unlock,       file_check_reserved, file_control, file_sector_size,
+    file_device_characteristics, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+
+bool is_side_file(std::string_view name) {
+  for (std::string_view suffix : {"-journal", "-wal", "-shm"}) {
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return true;
+  }
+  return false;
+}
+
+int vfs_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* out_flags) {
+  if (!(flags & SQLITE_OPEN_MAIN_DB)) {
+    if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL)) return SQLITE_CANTOPEN;
+    return g_base->xOpen(g_base, name, file, flags, out_flags);  // temp files: plain pass-through
+  }
+  auto* zf = reinterpret_cast<ZstdFile*>(file);
+  zf->base.pMethods = nullptr;  // SQLite does not call xClose on a failed open
+  zf->state = nullptr;
+  const std::string path = name ? name : "";
+  t_last_error.clear();
+  sqlite3_file* raw = nullptr;
+  try {
+    raw = static_cast<sqlite3_file*>(sqlite3_malloc(g_base->szOsFile));
+    if (!raw) return SQLITE_NOMEM;
+    std::memset(raw, 0, static_cast<std::size_t>(g_base->szOsFile));
+    // A write request is downgraded to read-only (as for a read-only file on disk), so writes
+    // fail with "attempt to write a readonly database"; CREATE is never honoured.
+    const int raw_flags =
+        (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE | SQLITE_OPEN_DELETEONCLOSE)) |
+        SQLITE_OPEN_READONLY;
+    int raw_out = 0;
+    const int rc = g_base->xOpen(g_base, name, raw, raw_flags, &raw_out);
+    if (rc != SQLITE_OK) {
+      if (raw->pMethods) raw->pMethods->xClose(raw);
+      sqlite3_free(raw);
+      record_error(rc, fmt::format("rocpd_zstd: {}: cannot open ({})", path, sqlite3_errstr(rc)));
+      return rc;
+    }
+    auto source = std::make_unique<RawFileSource>(raw);  // owns raw from here on
+    raw = nullptr;
+    auto image = std::make_unique<zstd::CompressedImage>(std::move(source), g_plain_limit.load());
+    zf->state = new OpenFile{path, std::move(image)};
+    zf->base.pMethods = &kIoMethods;
+    if (out_flags)
+      *out_flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
+    return SQLITE_OK;
+  } catch (const zstd::FormatError& e) {
+    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+  } catch (const zstd::IoError& e) {
+    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+  } catch (const std::bad_alloc&) {
+    record_error(SQLITE_NOMEM, fmt::format("rocpd_zstd: {}: out of memory", path));
+  } catch (const std::exception& e) {
+    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+  }
+  if (raw) {
+    if (raw->pMethods) raw->pMethods->xClose(raw);
+    sqlite3_free(raw);
+  }
+  return SQLITE_CANTOPEN;
+}
+
+int vfs_delete(sqlite3_vfs*, const char* name, int sync_dir) { return g_base->xDelete(g_base, name, sync_dir); }
+
+int vfs_access(sqlite3_vfs*, const char* name, int flags, int* out) {
+  // No journal or WAL ever belongs to a compressed image, whatever lies next to it on disk.
+  if (is_side_file(name)) {
+    *out = 0;
+    return SQLITE_OK;
+  }
+  return g_base->xAccess(g_base, name, flags, out);
+}
+
+int vfs_full_pathname(sqlite3_vfs*, const char* name, int n, char* out) {
+  return g_base->xFullPathname(g_base, name, n, out);
+}
+void* vfs_dlopen(sqlite3_vfs*, const char* name) { return g_base->xDlOpen(g_base, name); }
+void vfs_dlerror(sqlite3_vfs*, int n, char* msg) { g_base->xDlError(g_base, n, msg); }
+void (*vfs_dlsym(sqlite3_vfs*, void* handle, const char* sym))(void) { return g_base->xDlSym(g_base, handle, sym); }
+void vfs_dlclose(sqlite3_vfs*, void* handle) { g_base->xDlClose(g_base, handle); }
+int vfs_randomness(sqlite3_vfs*, int n, char* out) { return g_base->xRandomness(g_base, n, out); }
+int vfs_sleep(sqlite3_vfs*, int us) { return g_base->xSleep(g_base, us); }
+int vfs_current_time(sqlite3_vfs*, double* t) { return g_base->xCurrentTime(g_base, t); }
+int vfs_get_last_error(sqlite3_vfs*, int n, char* msg) { return g_base->xGetLastError(g_base, n, msg); }
+int vfs_current_time64(sqlite3_vfs*, sqlite3_int64* t) {
+  if (g_base->iVersion >= 2 && g_base->xCurrentTimeInt64) return g_base->xCurrentTimeInt64(g_base, t);
+  double d = 0;
+  int rc = g_base->xCurrentTime(g_base, &d);
+  *t = static_cast<sqlite3_int64>(d * 86400000.0);
+  return rc;
+}
+
+// SQLite unloads an extension when the connection that loaded it closes, but a VFS outlives any
+// one connection: keep this library mapped for the life of the process.
+void pin_library() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&pin_library), &info) && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
+}
+
+}  // namespace
+
+int register_zstd_vfs() {
+  static std::mutex m;
+  std::lock_guard lock(m);
+  if (sqlite3_vfs_find(kZstdVfsName)) return SQLITE_OK;
+  g_base = sqlite3_vfs_find(nullptr);
+  if (!g_base) return SQLITE_ERROR;
+  pin_library();
+  g_vfs = sqlite3_vfs{};
+  g_vfs.iVersion = 2;
+  g_vfs.szOsFile = std::max<int>(static_cast<int>(sizeof(ZstdFile)), g_base->szOsFile);
+  g_vfs.mxPathname = g_base->mxPathname;
+  g_vfs.zName = kZstdVfsName;
+  g_vfs.xOpen = vfs_open;
+  g_vfs.xDelete = vfs_delete;
+  g_vfs.xAccess = vfs_access;
+  g_vfs.xFullPathname = vfs_full_pathname;
+  g_vfs.xDlOpen = vfs_dlopen;
+  g_vfs.xDlError = vfs_dlerror;
+  g_vfs.xDlSym = vfs_dlsym;
+  g_vfs.xDlClose = vfs_dlclose;
+  g_vfs.xRandomness = vfs_randomness;
+  g_vfs.xSleep = vfs_sleep;
+  g_vfs.xCurrentTime = vfs_current_time;
+  g_vfs.xGetLastError = vfs_get_last_error;
+  g_vfs.xCurrentTimeInt64 = vfs_current_time64;
+  return sqlite3_vfs_register(&g_vfs, 0);
+}
+
+std::string last_open_error() { return t_last_error; }
+std::uint64_t plain_limit() { return g_plain_limit.load(); }
+void set_plain_limit(std::uint64_t bytes) { g_plain_limit.store(bytes); }
+
+}  // namespace rocpd::compression

@@ -1,0 +1,25 @@
+// The read-only SQLite VFS "rocpd_zstd": opens zstd-compressed databases in place.
+//   ATTACH 'file:rank7.db.zst?vfs=rocpd_zstd&mode=ro' AS r7;
+//   sqlite3_open_v2("rank7.db.zst", &db, SQLITE_OPEN_READONLY, "rocpd_zstd");
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace rocpd::compression {
+
+inline constexpr const char* kZstdVfsName = "rocpd_zstd";
+
+// Registers the VFS once per process (never as the default); later calls are no-ops. Returns a
+// SQLite result code.
+int register_zstd_vfs();
+
+// The reason the last failed open of a compressed file on this thread failed
+// ("rocpd_zstd: <path>: <what>"); SQLite itself only reports "unable to open database file".
+// Empty when the last open on this thread succeeded.
+std::string last_open_error();
+
+// Cap on the decompressed size of single-frame (non-seekable) .zst files, process-wide.
+std::uint64_t plain_limit();
+void set_plain_limit(std::uint64_t bytes);
+
+}  // namespace rocpd::compression
