@@ -1,0 +1,211 @@
+// Backends for demangle(). With LLVM (the default) the name is parsed by LLVM 19's Itanium
+// parser (ItaniumDemangle.h, the code behind llvm::itaniumDemangle and llvm-cxxfilt) and
+// printed by its printer, with two guards llvm::itaniumDemangle lacks:
+//  - the parser recurses once per nesting level, so long names run on a helper thread whose
+//    stack is sized from the input length (a 16 kB "PPPP...i" overflows a 1 MB stack);
+//  - back-references can make the output exponential in the input ("_Z1fIPFvvEPFvT_T_E..."
+//    of 300 bytes prints gigabytes and aborts in realloc), so the printed size is bounded on
+//    the AST (a DAG: memoised sizes) before anything is printed.
+#include "names/demangle_backend.h"
+
+#include <cxxabi.h>
+#include <pthread.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "names/demangle.h"
+
+#if ROCPD_HAVE_LLVM_DEMANGLE
+#include <llvm/Demangle/Demangle.h>
+#include <llvm/Demangle/ItaniumDemangle.h>
+#endif
+
+namespace rocpd::names {
+
+const char* demangler_backend() noexcept {
+#if ROCPD_HAVE_LLVM_DEMANGLE
+  return "llvm-" ROCPD_LLVM_MAJOR;
+#else
+  return "cxa";
+#endif
+}
+
+namespace detail {
+namespace {
+
+// Inputs up to this length are parsed on the caller's stack (worst case measured: about
+// 250 bytes of stack per input byte, so well under 1 MB); longer ones on a helper thread.
+constexpr std::size_t kInlineParseLimit = 2048;
+constexpr std::size_t kStackBytesPerInputByte = 1024;
+
+// Runs `body` on a thread with a stack of `stack_bytes`; false if no such thread could start.
+template <class F>
+bool run_with_stack(std::size_t stack_bytes, F& body) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  bool started = pthread_attr_setstacksize(&attr, stack_bytes) == 0;
+  pthread_t thread;
+  if (started) {
+    started = pthread_create(
+                  &thread, &attr,
+                  [](void* arg) -> void* {
+                    (*static_cast<F*>(arg))();
+                    return nullptr;
+                  },
+                  &body) == 0;
+  }
+  pthread_attr_destroy(&attr);
+  if (started) pthread_join(thread, nullptr);
+  return started;
+}
+
+// Calls `body` where a parse of `input_size` bytes cannot overflow the stack.
+template <class F>
+void with_enough_stack(std::size_t input_size, F&& body) {
+  if (input_size <= kInlineParseLimit) {
+    body();
+    return;
+  }
+  // If the helper thread cannot start, the name stays undemangled (the result stays empty).
+  run_with_stack((1u << 20) + input_size * kStackBytesPerInputByte, body);
+}
+
+#if ROCPD_HAVE_LLVM_DEMANGLE
+namespace itd = llvm::itanium_demangle;
+
+// Bump allocator for the parser's AST (nodes are trivially destructible and die together).
+class Arena {
+ public:
+  void reset() { blocks_.clear(), used_ = capacity_ = 0; }
+  template <class T, class... Args>
+  T* makeNode(Args&&... args) {
+    return new (allocate(sizeof(T))) T(std::forward<Args>(args)...);
+  }
+  void* allocateNodeArray(std::size_t n) { return allocate(n * sizeof(itd::Node*)); }
+
+ private:
+  void* allocate(std::size_t bytes) {
+    bytes = (bytes + 15) & ~std::size_t{15};
+    if (used_ + bytes > capacity_) {
+      capacity_ = std::max<std::size_t>(bytes, 16 * 1024);
+      blocks_.push_back(std::make_unique<std::max_align_t[]>(capacity_ / sizeof(std::max_align_t) + 1));
+      used_ = 0;
+    }
+    void* p = reinterpret_cast<char*>(blocks_.back().get()) + used_;
+    used_ += bytes;
+    return p;
+  }
+  std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
+  std::size_t used_ = 0, capacity_ = 0;
+};
+
+// An upper estimate of a node's printed size: its own strings, its children, and a margin
+// for punctuation. Saturates, so exponential sharing cannot overflow.
+class PrintedSizeBound {
+ public:
+  std::size_t of(const itd::Node* node) {
+    if (node == nullptr) return 0;
+    if (auto it = memo_.find(node); it != memo_.end()) return it->second;
+    memo_.emplace(node, kSaturated);  // a cycle (never expected) counts as too big
+    std::size_t total = kPerNode;
+    node->visit([&](const auto* derived) {
+      using D = std::remove_cv_t<std::remove_pointer_t<decltype(derived)>>;
+      if constexpr (std::is_same_v<D, itd::ForwardTemplateReference>) {
+        add(total, of(derived->Ref));
+      } else {
+        derived->match([&](const auto&... args) { (add_arg(total, args), ...); });
+      }
+    });
+    memo_[node] = total;
+    return total;
+  }
+
+ private:
+  static constexpr std::size_t kSaturated = std::size_t{1} << 60;
+  static constexpr std::size_t kPerNode = 16;
+  static void add(std::size_t& total, std::size_t n) { total = std::min(kSaturated, total + n); }
+  template <class T>
+  void add_arg(std::size_t& total, const T& arg) {
+    if constexpr (std::is_convertible_v<T, const itd::Node*>) {
+      add(total, of(arg));
+    } else if constexpr (std::is_same_v<T, itd::NodeArray>) {
+      for (const itd::Node* child : arg) add(total, of(child) + 2);
+    } else if constexpr (std::is_convertible_v<T, std::string_view>) {
+      add(total, std::string_view(arg).size());
+    }
+    // Other arguments (qualifiers, kinds, flags, numbers) print in a few bytes: kPerNode.
+  }
+  std::unordered_map<const itd::Node*, std::size_t> memo_;
+};
+
+std::optional<std::string> parse_and_print(std::string_view mangled) {
+  itd::ManglingParser<Arena> parser(mangled.data(), mangled.data() + mangled.size());
+  const itd::Node* ast = parser.parse();
+  if (ast == nullptr) return std::nullopt;
+  if (PrintedSizeBound{}.of(ast) > kMaxDemangleOutput) return std::nullopt;
+  itd::OutputBuffer out;
+  ast->print(out);
+  std::string text(out.getBuffer(), out.getCurrentPosition());
+  std::free(out.getBuffer());
+  return text;
+}
+#endif
+
+}  // namespace
+
+std::optional<std::string> demangle_itanium(std::string_view mangled) {
+  if (mangled.size() > kMaxDemangleInput) return std::nullopt;
+  std::optional<std::string> result;
+#if ROCPD_HAVE_LLVM_DEMANGLE
+  auto body = [&] { result = parse_and_print(mangled); };
+#else
+  auto body = [&] {
+    result = demangle_with_cxa(mangled);
+    // Same spelling as LLVM for clone suffixes: "f() (.cold)" rather than "f() [clone .cold]".
+    std::size_t open = result ? result->rfind(" [clone ") : std::string::npos;
+    if (open != std::string::npos && result->ends_with(']')) {
+      std::string suffix = result->substr(open + 8, result->size() - open - 9);
+      result->resize(open);
+      *result += " (" + suffix + ")";
+    }
+  };
+#endif
+  with_enough_stack(mangled.size(), body);
+  return result;
+}
+
+std::optional<std::string> demangle_with_llvm_library(std::string_view mangled) {
+#if ROCPD_HAVE_LLVM_DEMANGLE
+  char* text = llvm::itaniumDemangle(mangled);
+  if (text == nullptr) return std::nullopt;
+  std::string out(text);
+  std::free(text);
+  return out;
+#else
+  (void)mangled;
+  return std::nullopt;
+#endif
+}
+
+std::optional<std::string> demangle_with_cxa(std::string_view mangled) {
+  // __cxa_demangle reads a C string: a name with an embedded NUL is not a mangling.
+  if (mangled.find('\0') != std::string_view::npos) return std::nullopt;
+  std::string owned(mangled);
+  int status = 0;
+  char* text = abi::__cxa_demangle(owned.c_str(), nullptr, nullptr, &status);
+  if (status != 0 || text == nullptr) {
+    std::free(text);
+    return std::nullopt;
+  }
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
+}  // namespace detail
+}  // namespace rocpd::names
