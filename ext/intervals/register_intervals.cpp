@@ -1,4 +1,14 @@
-// Registers the SQL names of the intervals capability.
+// Registers the SQL names of the intervals capability: interval_union, time_bucket,
+// rocpd_busy_intervals, rocpd_gaps, rocpd_utilization (docs/intervals.md).
 #include "common/sqlite_util.h"
+#include "intervals/sql_names.h"
 
-int rocpd_register_intervals(sqlite3* /*db*/, char** /*err*/) { return SQLITE_OK; }
+int rocpd_register_intervals(sqlite3* db, char** err) {
+  return rocpd::guard(err, [&] {
+    rocpd::intervals::register_interval_union(db);
+    rocpd::intervals::register_time_bucket(db);
+    rocpd::intervals::register_busy_interval_tables(db);
+    rocpd::intervals::register_utilization(db);
+    return SQLITE_OK;
+  });
+}

@@ -1,0 +1,243 @@
+// rocpd_utilization(bucket_ns [, lo, hi]): per db, gpu and time bucket, the busy time inside the
+// bucket (the clipped union of the ops) and its fraction: Nsight's GPU utilization heatmap as a
+// table. `WHERE buckets = N` (or the fourth argument) asks for N equal buckets over the window
+// instead of a width (Nsight uses 30).
+//   columns: db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization,
+//            HIDDEN bucket_ns, lo, hi, buckets (the arguments; the values actually used)
+// All buckets of a query share one grid: it starts at lo, or at the job's first timestamp
+// (min rocpd_members.first_ns), and ends at hi or the job's last timestamp, so the ranks of a job
+// compare bucket by bucket. The last bucket is cut at hi. `db = x` and `gpu = x` are pushed down.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "intervals/ops_window.h"
+#include "intervals/sql_names.h"
+
+namespace rocpd::intervals {
+namespace {
+
+constexpr const char* kName = "rocpd_utilization";
+// One query may ask for at most this many buckets per gpu; beyond it a typo (bucket_ns = 1)
+// would allocate gigabytes.
+constexpr uint64_t kMaxBuckets = 10'000'000;
+
+enum Column {
+  kDb, kGpu, kBucket, kBucketStart, kBucketEnd, kBusyNs, kUtilization,
+  kArgBucketNs, kArgLo, kArgHi, kArgBuckets
+};
+constexpr PlanColumns kColumns{
+    .db = kDb, .gpu = kGpu, .bucket_ns = kArgBucketNs, .lo = kArgLo, .hi = kArgHi, .buckets = kArgBuckets};
+
+struct Table : sqlite3_vtab {
+  sqlite3* conn;
+};
+
+struct Cursor : sqlite3_vtab_cursor {
+  OpsWindow window;
+  BucketGrid grid;
+  std::vector<std::string> dbs;
+  size_t next_db = 0;
+  std::vector<GpuBusy> gpus;
+  size_t next_gpu = 0;
+  std::vector<uint64_t> busy;  // per bucket of gpus[next_gpu - 1]
+  size_t row = 0;
+  sqlite3_int64 rowid = 0;
+  bool eof = true;
+
+  Table& table() const { return *static_cast<Table*>(pVtab); }
+  const std::string& db() const { return dbs[next_db - 1]; }
+  const GpuBusy& gpu() const { return gpus[next_gpu - 1]; }
+  int64_t bucket_index() const { return grid.first + static_cast<int64_t>(row); }
+
+  void settle() {
+    while (row >= busy.size()) {
+      if (next_gpu < gpus.size()) {
+        busy.assign(grid.count(), 0);
+        add_to_buckets(gpus[next_gpu].busy, grid, busy);
+        ++next_gpu;
+        row = 0;
+        continue;
+      }
+      if (next_db >= dbs.size()) {
+        eof = true;
+        return;
+      }
+      gpus = load_busy(table().conn, dbs[next_db], window);
+      ++next_db;
+      next_gpu = 0;
+      busy.clear();
+      row = 0;
+    }
+  }
+
+  // Validates the arguments and lays out the grid; false when there is nothing to report.
+  bool plan_grid() {
+    auto& w = window;
+    if (w.bucket_ns && w.buckets)
+      throw Error(fmt::format("{}: give either bucket_ns or buckets, not both", kName));
+    if (!w.bucket_ns && !w.buckets)
+      throw Error(fmt::format("{}: give the bucket width, rocpd_utilization(bucket_ns [, lo, hi]), "
+                              "or the number of buckets, WHERE buckets = N",
+                              kName));
+    if (w.bucket_ns && *w.bucket_ns <= 0)
+      throw Error(fmt::format("{}: bucket_ns must be a positive number of ns, got {}", kName, *w.bucket_ns));
+    if (w.buckets && *w.buckets <= 0)
+      throw Error(fmt::format("{}: buckets must be a positive count, got {}", kName, *w.buckets));
+    if (w.arg_lo && w.arg_hi && *w.arg_hi <= *w.arg_lo)
+      throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kName, *w.arg_hi, *w.arg_lo));
+    if (w.nothing) return false;
+    int64_t lo = 0, hi = 0;
+    if (!w.arg_lo || !w.arg_hi) {
+      const auto job = job_range(table().conn);
+      if (!job) return false;  // no member has any event
+      lo = w.arg_lo.value_or(job->start);
+      hi = w.arg_hi.value_or(job->end);
+    } else {
+      lo = *w.arg_lo;
+      hi = *w.arg_hi;
+    }
+    if (hi <= lo) return false;  // an empty job, or a lo after the job's end
+    const uint64_t span = Interval{lo, hi}.length();
+    const uint64_t width = w.bucket_ns ? static_cast<uint64_t>(*w.bucket_ns)
+                                       : span / static_cast<uint64_t>(*w.buckets) +
+                                             (span % static_cast<uint64_t>(*w.buckets) != 0);
+    const uint64_t count = span / width + (span % width != 0);
+    if (count > kMaxBuckets)
+      throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
+                              count, kMaxBuckets));
+    grid.origin = lo;
+    grid.width = width;
+    grid.first = 0;
+    grid.last = static_cast<int64_t>(count) - 1;
+    grid.limit = hi;
+    w.lo = lo;
+    w.hi = hi;
+    return true;
+  }
+};
+
+int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
+  return guard(err, [&] {
+    int rc = sqlite3_declare_vtab(
+        db,
+        "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
+        "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)");
+    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
+    auto table = std::make_unique<Table>();
+    *static_cast<sqlite3_vtab*>(table.get()) = {};
+    table->conn = db;
+    *out = table.release();
+    return SQLITE_OK;
+  });
+}
+
+int disconnect(sqlite3_vtab* vtab) {
+  delete static_cast<Table*>(vtab);
+  return SQLITE_OK;
+}
+
+int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  return guard(vtab, [&] { return plan_constraints(info, kColumns); });
+}
+
+int open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
+  return guard(vtab, [&] {
+    auto cursor = std::make_unique<Cursor>();
+    *static_cast<sqlite3_vtab_cursor*>(cursor.get()) = {};
+    *out = cursor.release();
+    return SQLITE_OK;
+  });
+}
+
+int close(sqlite3_vtab_cursor* cur) {
+  delete static_cast<Cursor*>(cur);
+  return SQLITE_OK;
+}
+
+int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
+  auto* c = static_cast<Cursor*>(cur);
+  return guard(cur->pVtab, [&] {
+    c->window = decode_constraints(kName, idx_str, argc, argv);
+    // Time bounds on other columns are not pushed here (ops_window only sees db/gpu/arguments).
+    c->window.lo = kNoLo;
+    c->window.hi = kNoHi;
+    c->next_db = c->next_gpu = c->row = 0;
+    c->gpus.clear();
+    c->busy.clear();
+    c->rowid = 0;
+    c->eof = false;
+    c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<std::string>{};
+    c->settle();
+    return SQLITE_OK;
+  });
+}
+
+int next(sqlite3_vtab_cursor* cur) {
+  auto* c = static_cast<Cursor*>(cur);
+  return guard(cur->pVtab, [&] {
+    ++c->row;
+    ++c->rowid;
+    c->settle();
+    return SQLITE_OK;
+  });
+}
+
+int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
+
+int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
+  auto* c = static_cast<Cursor*>(cur);
+  const Interval b = c->grid.bucket(c->bucket_index());
+  const uint64_t busy = c->busy[c->row];
+  switch (col) {
+    case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
+    case kGpu:
+      if (c->gpu().gpu) sqlite3_result_int64(ctx, *c->gpu().gpu);
+      else sqlite3_result_null(ctx);
+      break;
+    case kBucket: sqlite3_result_int64(ctx, c->bucket_index()); break;
+    case kBucketStart: sqlite3_result_int64(ctx, b.start); break;
+    case kBucketEnd: sqlite3_result_int64(ctx, b.end); break;
+    // Busy time in one bucket is at most its width, which came from an int64 (or from a span
+    // divided into >= 1 buckets; a span over INT64_MAX ns needs > 1 bucket to fit).
+    case kBusyNs: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(busy)); break;
+    case kUtilization:
+      sqlite3_result_double(ctx, static_cast<double>(busy) / static_cast<double>(b.length()));
+      break;
+    case kArgBucketNs: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.width)); break;
+    case kArgLo: sqlite3_result_int64(ctx, c->window.lo); break;
+    case kArgHi: sqlite3_result_int64(ctx, c->window.hi); break;
+    case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.count())); break;
+  }
+  return SQLITE_OK;
+}
+
+int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
+  *out = static_cast<Cursor*>(cur)->rowid;
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};  // eponymous only: no xCreate/xDestroy, read only
+  m.xConnect = connect;
+  m.xBestIndex = best_index;
+  m.xDisconnect = disconnect;
+  m.xOpen = open;
+  m.xClose = close;
+  m.xFilter = filter;
+  m.xNext = next;
+  m.xEof = eof;
+  m.xColumn = column;
+  m.xRowid = rowid;
+  return m;
+}
+const sqlite3_module kModule = make_module();
+
+}  // namespace
+
+void register_utilization(sqlite3* db) {
+  int rc = sqlite3_create_module(db, kName, &kModule, nullptr);
+  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kName, sqlite3_errmsg(db)), rc);
+}
+
+}  // namespace rocpd::intervals
