@@ -1,0 +1,23 @@
+-- rocpd_gpu_summary: per member (db) and gpu, what kept the GPU busy: kernel and copy counts and
+-- times next to the busy figures of rocpd_busy (interval unions; sql/views/20_rocpd_busy.sql).
+--   ops, kernels, copies      op rows of that gpu (all kinds / kernels / copies)
+--   kernel_ns, copy_ns        summed durations (concurrent ops counted each)
+--   kernel_busy_ns            union of the kernel intervals only (compute busy, copies excluded)
+--   busy_ns, span_ns, busy    from rocpd_busy: union of all op intervals, first start to last end,
+--                             busy_ns / span_ns
+--   kernel_busy               kernel_busy_ns / span_ns
+CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_summary AS
+SELECT k.db, k.gpu, k.ops, k.kernels, k.kernel_ns, k.kernel_busy_ns, k.copies, k.copy_ns,
+       b.busy_ns, b.span_ns, b.busy,
+       CASE WHEN b.span_ns > 0 THEN CAST(k.kernel_busy_ns AS REAL) / b.span_ns END AS kernel_busy
+FROM (SELECT db, gpu,
+             count(*) AS ops,
+             count(*) FILTER (WHERE kind = 'kernel') AS kernels,
+             coalesce(sum(duration) FILTER (WHERE kind = 'kernel'), 0) AS kernel_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel'), 0) AS kernel_busy_ns,
+             count(*) FILTER (WHERE kind = 'copy') AS copies,
+             coalesce(sum(duration) FILTER (WHERE kind = 'copy'), 0) AS copy_ns
+      FROM rocpd_ops
+      GROUP BY db, gpu) AS k
+LEFT JOIN rocpd_busy AS b ON b.db = k.db AND b.gpu IS k.gpu
+ORDER BY k.db, k.gpu;
