@@ -53,7 +53,9 @@ std::vector<unsigned char> decompress_plain(const ByteSource& src, std::uint64_t
     src.read(offset, in_buf.data(), chunk);
     offset += chunk;
     ZSTD_inBuffer in{in_buf.data(), chunk, 0};
-    while (in.pos < in.size) {
+    // Keep calling while input remains or the output buffer came back full (more may be pending).
+    bool output_full = true;
+    while (in.pos < in.size || output_full) {
       ZSTD_outBuffer o{out_buf.data(), out_buf.size(), 0};
       last_ret = ZSTD_decompressStream(stream.get(), &o, &in);
       if (ZSTD_isError(last_ret))
@@ -62,20 +64,10 @@ std::vector<unsigned char> decompress_plain(const ByteSource& src, std::uint64_t
       if (out.size() + o.pos > limit)
         throw FormatError(fmt::format("decompresses past {} bytes; {}", limit, limit_hint(limit)));
       out.insert(out.end(), out_buf.data(), out_buf.data() + o.pos);
+      output_full = o.pos == o.size;
     }
   }
-  // Flush what the decoder still holds for the last frame.
-  for (;;) {
-    ZSTD_inBuffer in{nullptr, 0, 0};
-    ZSTD_outBuffer o{out_buf.data(), out_buf.size(), 0};
-    last_ret = ZSTD_decompressStream(stream.get(), &o, &in);
-    if (ZSTD_isError(last_ret))
-      throw FormatError(fmt::format("corrupt zstd data at the end ({})", ZSTD_getErrorName(last_ret)));
-    if (out.size() + o.pos > limit)
-      throw FormatError(fmt::format("decompresses past {} bytes; {}", limit, limit_hint(limit)));
-    out.insert(out.end(), out_buf.data(), out_buf.data() + o.pos);
-    if (o.pos == 0) break;
-  }
+  // 0 means the last frame was complete and fully flushed.
   if (last_ret != 0)
     throw FormatError(fmt::format("truncated: the last zstd frame ends early ({} bytes in the file)", file_size));
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && out.size() < declared)

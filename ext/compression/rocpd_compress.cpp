@@ -113,8 +113,9 @@ std::int64_t compress_database(const std::string& src, const std::string& dst, i
   Fd out(::open(partial.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (out.get() < 0) {
     const int err = errno;
+    const std::string path = partial.path();
     partial.release();  // not ours: somebody else's file, or none at all
-    fail(fmt::format("cannot create '{}': {}", partial.path(), std::strerror(err)));
+    fail(fmt::format("cannot create '{}': {}", path, std::strerror(err)));
   }
   std::uint64_t written = 0;
   try {
