@@ -1,0 +1,410 @@
+#include "federation/federated_table.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "federation/member_sql.h"
+#include "names/demangle.h"
+
+namespace rocpd::federation {
+
+namespace {
+
+struct ModuleData {
+  std::shared_ptr<Registry> registry;
+  const CanonicalTable* table;
+};
+
+struct FedVtab : sqlite3_vtab {
+  std::shared_ptr<Registry> registry;
+  const CanonicalTable* table;
+};
+
+// The user's time/gpu constraints reduced to bounds, for skipping members and zones unread.
+struct Bounds {
+  int64_t start_lo = std::numeric_limits<int64_t>::min(), start_hi = std::numeric_limits<int64_t>::max();
+  int64_t end_lo = std::numeric_limits<int64_t>::min(), end_hi = std::numeric_limits<int64_t>::max();
+  std::optional<int64_t> gpu;
+  bool timed = false;
+
+  bool excludes(int64_t min_start, int64_t max_start, int64_t min_end, int64_t max_end) const {
+    return max_start < start_lo || min_start > start_hi || max_end < end_lo || min_end > end_hi;
+  }
+};
+
+struct WorkItem {
+  MemberPtr member;
+  int source = 0;
+  bool ranged = false;
+  int64_t lo = 0, hi = 0;
+};
+
+struct Plan {
+  uint64_t used = 0;
+  std::vector<PushedConstraint> constraints;  // in argv order
+};
+
+struct FedCursor : sqlite3_vtab_cursor {
+  std::vector<WorkItem> work;
+  size_t next = 0;
+  Plan plan;
+  std::vector<PushedConstraint> pushed;      // the subset whose values can be pushed
+  std::vector<sqlite3_value*> pushed_values;  // owned copies, parallel to `pushed`
+  std::vector<std::string> db_filter;         // `db =` values (all must match)
+  Bounds bounds;
+
+  // Current member source.
+  MemberPtr member;
+  int source = -1;
+  Registry::Lease lease;
+  Stmt stmt;
+  MemberQuery query;
+  int64_t rowid = 0;
+  bool eof = true;
+
+  ~FedCursor() { free_values(); }
+  void free_values() {
+    for (auto* v : pushed_values) sqlite3_value_free(v);
+    pushed_values.clear();
+  }
+};
+
+const CanonicalTable& table_of(sqlite3_vtab* v) { return *static_cast<FedVtab*>(v)->table; }
+
+int column_by_name(const CanonicalTable& t, std::string_view name) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (name == t.columns[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+unsigned char op_from_sql(std::string_view s) {
+  for (unsigned char op : {SQLITE_INDEX_CONSTRAINT_EQ, SQLITE_INDEX_CONSTRAINT_GT, SQLITE_INDEX_CONSTRAINT_GE,
+                           SQLITE_INDEX_CONSTRAINT_LT, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_NE,
+                           SQLITE_INDEX_CONSTRAINT_LIKE, SQLITE_INDEX_CONSTRAINT_GLOB})
+    if (s == constraint_sql_op(op)) return op;
+  return 0;
+}
+
+Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
+  Plan plan;
+  std::string_view s = idx_str ? idx_str : "";
+  if (s.substr(0, 5) != "used=") throw Error("rocpd: malformed plan string");
+  const size_t semi = s.find(';');
+  plan.used = std::stoull(std::string(s.substr(5, semi - 5)), nullptr, 16);
+  if (semi == std::string_view::npos) return plan;
+  std::string_view rest = s.substr(semi + 1);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    size_t n = 0;
+    while (n < item.size() && (std::isalnum(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
+    const int col = column_by_name(t, item.substr(0, n));
+    const unsigned char op = op_from_sql(item.substr(n));
+    if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
+    plan.constraints.push_back({col, op});
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return plan;
+}
+
+// Whether `v` can be compared inside the member query with the same result SQLite would give.
+bool pushable_value(const CanonicalColumn& col, unsigned char op, sqlite3_value* v) {
+  const int type = sqlite3_value_type(v);
+  if (op == SQLITE_INDEX_CONSTRAINT_LIKE || op == SQLITE_INDEX_CONSTRAINT_GLOB)
+    return col.text && type == SQLITE_TEXT;
+  return col.text ? type == SQLITE_TEXT : (type == SQLITE_INTEGER || type == SQLITE_FLOAT);
+}
+
+// Conservative integer bound for a numeric constraint value.
+int64_t bound_of(sqlite3_value* v, bool lower) {
+  if (sqlite3_value_type(v) == SQLITE_INTEGER) return sqlite3_value_int64(v);
+  const double d = sqlite3_value_double(v);
+  const double r = lower ? std::floor(d) : std::ceil(d);
+  if (!(r > -9.2e18)) return std::numeric_limits<int64_t>::min();
+  if (!(r < 9.2e18)) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(r);
+}
+
+void tighten(Bounds& b, int col, const CanonicalTable& t, unsigned char op, sqlite3_value* v) {
+  if (col == t.gpu_col && op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_value_type(v) == SQLITE_INTEGER) {
+    b.gpu = sqlite3_value_int64(v);
+    return;
+  }
+  if (col != t.start_col && col != t.end_col) return;
+  int64_t& lo = col == t.start_col ? b.start_lo : b.end_lo;
+  int64_t& hi = col == t.start_col ? b.start_hi : b.end_hi;
+  const bool is_lower = op == SQLITE_INDEX_CONSTRAINT_GT || op == SQLITE_INDEX_CONSTRAINT_GE;
+  const bool is_upper = op == SQLITE_INDEX_CONSTRAINT_LT || op == SQLITE_INDEX_CONSTRAINT_LE;
+  if (is_lower || op == SQLITE_INDEX_CONSTRAINT_EQ) lo = std::max(lo, bound_of(v, true));
+  if (is_upper || op == SQLITE_INDEX_CONSTRAINT_EQ) hi = std::min(hi, bound_of(v, false));
+  if (is_lower || is_upper || op == SQLITE_INDEX_CONSTRAINT_EQ) b.timed = true;
+}
+
+int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
+  return guard(err, [&] {
+    auto* module_data = static_cast<ModuleData*>(aux);
+    const int rc = sqlite3_declare_vtab(db, declare_sql(*module_data->table).c_str());
+    if (rc != SQLITE_OK) return rc;
+    auto* v = new FedVtab{};
+    v->registry = module_data->registry;
+    v->table = module_data->table;
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+    *out = v;
+    return SQLITE_OK;
+  });
+}
+
+int x_disconnect(sqlite3_vtab* v) {
+  delete static_cast<FedVtab*>(v);
+  return SQLITE_OK;
+}
+
+int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
+  return guard(vt, [&] {
+    const auto& t = table_of(vt);
+    std::string cons;
+    int argv = 0;
+    double cost = 1e7;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      if (!c.usable || c.iColumn < 0 || c.iColumn == t.derived_col) continue;
+      const char* op = constraint_sql_op(c.op);
+      if (!op) continue;
+      info->aConstraintUsage[i].argvIndex = ++argv;
+      const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
+      info->aConstraintUsage[i].omit = db_eq ? 1 : 0;
+      info->idxNum |= 1 << c.iColumn;
+      if (!cons.empty()) cons += ',';
+      cons += t.columns[c.iColumn].name;
+      cons += op;
+      if (db_eq) cost /= 100;
+      else if (c.iColumn == t.start_col || c.iColumn == t.end_col) cost /= 4;
+      else if (c.op == SQLITE_INDEX_CONSTRAINT_EQ) cost /= 3;
+      else cost /= 1.5;
+    }
+    uint64_t used = info->colUsed;
+    // The derived column (demangled) is computed from its source column.
+    if (t.derived_col >= 0 && (used & (uint64_t{1} << t.derived_col))) used |= uint64_t{1} << t.derived_from;
+    info->idxStr = sqlite3_mprintf("used=%llx;%s", static_cast<unsigned long long>(used), cons.c_str());
+    info->needToFreeIdxStr = 1;
+    info->estimatedCost = cost;
+    info->estimatedRows = static_cast<sqlite3_int64>(cost);
+    return SQLITE_OK;
+  });
+}
+
+int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = new (std::nothrow) FedCursor();
+  return *out ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+int x_close(sqlite3_vtab_cursor* c) {
+  delete static_cast<FedCursor*>(c);
+  return SQLITE_OK;
+}
+
+std::string member_label(const Member& m) {
+  return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
+}
+
+// Moves to the next row, opening the next work item's statement when one is exhausted.
+void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+  for (;;) {
+    if (cur->stmt) {
+      int rc = sqlite3_step(cur->stmt.get());
+      if (rc == SQLITE_ROW) {
+        ++cur->rowid;
+        return;
+      }
+      if (rc != SQLITE_DONE)
+        throw Error(fmt::format("{}: {}: {}", t.name, member_label(*cur->member), sqlite3_errmsg(cur->lease.db())), rc);
+    }
+    if (cur->next >= cur->work.size()) {
+      cur->stmt.reset();
+      cur->lease = Registry::Lease();
+      cur->eof = true;
+      return;
+    }
+    const WorkItem& w = cur->work[cur->next++];
+    if (w.member != cur->member || w.source != cur->source || !cur->stmt) {
+      cur->stmt.reset();
+      cur->lease = reg->acquire(w.member);
+      std::shared_ptr<const Profile> profile;
+      // rpd ops resolve their pid from the member's sessions, which the profile knows.
+      if (t.kind == TableKind::Ops && w.member->info.format == Format::Rpd && (cur->plan.used & (1u << kOpsPid)))
+        profile = reg->profile(w.member);
+      const auto sources = sources_for(t.kind, *w.member, profile.get());
+      cur->query = build_member_query(sources.at(w.source), cur->plan.used, cur->pushed, w.ranged);
+      try {
+        cur->stmt = prepare(cur->lease.db(), cur->query.sql);
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}: {}", t.name, member_label(*w.member), e.what()), e.code());
+      }
+      for (size_t i = 0; i < cur->pushed_values.size(); ++i)
+        sqlite3_bind_value(cur->stmt.get(), static_cast<int>(i + 1), cur->pushed_values[i]);
+      cur->member = w.member;
+      cur->source = w.source;
+    } else {
+      sqlite3_reset(cur->stmt.get());
+    }
+    if (w.ranged) {
+      sqlite3_bind_int64(cur->stmt.get(), cur->query.rowid_param, w.lo);
+      sqlite3_bind_int64(cur->stmt.get(), cur->query.rowid_param + 1, w.hi);
+    }
+  }
+}
+
+// Lists the (member, source, rowid range) items the scan must read, skipping members and
+// zones that the db, gpu and time constraints rule out without reading them.
+void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+  cur->work.clear();
+  for (const auto& m : reg->members()) {
+    bool wanted = true;
+    for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
+    if (!wanted) continue;
+    const size_t nsources = t.kind == TableKind::Ops && m->info.format == Format::Rocpd ? 2 : 1;
+    if (!cur->bounds.timed && !cur->bounds.gpu) {
+      for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
+      continue;
+    }
+    const auto p = reg->profile(m);
+    if (cur->bounds.gpu && !p->gpu_unknown && !p->gpus.count(*cur->bounds.gpu) && t.kind == TableKind::Ops) continue;
+    if (t.kind == TableKind::Apis) {
+      if (p->first_ns && cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns)) continue;
+      cur->work.push_back({m, 0});
+      continue;
+    }
+    if (!p->ops_min_start) continue;  // no ops at all
+    if (cur->bounds.excludes(*p->ops_min_start, *p->ops_max_start, *p->ops_min_end, *p->ops_max_end)) continue;
+    for (size_t s = 0; s < nsources; ++s) {
+      if (!cur->bounds.timed || s >= p->op_zones.size()) {
+        cur->work.push_back({m, static_cast<int>(s)});
+        continue;
+      }
+      // Merge the zones that may hold matching rows into rowid ranges.
+      std::optional<WorkItem> range;
+      for (const auto& z : p->op_zones[s]) {
+        if (cur->bounds.excludes(z.min_start, z.max_start, z.min_end, z.max_end)) {
+          if (range) cur->work.push_back(*range);
+          range.reset();
+          continue;
+        }
+        if (range) range->hi = z.last_rowid;
+        else range = WorkItem{m, static_cast<int>(s), true, z.first_rowid, z.last_rowid};
+      }
+      if (range) cur->work.push_back(*range);
+    }
+  }
+}
+
+int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {
+  auto* cur = static_cast<FedCursor*>(c);
+  auto* vt = static_cast<FedVtab*>(c->pVtab);
+  return guard(c->pVtab, [&] {
+    const auto& t = *vt->table;
+    cur->stmt.reset();
+    cur->lease = Registry::Lease();
+    cur->member.reset();
+    cur->source = -1;
+    cur->free_values();
+    cur->pushed.clear();
+    cur->db_filter.clear();
+    cur->bounds = Bounds{};
+    cur->plan = parse_plan(t, idx_str);
+    if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
+    for (int i = 0; i < argc; ++i) {
+      const auto& con = cur->plan.constraints[i];
+      if (con.column == t.db_col) {
+        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+          const auto* text = sqlite3_value_text(argv[i]);
+          cur->db_filter.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
+          if (!text) cur->db_filter.back() = std::string("\x01null");  // NULL never equals a member name
+        }
+        continue;  // other db constraints are checked by SQLite itself
+      }
+      if (!pushable_value(t.columns[con.column], con.op, argv[i])) continue;
+      tighten(cur->bounds, con.column, t, con.op, argv[i]);
+      cur->pushed.push_back(con);
+      sqlite3_value* copy = sqlite3_value_dup(argv[i]);
+      if (!copy) throw std::bad_alloc();
+      cur->pushed_values.push_back(copy);
+    }
+    plan_work(cur, vt->registry.get(), t);
+    cur->next = 0;
+    cur->rowid = 0;
+    cur->eof = false;
+    advance(cur, vt->registry.get(), t);
+    return SQLITE_OK;
+  });
+}
+
+int x_next(sqlite3_vtab_cursor* c) {
+  auto* cur = static_cast<FedCursor*>(c);
+  auto* vt = static_cast<FedVtab*>(c->pVtab);
+  return guard(c->pVtab, [&] {
+    advance(cur, vt->registry.get(), *vt->table);
+    return SQLITE_OK;
+  });
+}
+
+int x_eof(sqlite3_vtab_cursor* c) { return static_cast<FedCursor*>(c)->eof; }
+
+int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
+  auto* cur = static_cast<FedCursor*>(c);
+  const auto& t = table_of(c->pVtab);
+  if (col == t.db_col) {
+    sqlite3_result_text(ctx, cur->member->alias.c_str(), static_cast<int>(cur->member->alias.size()),
+                        SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (col == t.derived_col) {
+    const int from = cur->query.select_index[t.derived_from];
+    if (from < 0 || sqlite3_column_type(cur->stmt.get(), from) == SQLITE_NULL) return SQLITE_OK;
+    guard(ctx, [&] {
+      const std::string d = names::demangle_cached(column_text(cur->stmt.get(), from));
+      sqlite3_result_text(ctx, d.data(), static_cast<int>(d.size()), SQLITE_TRANSIENT);
+    });
+    return SQLITE_OK;
+  }
+  const int idx = cur->query.select_index[col];
+  if (idx >= 0) sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), idx));
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+  *rowid = static_cast<FedCursor*>(c)->rowid;
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.iVersion = 0;
+  m.xCreate = nullptr;  // eponymous only: `CREATE VIRTUAL TABLE ... USING rocpd_ops` is refused
+  m.xConnect = x_connect;
+  m.xBestIndex = x_best_index;
+  m.xDisconnect = x_disconnect;
+  m.xDestroy = x_disconnect;
+  m.xOpen = x_open;
+  m.xClose = x_close;
+  m.xFilter = x_filter;
+  m.xNext = x_next;
+  m.xEof = x_eof;
+  m.xColumn = x_column;
+  m.xRowid = x_rowid;
+  return m;
+}
+
+const sqlite3_module kModule = make_module();
+
+}  // namespace
+
+int register_federated_table(sqlite3* db, const std::shared_ptr<Registry>& registry, const CanonicalTable& table) {
+  auto* aux = new ModuleData{registry, &table};
+  return sqlite3_create_module_v2(db, table.name, &kModule, aux, [](void* p) { delete static_cast<ModuleData*>(p); });
+}
+
+}  // namespace rocpd::federation

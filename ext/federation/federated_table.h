@@ -1,0 +1,21 @@
+// The eponymous virtual tables rocpd_ops and rocpd_apis: one scan over every member, each
+// member read through its own SQL query with the user's constraints pushed into it.
+//
+// xBestIndex plan encoding (visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>"):
+//   idxNum  bit i set  <=>  a constraint on canonical column i is pushed down;
+//   idxStr  "used=<hex column mask>;<column><op>,<column><op>,..." with op one of
+//           = > >= < <= <> LIKE GLOB, in argv order. A `db =` constraint selects members and is
+//           consumed (omitted); all others are also re-checked by SQLite, so a value that cannot
+//           be pushed (e.g. text compared with a time) is simply not pushed.
+#pragma once
+#include <memory>
+
+#include "common/sqlite_util.h"
+#include "federation/canonical_tables.h"
+#include "federation/registry.h"
+
+namespace rocpd::federation {
+
+int register_federated_table(sqlite3* db, const std::shared_ptr<Registry>& registry, const CanonicalTable& table);
+
+}  // namespace rocpd::federation

@@ -1,0 +1,72 @@
+// A member is one trace database federated by the extension: a schema of the host connection
+// (main or ATTACHed) or a file opened by rocpd_open() on a private read-only connection.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/sqlite_util.h"
+
+namespace rocpd::federation {
+
+enum class Format { Rpd, Rocpd };
+const char* format_name(Format f);
+
+// What probing a schema found out about the trace it holds (cheap: catalog + metadata only).
+struct FormatInfo {
+  Format format = Format::Rpd;
+  int schema_version = 0;
+  std::string version_text;    // as written by the tracer, e.g. "3" or "3.0.0"
+  std::string uuid;            // rocpd: the process UUID (with dashes); rpd: empty
+  std::string table_suffix;    // rocpd: "_<uuid with underscores>"; rpd: empty
+  std::string hostname;        // empty when the format does not record it
+  bool has_api_domain = false; // rpd v3: rocpd_api.domain_id/category_id
+  bool has_ustring = false;    // rpd v3: argument strings live in rocpd_ustring
+  bool has_api_ops = false;    // rpd: op -> issuing API link table present
+};
+
+// Rowid ranges of one source table with the bounds of their rows' times, so that a time
+// window query reads only the blocks that can hold matching rows (a block range index).
+struct Zone {
+  int64_t first_rowid = 0, last_rowid = 0;
+  int64_t min_start = 0, max_start = 0, min_end = 0, max_end = 0;
+};
+
+// What one full pass over a member's op and API tables found (computed lazily, cached).
+struct Profile {
+  std::vector<int64_t> pids;
+  std::map<int64_t, int64_t> session_pid;  // rpd: (id >> 32) -> pid of that session
+  bool session_pid_exact = true;           // false when a session holds several pids
+  std::optional<int64_t> first_ns, last_ns;
+  int64_t ops = 0, apis = 0, bad_ops = 0;  // bad_ops: end < start
+  std::set<int64_t> gpus;
+  bool gpu_unknown = false;                 // some op has no resolvable gpu
+  std::optional<int64_t> ops_min_start, ops_max_start, ops_min_end, ops_max_end;
+  std::vector<std::vector<Zone>> op_zones;  // one list per op source (see member_sql.h)
+};
+
+struct Member {
+  std::string alias;    // the `db` column value
+  std::string path;     // file path ('' for an in-memory main)
+  bool attached = true; // schema of the host connection, else a private connection
+  std::string schema;   // schema name to qualify tables with ("main" for opened files)
+  std::string vfs;      // opened files: VFS to open with (empty = default)
+  FormatInfo info;
+
+  // Private connection of an opened member; managed by Registry's bounded pool.
+  Db conn;
+  int leases = 0;
+  uint64_t last_use = 0;
+
+  std::shared_ptr<const Profile> profile;  // filled by Registry::profile()
+  int64_t profile_size = -1, profile_mtime_ns = -1;  // the file as it was when profiled
+};
+
+using MemberPtr = std::shared_ptr<Member>;
+
+}  // namespace rocpd::federation

@@ -1,0 +1,27 @@
+// File-system side of rocpd_open(): expanding a path, glob or directory into trace files,
+// refusing files that are not (whole) SQLite databases, and naming members after their files.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rocpd::federation {
+
+// Files named by `pattern`: a file, a glob, or a directory (its *.rpd, *.db, *.sqlite, *.sqlite3
+// and *.zst files, not recursive). Sorted. Throws Error when nothing matches.
+std::vector<std::string> expand_pattern(const std::string& pattern);
+
+// Throws Error naming `path` when it is not a complete SQLite database file: wrong magic, or
+// shorter than the database size its header records (a truncated copy). zstd files are checked
+// by their VFS instead.
+void check_sqlite_file(const std::string& path);
+
+bool is_zstd_path(const std::string& path);
+// "run/rank7.db.zst" -> "rank7".
+std::string alias_stem(const std::string& path);
+// Canonical absolute path (for recognising a file opened twice); the input when it cannot resolve.
+std::string canonical_path(const std::string& path);
+// Size and modification time (ns) of a file; {-1, -1} when it cannot be stat'ed.
+std::pair<int64_t, int64_t> file_stamp(const std::string& path);
+
+}  // namespace rocpd::federation

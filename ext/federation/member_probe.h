@@ -1,0 +1,18 @@
+// Recognises the trace format of one schema from its catalog and metadata.
+#pragma once
+#include <optional>
+#include <string>
+
+#include "federation/member.h"
+
+namespace rocpd::federation {
+
+// Returns the format of `schema` on `db`; std::nullopt when the schema holds no trace at all;
+// throws Error naming `label` when it looks like a trace but cannot be read (unknown version,
+// missing tables, several processes in one rocpd file...).
+std::optional<FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label);
+
+// Quotes an SQL identifier ("a""b").
+std::string quote_id(const std::string& id);
+
+}  // namespace rocpd::federation

@@ -1,0 +1,16 @@
+// One pass over a member's op and API tables: pids, time bounds, counts, the gpus present and
+// the block range index (zones) used to skip members and blocks that cannot match a query.
+#pragma once
+#include <memory>
+
+#include "federation/member.h"
+
+namespace rocpd::federation {
+
+// Rows per zone of the block range index: small enough that a 1 % window reads little more
+// than 1 % of a member, large enough that the index of a 100k-op member is ~25 entries.
+inline constexpr int64_t kRowsPerZone = 4096;
+
+std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m);
+
+}  // namespace rocpd::federation

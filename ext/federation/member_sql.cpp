@@ -1,0 +1,271 @@
+#include "federation/member_sql.h"
+
+#include <fmt/format.h>
+
+#include "federation/member_probe.h"
+
+namespace rocpd::federation {
+
+namespace {
+
+// Helps declare a source: joins by name, expressions with the joins they use.
+struct SourceBuilder {
+  SourceSql src;
+  std::vector<std::string> join_names;
+
+  explicit SourceBuilder(std::string from, size_t columns) {
+    src.from = std::move(from);
+    src.expr.assign(columns, "");
+    src.expr_joins.assign(columns, 0);
+  }
+  uint32_t mask(std::initializer_list<const char*> names) const {
+    uint32_t m = 0;
+    for (const char* n : names)
+      for (size_t i = 0; i < join_names.size(); ++i)
+        if (join_names[i] == n) m |= 1u << i;
+    return m;
+  }
+  void join(const char* name, std::string clause, std::initializer_list<const char*> deps = {}) {
+    src.join_deps.push_back(mask(deps));
+    src.joins.push_back(std::move(clause));
+    join_names.emplace_back(name);
+  }
+  void col(int c, std::string expr, std::initializer_list<const char*> joins = {}) {
+    src.expr[c] = std::move(expr);
+    src.expr_joins[c] = mask(joins);
+  }
+};
+
+std::string rpd_pid_expr(const Member& m, const Profile* p) {
+  if (p && p->session_pid_exact && !p->session_pid.empty()) {
+    if (p->session_pid.size() == 1) return std::to_string(p->session_pid.begin()->second);
+    std::string e = "CASE (o.id >> 32)";
+    for (auto [session, pid] : p->session_pid) e += fmt::format(" WHEN {} THEN {}", session, pid);
+    return e + " END";
+  }
+  if (!m.info.has_api_ops) return "NULL";
+  return fmt::format("(SELECT a.pid FROM {}.rocpd_api AS a WHERE a.id = ao.api_id)", quote_id(m.schema));
+}
+
+// rpd opType -> canonical kind.
+constexpr const char* kRpdKind =
+    "CASE WHEN t.string IN ('KernelExecution', 'Task') THEN 'kernel' "
+    "WHEN t.string LIKE 'Copy%' THEN 'copy' WHEN t.string LIKE 'Barrier%' THEN 'barrier' "
+    "WHEN t.string = 'FillBuffer' THEN 'fill' ELSE 'other' END";
+
+SourceSql rpd_ops(const Member& m, const Profile* p) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".rocpd_op AS o", kOpsColumnCount);
+  b.join("t", fmt::format("JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
+  b.join("d", fmt::format("JOIN {}.rocpd_string AS d ON d.id = o.description_id", s));
+  if (m.info.has_api_ops) b.join("ao", fmt::format("LEFT JOIN {}.rocpd_api_ops AS ao ON ao.op_id = o.id", s));
+  const bool link = m.info.has_api_ops;
+  const std::string pid = rpd_pid_expr(m, p);
+  if (pid.find("ao.") != std::string::npos) b.col(kOpsPid, pid, {"ao"});
+  else b.col(kOpsPid, pid);
+  b.col(kOpsGpu, "o.gpuId");
+  b.col(kOpsQueue, "o.queueId");
+  b.col(kOpsStream, "NULL");
+  b.col(kOpsKind, kRpdKind, {"t"});
+  // Copies and barriers have an empty description: they are named by their op type.
+  b.col(kOpsName, "CASE WHEN d.string <> '' THEN d.string ELSE t.string END", {"t", "d"});
+  b.col(kOpsStart, "o.start");
+  b.col(kOpsEnd, "o.\"end\"");
+  b.col(kOpsDuration, "(o.\"end\" - o.start)");
+  if (link) b.col(kOpsCorrelationId, "ao.api_id", {"ao"});
+  else b.col(kOpsCorrelationId, "NULL");
+  b.col(kOpsOpId, "o.id");
+  b.src.rowid = "o.id";
+  return b.src;
+}
+
+std::string rocpd_table(const Member& m, const char* name) {
+  return quote_id(m.schema) + "." + quote_id(name + m.info.table_suffix);
+}
+
+SourceSql rocpd_kernels(const Member& m) {
+  SourceBuilder b(rocpd_table(m, "rocpd_kernel_dispatch") + " AS k", kOpsColumnCount);
+  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", rocpd_table(m, "rocpd_info_agent")));
+  b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", rocpd_table(m, "rocpd_info_kernel_symbol")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = k.event_id", rocpd_table(m, "rocpd_event")));
+  b.col(kOpsPid, "k.pid");
+  b.col(kOpsGpu, "a.type_index", {"a"});
+  b.col(kOpsQueue, "k.queue_id");
+  b.col(kOpsStream, "k.stream_id");
+  b.col(kOpsKind, "'kernel'");
+  b.col(kOpsName, "ks.kernel_name", {"ks"});
+  b.col(kOpsStart, "k.start");
+  b.col(kOpsEnd, "k.\"end\"");
+  b.col(kOpsDuration, "(k.\"end\" - k.start)");
+  b.col(kOpsCorrelationId, "e.correlation_id", {"e"});
+  b.col(kOpsOpId, "k.id");
+  b.src.rowid = "k.id";
+  return b.src;
+}
+
+SourceSql rocpd_copies(const Member& m) {
+  SourceBuilder b(rocpd_table(m, "rocpd_memory_copy") + " AS c", kOpsColumnCount);
+  b.join("n", fmt::format("JOIN {} AS n ON n.id = c.name_id", rocpd_table(m, "rocpd_string")));
+  b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", rocpd_table(m, "rocpd_info_agent")));
+  b.join("sa", fmt::format("LEFT JOIN {} AS sa ON sa.id = c.src_agent_id", rocpd_table(m, "rocpd_info_agent")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = c.event_id", rocpd_table(m, "rocpd_event")));
+  b.col(kOpsPid, "c.pid");
+  // The GPU a copy occupies: the destination GPU, else the source GPU (device-to-host).
+  b.col(kOpsGpu,
+        "COALESCE(CASE WHEN da.type = 'GPU' THEN da.type_index END, CASE WHEN sa.type = 'GPU' THEN sa.type_index END)",
+        {"da", "sa"});
+  b.col(kOpsQueue, "c.queue_id");
+  b.col(kOpsStream, "c.stream_id");
+  b.col(kOpsKind, "'copy'");
+  // rocprofv3 copy names spelled as rpd op types, so summaries agree across formats.
+  b.col(kOpsName,
+        "CASE n.string WHEN 'MEMORY_COPY_HOST_TO_DEVICE' THEN 'CopyHostToDevice' "
+        "WHEN 'MEMORY_COPY_DEVICE_TO_HOST' THEN 'CopyDeviceToHost' "
+        "WHEN 'MEMORY_COPY_DEVICE_TO_DEVICE' THEN 'CopyDeviceToDevice' "
+        "WHEN 'MEMORY_COPY_HOST_TO_HOST' THEN 'CopyHostToHost' "
+        "WHEN 'MEMORY_COPY_PEER_TO_PEER' THEN 'CopyPeerToPeer' ELSE n.string END",
+        {"n"});
+  b.col(kOpsStart, "c.start");
+  b.col(kOpsEnd, "c.\"end\"");
+  b.col(kOpsDuration, "(c.\"end\" - c.start)");
+  b.col(kOpsCorrelationId, "e.correlation_id", {"e"});
+  b.col(kOpsOpId, "c.id");
+  b.src.rowid = "c.id";
+  return b.src;
+}
+
+// API domain from the API name when the format records none: HIP and HSA calls are
+// recognisable by prefix; roctx markers are apiName 'UserMarker'.
+constexpr const char* kRpdDomainFromName =
+    "WHEN an.string LIKE 'hip%' THEN 'hip' WHEN an.string LIKE 'hsa%' THEN 'hsa' "
+    "WHEN an.string LIKE 'rccl%' OR an.string LIKE 'nccl%' THEN 'rccl' ELSE NULL END";
+
+SourceSql rpd_apis(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".rocpd_api AS a", kApisColumnCount);
+  b.join("an", fmt::format("JOIN {}.rocpd_string AS an ON an.id = a.apiName_id", s));
+  b.join("ar", fmt::format("LEFT JOIN {}.{} AS ar ON ar.id = a.args_id", s,
+                           m.info.has_ustring ? "rocpd_ustring" : "rocpd_string"));
+  if (m.info.has_api_domain) {
+    b.join("dm", fmt::format("LEFT JOIN {}.rocpd_string AS dm ON dm.id = a.domain_id", s));
+    b.join("ct", fmt::format("LEFT JOIN {}.rocpd_string AS ct ON ct.id = a.category_id", s));
+    b.col(kApisDomain,
+          std::string("CASE WHEN an.string = 'UserMarker' OR lower(dm.string) IN ('roctx', 'marker') THEN 'marker' "
+                      "WHEN dm.string <> '' THEN lower(dm.string) ") +
+              kRpdDomainFromName,
+          {"an", "dm"});
+    b.col(kApisCategory, "NULLIF(ct.string, '')", {"ct"});
+  } else {
+    b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kRpdDomainFromName, {"an"});
+    b.col(kApisCategory, "NULL");
+  }
+  b.col(kApisPid, "a.pid");
+  b.col(kApisTid, "a.tid");
+  // A roctx marker's name is its message (rpd keeps it in the arguments).
+  b.col(kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
+  b.col(kApisArgs, "ar.string", {"ar"});
+  b.col(kApisStart, "a.start");
+  b.col(kApisEnd, "a.\"end\"");
+  b.col(kApisDuration, "(a.\"end\" - a.start)");
+  b.col(kApisCorrelationId, "a.id");
+  b.col(kApisApiId, "a.id");
+  b.src.rowid = "a.id";
+  return b.src;
+}
+
+SourceSql rocpd_regions(const Member& m) {
+  SourceBuilder b(rocpd_table(m, "rocpd_region") + " AS r", kApisColumnCount);
+  b.join("n", fmt::format("JOIN {} AS n ON n.id = r.name_id", rocpd_table(m, "rocpd_string")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", rocpd_table(m, "rocpd_event")));
+  b.join("ct", fmt::format("LEFT JOIN {} AS ct ON ct.id = e.category_id", rocpd_table(m, "rocpd_string")), {"e"});
+  b.col(kApisPid, "r.pid");
+  b.col(kApisTid, "r.tid");
+  // rocprofv3 categories: HIP_RUNTIME_API[_EXT], HIP_COMPILER_API, HSA_*_API, MARKER_*_API, RCCL_API...
+  b.col(kApisDomain,
+        "CASE WHEN ct.string LIKE 'HIP%' THEN 'hip' WHEN ct.string LIKE 'HSA%' THEN 'hsa' "
+        "WHEN ct.string LIKE 'MARKER%' THEN 'marker' WHEN ct.string LIKE 'RCCL%' THEN 'rccl' "
+        "ELSE lower(ct.string) END",
+        {"e", "ct"});
+  b.col(kApisCategory, "ct.string", {"e", "ct"});
+  b.col(kApisName, "n.string", {"n"});
+  // rocprofv3 keeps arguments as rows of rocpd_arg; use rocpd_union('rocpd_arg') to read them.
+  b.col(kApisArgs, "NULL");
+  b.col(kApisStart, "r.start");
+  b.col(kApisEnd, "r.\"end\"");
+  b.col(kApisDuration, "(r.\"end\" - r.start)");
+  b.col(kApisCorrelationId, "e.correlation_id", {"e"});
+  b.col(kApisApiId, "r.id");
+  b.src.rowid = "r.id";
+  return b.src;
+}
+
+}  // namespace
+
+std::vector<SourceSql> op_sources(const Member& m, const Profile* profile) {
+  if (m.info.format == Format::Rpd) return {rpd_ops(m, profile)};
+  return {rocpd_kernels(m), rocpd_copies(m)};
+}
+
+std::vector<SourceSql> api_sources(const Member& m) {
+  if (m.info.format == Format::Rpd) return {rpd_apis(m)};
+  return {rocpd_regions(m)};
+}
+
+std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile) {
+  return kind == TableKind::Ops ? op_sources(m, profile) : api_sources(m);
+}
+
+const char* constraint_sql_op(unsigned char op) {
+  switch (op) {
+    case SQLITE_INDEX_CONSTRAINT_EQ: return "=";
+    case SQLITE_INDEX_CONSTRAINT_GT: return ">";
+    case SQLITE_INDEX_CONSTRAINT_GE: return ">=";
+    case SQLITE_INDEX_CONSTRAINT_LT: return "<";
+    case SQLITE_INDEX_CONSTRAINT_LE: return "<=";
+    case SQLITE_INDEX_CONSTRAINT_NE: return "<>";
+    case SQLITE_INDEX_CONSTRAINT_LIKE: return "LIKE";
+    case SQLITE_INDEX_CONSTRAINT_GLOB: return "GLOB";
+    default: return nullptr;
+  }
+}
+
+MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::vector<PushedConstraint>& constraints,
+                               bool rowid_range) {
+  MemberQuery q;
+  const size_t ncol = src.expr.size();
+  q.select_index.assign(ncol, -1);
+  uint32_t joins = 0;
+  std::string select;
+  int n = 0;
+  for (size_t c = 0; c < ncol; ++c) {
+    if (!(used & (uint64_t{1} << c)) || src.expr[c].empty()) continue;
+    if (n) select += ", ";
+    select += src.expr[c];
+    joins |= src.expr_joins[c];
+    q.select_index[c] = n++;
+  }
+  if (n == 0) select = "1";  // count(*) needs rows, not columns
+  std::string where;
+  int param = 0;
+  for (const auto& con : constraints) {
+    ++param;
+    where += where.empty() ? " WHERE " : " AND ";
+    where += fmt::format("{} {} ?{}", src.expr[con.column], constraint_sql_op(con.op), param);
+    joins |= src.expr_joins[con.column];
+  }
+  if (rowid_range) {
+    q.rowid_param = param + 1;
+    where += where.empty() ? " WHERE " : " AND ";
+    where += fmt::format("{} BETWEEN ?{} AND ?{}", src.rowid, param + 1, param + 2);
+  }
+  // Close the join set under dependencies (a join may need an earlier one).
+  for (size_t j = src.joins.size(); j-- > 0;)
+    if (joins & (1u << j)) joins |= src.join_deps[j];
+  std::string sql = "SELECT " + select + " FROM " + src.from;
+  for (size_t j = 0; j < src.joins.size(); ++j)
+    if (joins & (1u << j)) sql += " " + src.joins[j];
+  q.sql = sql + where;
+  return q;
+}
+
+}  // namespace rocpd::federation

@@ -1,0 +1,48 @@
+// Maps each trace format onto the canonical tables: for every source table of a member (rpd:
+// rocpd_op; rocpd: kernel dispatches and memory copies), an SQL expression per canonical column
+// and the joins that expression needs, so a member query joins only what the user's columns and
+// constraints use.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "federation/canonical_tables.h"
+#include "federation/member.h"
+
+namespace rocpd::federation {
+
+struct SourceSql {
+  std::string from;                  // "<schema>.<table> AS x"
+  std::vector<std::string> joins;    // join clauses in dependency order
+  std::vector<uint32_t> join_deps;   // for each join, the bitmask of joins it needs itself
+  std::vector<std::string> expr;     // per canonical column; "" = computed outside SQL (db, derived)
+  std::vector<uint32_t> expr_joins;  // per canonical column, the joins its expression needs
+  std::string rowid;                 // rowid of the base table, for block-range restriction
+};
+
+// `profile` may be null; rpd ops then resolve pid through the op -> API link.
+std::vector<SourceSql> op_sources(const Member& m, const Profile* profile);
+std::vector<SourceSql> api_sources(const Member& m);
+std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile);
+
+struct PushedConstraint {
+  int column;
+  unsigned char op;  // SQLITE_INDEX_CONSTRAINT_*
+};
+
+struct MemberQuery {
+  std::string sql;
+  std::vector<int> select_index;  // per canonical column: result column, or -1 if not selected
+  int rowid_param = 0;            // first of two parameters bounding the rowid (0: none)
+};
+
+// Builds the member query selecting `used` columns (bit i = canonical column i), filtered by
+// `constraints` (bound as ?1..?n in order) and, if `rowid_range`, by rowid BETWEEN two params.
+MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::vector<PushedConstraint>& constraints,
+                               bool rowid_range);
+
+const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed
+
+}  // namespace rocpd::federation

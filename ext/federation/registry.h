@@ -1,0 +1,69 @@
+// The members of one host connection: its schemas that hold traces (found anew on every query,
+// so ATTACH/DETACH just work) and the files opened by rocpd_open() on private read-only
+// connections, kept in a bounded pool so that 1000 members never need 1000 descriptors.
+#pragma once
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "federation/member.h"
+
+namespace rocpd::federation {
+
+class Registry {
+ public:
+  explicit Registry(sqlite3* host) : host_(host) {}
+
+  // Every member: attached schemas in PRAGMA database_list order, then opened files in open order.
+  std::vector<MemberPtr> members();
+
+  // Keeps a member's connection usable while a statement runs on it.
+  class Lease {
+   public:
+    Lease() = default;
+    Lease(Registry* r, MemberPtr m, sqlite3* db) : registry_(r), member_(std::move(m)), db_(db) {}
+    Lease(Lease&& o) noexcept { *this = std::move(o); }
+    Lease& operator=(Lease&& o) noexcept;
+    ~Lease() { release(); }
+    sqlite3* db() const { return db_; }
+    const MemberPtr& member() const { return member_; }
+
+   private:
+    void release();
+    Registry* registry_ = nullptr;
+    MemberPtr member_;
+    sqlite3* db_ = nullptr;
+  };
+  Lease acquire(const MemberPtr& m);
+
+  // The member's profile, computed on first use and again when its file changed.
+  std::shared_ptr<const Profile> profile(const MemberPtr& m);
+
+  // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.
+  int open(const std::string& pattern);
+  // rocpd_close(db): 1 if closed; throws when no opened member has that name.
+  int close(const std::string& alias);
+  int close_all();
+
+  size_t max_open_connections = 64;
+
+ private:
+  struct Attached {
+    std::string file;
+    int64_t cookie = -1;
+    MemberPtr member;  // null: the schema holds no trace
+  };
+  MemberPtr open_file(const std::string& path, const std::string& alias);
+  std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
+  void trim_pool();
+
+  sqlite3* host_;
+  std::vector<MemberPtr> opened_;
+  std::map<std::string, Attached> attached_;
+  size_t open_connections_ = 0;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace rocpd::federation

@@ -1,0 +1,152 @@
+// rocpd_members: one row per member (attached schema holding a trace, or opened file).
+// Columns after `hostname` need a pass over the member (its profile, cached); a query that
+// does not use them (idxNum 0) lists even 1000 members without reading them.
+#include "federation/rocpd_members.h"
+
+#include <fmt/format.h>
+
+#include "federation/member_probe.h"
+
+namespace rocpd::federation {
+
+namespace {
+
+enum Col { kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kPids, kFirst, kLast, kOps, kApis, kBadOps };
+constexpr int kFirstProfiledColumn = kPids;
+
+struct MembersVtab : sqlite3_vtab {
+  std::shared_ptr<Registry> registry;
+};
+
+struct Row {
+  MemberPtr member;
+  std::shared_ptr<const Profile> profile;
+};
+
+struct MembersCursor : sqlite3_vtab_cursor {
+  std::vector<Row> rows;
+  size_t pos = 0;
+};
+
+int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
+  return guard(err, [&] {
+    const int rc = sqlite3_declare_vtab(
+        db,
+        "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
+        "source TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, ops INTEGER, apis INTEGER, bad_ops INTEGER)");
+    if (rc != SQLITE_OK) return rc;
+    auto* v = new MembersVtab{};
+    v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+    *out = v;
+    return SQLITE_OK;
+  });
+}
+
+int x_disconnect(sqlite3_vtab* v) {
+  delete static_cast<MembersVtab*>(v);
+  return SQLITE_OK;
+}
+
+int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
+  info->idxNum = (info->colUsed >> kFirstProfiledColumn) ? 1 : 0;
+  info->estimatedCost = info->idxNum ? 1e6 : 1e3;
+  return SQLITE_OK;
+}
+
+int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
+  *out = new (std::nothrow) MembersCursor();
+  return *out ? SQLITE_OK : SQLITE_NOMEM;
+}
+
+int x_close(sqlite3_vtab_cursor* c) {
+  delete static_cast<MembersCursor*>(c);
+  return SQLITE_OK;
+}
+
+int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_value**) {
+  auto* cur = static_cast<MembersCursor*>(c);
+  auto& reg = *static_cast<MembersVtab*>(c->pVtab)->registry;
+  return guard(c->pVtab, [&] {
+    cur->rows.clear();
+    cur->pos = 0;
+    for (auto& m : reg.members()) cur->rows.push_back({m, idx_num ? reg.profile(m) : nullptr});
+    return SQLITE_OK;
+  });
+}
+
+int x_next(sqlite3_vtab_cursor* c) {
+  ++static_cast<MembersCursor*>(c)->pos;
+  return SQLITE_OK;
+}
+
+int x_eof(sqlite3_vtab_cursor* c) {
+  auto* cur = static_cast<MembersCursor*>(c);
+  return cur->pos >= cur->rows.size();
+}
+
+void result_text(sqlite3_context* ctx, const std::string& s) {
+  if (s.empty()) sqlite3_result_null(ctx);
+  else sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+}
+
+void result_opt(sqlite3_context* ctx, const std::optional<int64_t>& v) {
+  if (v) sqlite3_result_int64(ctx, *v);
+}
+
+int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
+  auto* cur = static_cast<MembersCursor*>(c);
+  const Row& row = cur->rows[cur->pos];
+  const Member& m = *row.member;
+  const Profile* p = row.profile.get();
+  if (col >= kFirstProfiledColumn && !p) return SQLITE_OK;
+  switch (col) {
+    case kDb: result_text(ctx, m.alias); break;
+    case kPath: result_text(ctx, m.path); break;
+    case kFormat: sqlite3_result_text(ctx, format_name(m.info.format), -1, SQLITE_STATIC); break;
+    case kVersion: sqlite3_result_int(ctx, m.info.schema_version); break;
+    case kUuid: result_text(ctx, m.info.uuid); break;
+    case kHostname: result_text(ctx, m.info.hostname); break;
+    case kSource: sqlite3_result_text(ctx, m.attached ? "attached" : "opened", -1, SQLITE_STATIC); break;
+    case kPids: result_text(ctx, fmt::format("[{}]", fmt::join(p->pids, ","))); break;
+    case kFirst: result_opt(ctx, p->first_ns); break;
+    case kLast: result_opt(ctx, p->last_ns); break;
+    case kOps: sqlite3_result_int64(ctx, p->ops); break;
+    case kApis: sqlite3_result_int64(ctx, p->apis); break;
+    case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
+    default: break;
+  }
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+  *rowid = static_cast<sqlite3_int64>(static_cast<MembersCursor*>(c)->pos);
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.xConnect = x_connect;
+  m.xBestIndex = x_best_index;
+  m.xDisconnect = x_disconnect;
+  m.xDestroy = x_disconnect;
+  m.xOpen = x_open;
+  m.xClose = x_close;
+  m.xFilter = x_filter;
+  m.xNext = x_next;
+  m.xEof = x_eof;
+  m.xColumn = x_column;
+  m.xRowid = x_rowid;
+  return m;
+}
+
+const sqlite3_module kModule = make_module();
+
+}  // namespace
+
+int register_rocpd_members(sqlite3* db, const std::shared_ptr<Registry>& registry) {
+  return sqlite3_create_module_v2(db, "rocpd_members", &kModule, new std::shared_ptr<Registry>(registry),
+                                  [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); });
+}
+
+}  // namespace rocpd::federation

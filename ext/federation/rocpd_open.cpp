@@ -1,0 +1,45 @@
+// rocpd_open(pattern) and rocpd_close([db]): members opened on private read-only connections.
+// Both touch the file system, so they are DIRECTONLY: a hostile database's views or triggers
+// cannot call them.
+#include "federation/rocpd_open.h"
+
+namespace rocpd::federation {
+
+namespace {
+
+Registry& registry_of(sqlite3_context* ctx) { return *static_cast<std::shared_ptr<Registry>*>(sqlite3_user_data(ctx))->get(); }
+
+void rocpd_open_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+      throw Error("rocpd_open(pattern): pattern must be text (a file, a glob or a directory)");
+    const char* pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    sqlite3_result_int(ctx, registry_of(ctx).open(pattern));
+  });
+}
+
+void rocpd_close_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (argc == 0) {
+      sqlite3_result_int(ctx, registry_of(ctx).close_all());
+      return;
+    }
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) throw Error("rocpd_close(db): db must be text, a member name");
+    sqlite3_result_int(ctx, registry_of(ctx).close(reinterpret_cast<const char*>(sqlite3_value_text(argv[0]))));
+  });
+}
+
+}  // namespace
+
+int register_rocpd_open(sqlite3* db, const std::shared_ptr<Registry>& registry) {
+  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); };
+  int rc = sqlite3_create_function_v2(db, "rocpd_open", 1, kFileFunction, new std::shared_ptr<Registry>(registry),
+                                      rocpd_open_fn, nullptr, nullptr, destroy);
+  for (int argc : {0, 1})
+    if (rc == SQLITE_OK)
+      rc = sqlite3_create_function_v2(db, "rocpd_close", argc, kFileFunction, new std::shared_ptr<Registry>(registry),
+                                      rocpd_close_fn, nullptr, nullptr, destroy);
+  return rc;
+}
+
+}  // namespace rocpd::federation
