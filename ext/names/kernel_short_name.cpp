@@ -34,7 +34,8 @@ class Brackets {
       if (c == '(' || c == '[' || c == '{' || (c == '<' && !spaced)) {
         open.push_back(i);
       } else if (c == '>') {
-        if (spaced || (i > 0 && text[i - 1] == '-')) continue;
+        // "->" is an arrow; a '>' that closes nothing open here is a comparison.
+        if (i > 0 && text[i - 1] == '-') continue;
         if (!open.empty() && text[open.back()] == '<') close(open, i);
       } else if (c == ')' || c == ']' || c == '}') {
         // An unclosed '<' inside parentheses was a comparison.
@@ -213,17 +214,30 @@ class ShortName {
       char c = component[i];
       if ((c == '<' || c == '[' || c == '(') && i > 0 && brackets_.top_level(offset + i) &&
           !brackets_.masked(offset + i)) {
-        return component.substr(0, i);
+        std::string_view cut = component.substr(0, i);
+        while (cut.ends_with(' ')) cut.remove_suffix(1);  // "operator< <int>"
+        return cut;
       }
     }
     return component;
   }
 
+  // The closure's number, as GNU prints it: "{lambda(int)#2}" (GNU) and "'lambda0'(int)" (LLVM:
+  // no digits for the first lambda, then 0, 1, ...) both become "{lambda#2}".
   static std::string closure_short(std::string_view closure) {
-    std::size_t hash = closure.rfind('#');
-    std::string out = "{lambda";
-    if (hash != std::string_view::npos) out.append(closure.substr(hash, closure.size() - 1 - hash));
-    return out + "}";
+    std::string number = "1";
+    if (closure.starts_with("{")) {
+      std::size_t hash = closure.rfind('#');
+      if (hash != std::string_view::npos) number = std::string(closure.substr(hash + 1, closure.size() - 2 - hash));
+    } else {
+      std::size_t end = closure.find('\'', 1);
+      std::string_view digits = closure.substr(7, end == std::string_view::npos ? 0 : end - 7);
+      if (!digits.empty() && digits.size() < 10 &&
+          digits.find_first_not_of("0123456789") == std::string_view::npos) {
+        number = std::to_string(std::stoul(std::string(digits)) + 2);
+      }
+    }
+    return "{lambda#" + number + "}";
   }
 
   std::optional<std::string> assemble() const {

@@ -12,7 +12,9 @@ std::string_view strip_descriptor_suffix(std::string_view name) noexcept {
 }
 
 bool is_itanium_mangled(std::string_view name) noexcept {
-  return name.starts_with("_Z") || name.starts_with("___Z") || name.starts_with("____Z");
+  // A NUL byte cannot be part of a symbol (symbol tables are C strings).
+  return (name.starts_with("_Z") || name.starts_with("___Z") || name.starts_with("____Z")) &&
+         name.find('\0') == std::string_view::npos;
 }
 
 }  // namespace rocpd::names

@@ -11,7 +11,7 @@ std::string_view strip_descriptor_suffix(std::string_view name) noexcept;
 
 // True for Itanium C++ manglings: "_Z..." and the block forms "___Z..." / "____Z...", the
 // prefixes llvm-cxxfilt accepts. Rust ("_R"), D ("_D") and MSVC ("?") manglings are not
-// GPU kernel names and are left alone.
+// GPU kernel names and are left alone; so is anything containing a NUL byte.
 bool is_itanium_mangled(std::string_view name) noexcept;
 
 }  // namespace rocpd::names

@@ -1,0 +1,84 @@
+// The bounded name cache: correctness, bound, eviction and concurrent use.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "names/demangle.h"
+#include "names/name_cache.h"
+
+namespace names = rocpd::names;
+
+namespace {
+std::atomic<int> computations{0};
+std::string upper(std::string_view s) {
+  ++computations;
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+}  // namespace
+
+TEST(NameCache, ComputesOncePerDistinctKey) {
+  computations = 0;
+  names::NameCache cache(&upper, 1024);
+  for (int round = 0; round < 100; ++round) {
+    for (int k = 0; k < 50; ++k) EXPECT_EQ(cache.get("name" + std::to_string(k)), "NAME" + std::to_string(k));
+  }
+  EXPECT_EQ(computations.load(), 50);
+  auto s = cache.stats();
+  EXPECT_EQ(s.misses, 50u);
+  EXPECT_EQ(s.hits, 4950u);
+  EXPECT_EQ(s.size, 50u);
+}
+
+TEST(NameCache, StaysWithinItsCapacity) {
+  names::NameCache cache(&upper, 256);
+  for (int k = 0; k < 10000; ++k) cache.get("key" + std::to_string(k));
+  auto s = cache.stats();
+  EXPECT_LE(s.size, 256u);
+  EXPECT_EQ(s.evictions, 10000u - s.size);
+  // Evicted keys are computed again, with the same result.
+  EXPECT_EQ(cache.get("key0"), "KEY0");
+}
+
+TEST(NameCache, KeysAreBytesIncludingNulsAndInvalidUtf8) {
+  names::NameCache cache(&upper, 64);
+  EXPECT_EQ(cache.get(std::string("a\0b", 3)), std::string("A\0B", 3));
+  EXPECT_EQ(cache.get("a"), "A");
+  EXPECT_EQ(cache.get("\xff\xfe"), "\xff\xfe");
+  EXPECT_EQ(cache.get(""), "");
+  EXPECT_EQ(cache.stats().size, 4u);
+}
+
+TEST(NameCache, ConcurrentCallersGetCorrectResults) {
+  names::NameCache cache(&upper, 128);  // smaller than the key set: evictions under contention
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20000; ++i) {
+        int k = (i * 7 + t) % 300;
+        if (cache.get("k" + std::to_string(k)) != "K" + std::to_string(k)) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_LE(cache.stats().size, 128u);
+}
+
+TEST(NameCache, ProcessWideCachesMatchUncachedFunctions) {
+  const char* names_[] = {"_ZN12_GLOBAL__N_16kernelEPf", "_Z3foov.kd", "Cijk_Ailk", "_Zbroken",
+                          "_ZN4vllm15rms_norm_kernelIfTniLi1024EEEvPT_PKT_PKT_fii"};
+  for (int round = 0; round < 3; ++round) {
+    for (const char* n : names_) {
+      EXPECT_EQ(names::demangle_cached(n), names::demangle(n));
+      EXPECT_EQ(names::kernel_short_name_cached(n), names::kernel_short_name(n));
+    }
+  }
+  EXPECT_GE(names::demangle_cache().stats().hits, 10u);
+  EXPECT_LE(names::demangle_cache().stats().size, names::kNameCacheCapacity);
+}
