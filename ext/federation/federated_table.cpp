@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 
 #include "federation/member_sql.h"
 #include "names/demangle.h"
@@ -218,6 +219,7 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       int rc = sqlite3_step(cur->stmt.get());
       if (rc == SQLITE_ROW) {
         ++cur->rowid;
+        ++reg->last_scan.rows;
         return;
       }
       if (rc != SQLITE_DONE)
@@ -262,7 +264,9 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 // zones that the db, gpu and time constraints rule out without reading them.
 void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->work.clear();
-  for (const auto& m : reg->members()) {
+  const auto members = reg->members();
+  std::set<const Member*> planned;
+  for (const auto& m : members) {
     bool wanted = true;
     for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
     if (!wanted) continue;
@@ -299,6 +303,10 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       if (range) cur->work.push_back(*range);
     }
   }
+  for (const auto& w : cur->work) planned.insert(w.member.get());
+  reg->last_scan = Registry::ScanStats{t.name, static_cast<int64_t>(members.size()),
+                                       static_cast<int64_t>(members.size() - planned.size()),
+                                       static_cast<int64_t>(cur->work.size()), 0};
 }
 
 int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {

@@ -160,7 +160,8 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias)
 int Registry::open(const std::string& pattern) {
   const auto files = expand_pattern(pattern);
   std::set<std::string> known;
-  for (const auto& m : opened_) known.insert(canonical_path(m->path));
+  for (const auto& m : members())  // attached files too: a file is one member however it came
+    if (!m->path.empty()) known.insert(canonical_path(m->path));
   std::vector<MemberPtr> added;
   std::set<std::string> taken;
   size_t kept = 0;

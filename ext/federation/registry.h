@@ -49,6 +49,16 @@ class Registry {
 
   size_t max_open_connections = 64;
 
+  // What the last rocpd_ops/rocpd_apis scan read, for rocpd_last_scan() (EXPLAIN ANALYZE-like).
+  struct ScanStats {
+    std::string table;
+    int64_t members = 0;  // members of the connection when the scan was planned
+    int64_t skipped = 0;  // members ruled out by db, gpu or time constraints without being read
+    int64_t ranges = 0;   // queries run (one per member source, or per rowid range)
+    int64_t rows = 0;     // rows returned by members
+  };
+  ScanStats last_scan;
+
  private:
   struct Attached {
     std::string file;

@@ -1,7 +1,10 @@
-// rocpd_open(pattern) and rocpd_close([db]): members opened on private read-only connections.
+// rocpd_open(pattern) and rocpd_close([db]): members opened on private read-only connections;
+// rocpd_last_scan(): what the last federated scan read.
 // Both touch the file system, so they are DIRECTONLY: a hostile database's views or triggers
 // cannot call them.
 #include "federation/rocpd_open.h"
+
+#include <fmt/format.h>
 
 namespace rocpd::federation {
 
@@ -29,6 +32,17 @@ void rocpd_close_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   });
 }
 
+// JSON of what the last rocpd_ops/rocpd_apis scan read: how many members it skipped unread.
+void rocpd_last_scan_fn(sqlite3_context* ctx, int, sqlite3_value**) {
+  guard(ctx, [&] {
+    const auto& s = registry_of(ctx).last_scan;
+    const std::string json =
+        fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{}}})", s.table, s.members,
+                    s.skipped, s.ranges, s.rows);
+    sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+  });
+}
+
 }  // namespace
 
 int register_rocpd_open(sqlite3* db, const std::shared_ptr<Registry>& registry) {
@@ -39,6 +53,10 @@ int register_rocpd_open(sqlite3* db, const std::shared_ptr<Registry>& registry) 
     if (rc == SQLITE_OK)
       rc = sqlite3_create_function_v2(db, "rocpd_close", argc, kFileFunction, new std::shared_ptr<Registry>(registry),
                                       rocpd_close_fn, nullptr, nullptr, destroy);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "rocpd_last_scan", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                    new std::shared_ptr<Registry>(registry), rocpd_last_scan_fn, nullptr, nullptr,
+                                    destroy);
   return rc;
 }
 

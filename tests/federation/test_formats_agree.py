@@ -1,0 +1,86 @@
+"""One generated workload written as rpd v2, rpd v3 and rocprofv3 rocpd reads back identically
+through rocpd_ops / rocpd_apis / rocpd_union, and equals the generator's ground truth."""
+import os
+
+from rocpd_testlib import ChecksumGuard, connect, main, set_files, truth
+
+SETS = ["same_rpd2", "same_rpd3", "same_rocpd"]
+
+
+def attach_set(con, name):
+    for i, f in enumerate(set_files(name)):
+        con.execute("ATTACH ? AS ?", (f, os.path.basename(f).split(".")[0]))
+
+
+class FormatsAgree(ChecksumGuard):
+    watched = [f for s in SETS for f in set_files(s)]
+
+    def aggregates(self, set_name, opened):
+        con = connect()
+        if opened:
+            con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files(set_name)[0]),))
+        else:
+            attach_set(con, set_name)
+        q = {
+            "ops": "SELECT db, gpu, kind, name, count(*), sum(duration), min(start), max(\"end\") "
+                   "FROM rocpd_ops GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+            "apis": "SELECT db, domain, name, count(*), sum(duration) FROM rocpd_apis GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+            "pids": "SELECT db, pid, count(*) FROM rocpd_ops GROUP BY 1, 2 ORDER BY 1, 2",
+            "linked": "SELECT o.db, count(*) FROM rocpd_ops o JOIN rocpd_apis a "
+                      "ON a.db = o.db AND a.correlation_id = o.correlation_id GROUP BY 1 ORDER BY 1",
+            "top": "SELECT db, name, calls, total_ns, min_ns, max_ns FROM rocpd_union('top') ORDER BY 1, 2",
+            "markers": "SELECT db, name, calls, total_ns FROM rocpd_union('markers') ORDER BY 1, 2",
+            "members": "SELECT db, pids, first_ns, last_ns, ops, apis, bad_ops FROM rocpd_members ORDER BY 1",
+        }
+        return {k: con.execute(v).fetchall() for k, v in q.items()}
+
+    def test_three_formats_identical(self):
+        base = self.aggregates("same_rpd2", opened=False)
+        for s in SETS[1:]:
+            other = self.aggregates(s, opened=False)
+            for key in base:
+                self.assertEqual(base[key], other[key], f"{s}: {key} differs from rpd v2")
+
+    def test_opened_equals_attached(self):
+        for s in SETS:
+            self.assertEqual(self.aggregates(s, opened=False), self.aggregates(s, opened=True), s)
+
+    def test_equal_to_ground_truth(self):
+        t = truth("same_rpd2")
+        got = self.aggregates("same_rocpd", opened=True)
+        members = {row[0]: row for row in got["members"]}
+        top = {(db, name): (calls, total, mn, mx) for db, name, calls, total, mn, mx in got["top"]}
+        for f in t["files"]:
+            db = f["db"]
+            _, pids, first, last, ops, apis, bad = members[db]
+            self.assertEqual((ops, apis, first, last), (f["ops"], f["apis"], f["first_ns"], f["last_ns"]), db)
+            self.assertEqual(pids, "[" + ",".join(map(str, f["pids"])) + "]")
+            for e in f["top"]:
+                self.assertEqual(top[(db, e["name"])], (e["calls"], e["total_ns"], e["min_ns"], e["max_ns"]),
+                                 (db, e["name"]))
+            self.assertEqual(sum(1 for k in top if k[0] == db), len(f["top"]))
+            per_gpu = {}
+            for gdb, gpu, kind, name, n, total, _, _ in got["ops"]:
+                if gdb == db:
+                    acc = per_gpu.setdefault(gpu, [0, 0])
+                    acc[0] += n
+                    acc[1] += total
+            self.assertEqual(per_gpu, {g["gpu"]: [g["ops"], g["sum_ns"]] for g in f["gpus"]}, db)
+            linked = dict(got["linked"])[db]
+            self.assertEqual(linked, f["ops"], f"{db}: every op links to its launch call")
+
+    def test_two_sessions_in_one_rpd_file(self):
+        t = truth("sessions")
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files("sessions")[0]),))
+        f = t["files"][0]
+        self.assertEqual(len(f["pids"]), 2)
+        (pids,), = con.execute("SELECT pids FROM rocpd_members WHERE db = ?", (f["db"],))
+        self.assertEqual(pids, "[" + ",".join(map(str, sorted(f["pids"]))) + "]")
+        rows = con.execute("SELECT pid, count(*) FROM rocpd_ops WHERE db = ? GROUP BY 1", (f["db"],)).fetchall()
+        self.assertEqual(sorted(p for p, _ in rows), sorted(f["pids"]))
+        self.assertEqual(sum(n for _, n in rows), f["ops"])
+
+
+if __name__ == "__main__":
+    main()
