@@ -1,0 +1,351 @@
+"""The analysis views of sql/views/30-59 (rocpd_kernel_summary, rocpd_kernel_summary_by_db,
+rocpd_copy_summary, rocpd_op_summary, rocpd_gpu_summary, rocpd_launch_latency, rocpd_rank_imbalance,
+rocpd_rank_summary, rocpd_kernel_histogram), checked three ways:
+  - on hand-made rpd traces whose answers are known by construction,
+  - against an independent Python computation (views_reference.py) on the generated fixture sets,
+  - against the published analysis of the real trace shared/data/matmul_result.rpd."""
+import glob
+import math
+import os
+import sqlite3
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from views_reference import Reference  # noqa: E402
+
+EXT = os.environ["ROCPD_EXT"]
+FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
+SHARED = os.environ.get("ROCPD_SHARED_DATA", "")
+MATMUL = os.path.join(SHARED, "matmul_result.rpd")
+
+VIEWS = ["rocpd_kernel_summary", "rocpd_kernel_summary_by_db", "rocpd_copy_summary", "rocpd_op_summary",
+         "rocpd_gpu_summary", "rocpd_launch_latency", "rocpd_rank_imbalance", "rocpd_rank_summary",
+         "rocpd_kernel_histogram"]
+SUMMARY_COLUMNS = ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
+
+
+def connect():
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.row_factory = sqlite3.Row
+    return con
+
+
+def open_members(con, pattern):
+    return con.execute("SELECT rocpd_open(?)", (pattern,)).fetchone()[0]
+
+
+def rows(con, sql, *args):
+    return [dict(r) for r in con.execute(sql, args)]
+
+
+# --- hand-made rpd (schema 2) traces -------------------------------------------------------------
+
+RPD2_DDL = """
+CREATE TABLE rocpd_metadata(id INTEGER PRIMARY KEY, tag TEXT, value TEXT);
+CREATE TABLE rocpd_string(id INTEGER PRIMARY KEY, string TEXT);
+CREATE TABLE rocpd_api(id INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, start INTEGER, end INTEGER,
+                       apiName_id INTEGER, args_id INTEGER);
+CREATE TABLE rocpd_op(id INTEGER PRIMARY KEY, gpuId INTEGER, queueId INTEGER, sequenceId INTEGER,
+                      completionSignal TEXT, start INTEGER, end INTEGER, description_id INTEGER, opType_id INTEGER);
+CREATE TABLE rocpd_api_ops(id INTEGER PRIMARY KEY, api_id INTEGER, op_id INTEGER);
+INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '2');
+INSERT INTO rocpd_string(id, string) VALUES (1, '');
+"""
+
+
+def write_rpd2(path, pid, ops):
+    """ops: (gpu, op_type, kernel name or '', start, end, api name, api start) per op."""
+    con = sqlite3.connect(path)
+    con.executescript(RPD2_DDL)
+    strings = {"": 1}
+
+    def sid(s):
+        if s not in strings:
+            strings[s] = con.execute("INSERT INTO rocpd_string(string) VALUES (?)", (s,)).lastrowid
+        return strings[s]
+
+    for gpu, op_type, name, start, end, api_name, api_start in ops:
+        api = con.execute("INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id) VALUES (?, ?, ?, ?, ?, 1)",
+                          (pid, pid, api_start, api_start + 5, sid(api_name))).lastrowid
+        op = con.execute("INSERT INTO rocpd_op(gpuId, queueId, sequenceId, completionSignal, start, end, "
+                         "description_id, opType_id) VALUES (?, 0, 0, '', ?, ?, ?, ?)",
+                         (gpu, start, end, sid(name), sid(op_type))).lastrowid
+        con.execute("INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (?, ?)", (api, op))
+    con.commit()
+    con.close()
+
+
+GEMM = "_Z4gemmPKfS0_Pfi"  # mangled on purpose: demangled must sit next to it, not replace it
+GEMM_DEMANGLED = "gemm(float const*, float const*, float*, int)"
+# Per rank: the two gemm durations. Rank 3 is the straggler.
+GEMM_DURATIONS = {0: (100, 100), 1: (90, 110), 2: (120, 120), 3: (150, 150)}
+
+
+def hand_made_job(directory):
+    """Four ranks, one file each. Known answers:
+    gemm per-rank totals 200, 200, 240, 300 -> median 220, slowest rank 3, lead 80 ns (36.36 %);
+    launch latency of gemm = 10 * (rank + 1) ns + 3 ns for the second launch;
+    rank 0 runs 'relu' twice at the same (start, end) on gpus 0 and 1 (both must count)."""
+    for rank, (d1, d2) in GEMM_DURATIONS.items():
+        base = 1_000_000 * (rank + 1)
+        lat = 10 * (rank + 1)
+        ops = [
+            (0, "CopyHostToDevice", "", base, base + 1000, "hipMemcpy", base - 50),
+            (0, "KernelExecution", GEMM, base + 2000, base + 2000 + d1, "hipLaunchKernel", base + 2000 - lat),
+            (0, "KernelExecution", GEMM, base + 3000, base + 3000 + d2, "hipLaunchKernel", base + 3000 - lat - 3),
+            (0, "KernelExecution", "relu", base + 4000, base + 4050, "hipLaunchKernel", base + 3990),
+            (0, "CopyDeviceToHost", "", base + 5000, base + 5400, "hipMemcpy", base + 4990),
+        ]
+        if rank == 0:
+            ops.append((1, "KernelExecution", "relu", base + 4000, base + 4050, "hipLaunchKernel", base + 3995))
+        write_rpd2(os.path.join(directory, f"rank{rank}.rpd"), 100 + rank, ops)
+
+
+def fetch_reference(con):
+    ops = rows(con, 'SELECT db, pid, gpu, kind, name, start, "end", duration, correlation_id FROM rocpd_ops')
+    apis = rows(con, "SELECT db, correlation_id, start, name FROM rocpd_apis")
+    return Reference(ops, apis)
+
+
+class Close:
+    """Comparison of a view row with a reference row: integers exactly, reals to 1e-9 relative."""
+
+    @staticmethod
+    def check(test, got, want, context):
+        for col, w in want.items():
+            g = got[col]
+            if isinstance(w, set):
+                test.assertEqual(set((g or "").split(",")), w, f"{context}: {col}")
+            elif isinstance(w, str) or w is None or g is None:
+                test.assertEqual(g, w, f"{context}: {col}")
+            elif isinstance(w, int) and isinstance(g, int):
+                test.assertEqual(g, w, f"{context}: {col}")
+            else:
+                test.assertTrue(math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-9), f"{context}: {col} {g} != {w}")
+
+
+def check_against_reference(test, con, label):
+    ref = fetch_reference(con)
+    test.assertGreater(len(ref.ops), 0, f"{label}: no ops")
+
+    def compare(view, key_cols, want):
+        got = rows(con, f"SELECT * FROM {view}")
+        test.assertEqual(len(got), len(want), f"{label}: {view} row count")
+        for r in got:
+            key = tuple(r[c] for c in key_cols)
+            key = key[0] if len(key) == 1 else key
+            test.assertIn(key, want, f"{label}: {view} unexpected row {key}")
+            Close.check(test, r, want[key], f"{label}: {view} {key}")
+        return got
+
+    got = compare("rocpd_kernel_summary", ["name"], ref.kernel_summary())
+    totals = [r["total_ns"] for r in got]
+    test.assertEqual(totals, sorted(totals, reverse=True), f"{label}: kernel summary ordered by total")
+    test.assertTrue(math.isclose(sum(r["time_pct"] for r in got), 100.0), f"{label}: time_pct sums to 100")
+    compare("rocpd_kernel_summary_by_db", ["db", "name"], ref.kernel_summary_by_db())
+    compare("rocpd_copy_summary", ["name"], ref.copy_summary())
+    compare("rocpd_op_summary", ["kind", "name"], ref.op_summary())
+    compare("rocpd_gpu_summary", ["db", "gpu"], ref.gpu_summary())
+    compare("rocpd_launch_latency", ["name"], ref.launch_latency())
+    compare("rocpd_rank_imbalance", ["name"], ref.rank_imbalance())
+    compare("rocpd_rank_summary", ["db", "pid"], ref.rank_summary())
+    compare("rocpd_kernel_histogram", ["name", "lo_ns"], ref.kernel_histogram())
+    return ref
+
+
+class InstalledViews(unittest.TestCase):
+    def test_views_are_temp_and_prefixed(self):
+        con = connect()
+        temp = {r[0] for r in con.execute("SELECT name FROM sqlite_temp_master WHERE type = 'view'")}
+        for v in VIEWS:
+            self.assertIn(v, temp)
+
+    def test_empty_federation_gives_empty_views(self):
+        con = connect()
+        for v in VIEWS:
+            self.assertEqual(rows(con, f"SELECT * FROM {v}"), [], v)
+
+    def test_columns(self):
+        con = connect()
+        cols = {v: [r[1] for r in con.execute(f"PRAGMA table_info({v})")] for v in VIEWS}
+        self.assertEqual(cols["rocpd_kernel_summary"], SUMMARY_COLUMNS + ["name", "demangled", "short_name"])
+        self.assertEqual(cols["rocpd_kernel_summary_by_db"], ["db"] + SUMMARY_COLUMNS + ["name", "demangled", "short_name"])
+        self.assertEqual(cols["rocpd_copy_summary"], SUMMARY_COLUMNS + ["name"])
+        self.assertEqual(cols["rocpd_op_summary"], SUMMARY_COLUMNS + ["kind", "name", "demangled"])
+        self.assertEqual(cols["rocpd_gpu_summary"], ["db", "gpu", "ops", "kernels", "kernel_ns", "kernel_busy_ns", "copies",
+                                                     "copy_ns", "busy_ns", "span_ns", "busy", "kernel_busy"])
+        self.assertEqual(cols["rocpd_launch_latency"], ["launches", "avg_ns", "med_ns", "p95_ns", "min_ns", "max_ns",
+                                                        "api_names", "name", "demangled"])
+        self.assertEqual(cols["rocpd_rank_imbalance"], ["ranks", "slowest_db", "slowest_pid", "slowest_total_ns",
+                                                        "slowest_instances", "median_total_ns", "fastest_total_ns",
+                                                        "lead_ns", "lead_pct", "name", "demangled"])
+        self.assertEqual(cols["rocpd_rank_summary"], ["db", "pid", "kernels", "kernel_ns", "copies", "copy_ns", "first_ns",
+                                                      "last_ns", "median_kernel_ns", "lead_ns", "lead_pct"])
+        self.assertEqual(cols["rocpd_kernel_histogram"], ["name", "lo_ns", "hi_ns", "count"])
+
+
+class HandMadeJob(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        hand_made_job(cls.tmp.name)
+        cls.con = connect()
+        cls.opened = open_members(cls.con, os.path.join(cls.tmp.name, "*.rpd"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.con.close()
+        cls.tmp.cleanup()
+
+    def test_opened_four_ranks(self):
+        self.assertEqual(self.opened, 4)
+
+    def test_kernel_summary_known_answer(self):
+        got = rows(self.con, "SELECT * FROM rocpd_kernel_summary")
+        self.assertEqual([r["name"] for r in got], [GEMM, "relu"])
+        gemm, relu = got
+        self.assertEqual((gemm["total_ns"], gemm["instances"], gemm["min_ns"], gemm["max_ns"]), (940, 8, 90, 150))
+        self.assertEqual(gemm["med_ns"], 115)  # 90 100 100 110 | 120 120 150 150
+        self.assertEqual(gemm["demangled"], GEMM_DEMANGLED)
+        self.assertEqual(gemm["short_name"], "gemm")
+        self.assertEqual((relu["total_ns"], relu["instances"]), (250, 5))  # both same-time relus count
+        self.assertAlmostEqual(gemm["time_pct"], 100.0 * 940 / 1190)
+
+    def test_rank_imbalance_known_answer(self):
+        gemm = rows(self.con, "SELECT * FROM rocpd_rank_imbalance WHERE name = ?", GEMM)[0]
+        self.assertEqual(gemm["ranks"], 4)
+        self.assertEqual(("rank3" in gemm["slowest_db"], gemm["slowest_pid"]), (True, 103))
+        self.assertEqual((gemm["slowest_total_ns"], gemm["slowest_instances"]), (300, 2))
+        self.assertEqual((gemm["median_total_ns"], gemm["fastest_total_ns"], gemm["lead_ns"]), (220, 200, 80))
+        self.assertAlmostEqual(gemm["lead_pct"], 100.0 * 80 / 220)
+        self.assertEqual(gemm["demangled"], GEMM_DEMANGLED)
+        first = rows(self.con, "SELECT name FROM rocpd_rank_imbalance")[0]
+        self.assertEqual(first["name"], GEMM, "largest lead first")
+
+    def test_launch_latency_known_answer(self):
+        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency WHERE name = ?", GEMM)[0]
+        lat = sorted([10 * (r + 1) for r in range(4)] + [10 * (r + 1) + 3 for r in range(4)])
+        self.assertEqual(gemm["launches"], 8)
+        self.assertEqual((gemm["min_ns"], gemm["max_ns"]), (10, 43))
+        self.assertEqual(gemm["med_ns"], (lat[3] + lat[4]) / 2)
+        self.assertAlmostEqual(gemm["p95_ns"], lat[6] + 0.65 * (lat[7] - lat[6]))
+        self.assertEqual(gemm["api_names"], "hipLaunchKernel")
+
+    def test_copy_and_gpu_summary(self):
+        copies = {r["name"]: r for r in rows(self.con, "SELECT * FROM rocpd_copy_summary")}
+        self.assertEqual((copies["CopyHostToDevice"]["total_ns"], copies["CopyHostToDevice"]["instances"]), (4000, 4))
+        self.assertEqual(copies["CopyDeviceToHost"]["med_ns"], 400)
+        relu_rank1 = [r for r in rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db WHERE name = 'relu'")
+                      if "rank1" in r["db"]]
+        self.assertIsNone(relu_rank1[0]["stddev_ns"], "one value: NULL stddev")
+        gpus = [g for g in rows(self.con, "SELECT * FROM rocpd_gpu_summary") if "rank0" in g["db"]]
+        self.assertEqual([(g["gpu"], g["kernels"], g["kernel_busy_ns"]) for g in gpus], [(0, 3, 250), (1, 1, 50)])
+
+    def test_rank_summary_known_answer(self):
+        # kernel_ns per rank: 300 (gemm 200 + two relus), 250, 290, 350 -> median 295.
+        got = rows(self.con, "SELECT * FROM rocpd_rank_summary")
+        self.assertEqual([(r["pid"], r["kernel_ns"], r["kernels"], r["copies"]) for r in got],
+                         [(103, 350, 3, 2), (100, 300, 4, 2), (102, 290, 3, 2), (101, 250, 3, 2)])
+        self.assertEqual((got[0]["median_kernel_ns"], got[0]["lead_ns"]), (295, 55))
+        self.assertAlmostEqual(got[0]["lead_pct"], 100.0 * 55 / 295)
+
+    def test_against_reference(self):
+        check_against_reference(self, self.con, "hand-made job")
+
+
+def fixture_sets():
+    return sorted(glob.glob(os.path.join(FIXTURES, "sets", "*")))
+
+
+class GeneratedFixtures(unittest.TestCase):
+    def test_every_set_against_reference(self):
+        sets = fixture_sets()
+        if not sets:
+            self.skipTest(f"no generated fixture sets under {FIXTURES}/sets")
+        for path in sets:
+            with self.subTest(set=os.path.basename(path)):
+                con = connect()
+                self.assertGreater(open_members(con, path), 0)
+                check_against_reference(self, con, os.path.basename(path))
+                con.close()
+
+    def test_same_workload_in_three_formats_gives_same_summaries(self):
+        paths = [os.path.join(FIXTURES, "sets", s) for s in ("same_rpd2", "same_rpd3", "same_rocpd")]
+        if not all(os.path.isdir(p) for p in paths):
+            self.skipTest("fixture sets same_rpd2/same_rpd3/same_rocpd not generated")
+        results = []
+        for p in paths:
+            con = connect()
+            open_members(con, p)
+            results.append([tuple(r) for r in con.execute(
+                "SELECT total_ns, instances, med_ns, min_ns, max_ns, round(stddev_ns, 6), name FROM rocpd_kernel_summary")])
+            con.close()
+        self.assertEqual(results[0], results[1])
+        self.assertEqual(results[0], results[2])
+
+    def test_views_never_shadow_member_objects(self):
+        files = [f for s in fixture_sets() for f in glob.glob(os.path.join(s, "*")) if not f.endswith(".json")]
+        if os.path.exists(MATMUL):
+            files.append(MATMUL)
+        if not files:
+            self.skipTest("no trace files to check")
+        for f in files:
+            con = sqlite3.connect(f"file:{f}?mode=ro", uri=True)
+            names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+            con.close()
+            self.assertFalse(names & set(VIEWS), f"{f} has objects named like our views")
+
+
+class RealTrace(unittest.TestCase):
+    """shared/data/matmul_result.rpd against its published analysis."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(MATMUL):
+            raise unittest.SkipTest(f"{MATMUL} absent: real-trace checks skipped")
+        cls.con = connect()
+        open_members(cls.con, MATMUL)
+
+    def test_published_top(self):
+        top = {r["name"]: r for r in rows(self.con, "SELECT * FROM rocpd_op_summary")}
+        h2d, d2h = top["CopyHostToDevice"], top["CopyDeviceToHost"]
+        gemm = [r for n, r in top.items() if n.startswith("Cijk_Ailk_Bljk_SB_MT128x64x16")]
+        self.assertEqual(len(gemm), 1)
+        gemm = gemm[0]
+        self.assertEqual((h2d["instances"], h2d["total_ns"] // 1000, round(h2d["time_pct"], 2)), (2, 157178, 85.46))
+        self.assertEqual((gemm["instances"], gemm["total_ns"] // 1000, round(gemm["time_pct"], 2)), (1, 26211, 14.25))
+        self.assertEqual((d2h["instances"], d2h["total_ns"] // 1000, round(d2h["time_pct"], 2)), (53, 334, 0.18))
+        first = rows(self.con, "SELECT name FROM rocpd_op_summary LIMIT 1")[0]["name"]
+        self.assertEqual(first, "CopyHostToDevice")
+
+    def test_kernel_and_copy_summaries(self):
+        k = rows(self.con, "SELECT * FROM rocpd_kernel_summary LIMIT 1")[0]
+        self.assertTrue(k["name"].startswith("Cijk_Ailk_Bljk_SB_MT128x64x16"))
+        self.assertEqual((k["instances"], k["total_ns"], k["med_ns"]), (1, 26211956, 26211956))
+        self.assertIsNone(k["stddev_ns"])
+        c = rows(self.con, "SELECT * FROM rocpd_copy_summary")
+        self.assertEqual([(r["name"], r["instances"]) for r in c], [("CopyHostToDevice", 2), ("CopyDeviceToHost", 53)])
+
+    def test_gpu_busy(self):
+        g = rows(self.con, "SELECT * FROM rocpd_gpu_summary")
+        self.assertEqual(len(g), 1)
+        self.assertEqual((g[0]["gpu"], g[0]["ops"], g[0]["busy_ns"], g[0]["span_ns"]), (2, 85, 183918056, 2964070817))
+        self.assertEqual(round(g[0]["busy"], 6), 0.062049)
+
+    def test_launch_latency_of_the_gemm(self):
+        g = [r for r in rows(self.con, "SELECT * FROM rocpd_launch_latency")
+             if r["name"].startswith("Cijk_Ailk_Bljk_SB_MT128x64x16")]
+        self.assertEqual(len(g), 1)
+        self.assertEqual(g[0]["api_names"], "hipExtModuleLaunchKernel")
+        self.assertEqual(g[0]["launches"], 1)
+
+    def test_against_reference(self):
+        check_against_reference(self, self.con, "matmul_result.rpd")
+
+
+if __name__ == "__main__":
+    unittest.main()
