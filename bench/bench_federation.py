@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Federation benchmark (issue 2). Ratios against baselines measured in the same run.
+
+  bench_federation.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
+                      [--files 64] [--ops 100000] [--work /tmp/rocpd_bench]
+
+Prints the data size and a table: our time, the baseline's time, and the ratio
+(baseline / ours: above 1 means we are faster).
+"""
+import argparse
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+
+
+def connect(ext, path=":memory:"):
+    con = sqlite3.connect(path)
+    con.enable_load_extension(True)
+    con.load_extension(ext)
+    return con
+
+
+def best_of(fn, repeat=3):
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def generate(gen, out, files, ops, fmt, seed):
+    if os.path.exists(os.path.join(out, "truth.json")):
+        return
+    shutil.rmtree(out, ignore_errors=True)
+    subprocess.run([gen, "--out", out, "--procs", str(files), "--format", fmt, "--ops", str(ops),
+                    "--seed", str(seed)], check=True, stdout=subprocess.DEVNULL)
+
+
+def trace_files(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith((".rpd", ".db")))
+
+
+def peak_rss_of_scan(ext, job):
+    """Peak RSS (MB) of a fresh process doing the full federated scan."""
+    code = (
+        "import sqlite3, resource, sys\n"
+        "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()\n"
+        "c.execute('SELECT count(*), sum(duration), max(name), max(pid) FROM rocpd_ops').fetchone()\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, base / 1024)\n")
+    out = subprocess.run([sys.executable, "-c", code, ext, job], check=True, capture_output=True, text=True)
+    peak, base = map(float, out.stdout.split())
+    return peak, base
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ext", required=True)
+    ap.add_argument("--gen", required=True)
+    ap.add_argument("--files", type=int, default=64)
+    ap.add_argument("--ops", type=int, default=100000)
+    ap.add_argument("--work", default="/tmp/rocpd_bench")
+    args = ap.parse_args()
+
+    job = os.path.join(args.work, f"job_{args.files}x{args.ops}")
+    t0 = time.perf_counter()
+    generate(args.gen, job, args.files, args.ops, "rpd3", 1)
+    gen_s = time.perf_counter() - t0
+    files = trace_files(job)
+    size_mb = sum(os.path.getsize(f) for f in files) / 1e6
+    rows = []
+
+    # Baseline 1: the same rows merged into one native table.
+    merged = os.path.join(args.work, f"merged_{args.files}x{args.ops}.sqlite")
+    if not os.path.exists(merged):
+        m = sqlite3.connect(merged)
+        m.execute("CREATE TABLE rocpd_op AS SELECT * FROM (SELECT 1 AS id, 1 AS gpuId, 1 AS queueId, "
+                  "1 AS sequenceId, '' AS completionSignal, 1 AS start, 1 AS \"end\", 1 AS description_id, "
+                  "1 AS opType_id) WHERE 0")
+        for f in files:
+            m.execute("ATTACH ? AS src", (f,))
+            cols = [r[1] for r in m.execute("PRAGMA src.table_info(rocpd_op)")]
+            keep = ", ".join(f'"{c}"' for c in ["id", "gpuId", "queueId", "sequenceId", "start", "end",
+                                                   "description_id", "opType_id"] if c in cols)
+            m.execute(f"INSERT INTO rocpd_op ({keep}) SELECT {keep} FROM src.rocpd_op")
+            m.commit()
+            m.execute("DETACH src")
+        m.close()
+    native = sqlite3.connect(merged)
+    t_native, r_native = best_of(lambda: native.execute(
+        "SELECT count(*), sum(\"end\" - start) FROM rocpd_op").fetchone())
+
+    con = connect(args.ext)
+    t_open, n_open = best_of(lambda: (con.execute("SELECT rocpd_close()").fetchone(),
+                                      con.execute("SELECT rocpd_open(?)", (job,)).fetchone()[0])[1], 1)
+    t_ours, r_ours = best_of(lambda: con.execute("SELECT count(*), sum(duration) FROM rocpd_ops").fetchone())
+    assert r_ours == r_native, (r_ours, r_native)
+    rows.append(("full scan count+sum(duration), all files", t_ours, "native merged table", t_native))
+
+    # Baseline 2: the upstream method, ATTACH + TEMP VIEW of UNION ALL, at its ceiling of 8 files.
+    up = sqlite3.connect(":memory:")
+    for i, f in enumerate(files[:8]):
+        up.execute("ATTACH ? AS f%d" % i, (f,))
+    up.execute("CREATE TEMP VIEW ops AS " + " UNION ALL ".join(
+        f'SELECT start, "end" FROM f{i}.rocpd_op' for i in range(min(8, len(files)))))
+    t_up, r_up = best_of(lambda: up.execute("SELECT count(*), sum(\"end\" - start) FROM ops").fetchone())
+    con8 = connect(args.ext)
+    for f in files[:8]:
+        con8.execute("SELECT rocpd_open(?)", (f,))
+    t_ours8, r_ours8 = best_of(lambda: con8.execute("SELECT count(*), sum(duration) FROM rocpd_ops").fetchone())
+    assert r_ours8 == r_up, (r_ours8, r_up)
+    rows.append(("full scan, 8 files", t_ours8, "ATTACH + UNION ALL view", t_up))
+
+    # 1 % time window over every member, repeated (the first query builds the profiles).
+    first, last = con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
+    lo = first + (last - first) // 2
+    hi = lo + (last - first) // 100
+    window = "SELECT count(*) FROM rocpd_ops WHERE start >= ? AND start < ?"
+    t_first_window, _ = best_of(lambda: con.execute(window, (lo, hi)).fetchone(), 1)
+    t_window, r_window = best_of(lambda: con.execute(window, (lo, hi)).fetchone(), 5)
+    rows.append(("1 % window count, repeated", t_window, "full scan count+sum (above)", t_ours))
+
+    peak, base = peak_rss_of_scan(args.ext, job)
+
+    # rocpd_open of 1000 small files.
+    small = os.path.join(args.work, "small_1000")
+    generate(args.gen, small, 1000, 20, "mixed", 2)
+    c1000 = connect(args.ext)
+    t_1000, n_1000 = best_of(lambda: (c1000.execute("SELECT rocpd_close()").fetchone(),
+                                      c1000.execute("SELECT rocpd_open(?)", (small,)).fetchone()[0])[1], 3)
+    assert n_1000 == 1000
+
+    print(f"data: {len(files)} rpd v3 files x {args.ops} ops = {r_native[0]} ops, {size_mb:.0f} MB "
+          f"(generated in {gen_s:.1f} s)")
+    print(f"{'measure':45} {'ours (s)':>10} {'baseline':>38} {'base (s)':>10} {'ratio':>7}")
+    for name, ours, base_name, base_t in rows:
+        print(f"{name:45} {ours:10.3f} {base_name:>38} {base_t:10.3f} {base_t / ours:7.2f}")
+    print(f"{'  (first window query, building profiles)':45} {t_first_window:10.3f}")
+    print(f"peak RSS of the full scan: {peak:.0f} MB (interpreter + library before the scan: {base:.0f} MB)")
+    print(f"rocpd_open of 1000 small files: {t_1000:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
