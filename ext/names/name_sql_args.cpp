@@ -14,11 +14,12 @@ std::optional<std::string_view> name_argument(sqlite3_value* value, const char* 
       return std::string_view(bytes, static_cast<std::size_t>(sqlite3_value_bytes(value)));
     }
     case SQLITE_INTEGER:
-      throw Error(fmt::format("{}: expected a TEXT name or NULL, got INTEGER", function));
+      throw Error(fmt::format("{}(): name must be text or NULL, got integer {}", function, sqlite3_value_int64(value)));
     case SQLITE_FLOAT:
-      throw Error(fmt::format("{}: expected a TEXT name or NULL, got REAL", function));
+      throw Error(fmt::format("{}(): name must be text or NULL, got real {}", function, sqlite3_value_double(value)));
     default:
-      throw Error(fmt::format("{}: expected a TEXT name or NULL, got BLOB", function));
+      throw Error(fmt::format("{}(): name must be text or NULL, got a blob of {} bytes", function,
+                              sqlite3_value_bytes(value)));
   }
 }
 

@@ -8,7 +8,8 @@
 namespace rocpd::names {
 
 // The TEXT argument of `function` as bytes (not re-encoded: invalid UTF-8 is passed through),
-// nullopt for NULL; any other type throws "<function>: expected a TEXT name or NULL, got BLOB".
+// nullopt for NULL; any other type throws, e.g. "demangle(): name must be text or NULL, got
+// integer 42" / "... got real 1.5" / "... got a blob of 3 bytes".
 std::optional<std::string_view> name_argument(sqlite3_value* value, const char* function);
 
 // Sets the result to `text`, reusing the argument value when nothing changed.

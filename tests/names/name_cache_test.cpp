@@ -21,7 +21,7 @@ std::string upper(std::string_view s) {
 }
 }  // namespace
 
-TEST(NameCache, ComputesOncePerDistinctKey) {
+TEST(NamesCache, ComputesOncePerDistinctKey) {
   computations = 0;
   names::NameCache cache(&upper, 1024);
   for (int round = 0; round < 100; ++round) {
@@ -34,7 +34,7 @@ TEST(NameCache, ComputesOncePerDistinctKey) {
   EXPECT_EQ(s.size, 50u);
 }
 
-TEST(NameCache, StaysWithinItsCapacity) {
+TEST(NamesCache, StaysWithinItsCapacity) {
   names::NameCache cache(&upper, 256);
   for (int k = 0; k < 10000; ++k) cache.get("key" + std::to_string(k));
   auto s = cache.stats();
@@ -44,7 +44,7 @@ TEST(NameCache, StaysWithinItsCapacity) {
   EXPECT_EQ(cache.get("key0"), "KEY0");
 }
 
-TEST(NameCache, KeysAreBytesIncludingNulsAndInvalidUtf8) {
+TEST(NamesCache, KeysAreBytesIncludingNulsAndInvalidUtf8) {
   names::NameCache cache(&upper, 64);
   EXPECT_EQ(cache.get(std::string("a\0b", 3)), std::string("A\0B", 3));
   EXPECT_EQ(cache.get("a"), "A");
@@ -53,7 +53,7 @@ TEST(NameCache, KeysAreBytesIncludingNulsAndInvalidUtf8) {
   EXPECT_EQ(cache.stats().size, 4u);
 }
 
-TEST(NameCache, ConcurrentCallersGetCorrectResults) {
+TEST(NamesCache, ConcurrentCallersGetCorrectResults) {
   names::NameCache cache(&upper, 128);  // smaller than the key set: evictions under contention
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
@@ -70,7 +70,7 @@ TEST(NameCache, ConcurrentCallersGetCorrectResults) {
   EXPECT_LE(cache.stats().size, 128u);
 }
 
-TEST(NameCache, ProcessWideCachesMatchUncachedFunctions) {
+TEST(NamesCache, ProcessWideCachesMatchUncachedFunctions) {
   const char* names_[] = {"_ZN12_GLOBAL__N_16kernelEPf", "_Z3foov.kd", "Cijk_Ailk", "_Zbroken",
                           "_ZN4vllm15rms_norm_kernelIfTniLi1024EEEvPT_PKT_PKT_fii"};
   for (int round = 0; round < 3; ++round) {

@@ -13,7 +13,7 @@ namespace names = rocpd::names;
 using names::demangle;
 using names::kernel_short_name;
 
-TEST(Robustness, BrokenManglingsComeBackUnchanged) {
+TEST(NamesRobustness, BrokenManglingsComeBackUnchanged) {
   const std::string cases[] = {"_Z", "_Z3fo", "_Zfoo", "_Z3foo@", "_Z999999999999999999999foo", "_ZN3foo", "_ZSt",
                           "_Z1fIiEvT_T0_", "_Z\xff\xfe\xfd", std::string("_Z3f\0o", 6),
                           "_Z3foovgarbage garbage", "_Z1fI" + std::string(100, 'I')};
@@ -23,7 +23,7 @@ TEST(Robustness, BrokenManglingsComeBackUnchanged) {
   }
 }
 
-TEST(Robustness, TruncationsOfEveryCorpusName) {
+TEST(NamesRobustness, TruncationsOfEveryCorpusName) {
   // Every prefix of a valid mangling is either a valid mangling itself (then demangle agrees
   // with the plain library) or comes back unchanged.
   std::size_t unchanged = 0, total = 0;
@@ -44,7 +44,7 @@ TEST(Robustness, TruncationsOfEveryCorpusName) {
   EXPECT_GT(unchanged, total / 2);
 }
 
-TEST(Robustness, RandomBytesAfterZ) {
+TEST(NamesRobustness, RandomBytesAfterZ) {
   std::mt19937_64 rng(42);
   const std::string alphabet = "_ZNISETKPRVLXJFvifdcbjlmy0123456789Dpa\xff.$ ";
   for (int i = 0; i < 20000; ++i) {
@@ -58,7 +58,7 @@ TEST(Robustness, RandomBytesAfterZ) {
   }
 }
 
-TEST(Robustness, HundredKilobyteInputsComeBackUnchanged) {
+TEST(NamesRobustness, HundredKilobyteInputsComeBackUnchanged) {
   const std::string deep = "_Z1f" + std::string(100 * 1024, 'P') + "i";
   const std::string wide = "_Z1fI" + std::string(100 * 1024, 'i') + "Evv";
   const std::string text(100 * 1024, 'x');
@@ -68,7 +68,7 @@ TEST(Robustness, HundredKilobyteInputsComeBackUnchanged) {
   }
 }
 
-TEST(Robustness, DeepNestingBelowTheCapIsDemangledOnABigStack) {
+TEST(NamesRobustness, DeepNestingBelowTheCapIsDemangledOnABigStack) {
   // 60000 nested pointer levels: overflows an 8 MB stack in llvm::itaniumDemangle.
   const std::string deep = "_Z1f" + std::string(60000, 'P') + "i";
   const std::string out = demangle(deep);
@@ -81,7 +81,7 @@ TEST(Robustness, DeepNestingBelowTheCapIsDemangledOnABigStack) {
   EXPECT_TRUE(demangle(nested).starts_with("void f<A<A<A<"));
 }
 
-TEST(Robustness, DemanglingBombsAreRefused) {
+TEST(NamesRobustness, DemanglingBombsAreRefused) {
   // Each template argument is a function pointer taking the previous one twice: the output
   // doubles per argument (30 arguments would print about 10 GB and abort in realloc).
   for (int n : {30, 60}) {
@@ -98,7 +98,7 @@ TEST(Robustness, DemanglingBombsAreRefused) {
   EXPECT_EQ(demangle("_Z1fIPFvvEPFvT_T_EEvv"), "void f<void (*)(), void (*)(void (*)(), void (*)())>()");
 }
 
-TEST(Robustness, InvalidUtf8AndNulsPassThrough) {
+TEST(NamesRobustness, InvalidUtf8AndNulsPassThrough) {
   const std::string bytes[] = {"\xc3\x28", "kernel_\xff\xfe", std::string("a\0b", 3), "\xed\xa0\x80", "(\xff)"};
   for (const auto& s : bytes) {
     EXPECT_EQ(demangle(s), s);

@@ -1,0 +1,164 @@
+"""names: demangle / kernel_short_name / rocpd_version / rocpd_build_info through Python's sqlite3:
+exact error texts, the whole corpus, bytes that are not UTF-8, concurrent connections."""
+import json
+import os
+import sqlite3
+import threading
+import unittest
+
+CORPUS = os.environ.get("ROCPD_NAMES_CORPUS",
+                        os.path.join(os.environ.get("ROCPD_SOURCE_DIR", "."), "tests/names/corpus.tsv"))
+
+
+def connect():
+    con = sqlite3.connect(":memory:", check_same_thread=False)
+    con.enable_load_extension(True)
+    con.load_extension(os.environ["ROCPD_EXT"])
+    return con
+
+
+def load_corpus():
+    rows = []
+    with open(CORPUS, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            mangled, expected, gnu = line.rstrip("\n").split("\t")
+            rows.append((mangled, expected, gnu == "1"))
+    return rows
+
+
+class NameFunctionErrors(unittest.TestCase):
+    def setUp(self):
+        self.con = connect()
+
+    def tearDown(self):
+        self.con.close()
+
+    def error(self, sql, *args):
+        with self.assertRaises(sqlite3.OperationalError) as caught:
+            self.con.execute(sql, args).fetchall()
+        return str(caught.exception)
+
+    def test_non_text_arguments_are_errors_naming_the_type(self):
+        for fn in ("demangle", "kernel_short_name"):
+            self.assertEqual(self.error(f"SELECT {fn}(x'00')"), f"{fn}(): name must be text or NULL, got a blob of 1 bytes")
+            self.assertEqual(self.error(f"SELECT {fn}(?)", b"_Z3foov"),
+                             f"{fn}(): name must be text or NULL, got a blob of 7 bytes")
+            self.assertEqual(self.error(f"SELECT {fn}(42)"), f"{fn}(): name must be text or NULL, got integer 42")
+            self.assertEqual(self.error(f"SELECT {fn}(1.5)"), f"{fn}(): name must be text or NULL, got real 1.5")
+
+    def test_wrong_argument_counts(self):
+        self.assertEqual(self.error("SELECT demangle()"), "wrong number of arguments to function demangle()")
+        self.assertEqual(self.error("SELECT kernel_short_name('a', 'b')"),
+                         "wrong number of arguments to function kernel_short_name()")
+        self.assertEqual(self.error("SELECT rocpd_version(1)"), "wrong number of arguments to function rocpd_version()")
+
+    def test_null_gives_null(self):
+        self.assertEqual(self.con.execute("SELECT demangle(NULL), kernel_short_name(NULL)").fetchone(), (None, None))
+
+    def test_errors_do_not_poison_the_connection(self):
+        self.error("SELECT demangle(x'01')")
+        self.assertEqual(self.con.execute("SELECT demangle('_Z3foov')").fetchone()[0], "foo()")
+
+
+class NameFunctionValues(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.con = connect()
+        cls.corpus = load_corpus()
+        cls.backend = json.loads(cls.con.execute("SELECT rocpd_build_info()").fetchone()[0])["demangler"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.con.close()
+
+    def test_backend_is_the_one_cmake_found(self):
+        expected = os.environ.get("ROCPD_EXPECT_DEMANGLER")
+        print(f"demangler backend: {self.backend}")
+        if expected:
+            self.assertEqual(self.backend, expected)
+        self.assertIn(self.backend, ("llvm-19", "cxa"))
+
+    def test_build_info_fields(self):
+        info = json.loads(self.con.execute("SELECT rocpd_build_info()").fetchone()[0])
+        for key in ("version", "demangler", "llvm", "zstd", "fmt", "sqlite_compiled", "sqlite_runtime", "compiler",
+                    "sanitize", "capabilities", "name_cache_capacity"):
+            self.assertIn(key, info)
+        self.assertEqual(info["version"], self.con.execute("SELECT rocpd_version()").fetchone()[0])
+        self.assertEqual(info["sqlite_runtime"], sqlite3.sqlite_version)
+        self.assertIn("names", info["capabilities"])
+        self.assertEqual(info["name_cache_capacity"], 4096)
+
+    def test_corpus_matches_llvm_cxxfilt(self):
+        self.assertGreaterEqual(len(self.corpus), 300)
+        if self.backend == "cxa":
+            self.skipTest("built with the __cxa_demangle fallback")
+        self.con.execute("CREATE TEMP TABLE corpus(mangled TEXT, expected TEXT)")
+        self.con.executemany("INSERT INTO corpus VALUES (?, ?)", [(m, e) for m, e, _ in self.corpus])
+        mismatches = self.con.execute("""
+            SELECT mangled, demangle(mangled), expected FROM corpus
+            WHERE demangle(mangled) IS NOT (CASE WHEN mangled LIKE '%.kd' AND expected LIKE '% (.kd)'
+                                                 THEN substr(expected, 1, length(expected) - 6) ELSE expected END)
+        """).fetchall()
+        self.assertEqual(mismatches, [])
+        # Short names agree between mangled and demangled spellings.
+        disagree = self.con.execute(
+            "SELECT mangled FROM corpus WHERE kernel_short_name(mangled) IS NOT kernel_short_name(expected)").fetchall()
+        self.assertEqual(disagree, [])
+
+    def test_examples(self):
+        examples = {
+            "_ZN4vllm25scaled_act_and_mul_kernelIN3c104HalfETnPFfRKfEXadL_ZN4vllm11silu_kernelIfEEfRKfEEEEvPN3c104HalfEPKT_if":
+                ("void vllm::scaled_act_and_mul_kernel<c10::Half, &float vllm::silu_kernel<float>(float const&)>"
+                 "(c10::Half*, c10::Half const*, int, float)", "scaled_act_and_mul_kernel"),
+            "_ZN12_GLOBAL__N_16kernelEPf.kd": ("(anonymous namespace)::kernel(float*)", "kernel"),
+            "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1_SN_1LDSB1":
+                ("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1_SN_1LDSB1",
+                 "Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1_SN_1LDSB1"),
+            "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>) [clone .kd]":
+                ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+                 "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+                 "vectorized_elementwise_kernel"),
+        }
+        for name, (demangled, short) in examples.items():
+            self.assertEqual(self.con.execute("SELECT demangle(?), kernel_short_name(?)", (name, name)).fetchone(),
+                             (demangled, short), name)
+
+    def test_bytes_that_are_not_utf8_come_back_unchanged(self):
+        con = connect()
+        con.text_factory = bytes
+        for raw in (b"\xc3\x28", b"_Z\xff\xfe", b"kernel_\xff", b"(\xff)"):
+            got = con.execute("SELECT demangle(CAST(? AS TEXT)), kernel_short_name(CAST(? AS TEXT))", (raw, raw)).fetchone()
+            self.assertEqual(got, (raw, raw), raw)
+        con.close()
+
+    def test_huge_and_broken_inputs_come_back_unchanged(self):
+        for name in ("_Z1f" + "P" * 100_000 + "i", "x" * 100_000, "_Z3fo", "_Zgarbage", "_Z", "_Z1fIPFvvE" + "".join(
+                "PFv%s%sE" % (("T_", "T_") if k == 1 else ("T%d_" % (k - 2),) * 2) for k in range(1, 40)) + "Evv"):
+            self.assertEqual(self.con.execute("SELECT demangle(?)", (name,)).fetchone()[0], name, name[:40])
+
+    def test_concurrent_connections_agree(self):
+        names = [m for m, _, _ in self.corpus[:200]]
+        expected = [self.con.execute("SELECT demangle(?)", (n,)).fetchone()[0] for n in names]
+        failures = []
+
+        def worker():
+            con = connect()
+            for _ in range(5):
+                got = [con.execute("SELECT demangle(?)", (n,)).fetchone()[0] for n in names]
+                if got != expected:
+                    failures.append("mismatch")
+            con.close()
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
