@@ -1,0 +1,397 @@
+#include "workload.h"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "kernel_pool.h"
+#include "random.h"
+
+namespace rocpd_gen {
+namespace {
+
+// CLOCK_MONOTONIC-like base: about 11.6 days of uptime, shifted per job by up to 100 s.
+constexpr int64_t kClockBase = 1'000'000'000'000'000;
+// A launch blocks once its queue is this far ahead of the host (a full AQL queue).
+constexpr int64_t kMaxQueueAheadNs = 4'000'000;
+
+constexpr std::array<std::string_view, 20> kMarkerMessages = {
+    "ProfilerStep",
+    "forward",
+    "backward",
+    "optimizer.step",
+    "DataLoader.__next__",
+    "DistributedDataParallel.forward",
+    "nccl:all_reduce",
+    "aten::linear",
+    "aten::addmm",
+    "aten::_scaled_dot_product_flash_attention",
+    "aten::layer_norm",
+    "aten::embedding",
+    "aten::cross_entropy_loss",
+    "aten::copy_",
+    "aten::to",
+    "model.layers.0.self_attn",
+    "model.layers.0.mlp",
+    "vllm.model_executor.execute_model",
+    "checkpoint.save",
+    "## Call CompiledFxGraph fkfvz6rjp ##",
+};
+
+// Draws indices with weights w_i = 1/(i+1) over a job-wide permutation: a few names dominate, as
+// in real traces, and every rank of a job shares the same hot names.
+class SkewedPicker {
+ public:
+  SkewedPicker(size_t count, uint64_t job_key) : order_(count), cumulative_(count) {
+    std::iota(order_.begin(), order_.end(), 0u);
+    Rng rng(job_key);
+    for (size_t i = count; i > 1; --i) std::swap(order_[i - 1], order_[rng.below(i)]);
+    uint64_t total = 0;
+    for (size_t i = 0; i < count; ++i) {
+      total += 1'000'000 / (i + 1);
+      cumulative_[i] = total;
+    }
+  }
+  uint32_t pick(Rng& rng) const {
+    const uint64_t r = rng.below(cumulative_.back());
+    const size_t slot = std::upper_bound(cumulative_.begin(), cumulative_.end(), r) - cumulative_.begin();
+    return order_[slot];
+  }
+
+ private:
+  std::vector<uint32_t> order_;
+  std::vector<uint64_t> cumulative_;
+};
+
+struct ExtraApi {
+  HostApi api;
+  unsigned weight;
+  int64_t min_ns, max_ns;
+  bool may_use_helper;  // sometimes issued by the helper thread
+};
+
+constexpr std::array<ExtraApi, 11> kExtraApis = {{
+    {HostApi::HipStreamSynchronize, 15, 1'500, 4'000, false},
+    {HostApi::HipDeviceSynchronize, 5, 2'000, 6'000, false},
+    {HostApi::HipEventRecord, 18, 2'000, 6'000, false},
+    {HostApi::HipEventSynchronize, 5, 1'500, 4'000, false},
+    {HostApi::HipStreamWaitEvent, 10, 1'500, 5'000, false},
+    {HostApi::HipGetDevice, 14, 200, 900, true},
+    {HostApi::HipSetDevice, 5, 300, 1'500, false},
+    {HostApi::HipMalloc, 5, 20'000, 400'000, false},
+    {HostApi::HipFree, 5, 10'000, 150'000, false},
+    {HostApi::HipGetLastError, 10, 100, 400, true},
+    {HostApi::HipPointerGetAttributes, 5, 500, 2'000, true},
+}};
+
+class ProcessGenerator {
+ public:
+  ProcessGenerator(const WorkloadParams& params, int rank, int session)
+      : p_(params),
+        job_key_(mix64(params.seed ^ 0x726f6370645f6765ULL)),
+        rng_(mix64(job_key_ + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(rank + 1) +
+                   0x632be59bd9b4e019ULL * static_cast<uint64_t>(session))),
+        kernels_(kernel_pool().size(), job_key_),
+        messages_(kMarkerMessages.size(), job_key_ ^ 0x5bd1e995ULL) {
+    t_.rank = rank;
+    t_.session = session;
+    // Distinct per (rank, session): 131 and 17 are coprime and sessions are capped at 64.
+    t_.pid = 1000 + static_cast<int64_t>(job_key_ % 3'000'000) + rank * 131LL + session * 17LL;
+    t_.ppid = t_.pid - 1 - static_cast<int64_t>(mix64(job_key_ + rank) % 500);
+    t_.main_tid = static_cast<uint32_t>(t_.pid);
+    t_.helper_tid = static_cast<uint32_t>(t_.pid + 7);
+    t_.hostname = fmt::format("node{}", rank / 2);
+    t_.gpus = params.gpus;
+    t_.queues = params.queues;
+    // All ranks start within a millisecond of each other; sessions of one file a bit later.
+    const int64_t job_base = kClockBase + static_cast<int64_t>(job_key_ % 100'000'000'000ULL);
+    t0_ = job_base + static_cast<int64_t>(mix64(job_key_ + 77 + rank) % 800'000) + session * 3'000'000LL;
+    t_.init_ns = t0_ - rng_.between(1'500'000'000, 3'000'000'000);
+    queue_free_.assign(static_cast<size_t>(p_.gpus) * p_.queues, t0_ + 20'000);
+    host_ = t0_;
+  }
+
+  ProcessTrace run() {
+    const int64_t n = p_.ops;
+    t_.ops.reserve(static_cast<size_t>(n));
+    t_.calls.reserve(static_cast<size_t>(n + p_.apis_extra + p_.markers));
+    int64_t extras_done = 0;
+    int64_t markers_opened = 0;
+    int64_t i = 0;
+    while (i < n) {
+      // Extras and markers are spread evenly over the run: item k is due at op k * n / count.
+      while (markers_opened < p_.markers && markers_opened * n / p_.markers <= i) {
+        open_marker(i);
+        ++markers_opened;
+      }
+      while (extras_done < p_.apis_extra && extras_done * n / p_.apis_extra <= i) {
+        emit_extra();
+        ++extras_done;
+      }
+      close_markers(i);
+      i += emit_ops(n - i);
+    }
+    for (; extras_done < p_.apis_extra; ++extras_done) emit_extra();
+    close_markers(INT64_MAX);
+    int64_t last = host_;
+    for (int64_t q : queue_free_) last = std::max(last, q);
+    t_.fini_ns = last + rng_.between(100'000'000, 300'000'000);
+    return std::move(t_);
+  }
+
+ private:
+  struct OpenRange {
+    int64_t close_at;  // op index at which the range pops
+    uint32_t call;
+  };
+
+  size_t queue_slot(int gpu, int queue) const { return static_cast<size_t>(gpu) * p_.queues + queue; }
+
+  uint32_t add_call(HostApi api, int64_t start, int64_t end, uint32_t tid) {
+    HostCall c;
+    c.api = api;
+    c.start = start;
+    c.end = end;
+    c.tid = tid;
+    t_.calls.push_back(c);
+    return static_cast<uint32_t>(t_.calls.size() - 1);
+  }
+
+  // A launch/copy API call on the main thread starting now.
+  uint32_t launch_call(HostApi api, int64_t min_ns, int64_t max_ns) {
+    const int64_t start = host_ + rng_.between(800, 4'000);
+    const int64_t end = start + rng_.between(min_ns, max_ns);
+    host_ = end;
+    return add_call(api, start, end, t_.main_tid);
+  }
+
+  // The launch call blocks while the queue is too far ahead of the host.
+  void throttle(uint32_t call, int64_t op_start) {
+    HostCall& c = t_.calls[call];
+    if (op_start - c.end > kMaxQueueAheadNs) {
+      c.end = op_start - kMaxQueueAheadNs;
+      host_ = c.end;
+    }
+  }
+
+  void add_op(Op op) {
+    t_.calls[op.call].op = static_cast<int32_t>(t_.ops.size());
+    queue_free_[queue_slot(op.gpu, op.queue)] = op.end + rng_.between(500, 3'000);
+    t_.ops.push_back(op);
+  }
+
+  // Emits one op, or two for a collective running on two gpus at once. Returns how many.
+  int64_t emit_ops(int64_t remaining) {
+    if (rng_.permille(850)) return emit_kernel(remaining);
+    emit_copy();
+    return 1;
+  }
+
+  int64_t emit_kernel(int64_t remaining) {
+    const auto pool = kernel_pool();
+    const uint32_t k = kernels_.pick(rng_);
+    const KernelInfo& info = pool[k];
+    const bool twin = info.family == KernelFamily::Nccl && p_.gpus > 1 && remaining >= 2 && rng_.permille(500);
+    int64_t duration = info.base_ns * rng_.between(700, 1'400) / 1'000;
+    if (rng_.permille(5)) duration = 0;  // empty launches exist (e.g. zero-sized tensors)
+
+    const int64_t api_min = info.launch_api == HostApi::HipExtModuleLaunchKernel ? 8'000 : 3'000;
+    const int64_t api_max = info.launch_api == HostApi::HipExtModuleLaunchKernel ? 25'000 : 12'000;
+
+    Op op;
+    op.kind = OpKind::Kernel;
+    op.kernel = static_cast<int32_t>(k);
+    op.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
+    op.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    op.call = launch_call(info.launch_api, api_min, api_max);
+    int64_t start = std::max(queue_free_[queue_slot(op.gpu, op.queue)],
+                             t_.calls[op.call].start + rng_.between(5'000, 30'000));
+    if (!twin) {
+      throttle(op.call, start);
+      op.start = start;
+      op.end = start + duration;
+      add_op(op);
+      return 1;
+    }
+    // A collective: the same kernel on two gpus with identical start and end.
+    Op other = op;
+    other.gpu = static_cast<uint16_t>((op.gpu + 1 + rng_.below(p_.gpus - 1)) % p_.gpus);
+    other.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    other.call = launch_call(info.launch_api, api_min, api_max);
+    start = std::max({start, queue_free_[queue_slot(other.gpu, other.queue)],
+                      t_.calls[other.call].start + rng_.between(5'000, 30'000)});
+    throttle(other.call, start);
+    op.start = other.start = start;
+    op.end = other.end = start + duration;
+    add_op(op);
+    add_op(other);
+    return 2;
+  }
+
+  void emit_copy() {
+    Op op;
+    const uint64_t r = rng_.below(100);
+    op.kind = r < 50 ? OpKind::CopyHostToDevice : r < 85 ? OpKind::CopyDeviceToHost : OpKind::CopyDeviceToDevice;
+    op.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
+    op.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    op.peer_gpu = op.gpu;
+    if (op.kind == OpKind::CopyDeviceToDevice && p_.gpus > 1 && rng_.permille(300))
+      op.peer_gpu = static_cast<uint16_t>((op.gpu + 1 + rng_.below(p_.gpus - 1)) % p_.gpus);
+    const int exponent = static_cast<int>(rng_.between(12, 26));
+    op.bytes = (int64_t{1} << exponent) + static_cast<int64_t>(rng_.below(uint64_t{1} << exponent));
+    // Bytes per ns: ~24 GB/s over PCIe, ~60 GB/s between peers, ~1 TB/s within one gpu.
+    const int64_t bandwidth = op.kind != OpKind::CopyDeviceToDevice ? 24 : op.peer_gpu != op.gpu ? 60 : 1'000;
+    int64_t duration = 1'500 + op.bytes / bandwidth;
+    if (rng_.permille(2)) duration = 0;
+
+    const bool sync = rng_.permille(250);
+    op.call = launch_call(sync ? HostApi::HipMemcpy : HostApi::HipMemcpyAsync, 4'000, 15'000);
+    const int64_t start = std::max(queue_free_[queue_slot(op.gpu, op.queue)],
+                                   t_.calls[op.call].start + rng_.between(4'000, 20'000));
+    op.start = start;
+    op.end = start + duration;
+    if (sync) {
+      // hipMemcpy returns after the copy completed.
+      HostCall& c = t_.calls[op.call];
+      c.end = std::max(c.end, op.end + rng_.between(2'000, 8'000));
+      host_ = c.end;
+    } else {
+      throttle(op.call, start);
+    }
+    add_op(op);
+  }
+
+  void emit_extra() {
+    unsigned total = 0;
+    for (const auto& e : kExtraApis) total += e.weight;
+    uint64_t r = rng_.below(total);
+    const ExtraApi* chosen = &kExtraApis[0];
+    for (const auto& e : kExtraApis) {
+      if (r < e.weight) {
+        chosen = &e;
+        break;
+      }
+      r -= e.weight;
+    }
+    const bool helper = chosen->may_use_helper && rng_.permille(300);
+    const int64_t start = host_ + rng_.between(500, 3'000);
+    int64_t end = start + rng_.between(chosen->min_ns, chosen->max_ns);
+    const int gpu = static_cast<int>(rng_.below(p_.gpus));
+    switch (chosen->api) {
+      case HostApi::HipStreamSynchronize:
+      case HostApi::HipEventSynchronize:
+        // Waits for one queue to drain.
+        end = std::max(end, queue_free_[queue_slot(gpu, static_cast<int>(rng_.below(p_.queues)))] +
+                                rng_.between(2'000, 8'000));
+        break;
+      case HostApi::HipDeviceSynchronize:
+        for (int q = 0; q < p_.queues; ++q) end = std::max(end, queue_free_[queue_slot(gpu, q)] + 3'000);
+        break;
+      default:
+        break;
+    }
+    const uint32_t call = add_call(chosen->api, start, end, helper ? t_.helper_tid : t_.main_tid);
+    if (chosen->api == HostApi::HipMalloc || chosen->api == HostApi::HipFree) {
+      HostCall& c = t_.calls[call];
+      c.arg_ptr = device_pointer(t_.pid, call);
+      c.arg_size = chosen->api == HostApi::HipMalloc ? (rng_.between(1, 4096) << 20) : 0;
+    }
+    if (!helper) host_ = end;
+  }
+
+  void open_marker(int64_t op_index) {
+    const int message = static_cast<int>(messages_.pick(rng_));
+    if (rng_.permille(200)) {
+      // roctxMarkA: an instant.
+      const uint32_t call = add_call(HostApi::UserMarker, host_, host_, t_.main_tid);
+      t_.calls[call].marker = message;
+      host_ += rng_.between(200, 800);
+      return;
+    }
+    // roctxRangePushA ... roctxRangePop: ranges nest strictly on their thread.
+    int64_t close_at = op_index + rng_.between(1, 40);
+    if (!open_.empty()) close_at = std::min(close_at, open_.back().close_at);
+    const uint32_t call = add_call(HostApi::UserMarker, host_, host_, t_.main_tid);
+    t_.calls[call].marker = message;
+    host_ += rng_.between(300, 1'200);
+    open_.push_back({close_at, call});
+  }
+
+  void close_markers(int64_t op_index) {
+    while (!open_.empty() && open_.back().close_at <= op_index) {
+      HostCall& c = t_.calls[open_.back().call];
+      c.end = std::max(host_, c.start + 1);
+      host_ = c.end + rng_.between(200, 600);
+      open_.pop_back();
+    }
+  }
+
+  const WorkloadParams& p_;
+  uint64_t job_key_;
+  Rng rng_;
+  SkewedPicker kernels_;
+  SkewedPicker messages_;
+  ProcessTrace t_;
+  int64_t t0_ = 0;
+  int64_t host_ = 0;
+  std::vector<int64_t> queue_free_;
+  std::vector<OpenRange> open_;
+};
+
+}  // namespace
+
+std::string_view rpd_op_type(OpKind kind) {
+  switch (kind) {
+    case OpKind::Kernel: return "KernelExecution";
+    case OpKind::CopyHostToDevice: return "CopyHostToDevice";
+    case OpKind::CopyDeviceToHost: return "CopyDeviceToHost";
+    case OpKind::CopyDeviceToDevice: return "CopyDeviceToDevice";
+  }
+  return "";
+}
+
+std::string_view rocpd_copy_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::Kernel: return "";
+    case OpKind::CopyHostToDevice: return "MEMORY_COPY_HOST_TO_DEVICE";
+    case OpKind::CopyDeviceToHost: return "MEMORY_COPY_DEVICE_TO_HOST";
+    case OpKind::CopyDeviceToDevice: return "MEMORY_COPY_DEVICE_TO_DEVICE";
+  }
+  return "";
+}
+
+ProcessTrace generate_process(const WorkloadParams& params, int rank, int session) {
+  return ProcessGenerator(params, rank, session).run();
+}
+
+std::string_view marker_message(int index) { return kMarkerMessages.at(static_cast<size_t>(index)); }
+int marker_message_count() { return static_cast<int>(kMarkerMessages.size()); }
+
+LaunchDims launch_dims(const ProcessTrace& trace, size_t op_index) {
+  const Op& op = trace.ops[op_index];
+  const uint64_t h = mix64(static_cast<uint64_t>(trace.pid) * 0x100000001b3ULL + op_index);
+  static constexpr uint32_t kWorkgroups[] = {64, 128, 256, 256, 512, 1024};
+  LaunchDims d{};
+  d.workgroup_x = kWorkgroups[(h >> 8) % 6];
+  d.workgroup_y = 1;
+  d.workgroup_z = 1;
+  d.grid_x = d.workgroup_x * static_cast<uint32_t>(1 + (h >> 16) % 4096);
+  d.grid_y = 1 + static_cast<uint32_t>((h >> 32) % 4 == 0 ? (h >> 40) % 64 : 0);
+  d.grid_z = 1;
+  d.group_segment = static_cast<uint32_t>(((h >> 48) % 5) * 8192);
+  d.private_segment = op.kernel % 7 == 0 ? 256 : 0;
+  return d;
+}
+
+uint64_t device_pointer(int64_t pid, uint64_t salt) {
+  return 0x7f0000000000ULL + (mix64(static_cast<uint64_t>(pid) ^ (salt * 0x9e3779b97f4a7c15ULL)) & 0xfffffff000ULL);
+}
+
+uint64_t host_pointer(int64_t pid, uint64_t salt) {
+  return 0x7ffc00000000ULL + (mix64(static_cast<uint64_t>(pid) + salt * 0xbf58476d1ce4e5b9ULL) & 0xfffffff0ULL);
+}
+
+}  // namespace rocpd_gen

@@ -1,0 +1,92 @@
+// The canonical workload: one traced process, independent of the file format it is written in.
+// Every format writer and the ground truth read this model; nothing is ever read back from files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host_api.h"
+
+namespace rocpd_gen {
+
+enum class OpKind : uint8_t { Kernel, CopyHostToDevice, CopyDeviceToHost, CopyDeviceToDevice };
+
+// rpd's opType spelling (KernelExecution, CopyHostToDevice, ...): also the canonical name of a copy.
+std::string_view rpd_op_type(OpKind kind);
+// rocpd's memory copy name (MEMORY_COPY_HOST_TO_DEVICE, ...); empty for kernels.
+std::string_view rocpd_copy_name(OpKind kind);
+
+// One GPU activity.
+struct Op {
+  int64_t start = 0;
+  int64_t end = 0;     // end == start for the few zero-length ops
+  int64_t bytes = 0;   // copies only
+  int32_t kernel = -1; // index into kernel_pool(); -1 for copies
+  uint32_t call = 0;   // index of the HostCall that issued it
+  uint16_t gpu = 0;    // canonical gpu 0..G-1 (for copies: dst for H2D/D2D, src for D2H)
+  uint16_t queue = 0;  // 0..Q-1 on that gpu
+  uint16_t peer_gpu = 0;  // D2D copies: the source gpu (may equal gpu)
+  OpKind kind = OpKind::Kernel;
+};
+
+// One CPU-side call: a HIP API call or a roctx marker (api == UserMarker).
+struct HostCall {
+  int64_t start = 0;
+  int64_t end = 0;      // markers: end == start for a mark, start < end for a range
+  uint64_t arg_ptr = 0; // hipMalloc/hipFree pointer
+  uint64_t arg_size = 0;
+  int32_t op = -1;      // index of the Op it issued; -1 for none
+  int32_t marker = -1;  // index into marker_messages() for markers
+  uint32_t tid = 0;
+  HostApi api = HostApi::HipGetLastError;
+};
+
+struct WorkloadParams {
+  uint64_t seed = 0;
+  int64_t ops = 0;         // GPU ops per process
+  int gpus = 4;
+  int queues = 2;          // per gpu
+  int64_t apis_extra = 0;  // API calls without ops per process
+  int64_t markers = 0;     // markers per process
+};
+
+// One traced process. Its calls are in id order: call i has id i + 1 (rpd api id, rocpd
+// correlation id). Its ops are in issue order: op i has id i + 1.
+struct ProcessTrace {
+  int rank = 0;
+  int session = 0;
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  uint32_t main_tid = 0;
+  uint32_t helper_tid = 0;
+  std::string hostname;
+  int gpus = 0;
+  int queues = 0;
+  int64_t init_ns = 0;  // process start/end (CLOCK_MONOTONIC-like)
+  int64_t fini_ns = 0;
+  std::vector<Op> ops;
+  std::vector<HostCall> calls;
+};
+
+// The process of (rank, session): a pure function of its arguments.
+ProcessTrace generate_process(const WorkloadParams& params, int rank, int session);
+
+// Marker texts (roctx messages) used by the generator.
+std::string_view marker_message(int index);
+int marker_message_count();
+
+// Launch geometry of kernel op `op_index` of a process (pure function, so every format agrees).
+struct LaunchDims {
+  uint32_t grid_x, grid_y, grid_z;
+  uint32_t workgroup_x, workgroup_y, workgroup_z;
+  uint32_t group_segment, private_segment;
+};
+LaunchDims launch_dims(const ProcessTrace& trace, size_t op_index);
+
+// Device pointer values for copies and allocations (pure functions of their inputs).
+uint64_t device_pointer(int64_t pid, uint64_t salt);
+uint64_t host_pointer(int64_t pid, uint64_t salt);
+
+}  // namespace rocpd_gen
