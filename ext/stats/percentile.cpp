@@ -13,17 +13,23 @@ namespace {
 struct QuantileState {
   QuantileValues values;
   std::optional<Number> p;  // percentile(): the p of the first row, to check the others against
+  // Window frames that span the whole partition ask xValue once per row with no step in between:
+  // the last answer is kept until the values change, so such a partition costs O(n), not O(n^2).
+  bool cached = false;
+  std::optional<Number> cached_result;
 };
 
 void add_value(QuantileState& state, sqlite3_value* v, std::string_view fn) {
   auto n = read_number(v, fn);
   if (!n) return;
   std::visit([&](auto x) { state.values.add(x); }, *n);
+  state.cached = false;
 }
 
 void remove_value(QuantileState& state, sqlite3_value* v, std::string_view fn) {
   auto n = read_number(v, fn);
   if (!n) return;
+  state.cached = false;
   bool found = std::visit([&](auto x) { return state.values.remove(x); }, *n);
   if (!found) throw Error(fmt::format("{}(): window frame lost track of value {}", fn, describe_number(*n)));
 }
@@ -55,9 +61,12 @@ double checked_p(QuantileState& state, sqlite3_value* arg) {
 
 void result_quantile(sqlite3_context* ctx, QuantileState* state, double p) {
   if (!state) return sqlite3_result_null(ctx);
-  auto q = state->values.percentile(p);
-  if (!q) return sqlite3_result_null(ctx);
-  result_number(ctx, *q);
+  if (!state->cached) {
+    state->cached_result = state->values.percentile(p);
+    state->cached = true;
+  }
+  if (!state->cached_result) return sqlite3_result_null(ctx);
+  result_number(ctx, *state->cached_result);
 }
 
 double state_p(const QuantileState* state) {

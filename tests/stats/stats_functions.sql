@@ -48,6 +48,17 @@ SELECT 'FAIL: percentile window'
   FROM (SELECT value, percentile(value, 100) OVER (ORDER BY value ROWS 4 PRECEDING) AS p FROM generate_series(1, 30))
  WHERE p != value;
 
+-- A frame spanning the whole partition equals the grouped aggregate (xValue answers from a cache
+-- until the values change; here 20000 rows per partition).
+CREATE TEMP TABLE w AS SELECT value % 5 AS g, (value * 7919) % 10007 AS x FROM generate_series(1, 100000);
+SELECT 'FAIL: median over whole partition, g=' || g
+  FROM (SELECT DISTINCT g, median(x) OVER (PARTITION BY g) AS m FROM w) AS win
+  JOIN (SELECT g, median(x) AS m FROM w GROUP BY g) AS grp USING (g)
+ WHERE win.m IS NOT grp.m;
+SELECT 'FAIL: percentile over growing frames'
+  FROM (SELECT value, percentile(value, 50) OVER (ORDER BY value) AS p FROM generate_series(1, 200))
+ WHERE p != (1 + value) / 2.0;
+
 -- stddev: sample standard deviation; NULL for fewer than two values.
 SELECT 'FAIL: stddev g=' || g || ' got ' || quote(s)
   FROM (SELECT g, stddev(x) AS s FROM v GROUP BY g)
