@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -101,9 +102,12 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
     const size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     size_t n = 0;
-    while (n < item.size() && (std::isalnum(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
+    // Column names are lower case; the operator starts at the first other character.
+    while (n < item.size() && (std::islower(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
     const int col = column_by_name(t, item.substr(0, n));
-    const unsigned char op = op_from_sql(item.substr(n));
+    std::string_view op_text = item.substr(n);
+    if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
+    const unsigned char op = op_from_sql(op_text);
     if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
     plan.constraints.push_back({col, op});
     if (comma == std::string_view::npos) break;
@@ -181,6 +185,7 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
       info->idxNum |= 1 << c.iColumn;
       if (!cons.empty()) cons += ',';
       cons += t.columns[c.iColumn].name;
+      if (std::isalpha(static_cast<unsigned char>(op[0]))) cons += ' ';  // "name LIKE"
       cons += op;
       if (db_eq) cost /= 100;
       else if (c.iColumn == t.start_col || c.iColumn == t.end_col) cost /= 4;
@@ -270,7 +275,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     bool wanted = true;
     for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
     if (!wanted) continue;
-    const size_t nsources = t.kind == TableKind::Ops && m->info.format == Format::Rocpd ? 2 : 1;
+    const size_t nsources = sources_for(t.kind, *m, nullptr).size();
     if (!cur->bounds.timed && !cur->bounds.gpu) {
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       continue;

@@ -3,7 +3,7 @@
 //
 // xBestIndex plan encoding (visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>"):
 //   idxNum  bit i set  <=>  a constraint on canonical column i is pushed down;
-//   idxStr  "used=<hex column mask>;<column><op>,<column><op>,..." with op one of
+//   idxStr  "used=<hex column mask>;<column><op>,<column><op>,..." (a space before LIKE/GLOB), op one of
 //           = > >= < <= <> LIKE GLOB, in argv order. A `db =` constraint selects members and is
 //           consumed (omitted); all others are also re-checked by SQLite, so a value that cannot
 //           be pushed (e.g. text compared with a time) is simply not pushed.

@@ -28,6 +28,7 @@ struct FormatInfo {
   bool has_api_domain = false; // rpd v3: rocpd_api.domain_id/category_id
   bool has_ustring = false;    // rpd v3: argument strings live in rocpd_ustring
   bool has_api_ops = false;    // rpd: op -> issuing API link table present
+  bool has_marker_samples = false;  // rocpd: rocpd_sample and rocpd_track present (instant marks)
 };
 
 // Rowid ranges of one source table with the bounds of their rows' times, so that a time

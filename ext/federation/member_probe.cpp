@@ -101,6 +101,8 @@ FormatInfo probe_rocpd(sqlite3* db, const std::string& schema, const std::string
                         "rocpd_region", "rocpd_kernel_dispatch", "rocpd_memory_copy"})
     needed.push_back(t + info.table_suffix);
   require_tables(names, needed, label, "rocpd");
+  info.has_marker_samples =
+      names.count("rocpd_sample" + info.table_suffix) && names.count("rocpd_track" + info.table_suffix);
   if (auto uuid = metadata_value(db, meta, "guid")) info.uuid = *uuid;
   else if (auto u = metadata_value(db, meta, "uuid")) info.uuid = *u;
   const std::string node = "rocpd_info_node" + info.table_suffix;

@@ -17,24 +17,26 @@ void widen(std::optional<int64_t>& lo, std::optional<int64_t>& hi, int64_t a, in
   hi = hi ? std::max(*hi, b) : b;
 }
 
+// pids, bounds and counts of the API calls; for rpd also which pid wrote each session
+// (ids of session s are offset by s << 32).
 void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
-  std::string sql;
-  if (m.info.format == Format::Rpd) {
-    sql = fmt::format("SELECT id >> 32, pid, count(*), min(start), max(\"end\") FROM {}.rocpd_api GROUP BY 1, 2",
-                      quote_id(m.schema));
-  } else {
-    sql = fmt::format("SELECT 0, pid, count(*), min(start), max(\"end\") FROM {}.{} GROUP BY 2", quote_id(m.schema),
-                      quote_id("rocpd_region" + m.info.table_suffix));
-  }
-  auto stmt = prepare(db, sql);
-  while (step(stmt.get())) {
-    const int64_t session = sqlite3_column_int64(stmt.get(), 0);
-    const int64_t pid = sqlite3_column_int64(stmt.get(), 1);
-    p.apis += sqlite3_column_int64(stmt.get(), 2);
-    widen(p.first_ns, p.last_ns, sqlite3_column_int64(stmt.get(), 3), sqlite3_column_int64(stmt.get(), 4));
-    pids.insert(pid);
-    auto [it, inserted] = p.session_pid.emplace(session, pid);
-    if (!inserted && it->second != pid) p.session_pid_exact = false;
+  const uint64_t used = (1u << kApisPid) | (1u << kApisStart) | (1u << kApisEnd) | (1u << kApisApiId);
+  const bool sessions = m.info.format == Format::Rpd;
+  for (const auto& src : api_sources(m)) {
+    auto q = build_member_query(src, used, {}, false);
+    auto stmt = prepare(db, q.sql);
+    const int pi = q.select_index[kApisPid], si = q.select_index[kApisStart], ei = q.select_index[kApisEnd],
+              ii = q.select_index[kApisApiId];
+    while (step(stmt.get())) {
+      const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
+      const int64_t start = sqlite3_column_int64(stmt.get(), si), end = sqlite3_column_int64(stmt.get(), ei);
+      ++p.apis;
+      widen(p.first_ns, p.last_ns, std::min(start, end), std::max(start, end));
+      pids.insert(pid);
+      const int64_t session = sessions ? (sqlite3_column_int64(stmt.get(), ii) >> 32) : 0;
+      auto [it, inserted] = p.session_pid.emplace(session, pid);
+      if (!inserted && it->second != pid) p.session_pid_exact = false;
+    }
   }
 }
 

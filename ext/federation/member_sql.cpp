@@ -199,6 +199,31 @@ SourceSql rocpd_regions(const Member& m) {
   return b.src;
 }
 
+// Instant roctx marks: rocprofv3 writes them as samples on a track (its `sample_regions` view),
+// the message in the event's extdata, else the track's name.
+SourceSql rocpd_marks(const Member& m) {
+  SourceBuilder b(rocpd_table(m, "rocpd_sample") + " AS sm", kApisColumnCount);
+  b.join("tr", fmt::format("JOIN {} AS tr ON tr.id = sm.track_id", rocpd_table(m, "rocpd_track")));
+  b.join("e", fmt::format("JOIN {} AS e ON e.id = sm.event_id", rocpd_table(m, "rocpd_event")));
+  b.join("ct", fmt::format("JOIN {} AS ct ON ct.id = e.category_id", rocpd_table(m, "rocpd_string")), {"e"});
+  b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", rocpd_table(m, "rocpd_string")), {"tr"});
+  b.src.where = "ct.string LIKE 'MARKER%'";
+  b.src.where_joins = b.mask({"e", "ct"});
+  b.col(kApisPid, "tr.pid", {"tr"});
+  b.col(kApisTid, "tr.tid", {"tr"});
+  b.col(kApisDomain, "'marker'");
+  b.col(kApisCategory, "ct.string", {"e", "ct"});
+  b.col(kApisName, "COALESCE(json_extract(e.extdata, '$.message'), tn.string)", {"e", "tr", "tn"});
+  b.col(kApisArgs, "NULL");
+  b.col(kApisStart, "sm.timestamp");
+  b.col(kApisEnd, "sm.timestamp");
+  b.col(kApisDuration, "0");
+  b.col(kApisCorrelationId, "e.correlation_id", {"e"});
+  b.col(kApisApiId, "sm.id");
+  b.src.rowid = "sm.id";
+  return b.src;
+}
+
 }  // namespace
 
 std::vector<SourceSql> op_sources(const Member& m, const Profile* profile) {
@@ -208,7 +233,8 @@ std::vector<SourceSql> op_sources(const Member& m, const Profile* profile) {
 
 std::vector<SourceSql> api_sources(const Member& m) {
   if (m.info.format == Format::Rpd) return {rpd_apis(m)};
-  return {rocpd_regions(m)};
+  if (!m.info.has_marker_samples) return {rocpd_regions(m)};
+  return {rocpd_regions(m), rocpd_marks(m)};
 }
 
 std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile) {
@@ -245,7 +271,8 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::v
     q.select_index[c] = n++;
   }
   if (n == 0) select = "1";  // count(*) needs rows, not columns
-  std::string where;
+  std::string where = src.where.empty() ? "" : " WHERE (" + src.where + ")";
+  joins |= src.where_joins;
   int param = 0;
   for (const auto& con : constraints) {
     ++param;

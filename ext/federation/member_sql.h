@@ -20,6 +20,8 @@ struct SourceSql {
   std::vector<std::string> expr;     // per canonical column; "" = computed outside SQL (db, derived)
   std::vector<uint32_t> expr_joins;  // per canonical column, the joins its expression needs
   std::string rowid;                 // rowid of the base table, for block-range restriction
+  std::string where;                 // rows of the base table that belong to this source ("" = all)
+  uint32_t where_joins = 0;          // the joins `where` needs
 };
 
 // `profile` may be null; rpd ops then resolve pid through the op -> API link.
