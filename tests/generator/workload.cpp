@@ -134,6 +134,8 @@ class ProcessGenerator {
       close_markers(i);
       i += emit_ops(n - i);
     }
+    // A collective emitted as the last two ops can step over the last due items.
+    for (; markers_opened < p_.markers; ++markers_opened) open_marker(n);
     for (; extras_done < p_.apis_extra; ++extras_done) emit_extra();
     close_markers(INT64_MAX);
     int64_t last = host_;
