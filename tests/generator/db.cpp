@@ -8,7 +8,8 @@ namespace rocpd_gen {
 
 Db::Db(const std::filesystem::path& path) : path_(path.string()) {
   if (std::filesystem::exists(path)) throw std::runtime_error(fmt::format("refusing to overwrite existing file '{}'", path_));
-  const int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  // NOMUTEX: each connection lives on one worker thread.
+  const int rc = sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

@@ -242,7 +242,8 @@ class ProcessGenerator {
     op.peer_gpu = op.gpu;
     if (op.kind == OpKind::CopyDeviceToDevice && p_.gpus > 1 && rng_.permille(300))
       op.peer_gpu = static_cast<uint16_t>((op.gpu + 1 + rng_.below(p_.gpus - 1)) % p_.gpus);
-    const int exponent = static_cast<int>(rng_.between(12, 26));
+    // 4 KiB .. 16 MiB: copies are frequent but kernels dominate gpu time, as in training jobs.
+    const int exponent = static_cast<int>(rng_.between(12, 23));
     op.bytes = (int64_t{1} << exponent) + static_cast<int64_t>(rng_.below(uint64_t{1} << exponent));
     // Bytes per ns: ~24 GB/s over PCIe, ~60 GB/s between peers, ~1 TB/s within one gpu.
     const int64_t bandwidth = op.kind != OpKind::CopyDeviceToDevice ? 24 : op.peer_gpu != op.gpu ? 60 : 1'000;
