@@ -15,7 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
-#include <unordered_map>
+#include <cstdint>
 #include <vector>
 
 #include "names/demangle.h"
@@ -79,21 +79,25 @@ void with_enough_stack(std::size_t input_size, F&& body) {
 namespace itd = llvm::itanium_demangle;
 
 // Bump allocator for the parser's AST (nodes are trivially destructible and die together).
+// It also counts nodes, to size the table of PrintedSizeBound.
 class Arena {
  public:
-  void reset() { blocks_.clear(), used_ = capacity_ = 0; }
+  void reset() { blocks_.clear(), used_ = capacity_ = nodes_ = 0; }
   template <class T, class... Args>
   T* makeNode(Args&&... args) {
+    ++nodes_;
     return new (allocate(sizeof(T))) T(std::forward<Args>(args)...);
   }
   void* allocateNodeArray(std::size_t n) { return allocate(n * sizeof(itd::Node*)); }
+  std::size_t nodes() const { return nodes_; }
 
  private:
   void* allocate(std::size_t bytes) {
     bytes = (bytes + 15) & ~std::size_t{15};
     if (used_ + bytes > capacity_) {
-      capacity_ = std::max<std::size_t>(bytes, 16 * 1024);
-      blocks_.push_back(std::make_unique<std::max_align_t[]>(capacity_ / sizeof(std::max_align_t) + 1));
+      capacity_ = std::max<std::size_t>(bytes, 8 * 1024);
+      // Uninitialised storage: zeroing it would cost more than parsing a typical name.
+      blocks_.emplace_back(new std::max_align_t[capacity_ / sizeof(std::max_align_t) + 1]);
       used_ = 0;
     }
     void* p = reinterpret_cast<char*>(blocks_.back().get()) + used_;
@@ -101,17 +105,25 @@ class Arena {
     return p;
   }
   std::vector<std::unique_ptr<std::max_align_t[]>> blocks_;
-  std::size_t used_ = 0, capacity_ = 0;
+  std::size_t used_ = 0, capacity_ = 0, nodes_ = 0;
 };
 
 // An upper estimate of a node's printed size: its own strings, its children, and a margin
-// for punctuation. Saturates, so exponential sharing cannot overflow.
+// for punctuation. Saturates, so exponential sharing cannot overflow. Sizes are memoised per
+// node in an open-addressing table sized from the node count (the AST is a DAG).
 class PrintedSizeBound {
  public:
+  explicit PrintedSizeBound(std::size_t nodes) {
+    std::size_t slots = 16;
+    while (slots < nodes * 2) slots *= 2;
+    table_.assign(slots, Slot{});
+  }
+
   std::size_t of(const itd::Node* node) {
     if (node == nullptr) return 0;
-    if (auto it = memo_.find(node); it != memo_.end()) return it->second;
-    memo_.emplace(node, kSaturated);  // a cycle (never expected) counts as too big
+    Slot& slot = find(node);
+    if (slot.node == node) return slot.size;
+    slot = {node, kSaturated};  // a cycle (never expected) counts as too big
     std::size_t total = kPerNode;
     node->visit([&](const auto* derived) {
       using D = std::remove_cv_t<std::remove_pointer_t<decltype(derived)>>;
@@ -121,13 +133,24 @@ class PrintedSizeBound {
         derived->match([&](const auto&... args) { (add_arg(total, args), ...); });
       }
     });
-    memo_[node] = total;
+    find(node).size = total;
     return total;
   }
 
  private:
+  struct Slot {
+    const itd::Node* node = nullptr;
+    std::size_t size = 0;
+  };
   static constexpr std::size_t kSaturated = std::size_t{1} << 60;
   static constexpr std::size_t kPerNode = 16;
+
+  Slot& find(const itd::Node* node) {
+    std::size_t mask = table_.size() - 1;
+    std::size_t i = (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ull >> 20 & mask;
+    while (table_[i].node != nullptr && table_[i].node != node) i = (i + 1) & mask;
+    return table_[i];
+  }
   static void add(std::size_t& total, std::size_t n) { total = std::min(kSaturated, total + n); }
   template <class T>
   void add_arg(std::size_t& total, const T& arg) {
@@ -140,14 +163,14 @@ class PrintedSizeBound {
     }
     // Other arguments (qualifiers, kinds, flags, numbers) print in a few bytes: kPerNode.
   }
-  std::unordered_map<const itd::Node*, std::size_t> memo_;
+  std::vector<Slot> table_;
 };
 
 std::optional<std::string> parse_and_print(std::string_view mangled) {
   itd::ManglingParser<Arena> parser(mangled.data(), mangled.data() + mangled.size());
   const itd::Node* ast = parser.parse();
   if (ast == nullptr) return std::nullopt;
-  if (PrintedSizeBound{}.of(ast) > kMaxDemangleOutput) return std::nullopt;
+  if (PrintedSizeBound(parser.ASTAllocator.nodes()).of(ast) > kMaxDemangleOutput) return std::nullopt;
   itd::OutputBuffer out;
   ast->print(out);
   std::string text(out.getBuffer(), out.getCurrentPosition());

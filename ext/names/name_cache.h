@@ -31,17 +31,23 @@ class NameCache {
   void clear();
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  // The key bytes with their hash, computed once per lookup (it also picks the shard).
+  struct HashedKey {
+    std::string_view bytes;
+    std::size_t hash;
+    bool operator==(const HashedKey& o) const noexcept { return hash == o.hash && bytes == o.bytes; }
+  };
+  struct KeyHash {
+    std::size_t operator()(const HashedKey& k) const noexcept { return k.hash; }
   };
   struct Shard {
     mutable std::mutex mutex;
-    // Most recently used at the front; the map points into the list.
+    // Most recently used at the front; the map's keys view the strings in the list.
     std::list<std::pair<std::string, std::string>> order;
-    std::unordered_map<std::string_view, decltype(order)::iterator, Hash, std::equal_to<>> index;
+    std::unordered_map<HashedKey, decltype(order)::iterator, KeyHash> index;
     Stats stats;
   };
+  static std::size_t hash_bytes(std::string_view s) noexcept;
   static constexpr std::size_t kShards = 16;
 
   Compute compute_;
