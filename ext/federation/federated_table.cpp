@@ -7,7 +7,9 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <thread>
 
+#include "federation/member_prefetch.h"
 #include "federation/member_sql.h"
 #include "names/demangle.h"
 
@@ -42,6 +44,7 @@ struct WorkItem {
   int source = 0;
   bool ranged = false;
   int64_t lo = 0, hi = 0;
+  bool prefetched = false;  // read by the Prefetcher thread, not inline
 };
 
 struct Plan {
@@ -67,7 +70,16 @@ struct FedCursor : sqlite3_vtab_cursor {
   int64_t rowid = 0;
   bool eof = true;
 
-  ~FedCursor() { free_values(); }
+  // Prefetched items: rows come from batches filled by a background thread.
+  std::unique_ptr<Prefetcher> prefetch;
+  bool in_batch_item = false;
+  std::unique_ptr<Batch> batch;
+  size_t batch_next = 0;  // next row of `batch` to deliver; the current row is batch_next - 1
+
+  ~FedCursor() {
+    prefetch.reset();  // joins the thread, which reads pushed_values
+    free_values();
+  }
   void free_values() {
     for (auto* v : pushed_values) sqlite3_value_free(v);
     pushed_values.clear();
@@ -217,9 +229,27 @@ std::string member_label(const Member& m) {
   return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
 }
 
-// Moves to the next row, opening the next work item's statement when one is exhausted.
+// Moves to the next row, opening the next work item's statement (or taking the next prefetched
+// batch) when one is exhausted.
 void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   for (;;) {
+    if (cur->in_batch_item) {
+      if (cur->batch && cur->batch_next < cur->batch->rows) {
+        ++cur->batch_next;
+        ++cur->rowid;
+        ++reg->last_scan.rows;
+        return;
+      }
+      if (cur->batch && cur->batch->last_of_item) {
+        cur->batch.reset();
+        cur->in_batch_item = false;
+        continue;
+      }
+      cur->batch = cur->prefetch->next();
+      cur->batch_next = 0;
+      if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
+      continue;
+    }
     if (cur->stmt) {
       int rc = sqlite3_step(cur->stmt.get());
       if (rc == SQLITE_ROW) {
@@ -233,10 +263,19 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     if (cur->next >= cur->work.size()) {
       cur->stmt.reset();
       cur->lease = Registry::Lease();
+      cur->prefetch.reset();
       cur->eof = true;
       return;
     }
     const WorkItem& w = cur->work[cur->next++];
+    if (w.prefetched) {
+      cur->stmt.reset();
+      cur->lease = Registry::Lease();
+      cur->member = w.member;
+      cur->source = -1;
+      cur->in_batch_item = true;
+      continue;
+    }
     if (w.member != cur->member || w.source != cur->source || !cur->stmt) {
       cur->stmt.reset();
       cur->lease = reg->acquire(w.member);
@@ -244,8 +283,10 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       // rpd ops resolve their pid from the member's sessions, which the profile knows.
       if (t.kind == TableKind::Ops && w.member->info.format == Format::Rpd && (cur->plan.used & (1u << kOpsPid)))
         profile = reg->profile(w.member);
-      const auto sources = sources_for(t.kind, *w.member, profile.get());
-      cur->query = build_member_query(sources.at(w.source), cur->plan.used, cur->pushed, w.ranged);
+      const auto sources =
+          sources_for(t.kind, *w.member, profile.get(), uses_kind(t.kind, cur->plan.used, cur->pushed) ? cur->lease.db() : nullptr);
+      cur->query =
+          build_member_query(sources.at(w.source), cur->plan.used, cur->pushed, w.ranged, &cur->pushed_values);
       try {
         cur->stmt = prepare(cur->lease.db(), cur->query.sql);
       } catch (const Error& e) {
@@ -263,6 +304,34 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       sqlite3_bind_int64(cur->stmt.get(), cur->query.rowid_param + 1, w.hi);
     }
   }
+}
+
+// Equality on an identifying column means a lookup (often one per outer row of a join):
+// a thread per lookup would cost more than it saves.
+bool is_lookup(const FedCursor* cur, const CanonicalTable& t) {
+  for (const auto& c : cur->pushed) {
+    if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    const std::string_view name = t.columns[c.column].name;
+    if (name == "correlation_id" || name == "op_id" || name == "api_id" || name == "pid" || name == "name") return true;
+  }
+  return false;
+}
+
+// Hands the opened members' items to a background reader when that can overlap work.
+void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+  if (std::thread::hardware_concurrency() < 2 || is_lookup(cur, t)) return;
+  std::vector<PrefetchItem> items;
+  for (auto& w : cur->work) {
+    if (w.member->attached) continue;  // the host connection stays on the host thread
+    w.prefetched = true;
+    std::shared_ptr<const Profile> profile;
+    if (t.kind == TableKind::Ops && w.member->info.format == Format::Rpd && (cur->plan.used & (1u << kOpsPid)))
+      profile = reg->profile(w.member);
+    items.push_back({w.member, w.source, w.ranged, w.lo, w.hi, std::move(profile)});
+  }
+  if (items.empty()) return;
+  cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, cur->pushed_values, std::move(items));
+  reg->last_scan.parallel = true;
 }
 
 // Lists the (member, source, rowid range) items the scan must read, skipping members and
@@ -347,6 +416,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       cur->pushed_values.push_back(copy);
     }
     plan_work(cur, vt->registry.get(), t);
+    start_prefetch(cur, vt->registry.get(), t);
     cur->next = 0;
     cur->rowid = 0;
     cur->eof = false;
@@ -366,6 +436,35 @@ int x_next(sqlite3_vtab_cursor* c) {
 
 int x_eof(sqlite3_vtab_cursor* c) { return static_cast<FedCursor*>(c)->eof; }
 
+void result_cell(sqlite3_context* ctx, const Batch& b, const Cell& cell) {
+  switch (cell.type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, cell.i); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, cell.d); break;
+    case SQLITE_TEXT:
+      sqlite3_result_text(ctx, b.arena.data() + cell.offset, static_cast<int>(cell.length), SQLITE_TRANSIENT);
+      break;
+    case SQLITE_BLOB:
+      sqlite3_result_blob(ctx, b.arena.data() + cell.offset, static_cast<int>(cell.length), SQLITE_TRANSIENT);
+      break;
+    default: break;
+  }
+}
+
+// The text of canonical column `col` in the current row (nullopt for NULL or not selected).
+std::optional<std::string_view> current_text(const FedCursor* cur, int col) {
+  if (cur->in_batch_item) {
+    const Batch& b = *cur->batch;
+    const int idx = (*b.columns)[col];
+    if (idx < 0) return std::nullopt;
+    const Cell& cell = b.cells[(cur->batch_next - 1) * b.width + static_cast<size_t>(idx)];
+    if (cell.type != SQLITE_TEXT) return std::nullopt;
+    return std::string_view(b.arena.data() + cell.offset, cell.length);
+  }
+  const int idx = cur->query.select_index[col];
+  if (idx < 0 || sqlite3_column_type(cur->stmt.get(), idx) == SQLITE_NULL) return std::nullopt;
+  return column_text(cur->stmt.get(), idx);
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<FedCursor*>(c);
   const auto& t = table_of(c->pVtab);
@@ -375,12 +474,18 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
     return SQLITE_OK;
   }
   if (col == t.derived_col) {
-    const int from = cur->query.select_index[t.derived_from];
-    if (from < 0 || sqlite3_column_type(cur->stmt.get(), from) == SQLITE_NULL) return SQLITE_OK;
+    const auto name = current_text(cur, t.derived_from);
+    if (!name) return SQLITE_OK;
     guard(ctx, [&] {
-      const std::string d = names::demangle_cached(column_text(cur->stmt.get(), from));
+      const std::string d = names::demangle_cached(*name);
       sqlite3_result_text(ctx, d.data(), static_cast<int>(d.size()), SQLITE_TRANSIENT);
     });
+    return SQLITE_OK;
+  }
+  if (cur->in_batch_item) {
+    const Batch& b = *cur->batch;
+    const int idx = (*b.columns)[col];
+    if (idx >= 0) result_cell(ctx, b, b.cells[(cur->batch_next - 1) * b.width + static_cast<size_t>(idx)]);
     return SQLITE_OK;
   }
   const int idx = cur->query.select_index[col];

@@ -47,13 +47,49 @@ std::string rpd_pid_expr(const Member& m, const Profile* p) {
   return fmt::format("(SELECT a.pid FROM {}.rocpd_api AS a WHERE a.id = ao.api_id)", quote_id(m.schema));
 }
 
-// rpd opType -> canonical kind.
-constexpr const char* kRpdKind =
-    "CASE WHEN t.string IN ('KernelExecution', 'Task') THEN 'kernel' "
-    "WHEN t.string LIKE 'Copy%' THEN 'copy' WHEN t.string LIKE 'Barrier%' THEN 'barrier' "
-    "WHEN t.string = 'FillBuffer' THEN 'fill' ELSE 'other' END";
+// rpd opType -> canonical kind. Kinds are tested on the op type's string id, never by joining
+// the string per row: with the member's connection, the ids are listed literally; without it,
+// uncorrelated IN subqueries (evaluated once per query) stand in.
+struct KindIds {
+  std::map<std::string, std::string> lists;  // kind -> "(id, id...)" or "(SELECT id ...)"
+};
 
-SourceSql rpd_ops(const Member& m, const Profile* p) {
+KindIds rpd_kind_ids(const std::string& schema, sqlite3* db) {
+  static const std::vector<std::pair<const char*, const char*>> kinds = {
+      {"kernel", "string IN ('KernelExecution', 'Task')"},
+      {"copy", "string LIKE 'Copy%'"},
+      {"barrier", "string LIKE 'Barrier%'"},
+      {"fill", "string = 'FillBuffer'"}};
+  KindIds k;
+  for (const auto& [kind, where] : kinds) {
+    const std::string select = fmt::format("SELECT id FROM {}.rocpd_string WHERE {}", schema, where);
+    if (!db) {
+      k.lists[kind] = "(" + select + ")";
+      continue;
+    }
+    auto stmt = prepare(db, select);
+    std::vector<int64_t> ids;
+    while (step(stmt.get())) ids.push_back(sqlite3_column_int64(stmt.get(), 0));
+    k.lists[kind] = fmt::format("({})", fmt::join(ids, ", "));
+  }
+  return k;
+}
+
+void set_rpd_kind(SourceBuilder& b, const KindIds& k) {
+  std::string expr = "CASE";
+  std::vector<std::string> all;
+  for (const char* kind : {"kernel", "copy", "barrier", "fill"}) {
+    const std::string pred = "o.opType_id IN " + k.lists.at(kind);
+    expr += fmt::format(" WHEN {} THEN '{}'", pred, kind);
+    b.src.predicates[kind] = pred;
+    all.push_back(pred);
+  }
+  b.src.predicates["other"] = fmt::format("NOT ({})", fmt::join(all, " OR "));
+  b.col(kOpsKind, expr + " ELSE 'other' END");
+  b.src.predicate_column = kOpsKind;
+}
+
+SourceSql rpd_ops(const Member& m, const Profile* p, sqlite3* db) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".rocpd_op AS o", kOpsColumnCount);
   b.join("t", fmt::format("JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
@@ -66,7 +102,7 @@ SourceSql rpd_ops(const Member& m, const Profile* p) {
   b.col(kOpsGpu, "o.gpuId");
   b.col(kOpsQueue, "o.queueId");
   b.col(kOpsStream, "NULL");
-  b.col(kOpsKind, kRpdKind, {"t"});
+  set_rpd_kind(b, rpd_kind_ids(s, db));
   // Copies and barriers have an empty description: they are named by their op type.
   b.col(kOpsName, "CASE WHEN d.string <> '' THEN d.string ELSE t.string END", {"t", "d"});
   b.col(kOpsStart, "o.start");
@@ -226,8 +262,8 @@ SourceSql rocpd_marks(const Member& m) {
 
 }  // namespace
 
-std::vector<SourceSql> op_sources(const Member& m, const Profile* profile) {
-  if (m.info.format == Format::Rpd) return {rpd_ops(m, profile)};
+std::vector<SourceSql> op_sources(const Member& m, const Profile* profile, sqlite3* db) {
+  if (m.info.format == Format::Rpd) return {rpd_ops(m, profile, db)};
   return {rocpd_kernels(m), rocpd_copies(m)};
 }
 
@@ -237,8 +273,8 @@ std::vector<SourceSql> api_sources(const Member& m) {
   return {rocpd_regions(m), rocpd_marks(m)};
 }
 
-std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile) {
-  return kind == TableKind::Ops ? op_sources(m, profile) : api_sources(m);
+std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db) {
+  return kind == TableKind::Ops ? op_sources(m, profile, db) : api_sources(m);
 }
 
 const char* constraint_sql_op(unsigned char op) {
@@ -255,8 +291,16 @@ const char* constraint_sql_op(unsigned char op) {
   }
 }
 
+bool uses_kind(TableKind table, uint64_t used, const std::vector<PushedConstraint>& pushed) {
+  if (table != TableKind::Ops) return false;
+  if (used & (uint64_t{1} << kOpsKind)) return true;
+  for (const auto& c : pushed)
+    if (c.column == kOpsKind) return true;
+  return false;
+}
+
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::vector<PushedConstraint>& constraints,
-                               bool rowid_range) {
+                               bool rowid_range, const std::vector<sqlite3_value*>* values) {
   MemberQuery q;
   const size_t ncol = src.expr.size();
   q.select_index.assign(ncol, -1);
@@ -277,6 +321,15 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::v
   for (const auto& con : constraints) {
     ++param;
     where += where.empty() ? " WHERE " : " AND ";
+    if (values && con.column == src.predicate_column && con.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      sqlite3_value* v = (*values)[static_cast<size_t>(param - 1)];
+      const auto* text = sqlite3_value_type(v) == SQLITE_TEXT ? sqlite3_value_text(v) : nullptr;
+      auto it = text ? src.predicates.find(reinterpret_cast<const char*>(text)) : src.predicates.end();
+      if (it != src.predicates.end()) {
+        where += "(" + it->second + ")";
+        continue;
+      }
+    }
     where += fmt::format("{} {} ?{}", src.expr[con.column], constraint_sql_op(con.op), param);
     joins |= src.expr_joins[con.column];
   }

@@ -22,12 +22,17 @@ struct SourceSql {
   std::string rowid;                 // rowid of the base table, for block-range restriction
   std::string where;                 // rows of the base table that belong to this source ("" = all)
   uint32_t where_joins = 0;          // the joins `where` needs
+  // `column = '<value>'` rewritten as a cheaper predicate (rpd: kind as a list of opType ids).
+  int predicate_column = -1;
+  std::map<std::string, std::string> predicates;
 };
 
-// `profile` may be null; rpd ops then resolve pid through the op -> API link.
-std::vector<SourceSql> op_sources(const Member& m, const Profile* profile);
+// `profile` may be null; rpd ops then resolve pid through the op -> API link. With `db` (the
+// member's connection), rpd op kinds are resolved to literal opType id lists first, which makes
+// `kind` and its constraints several times cheaper than a per-row string lookup.
+std::vector<SourceSql> op_sources(const Member& m, const Profile* profile, sqlite3* db = nullptr);
 std::vector<SourceSql> api_sources(const Member& m);
-std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile);
+std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db = nullptr);
 
 struct PushedConstraint {
   int column;
@@ -42,9 +47,15 @@ struct MemberQuery {
 
 // Builds the member query selecting `used` columns (bit i = canonical column i), filtered by
 // `constraints` (bound as ?1..?n in order) and, if `rowid_range`, by rowid BETWEEN two params.
+// `values` (parallel to `constraints`), when given, let equality constraints use the source's
+// predicates; a constraint so rewritten leaves its parameter unused.
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::vector<PushedConstraint>& constraints,
-                               bool rowid_range);
+                               bool rowid_range, const std::vector<sqlite3_value*>* values = nullptr);
 
 const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed
+
+// Whether a member query of `table` selects or filters on rocpd_ops.kind (then rpd kinds are
+// worth resolving to opType id lists, see op_sources).
+bool uses_kind(TableKind table, uint64_t used, const std::vector<PushedConstraint>& pushed);
 
 }  // namespace rocpd::federation

@@ -14,6 +14,10 @@ namespace {
 // The VFS of the compression capability; used for *.zst members.
 constexpr const char* kZstdVfs = "rocpd_zstd";
 
+// Scans stream each member once: a small page cache per member connection keeps 64 pooled
+// connections far below SQLite's default 2 MB each.
+void limit_page_cache(sqlite3* db) { sqlite3_exec(db, "PRAGMA cache_size = -512", nullptr, nullptr, nullptr); }
+
 std::string label_of(const Member& m) {
   return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
 }
@@ -33,6 +37,7 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
 
 void Registry::Lease::release() {
   if (registry_ && member_ && !member_->attached) {
+    std::lock_guard lock(registry_->mutex_);
     --member_->leases;
     registry_->trim_pool();
   }
@@ -42,6 +47,7 @@ void Registry::Lease::release() {
 }
 
 std::vector<MemberPtr> Registry::members() {
+  std::lock_guard lock(mutex_);
   std::vector<MemberPtr> out;
   std::set<std::string> seen;
   auto list = prepare(host_, "SELECT name, file FROM pragma_database_list ORDER BY seq");
@@ -78,6 +84,7 @@ std::vector<MemberPtr> Registry::members() {
 
 Registry::Lease Registry::acquire(const MemberPtr& m) {
   if (m->attached) return Lease(this, m, host_);
+  std::lock_guard lock(mutex_);
   if (!m->conn) {
     sqlite3* raw = nullptr;
     const int rc = sqlite3_open_v2(m->path.c_str(), &raw, SQLITE_OPEN_READONLY,
@@ -85,6 +92,7 @@ Registry::Lease Registry::acquire(const MemberPtr& m) {
     Db db(raw);
     if (rc != SQLITE_OK)
       throw Error(fmt::format("{}: cannot open: {}", label_of(*m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
+    limit_page_cache(db.get());
     m->conn = std::move(db);
     ++open_connections_;
   }
@@ -107,6 +115,7 @@ void Registry::trim_pool() {
 }
 
 std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m) {
+  std::lock_guard lock(mutex_);
   const auto [size, mtime] = file_stamp(m->path);
   // In-memory members have no stamp: recompute, since they may change at any time.
   if (m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns) return m->profile;
@@ -153,11 +162,13 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias)
                             "rocpd_metadata_<uuid> table)",
                             path));
   m->info = std::move(*info);
+  limit_page_cache(db.get());
   m->conn = std::move(db);
   return m;
 }
 
 int Registry::open(const std::string& pattern) {
+  std::lock_guard lock(mutex_);
   const auto files = expand_pattern(pattern);
   std::set<std::string> known;
   for (const auto& m : members())  // attached files too: a file is one member however it came
@@ -179,6 +190,7 @@ int Registry::open(const std::string& pattern) {
 }
 
 int Registry::close(const std::string& alias) {
+  std::lock_guard lock(mutex_);
   for (auto it = opened_.begin(); it != opened_.end(); ++it) {
     if ((*it)->alias != alias) continue;
     if ((*it)->leases > 0) throw Error(fmt::format("rocpd_close: member {} is being read by a running query", alias));
@@ -190,6 +202,7 @@ int Registry::close(const std::string& alias) {
 }
 
 int Registry::close_all() {
+  std::lock_guard lock(mutex_);
   for (const auto& m : opened_)
     if (m->leases > 0) throw Error(fmt::format("rocpd_close: member {} is being read by a running query", m->alias));
   const int n = static_cast<int>(opened_.size());

@@ -4,6 +4,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -56,6 +57,7 @@ class Registry {
     int64_t skipped = 0;  // members ruled out by db, gpu or time constraints without being read
     int64_t ranges = 0;   // queries run (one per member source, or per rowid range)
     int64_t rows = 0;     // rows returned by members
+    bool parallel = false;  // opened members were read by a prefetch thread
   };
   ScanStats last_scan;
 
@@ -69,6 +71,9 @@ class Registry {
   std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
   void trim_pool();
 
+  // Prefetch threads acquire and release member connections while the host connection's
+  // thread plans other scans: every member and pool operation holds this lock.
+  mutable std::recursive_mutex mutex_;
   sqlite3* host_;
   std::vector<MemberPtr> opened_;
   std::map<std::string, Attached> attached_;

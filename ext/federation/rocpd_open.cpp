@@ -37,8 +37,8 @@ void rocpd_last_scan_fn(sqlite3_context* ctx, int, sqlite3_value**) {
   guard(ctx, [&] {
     const auto& s = registry_of(ctx).last_scan;
     const std::string json =
-        fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{}}})", s.table, s.members,
-                    s.skipped, s.ranges, s.rows);
+        fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{},"parallel":{}}})", s.table,
+                    s.members, s.skipped, s.ranges, s.rows, s.parallel);
     sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
   });
 }

@@ -59,7 +59,7 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
   const int filter_col = ops ? int{kOpsKind} : int{kApisDomain};
   const uint64_t used = (uint64_t{1} << name_col) | (uint64_t{1} << dur_col) | (uint64_t{1} << filter_col);
   std::unordered_map<std::string, SummaryRow> by_name;
-  for (const auto& src : sources_for(kind.table, *m, nullptr)) {
+  for (const auto& src : sources_for(kind.table, *m, nullptr, lease.db())) {
     const auto q = build_member_query(src, used, {}, false);
     Stmt stmt;
     try {

@@ -26,7 +26,9 @@ class FormatsAgree(ChecksumGuard):
                    "FROM rocpd_ops GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
             "apis": "SELECT db, domain, name, count(*), sum(duration) FROM rocpd_apis GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
             "pids": "SELECT db, pid, count(*) FROM rocpd_ops GROUP BY 1, 2 ORDER BY 1, 2",
-            "linked": "SELECT o.db, count(*) FROM rocpd_ops o JOIN rocpd_apis a "
+            # Materialized so SQLite hashes the calls once instead of a lookup per op.
+            "linked": "WITH a AS MATERIALIZED (SELECT db, correlation_id FROM rocpd_apis) "
+                      "SELECT o.db, count(*) FROM rocpd_ops o JOIN a "
                       "ON a.db = o.db AND a.correlation_id = o.correlation_id GROUP BY 1 ORDER BY 1",
             "top": "SELECT db, name, calls, total_ns, min_ns, max_ns FROM rocpd_union('top') ORDER BY 1, 2",
             "markers": "SELECT db, name, calls, total_ns FROM rocpd_union('markers') ORDER BY 1, 2",

@@ -1,0 +1,79 @@
+// Reads opened members on a background thread while SQLite consumes rows on its own thread:
+// the member queries (B-tree decoding) and the outer virtual-table loop overlap, which is what
+// lets a federated scan approach or beat a native scan of one merged table. Rows travel in
+// bounded batches, so memory stays flat whatever the number of rows.
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "federation/canonical_tables.h"
+#include "federation/member_sql.h"
+#include "federation/registry.h"
+
+namespace rocpd::federation {
+
+// One value copied out of a member row (text and blobs live in the batch's arena).
+struct Cell {
+  int type = SQLITE_NULL;
+  int64_t i = 0;
+  double d = 0;
+  uint32_t offset = 0, length = 0;
+};
+
+struct Batch {
+  size_t item = 0;                                   // index into the prefetcher's item list
+  std::shared_ptr<const std::vector<int>> columns;  // canonical column -> cell index in a row, or -1
+  size_t width = 0;                                  // cells per row
+  std::vector<Cell> cells;
+  std::string arena;
+  size_t rows = 0;
+  bool last_of_item = false;
+};
+
+struct PrefetchItem {
+  MemberPtr member;
+  int source = 0;
+  bool ranged = false;
+  int64_t lo = 0, hi = 0;
+  std::shared_ptr<const Profile> profile;  // resolved on the host thread (rpd pids need it)
+};
+
+class Prefetcher {
+ public:
+  // `values` are owned by the caller and must outlive the prefetcher.
+  Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used, std::vector<PushedConstraint> pushed,
+             const std::vector<sqlite3_value*>& values, std::vector<PrefetchItem> items);
+  ~Prefetcher();
+  Prefetcher(const Prefetcher&) = delete;
+  Prefetcher& operator=(const Prefetcher&) = delete;
+
+  // The next batch in item order; nullptr when every item is done. Rethrows a worker error.
+  std::unique_ptr<Batch> next();
+
+ private:
+  void run() noexcept;
+  void read_item(size_t index);
+  bool push(std::unique_ptr<Batch> batch);  // false when stopping
+
+  Registry* registry_;
+  const CanonicalTable& table_;
+  uint64_t used_;
+  std::vector<PushedConstraint> pushed_;
+  const std::vector<sqlite3_value*>& values_;
+  std::vector<PrefetchItem> items_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<Batch>> queue_;
+  bool done_ = false, stop_ = false;
+  std::string error_;
+  int error_code_ = SQLITE_OK;
+  std::thread worker_;
+};
+
+}  // namespace rocpd::federation
