@@ -1,5 +1,6 @@
 // Reading numeric SQL arguments for the stats aggregates, with errors that name the function.
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,8 +23,9 @@ std::string describe_number(Number n);
 // Sets the SQL result to an INTEGER or REAL.
 void result_number(sqlite3_context* ctx, Number n);
 
-// The state of one aggregate group, owned through the pointer SQLite keeps in the aggregate context.
-// get(): the state, created on first use. take(): ownership for xFinal (nullptr when no row came).
+// The state of one aggregate group, owned through the pointer SQLite keeps in the aggregate context:
+// aggregate_state() creates it on first use (xStep, xInverse), existing_aggregate_state() peeks
+// (xValue; nullptr when no row came), take_aggregate_state() hands ownership to xFinal.
 template <class State>
 State& aggregate_state(sqlite3_context* ctx) {
   auto** slot = static_cast<State**>(sqlite3_aggregate_context(ctx, sizeof(State*)));
