@@ -433,6 +433,15 @@ class RealTrace(unittest.TestCase):
         self.assertEqual(g[0]["api_names"], "hipExtModuleLaunchKernel")
         self.assertEqual(g[0]["launches"], 1)
 
+    def test_filters_through_the_views(self):
+        # Constraints on a view's columns reach rocpd_ops (LIKE, =): same rows as filtering afterwards.
+        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency WHERE name LIKE 'Cijk_Ailk_Bljk_SB_MT128x64x16%'")
+        self.assertEqual([(r["launches"], r["api_names"]) for r in gemm], [(1, "hipExtModuleLaunchKernel")])
+        everything = rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db")
+        self.assertEqual(rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db WHERE db LIKE 'matmul%'"), everything)
+        self.assertEqual(rows(self.con, "SELECT * FROM rocpd_copy_summary WHERE name = 'CopyDeviceToHost'"),
+                         [r for r in rows(self.con, "SELECT * FROM rocpd_copy_summary") if r["name"] == "CopyDeviceToHost"])
+
     def test_against_reference(self):
         check_against_reference(self, self.con, "matmul_result.rpd")
 
