@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rocpd_gen {
 
@@ -59,6 +60,58 @@ class Stmt {
 
   Db& db_;
   sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace rocpd_gen
+
+namespace rocpd_gen {
+
+// Inserts rows through one multi-row INSERT per `batch_rows` rows: far fewer statement
+// executions than row-by-row inserts. Rows are buffered (text copied), so values need not
+// outlive add(). finish() writes the remainder; a BatchInsert destroyed without finish() (an
+// exception is unwinding) drops its pending rows, which is fine because the file is discarded.
+class BatchInsert {
+ public:
+  // single_row_sql: "INSERT INTO t (a, b) VALUES (?, ?)" (exactly one VALUES tuple at the end).
+  BatchInsert(Db& db, std::string_view single_row_sql, int batch_rows = 64);
+  ~BatchInsert();
+  BatchInsert(const BatchInsert&) = delete;
+  BatchInsert& operator=(const BatchInsert&) = delete;
+
+  template <typename... Args>
+  void add(const Args&... args) {
+    (push(args), ...);
+    if (++pending_rows_ == batch_rows_) flush_batch();
+  }
+  void finish();
+
+ private:
+  struct Value {
+    enum Kind : uint8_t { Int, Real, Text, Null } kind;
+    int64_t i = 0;
+    double d = 0;
+    std::string s;
+  };
+  void push(int64_t v) { values_.push_back({Value::Int, v, 0, {}}); }
+  void push(int v) { push(static_cast<int64_t>(v)); }
+  void push(uint32_t v) { push(static_cast<int64_t>(v)); }
+  void push(uint16_t v) { push(static_cast<int64_t>(v)); }
+  void push(uint64_t v) { push(static_cast<int64_t>(v)); }
+  void push(double v) { values_.push_back({Value::Real, 0, v, {}}); }
+  void push(std::string_view v) { values_.push_back({Value::Text, 0, 0, std::string(v)}); }
+  void push(const std::string& v) { push(std::string_view(v)); }
+  void push(const char* v) { push(std::string_view(v)); }
+  void push(std::nullptr_t) { values_.push_back({Value::Null, 0, 0, {}}); }
+  void bind_rows(sqlite3_stmt* stmt, size_t first_value, size_t count);
+  void flush_batch();
+
+  Db& db_;
+  int batch_rows_;
+  int params_per_row_ = 0;
+  int pending_rows_ = 0;
+  sqlite3_stmt* batch_ = nullptr;
+  sqlite3_stmt* single_ = nullptr;
+  std::vector<Value> values_;
 };
 
 }  // namespace rocpd_gen

@@ -46,6 +46,7 @@ class RocpdWriter {
     write_info();
     write_regions();
     write_gpu_work();
+    if (events_) events_->finish();
   }
 
  private:
@@ -68,7 +69,7 @@ class RocpdWriter {
       events_.emplace(db_, sql("INSERT INTO rocpd_event_<uuid> (id, category_id, stack_id, parent_stack_id, "
                                "correlation_id, extdata) VALUES (?, ?, ?, ?, ?, ?)"));
     const int64_t id = ++event_count_;
-    events_->run(id, string_id(category), stack_id, parent_stack_id, correlation_id, extdata);
+    events_->add(id, string_id(category), stack_id, parent_stack_id, correlation_id, extdata);
     return id;
   }
 
@@ -157,9 +158,9 @@ class RocpdWriter {
   // API calls and marker ranges become regions, instant marks become samples on a per-thread
   // track. The region id is the call's correlation id.
   void write_regions() {
-    Stmt region(db_, sql("INSERT INTO rocpd_region_<uuid> (id, nid, pid, tid, start, end, name_id, event_id) "
+    BatchInsert region(db_, sql("INSERT INTO rocpd_region_<uuid> (id, nid, pid, tid, start, end, name_id, event_id) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
-    Stmt sample(db_, sql("INSERT INTO rocpd_sample_<uuid> (id, track_id, timestamp, event_id) VALUES (?, ?, ?, ?)"));
+    BatchInsert sample(db_, sql("INSERT INTO rocpd_sample_<uuid> (id, track_id, timestamp, event_id) VALUES (?, ?, ?, ?)"));
     Stmt track(db_, sql("INSERT INTO rocpd_track_<uuid> (id, nid, pid, tid, name_id) VALUES (?, ?, ?, ?, ?)"));
     std::unordered_map<uint32_t, int64_t> tracks;
     for (size_t i = 0; i < t_.calls.size(); ++i) {
@@ -167,26 +168,28 @@ class RocpdWriter {
       const int64_t corr = static_cast<int64_t>(i) + 1;
       if (c.api != HostApi::UserMarker) {
         const int64_t event = new_event(kHipCategory, corr, 0, corr, "{}");
-        region.run(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(host_api_name(c.api)), event);
+        region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(host_api_name(c.api)), event);
         continue;
       }
       const std::string_view message = marker_message(c.marker);
       const int64_t event =
           new_event(kMarkerCategory, corr, 0, corr, fmt::format("{{\"message\":{}}}", json_string(message)));
       if (c.end > c.start) {
-        region.run(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(message), event);
+        region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(message), event);
         continue;
       }
       auto [it, inserted] = tracks.try_emplace(c.tid, static_cast<int64_t>(tracks.size()) + 1);
       if (inserted) track.run(it->second, nid_, t_.pid, c.tid, string_id(kMarkerCategory));
-      sample.run(corr, it->second, c.start, event);
+      sample.add(corr, it->second, c.start, event);
     }
+    region.finish();
+    sample.finish();
   }
 
   // Dispatches first, then copies, as rocprofv3 writes them; each with its own event carrying the
   // correlation id of the call that issued it.
   void write_gpu_work() {
-    Stmt dispatch(db_, sql("INSERT INTO rocpd_kernel_dispatch_<uuid> (id, nid, pid, tid, agent_id, kernel_id, "
+    BatchInsert dispatch(db_, sql("INSERT INTO rocpd_kernel_dispatch_<uuid> (id, nid, pid, tid, agent_id, kernel_id, "
                            "dispatch_id, queue_id, stream_id, start, end, private_segment_size, group_segment_size, "
                            "workgroup_size_x, workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, "
                            "grid_size_z, region_name_id, event_id) "
@@ -201,13 +204,14 @@ class RocpdWriter {
       const LaunchDims d = launch_dims(t_, i);
       const int64_t queue = queue_id(t_, op.gpu, op.queue);
       ++dispatch_id;
-      dispatch.run(dispatch_id, nid_, t_.pid, t_.calls[op.call].tid, gpu_agent(op.gpu),
+      dispatch.add(dispatch_id, nid_, t_.pid, t_.calls[op.call].tid, gpu_agent(op.gpu),
                    kernel_symbol_id(op.gpu, static_cast<size_t>(op.kernel)), dispatch_id, queue, queue, op.start,
                    op.end, d.private_segment, d.group_segment, d.workgroup_x, d.workgroup_y, d.workgroup_z,
                    d.grid_x, d.grid_y, d.grid_z, empty, event);
     }
+    dispatch.finish();
 
-    Stmt copy(db_, sql("INSERT INTO rocpd_memory_copy_<uuid> (id, nid, pid, tid, start, end, name_id, dst_agent_id, "
+    BatchInsert copy(db_, sql("INSERT INTO rocpd_memory_copy_<uuid> (id, nid, pid, tid, start, end, name_id, dst_agent_id, "
                        "dst_address, src_agent_id, src_address, size, queue_id, stream_id, region_name_id, event_id) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, ?)"));
     int64_t copy_id = 0;
@@ -225,10 +229,11 @@ class RocpdWriter {
       const uint64_t dst = to_device ? device_pointer(t_.pid, i * 2) : host_pointer(t_.pid, i * 2);
       const uint64_t src = from_device ? device_pointer(t_.pid, i * 2 + 1) : host_pointer(t_.pid, i * 2 + 1);
       ++copy_id;
-      copy.run(copy_id, nid_, t_.pid, t_.calls[op.call].tid, op.start, op.end, string_id(rocpd_copy_name(op.kind)),
+      copy.add(copy_id, nid_, t_.pid, t_.calls[op.call].tid, op.start, op.end, string_id(rocpd_copy_name(op.kind)),
                dst_agent, dst, src_agent, src, op.bytes, t_.calls[op.call].api == HostApi::HipMemcpy ? 0 : queue_id(t_, op.gpu, op.queue),
                event);
     }
+    copy.finish();
   }
 
   Db& db_;
@@ -238,7 +243,7 @@ class RocpdWriter {
   int64_t nid_ = 0;
   std::optional<Stmt> strings_;
   std::unordered_map<std::string, int64_t> string_ids_;
-  std::optional<Stmt> events_;
+  std::optional<BatchInsert> events_;
   int64_t event_count_ = 0;
 };
 

@@ -42,16 +42,16 @@ class InternedStrings {
 // empty string is id 1 and shared.
 class UniqueStrings {
  public:
-  UniqueStrings(Stmt& insert, int64_t offset) : insert_(insert), offset_(offset) { insert_.run(offset_ + 1, ""); }
+  UniqueStrings(BatchInsert& insert, int64_t offset) : insert_(insert), offset_(offset) { insert_.add(offset_ + 1, ""); }
   int64_t create(std::string_view text) {
     if (text.empty()) return offset_ + 1;
     const int64_t id = offset_ + ++count_ + 1;
-    insert_.run(id, text);
+    insert_.add(id, text);
     return id;
   }
 
  private:
-  Stmt& insert_;
+  BatchInsert& insert_;
   int64_t offset_;
   int64_t count_ = 0;
 };
@@ -83,7 +83,7 @@ std::string call_args(const HostCall& c) {
 void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
   Stmt string_insert(db, "INSERT INTO rocpd_string (id, string) VALUES (?, ?)");
   InternedStrings strings(string_insert, offset);
-  std::optional<Stmt> ustring_insert;
+  std::optional<BatchInsert> ustring_insert;
   std::optional<UniqueStrings> ustrings;
   if (version == 3) {
     ustring_insert.emplace(db, "INSERT INTO rocpd_ustring (id, string) VALUES (?, ?)");
@@ -91,7 +91,7 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
   }
 
   {
-    Stmt api_insert(db, version == 2
+    BatchInsert api_insert(db, version == 2
                             ? "INSERT INTO rocpd_api (id, pid, tid, start, end, apiName_id, args_id) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?)"
                             : "INSERT INTO rocpd_api (id, pid, tid, start, end, apiName_id, category_id, "
@@ -105,24 +105,25 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
       const int64_t name_id = strings.id(host_api_name(c.api));
       const std::string args = call_args(c);
       if (version == 2) {
-        api_insert.run(id, t.pid, c.tid, c.start, c.end, name_id, strings.id(args));
+        api_insert.add(id, t.pid, c.tid, c.start, c.end, name_id, strings.id(args));
       } else {
         // The tracer leaves category empty; the domain is 'hip' or, for roctx, 'UserMarker'.
-        api_insert.run(id, t.pid, c.tid, c.start, c.end, name_id, empty_id,
+        api_insert.add(id, t.pid, c.tid, c.start, c.end, name_id, empty_id,
                        c.api == HostApi::UserMarker ? marker_domain : hip_domain, ustrings->create(args));
       }
     }
+    api_insert.finish();
   }
 
   const auto pool = kernel_pool();
   {
-    Stmt op_insert(db, version == 2
+    BatchInsert op_insert(db, version == 2
                            ? "INSERT INTO rocpd_op (id, gpuId, queueId, sequenceId, completionSignal, start, end, "
                              "description_id, opType_id) VALUES (?, ?, ?, 0, '', ?, ?, ?, ?)"
                            : "INSERT INTO rocpd_op (id, gpuId, queueId, sequenceId, start, end, description_id, "
                              "opType_id) VALUES (?, ?, ?, 0, ?, ?, ?, ?)");
-    Stmt link_insert(db, "INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (?, ?)");
-    Stmt kernel_insert(db, version == 2
+    BatchInsert link_insert(db, "INSERT INTO rocpd_api_ops (api_id, op_id) VALUES (?, ?)");
+    BatchInsert kernel_insert(db, version == 2
                                ? "INSERT INTO rocpd_kernelapi (api_ptr_id, stream, gridX, gridY, gridZ, workgroupX, "
                                  "workgroupY, workgroupZ, groupSegmentSize, privateSegmentSize, kernelArgAddress, "
                                  "aquireFence, releaseFence, codeObject_id, kernelName_id) "
@@ -130,7 +131,7 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
                                : "INSERT INTO rocpd_kernelapi (api_ptr_id, stream, gridX, gridY, gridZ, workgroupX, "
                                  "workgroupY, workgroupZ, groupSegmentSize, privateSegmentSize, kernelName_id) "
                                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    Stmt copy_insert(db,
+    BatchInsert copy_insert(db,
                      "INSERT INTO rocpd_copyapi (api_ptr_id, stream, size, width, height, kind, dst, src, dstDevice, "
                      "srcDevice, sync, pinned) VALUES (?, ?, ?, '', '', ?, ?, ?, ?, ?, ?, 0)");
     for (size_t i = 0; i < t.ops.size(); ++i) {
@@ -139,12 +140,12 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
       const int64_t api_id = offset + static_cast<int64_t>(op.call) + 1;
       const int64_t description =
           op.kind == OpKind::Kernel ? strings.id(pool[static_cast<size_t>(op.kernel)].name) : strings.id("");
-      op_insert.run(op_id, op.gpu, op.queue, op.start, op.end, description, strings.id(rpd_op_type(op.kind)));
-      link_insert.run(api_id, op_id);
+      op_insert.add(op_id, op.gpu, op.queue, op.start, op.end, description, strings.id(rpd_op_type(op.kind)));
+      link_insert.add(api_id, op_id);
       const std::string stream = stream_handle(t, op.gpu, op.queue);
       if (op.kind == OpKind::Kernel) {
         const LaunchDims d = launch_dims(t, i);
-        kernel_insert.run(api_id, stream, d.grid_x, d.grid_y, d.grid_z, d.workgroup_x, d.workgroup_y, d.workgroup_z,
+        kernel_insert.add(api_id, stream, d.grid_x, d.grid_y, d.grid_z, d.workgroup_x, d.workgroup_y, d.workgroup_z,
                           d.group_segment, d.private_segment, description);
       } else {
         const bool to_device = op.kind != OpKind::CopyDeviceToHost;
@@ -154,11 +155,17 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
         const int dst_device = to_device ? op.gpu : 0;
         const int src_device = op.kind == OpKind::CopyDeviceToDevice ? op.peer_gpu : from_device ? op.gpu : 0;
         const bool sync = t.calls[op.call].api == HostApi::HipMemcpy;
-        copy_insert.run(api_id, sync ? std::string("0x0") : stream, op.bytes, copy_kind(op.kind),
+        copy_insert.add(api_id, sync ? std::string("0x0") : stream, op.bytes, copy_kind(op.kind),
                         fmt::format("{:#x}", dst), fmt::format("{:#x}", src), dst_device, src_device, sync ? 1 : 0);
       }
     }
+    op_insert.finish();
+    link_insert.finish();
+    kernel_insert.finish();
+    copy_insert.finish();
   }
+
+  if (ustring_insert) ustring_insert->finish();
 
   // A few sampled clock changes per gpu, as the SMI logger records them (not part of the truth).
   Stmt monitor_insert(db, "INSERT INTO rocpd_monitor (deviceType, deviceId, monitorType, start, end, value) "
