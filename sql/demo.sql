@@ -14,15 +14,15 @@ SELECT db, format, schema_version AS v, source, pids, ops, apis, last_ns - first
 FROM rocpd_members;
 
 .print ''
-.print '== Top 3 kernels per rank: rocpd_union(''ktop'')'
-SELECT db, calls, total_ns, round(percent, 1) AS pct, kernel_short_name(name) AS kernel
+.print "== Top 3 kernels per rank: rocpd_union('ktop')"
+SELECT db, calls, total_ns, round(percent, 1) AS pct, substr(kernel_short_name(name), 1, 40) AS kernel
 FROM (SELECT *, row_number() OVER (PARTITION BY db ORDER BY total_ns DESC) AS rn FROM rocpd_union('ktop'))
 WHERE rn <= 3;
 
 .print ''
 .print '== Job-wide top kernels (Nsight columns): rocpd_kernel_summary'
 SELECT round(time_pct, 1) AS time_pct, total_ns, instances, round(avg_ns) AS avg_ns, med_ns, min_ns, max_ns,
-       round(stddev_ns) AS stddev_ns, short_name
+       round(stddev_ns) AS stddev_ns, substr(short_name, 1, 40) AS kernel
 FROM rocpd_kernel_summary LIMIT 8;
 
 .print ''
