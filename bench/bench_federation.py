@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Federation benchmark (issue 2). Ratios against baselines measured in the same run.
 
+  cmake --build build --target bench_federation   # or directly:
   bench_federation.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
                       [--files 64] [--ops 100000] [--work /tmp/rocpd_bench]
 
