@@ -248,6 +248,32 @@ class GeneratedJob(unittest.TestCase):
         self.assertLess(max(a["first_ns"], b["first_ns"]), min(a["last_ns"], b["last_ns"]), "ranks overlap")
         self.assertEqual([a["hostname"], b["hostname"]], ["node0", "node0"])
 
+    def test_edge_sizes(self):
+        # Row counts below, at and above one insert batch; one gpu and one queue; no extras.
+        cases = [("--ops", 1, "--apis-extra", 0, "--markers", 0), ("--ops", 63, "--markers", 3),
+                 ("--ops", 64, "--gpus", 1, "--queues", 1), ("--ops", 65, "--gpus", 2, "--queues", 5, "--markers", 70)]
+        for n, case in enumerate(cases):
+            for fmt in ("rpd2", "rpd3", "rocpd"):
+                with self.subTest(case=case, format=fmt):
+                    directory, truth = self.make(f"edge{n}_{fmt}", "--procs", 1, "--format", fmt, "--seed", 3, *case)
+                    entry = truth["files"][0]
+                    self.assertEqual(entry["ops"], case[1])
+                    got = summarise(*self.read(directory, entry))
+                    expected = {k: v for k, v in entry.items() if k not in IDENTITY + ("hostname",)}
+                    self.assertEqual(got, expected)
+
+    def test_upstream_top_defect_is_reproduced(self):
+        # Collectives give ops with equal (name, start, end) on two gpus; rpd's top view collapses
+        # them (UNION), so its call counts fall short of the truth, as in real files.
+        directory, truth = self.sets["rpd2"]
+        entry = truth["files"][0]
+        db = connect(os.path.join(directory, entry["file"]))
+        upstream = dict(db.execute("SELECT Name, TotalCalls FROM top"))
+        db.close()
+        short = [t["name"] for t in entry["top"] if upstream.get(t["name"], 0) < t["calls"]]
+        self.assertTrue(short, "no collective twins found")
+        self.assertTrue(all(n.startswith("ncclDevKernel_") for n in short), short)
+
     # ---- formats and determinism ----
 
     def test_formats_carry_the_same_workload(self):
