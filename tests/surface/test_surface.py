@@ -1,0 +1,86 @@
+"""The exact SQL surface the extension registers: every function (with arity and safety flags),
+every module and every TEMP view. A name added, removed or made unsafe must change this file."""
+import os
+import sqlite3
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
+from rocpd_testlib import connect, main  # noqa: E402
+
+DIRECTONLY = 0x080000
+INNOCUOUS = 0x200000
+DETERMINISTIC = 0x000800
+
+PURE = "pure"      # SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC
+FILES = "direct"   # SQLITE_DIRECTONLY: touches files or connection state
+
+EXPECTED_FUNCTIONS = {
+    ("demangle", 1, PURE), ("kernel_short_name", 1, PURE),
+    ("rocpd_version", 0, PURE), ("rocpd_build_info", 0, PURE),
+    ("interval_union", 2, PURE), ("interval_union", 4, PURE),
+    ("time_bucket", 2, PURE), ("time_bucket", 3, PURE),
+    ("median", 1, PURE), ("percentile", 2, PURE), ("stddev", 1, PURE),
+    ("histogram", 2, PURE), ("histogram", 3, PURE), ("histogram_log2", 1, PURE),
+    ("rocpd_open", 1, FILES), ("rocpd_close", 0, FILES), ("rocpd_close", 1, FILES),
+    ("rocpd_last_scan", 0, FILES),
+    ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
+    ("rocpd_zstd_verify", 1, FILES),
+    ("rocpd_zstd_plain_limit", 0, FILES), ("rocpd_zstd_plain_limit", 1, FILES),
+}
+EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "rocpd_busy_intervals", "rocpd_gaps",
+                    "rocpd_utilization"}
+EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
+                  "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
+                  "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram"}
+# Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
+# these names would shadow a member's own table or view.
+UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",
+                  "regions", "samples", "top_kernels", "rocpd_op", "rocpd_api", "rocpd_string", "rocpd_metadata",
+                  "rocpd_kernel_dispatch", "rocpd_memory_copy", "rocpd_region", "rocpd_event", "rocpd_info_agent"}
+
+
+def surface(con):
+    funcs = set(con.execute("SELECT name, narg, flags FROM pragma_function_list"))
+    mods = {r[0] for r in con.execute("SELECT name FROM pragma_module_list")}
+    views = {r[0] for r in con.execute("SELECT name FROM temp.sqlite_master WHERE type = 'view'")}
+    return funcs, mods, views
+
+
+def kind(flags):
+    if flags & DIRECTONLY:
+        return FILES
+    if flags & INNOCUOUS and flags & DETERMINISTIC:
+        return PURE
+    return f"flags={flags:#x}"
+
+
+class Surface(unittest.TestCase):
+    def test_exact_surface(self):
+        f0, m0, v0 = surface(sqlite3.connect(":memory:"))
+        f1, m1, v1 = surface(connect())
+        ours = {(name, narg, kind(flags)) for name, narg, flags in f1 - f0}
+        self.assertEqual(ours, EXPECTED_FUNCTIONS)
+        self.assertEqual(m1 - m0, EXPECTED_MODULES)
+        self.assertEqual(v1 - v0, EXPECTED_VIEWS)
+
+    def test_no_shadowing_of_upstream_names(self):
+        self.assertFalse(EXPECTED_VIEWS & UPSTREAM_NAMES)
+        self.assertFalse(EXPECTED_MODULES & UPSTREAM_NAMES)
+        schema_dir = os.path.join(os.environ["ROCPD_SOURCE_DIR"], "schema")
+        text = " ".join(open(os.path.join(schema_dir, f)).read() for f in os.listdir(schema_dir) if f.endswith(".sql"))
+        for name in EXPECTED_VIEWS | EXPECTED_MODULES:
+            for quote in ('"', "`", " "):
+                self.assertNotIn(f"VIEW IF NOT EXISTS {quote}{name}{quote}", text)
+                self.assertNotIn(f"TABLE IF NOT EXISTS {quote}{name}{quote}", text)
+
+    def test_loading_twice_is_harmless(self):
+        con = connect()
+        con.enable_load_extension(True)
+        con.load_extension(os.environ["ROCPD_EXT"])
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT demangle('_Z3foov')").fetchone()[0], "foo()")
+
+
+if __name__ == "__main__":
+    main()
