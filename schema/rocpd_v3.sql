@@ -425,6 +425,14 @@ CREATE VIEW IF NOT EXISTS "regions" AS
       JOIN "rocpd_info_process" P ON P.id = R.pid AND P.guid = R.guid
       JOIN "rocpd_info_thread" T ON T.id = R.tid AND T.guid = R.guid;
 
+-- Arguments of CPU regions.
+CREATE VIEW IF NOT EXISTS "region_args" AS
+    SELECT R.id, R.guid, R.nid, P.pid, A.type, A.name, A.value
+      FROM "rocpd_region" R
+      JOIN "rocpd_event" E ON E.id = R.event_id AND E.guid = R.guid
+      JOIN "rocpd_arg" A ON A.event_id = E.id AND A.guid = R.guid
+      JOIN "rocpd_info_process" P ON P.id = R.pid AND P.guid = R.guid;
+
 -- Instants, named after their track.
 CREATE VIEW IF NOT EXISTS "samples" AS
     SELECT R.id, R.guid,

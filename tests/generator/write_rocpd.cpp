@@ -162,6 +162,9 @@ class RocpdWriter {
                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
     BatchInsert sample(db_, sql("INSERT INTO rocpd_sample_<uuid> (id, track_id, timestamp, event_id) VALUES (?, ?, ?, ?)"));
     Stmt track(db_, sql("INSERT INTO rocpd_track_<uuid> (id, nid, pid, tid, name_id) VALUES (?, ?, ?, ?, ?)"));
+    // Call arguments as rocprofv3 records them (one row per argument); only for the calls whose
+    // arguments the workload models.
+    BatchInsert arg(db_, sql("INSERT INTO rocpd_arg_<uuid> (event_id, position, type, name, value) VALUES (?, ?, ?, ?, ?)"));
     std::unordered_map<uint32_t, int64_t> tracks;
     for (size_t i = 0; i < t_.calls.size(); ++i) {
       const HostCall& c = t_.calls[i];
@@ -169,11 +172,18 @@ class RocpdWriter {
       if (c.api != HostApi::UserMarker) {
         const int64_t event = new_event(kHipCategory, corr, 0, corr, "{}");
         region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(host_api_name(c.api)), event);
+        if (c.api == HostApi::HipMalloc) {
+          arg.add(event, 0, "void**", "ptr", fmt::format("{:#x}", c.arg_ptr));
+          arg.add(event, 1, "unsigned long", "size", std::to_string(c.arg_size));
+        } else if (c.api == HostApi::HipFree) {
+          arg.add(event, 0, "void*", "ptr", fmt::format("{:#x}", c.arg_ptr));
+        }
         continue;
       }
       const std::string_view message = marker_message(c.marker);
       const int64_t event =
           new_event(kMarkerCategory, corr, 0, corr, fmt::format("{{\"message\":{}}}", json_string(message)));
+      arg.add(event, 0, "const char*", "message", message);
       if (c.end > c.start) {
         region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(message), event);
         continue;
@@ -184,6 +194,7 @@ class RocpdWriter {
     }
     region.finish();
     sample.finish();
+    arg.finish();
   }
 
   // Dispatches first, then copies, as rocprofv3 writes them; each with its own event carrying the

@@ -331,7 +331,7 @@ class GeneratedJob(unittest.TestCase):
                     self.assertIn("guid", columns, t)
                     wrong = db.execute(f'SELECT count(*) FROM "rocpd_{t}_{suffix}" WHERE guid <> ?', (guid,)).fetchone()[0]
                     self.assertEqual(wrong, 0, t)
-            for view in ("kernels", "memory_copies", "regions", "samples", "regions_and_samples", "top_kernels", "top", "busy"):
+            for view in ("kernels", "memory_copies", "regions", "region_args", "samples", "regions_and_samples", "top_kernels", "top", "busy"):
                 self.assertEqual(objects.get(view), "view", view)
             self.assertEqual(dict(db.execute("SELECT tag, value FROM rocpd_metadata")),
                              {"schema_version": "3", "uuid": "_" + suffix, "guid": guid})
@@ -344,6 +344,11 @@ class GeneratedJob(unittest.TestCase):
             self.assertEqual(count("SELECT sum(total_calls) FROM top_kernels"), entry["kernels"])
             self.assertEqual(count("SELECT count(*) FROM busy WHERE type = 'GPU'"), len(entry["gpus"]))
             self.assertEqual(count("SELECT hostname FROM rocpd_info_node"), entry["hostname"])
+            # Arguments: the marker message of every range region, ptr (and size) of hipMalloc/hipFree.
+            self.assertEqual(count("SELECT count(*) FROM region_args WHERE name = 'message'"),
+                             count("SELECT count(*) FROM regions WHERE category = 'MARKER_CORE_RANGE_API'"))
+            self.assertEqual(count("SELECT count(*) FROM region_args WHERE name = 'ptr'"),
+                             count("SELECT count(*) FROM regions WHERE name IN ('hipMalloc', 'hipFree')"))
             self.assertEqual([r[0] for r in db.execute("SELECT pid FROM rocpd_info_process")], entry["pids"])
             # Agents: CPUs first, GPU type_index = canonical gpu, id = absolute index.
             agents = db.execute("SELECT id, type, absolute_index, type_index FROM rocpd_info_agent ORDER BY id").fetchall()
