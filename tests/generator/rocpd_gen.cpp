@@ -107,7 +107,11 @@ int run(const Options& o) {
   for (size_t t = 1; t < std::min(thread_count, plan.size()); ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-  if (failed) throw std::runtime_error(first_error);
+  if (failed) {
+    // Leave no half-written job behind: every file of the plan is new (checked above).
+    for (const FilePlan& f : plan) fs::remove(f.path, ec);
+    throw std::runtime_error(first_error);
+  }
 
   std::ofstream out(truth_path, std::ios::binary);
   out << truth_json({o.seed, o.format_name, o.procs}, truths);

@@ -485,6 +485,13 @@ class GeneratedJob(unittest.TestCase):
         self.assertEqual(help_run.returncode, 0)
         self.assertTrue(help_run.stdout.startswith("usage: rocpd_gen --out DIR"))
 
+    def test_unusable_output_directory(self):
+        blocker = os.path.join(self.tmp, "plain_file")
+        open(blocker, "w").close()
+        target = os.path.join(blocker, "job")
+        self.check_error(["--out", target, "--procs", "1", "--format", "rpd2", "--ops", "5", "--seed", "1"], 1,
+                         f"rocpd_gen: cannot create output directory '{target}': Not a directory")
+
     def test_refuses_to_overwrite(self):
         directory, _ = self.sets["mixed"]
         before = {n: os.path.getmtime(os.path.join(directory, n)) for n in os.listdir(directory)}
