@@ -1,0 +1,137 @@
+// Units for the federation internals that need no SQLite connection: member query building
+// (column pruning, join selection, pushdown, rowid ranges), file naming and path expansion.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "federation/member_files.h"
+#include "federation/member_sql.h"
+
+// The extension reaches SQLite through this table; these units never call SQLite.
+const sqlite3_api_routines* sqlite3_api = nullptr;
+
+namespace rocpd::federation {
+namespace {
+
+Member rpd_member(int version) {
+  Member m;
+  m.alias = "r0";
+  m.schema = "r0";
+  m.info.format = Format::Rpd;
+  m.info.schema_version = version;
+  m.info.has_api_ops = true;
+  m.info.has_ustring = version == 3;
+  m.info.has_api_domain = version == 3;
+  return m;
+}
+
+Member rocpd_member() {
+  Member m;
+  m.alias = "p";
+  m.schema = "main";
+  m.info.format = Format::Rocpd;
+  m.info.schema_version = 3;
+  m.info.table_suffix = "_0199_abc";
+  m.info.has_marker_samples = true;
+  return m;
+}
+
+uint64_t bit(int c) { return uint64_t{1} << c; }
+
+TEST(MemberQuery, CountNeedsNoColumnAndNoJoin) {
+  const auto src = op_sources(rpd_member(2), nullptr).at(0);
+  const auto q = build_member_query(src, 0, {}, false);
+  EXPECT_EQ(q.sql, "SELECT 1 FROM \"r0\".rocpd_op AS o");
+}
+
+TEST(MemberQuery, OnlyUsedColumnsAndTheirJoins) {
+  const auto src = op_sources(rpd_member(2), nullptr).at(0);
+  const auto q = build_member_query(src, bit(kOpsDuration) | bit(kOpsGpu), {}, false);
+  EXPECT_EQ(q.sql, "SELECT o.gpuId, (o.\"end\" - o.start) FROM \"r0\".rocpd_op AS o");
+  EXPECT_EQ(q.select_index[kOpsGpu], 0);
+  EXPECT_EQ(q.select_index[kOpsDuration], 1);
+  EXPECT_EQ(q.select_index[kOpsName], -1);
+  const auto named = build_member_query(src, bit(kOpsName), {}, false);
+  EXPECT_NE(named.sql.find("JOIN \"r0\".rocpd_string AS t"), std::string::npos);
+  EXPECT_NE(named.sql.find("JOIN \"r0\".rocpd_string AS d"), std::string::npos);
+  EXPECT_EQ(named.sql.find("rocpd_api_ops"), std::string::npos);
+}
+
+TEST(MemberQuery, ConstraintsAndRowidRange) {
+  const auto src = op_sources(rpd_member(3), nullptr).at(0);
+  const auto q = build_member_query(
+      src, bit(kOpsStart), {{kOpsStart, SQLITE_INDEX_CONSTRAINT_GE}, {kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ}}, true);
+  EXPECT_EQ(q.sql,
+            "SELECT o.start FROM \"r0\".rocpd_op AS o WHERE o.start >= ?1 AND o.gpuId = ?2 AND o.id BETWEEN ?3 AND ?4");
+  EXPECT_EQ(q.rowid_param, 3);
+}
+
+TEST(MemberQuery, SessionPidsFromTheProfile) {
+  Profile p;
+  p.session_pid = {{0, 100}, {1, 200}};
+  const auto src = op_sources(rpd_member(3), &p).at(0);
+  EXPECT_EQ(src.expr[kOpsPid], "CASE (o.id >> 32) WHEN 0 THEN 100 WHEN 1 THEN 200 END");
+  p.session_pid = {{0, 7}};
+  EXPECT_EQ(op_sources(rpd_member(3), &p).at(0).expr[kOpsPid], "7");
+  // Without a profile the pid comes through the issuing API call.
+  EXPECT_NE(op_sources(rpd_member(3), nullptr).at(0).expr[kOpsPid].find("ao.api_id"), std::string::npos);
+}
+
+TEST(MemberQuery, RocpdSourcesAndJoinDependencies) {
+  const auto m = rocpd_member();
+  const auto ops = op_sources(m, nullptr);
+  ASSERT_EQ(ops.size(), 2u);  // kernel dispatches, memory copies
+  EXPECT_EQ(ops[0].expr[kOpsKind], "'kernel'");
+  EXPECT_EQ(ops[1].expr[kOpsKind], "'copy'");
+  const auto apis = api_sources(m);
+  ASSERT_EQ(apis.size(), 2u);  // regions, instant marks
+  // The category join needs the event join first.
+  const auto q = build_member_query(apis[0], bit(kApisCategory), {}, false);
+  EXPECT_LT(q.sql.find("AS e ON"), q.sql.find("AS ct ON"));
+  // Marks always carry their source filter.
+  EXPECT_NE(build_member_query(apis[1], 0, {}, false).sql.find("WHERE (ct.string LIKE 'MARKER%')"),
+            std::string::npos);
+}
+
+TEST(MemberQuery, OnlyPushableOperators) {
+  EXPECT_STREQ(constraint_sql_op(SQLITE_INDEX_CONSTRAINT_LIKE), "LIKE");
+  EXPECT_EQ(constraint_sql_op(SQLITE_INDEX_CONSTRAINT_MATCH), nullptr);
+  EXPECT_EQ(constraint_sql_op(SQLITE_INDEX_CONSTRAINT_ISNULL), nullptr);
+}
+
+TEST(MemberFiles, AliasStem) {
+  EXPECT_EQ(alias_stem("run/rank7.db.zst"), "rank7");
+  EXPECT_EQ(alias_stem("/a/b/1234_results.db"), "1234_results");
+  EXPECT_EQ(alias_stem("noext"), "noext");
+  EXPECT_EQ(alias_stem(".hidden"), ".hidden");
+  EXPECT_TRUE(is_zstd_path("x.rpd.zst"));
+  EXPECT_FALSE(is_zstd_path("x.rpd"));
+}
+
+TEST(MemberFiles, ExpandDirectoryAndGlob) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "rocpd_units_expand";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sub");
+  for (const char* f : {"b.rpd", "a.db", "c.db.zst", "notes.txt", "sub/d.rpd"}) std::ofstream(dir / f) << "x";
+  const auto listed = expand_pattern(dir.string());
+  ASSERT_EQ(listed.size(), 3u);  // not recursive, only trace-like names, sorted
+  EXPECT_EQ(fs::path(listed[0]).filename(), "a.db");
+  EXPECT_EQ(fs::path(listed[2]).filename(), "c.db.zst");
+  EXPECT_EQ(expand_pattern((dir / "*.txt").string()).size(), 1u);
+  EXPECT_THROW(expand_pattern((dir / "*.none").string()), Error);
+  EXPECT_THROW(expand_pattern((dir / "missing.rpd").string()), Error);
+  try {
+    check_sqlite_file((dir / "b.rpd").string());
+    FAIL() << "a one-byte file is not SQLite";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "rocpd_open: '" + (dir / "b.rpd").string() + "': not an SQLite database");
+    EXPECT_EQ(e.code(), SQLITE_NOTADB);
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rocpd::federation
