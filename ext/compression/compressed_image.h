@@ -17,7 +17,8 @@ class CompressedImage {
  public:
   // Detects the layout and validates the seek table (or decompresses a plain file). Throws
   // FormatError for a file that is not zstd or is damaged, IoError when the storage fails.
-  CompressedImage(std::unique_ptr<ByteSource> src, std::uint64_t plain_limit);
+  // `read_ahead`: let sequential readers decompress the next frames on the decode pool.
+  CompressedImage(std::unique_ptr<ByteSource> src, std::uint64_t plain_limit, bool read_ahead = true);
 
   bool seekable() const { return reader_ != nullptr; }
   std::uint64_t size() const { return reader_ ? reader_->size() : plain_.size(); }

@@ -48,34 +48,107 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
   return out;
 }
 
-FrameReader::FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames)
+FrameReader::FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames, bool read_ahead)
     : src_(src), table_(std::move(table)), cache_frames_(std::max<std::size_t>(1, cache_frames)) {
   dctx_ = ZSTD_createDCtx();
   if (!dctx_) throw std::bad_alloc();
+  if (read_ahead && table_.largest_frame > 0) {
+    // Keep at least two cache slots for frames the reader is actually using.
+    const std::size_t budget = std::max<std::size_t>(1, kReadAheadBytes / table_.largest_frame);
+    ahead_frames_ = cache_frames_ > 2 ? std::min(budget, cache_frames_ - 2) : 0;
+  }
 }
 
-FrameReader::~FrameReader() { ZSTD_freeDCtx(dctx_); }
+FrameReader::~FrameReader() {
+  // Queued read-ahead jobs own their inputs; marking them claimed just saves the pool the work.
+  for (Slot& s : cache_)
+    if (s.pending && s.pending->claim()) s.pending->finish(nullptr, nullptr);
+  ZSTD_freeDCtx(dctx_);
+}
 
-FrameReader::Frame FrameReader::load(std::size_t index) {
-  ++clock_;
-  for (Slot& s : cache_) {
-    if (s.data && s.index == index) {
-      s.last_use = clock_;
-      return s.data;
-    }
+FrameReader::Slot& FrameReader::slot_for(std::size_t index) {
+  if (cache_.size() < cache_frames_) {
+    cache_.push_back({index, clock_, nullptr, nullptr});
+    return cache_.back();
   }
+  auto victim = std::min_element(cache_.begin(), cache_.end(),
+                                 [](const Slot& a, const Slot& b) { return a.last_use < b.last_use; });
+  if (victim->pending && victim->pending->claim()) victim->pending->finish(nullptr, nullptr);  // cancelled
+  *victim = {index, clock_, nullptr, nullptr};
+  return *victim;
+}
+
+FrameReader::Frame FrameReader::decode_now(std::size_t index) {
   const FrameEntry& entry = table_.frames[index];
   scratch_.resize(entry.compressed_size);
   src_.read(entry.compressed_offset, scratch_.data(), scratch_.size());
-  auto frame = std::make_shared<const std::vector<unsigned char>>(
+  return std::make_shared<const std::vector<unsigned char>>(
       decode_frame(dctx_, scratch_.data(), entry, index, table_.has_checksums));
-  if (cache_.size() < cache_frames_) {
-    cache_.push_back({index, clock_, frame});
-  } else {
-    auto victim = std::min_element(cache_.begin(), cache_.end(),
-                                   [](const Slot& a, const Slot& b) { return a.last_use < b.last_use; });
-    *victim = {index, clock_, frame};
+}
+
+void FrameReader::read_ahead(std::size_t index) {
+  std::size_t queued = 0;
+  for (std::size_t next = index + 1; next < table_.frames.size() && queued < ahead_frames_; ++next) {
+    const FrameEntry& entry = table_.frames[next];
+    if (entry.decompressed_size == 0) continue;
+    ++queued;
+    if (std::any_of(cache_.begin(), cache_.end(), [&](const Slot& s) { return s.index == next && (s.data || s.pending); }))
+      continue;
+    // The compressed bytes are read here, on the reader's thread: the pool never touches the file.
+    auto compressed = std::make_shared<std::vector<unsigned char>>(entry.compressed_size);
+    src_.read(entry.compressed_offset, compressed->data(), compressed->size());
+    auto pending = std::make_shared<PendingFrame>();
+    const bool checksums = table_.has_checksums;
+    const bool submitted = submit_decode([pending, compressed, entry, next, checksums] {
+      if (!pending->claim()) return;
+      struct DCtxFree {
+        void operator()(ZSTD_DCtx* d) const noexcept { ZSTD_freeDCtx(d); }
+      };
+      thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
+      try {
+        if (!dctx) throw std::bad_alloc();
+        pending->finish(std::make_shared<const std::vector<unsigned char>>(
+                            decode_frame(dctx.get(), compressed->data(), entry, next, checksums)),
+                        nullptr);
+      } catch (...) {
+        pending->finish(nullptr, std::current_exception());
+      }
+    });
+    if (!submitted) {
+      ahead_frames_ = 0;  // single core: read-ahead cannot overlap anything
+      return;
+    }
+    Slot& slot = slot_for(next);
+    slot.pending = std::move(pending);
   }
+}
+
+FrameReader::Frame FrameReader::load(std::size_t index) {
+  ++clock_;
+  Frame frame;
+  bool found = false;
+  for (Slot& s : cache_) {
+    if (s.index != index || !(s.data || s.pending)) continue;
+    found = true;
+    s.last_use = clock_;
+    if (s.data) return s.data;  // the common case: no read-ahead bookkeeping
+    std::shared_ptr<PendingFrame> pending = std::move(s.pending);
+    s.pending.reset();
+    // Decode it here rather than wait behind other jobs, unless a pool thread already started
+    // (once claimed here, the pool's job finds it taken and drops it).
+    frame = pending->claim() ? decode_now(index) : pending->wait();
+    s.data = frame;
+    break;
+  }
+  if (!found) {
+    frame = decode_now(index);
+    slot_for(index).data = frame;
+  }
+  // A reader moving forward frame by frame is scanning: keep the next frames coming.
+  const bool sequential = last_loaded_ != static_cast<std::size_t>(-1) && index > last_loaded_ &&
+                          index <= last_loaded_ + 2;
+  last_loaded_ = index;
+  if (sequential && ahead_frames_ > 0) read_ahead(index);
   return frame;
 }
 

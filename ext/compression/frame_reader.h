@@ -1,5 +1,7 @@
 // Random access into a seekable zstd file: decompresses only the frames a read touches and keeps
-// a small, bounded LRU cache of decompressed frames. Thread-safe: one mutex per reader.
+// a small, bounded LRU cache of decompressed frames. When reads walk forward frame after frame (a
+// scan), the next frames are decompressed ahead on the shared decode pool. Thread-safe: one mutex
+// per reader.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "compression/byte_source.h"
+#include "compression/decode_pool.h"
 #include "compression/seek_table.h"
 
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;
@@ -26,7 +29,11 @@ class FrameReader {
   // page reads and the B-tree interior pages a query revisits.
   static constexpr std::size_t kDefaultCacheFrames = 8;
 
-  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = kDefaultCacheFrames);
+  // Read-ahead budget of a sequential reader, in decompressed bytes (at least one frame).
+  static constexpr std::size_t kReadAheadBytes = 512 * 1024;
+
+  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = kDefaultCacheFrames,
+              bool read_ahead = true);
   ~FrameReader();
   FrameReader(const FrameReader&) = delete;
   FrameReader& operator=(const FrameReader&) = delete;
@@ -40,12 +47,18 @@ class FrameReader {
 
  private:
   using Frame = std::shared_ptr<const std::vector<unsigned char>>;
-  Frame load(std::size_t index);  // caller holds mutex_
+  // The caller holds mutex_ for all of these.
+  Frame load(std::size_t index);
+  Frame decode_now(std::size_t index);
+  void read_ahead(std::size_t index);
+  struct Slot;
+  Slot& slot_for(std::size_t index);
 
   struct Slot {
     std::size_t index = 0;
     std::uint64_t last_use = 0;
-    Frame data;
+    Frame data;                             // decoded frame, or
+    std::shared_ptr<PendingFrame> pending;  // one being decoded on the pool
   };
   const ByteSource& src_;
   SeekTable table_;
@@ -53,6 +66,8 @@ class FrameReader {
   std::mutex mutex_;
   std::vector<Slot> cache_;
   std::uint64_t clock_ = 0;
+  std::size_t ahead_frames_ = 0;  // 0: no read-ahead
+  std::size_t last_loaded_ = static_cast<std::size_t>(-1);
   ZSTD_DCtx* dctx_ = nullptr;
   std::vector<unsigned char> scratch_;  // compressed bytes of the frame being decoded
 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -154,6 +155,15 @@ bool is_side_file(std::string_view name) {
   return false;
 }
 
+// ROCPD_ZSTD_READ_AHEAD=0 turns read-ahead off (for machines where no core is spare).
+bool read_ahead_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("ROCPD_ZSTD_READ_AHEAD");
+    return !(v && std::string_view(v) == "0");
+  }();
+  return enabled;
+}
+
 int vfs_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* out_flags) {
   if (!(flags & SQLITE_OPEN_MAIN_DB)) {
     if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL)) return SQLITE_CANTOPEN;
@@ -184,7 +194,7 @@ int vfs_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,
     }
     auto source = std::make_unique<RawFileSource>(raw);  // owns raw from here on
     raw = nullptr;
-    auto image = std::make_unique<zstd::CompressedImage>(std::move(source), g_plain_limit.load());
+    auto image = std::make_unique<zstd::CompressedImage>(std::move(source), g_plain_limit.load(), read_ahead_enabled());
     zf->state = new OpenFile{path, std::move(image)};
     zf->base.pMethods = &kIoMethods;
     if (out_flags)

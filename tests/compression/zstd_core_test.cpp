@@ -158,6 +158,37 @@ TEST(CompressionSeekable, CacheIsBoundedAndConcurrentReadsAgree) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+TEST(CompressionSeekable, ReadAheadGivesTheSameBytesAndDefersErrors) {
+  const Bytes data = sample_data(300000, 9);
+  Bytes file = seekable(data, 4096);
+  for (bool ahead : {false, true}) {
+    rz::MemorySource src(file.data(), file.size());
+    rz::FrameReader reader(src, rz::read_seek_table(src), 8, ahead);
+    Bytes back(data.size());
+    for (std::size_t off = 0; off < data.size(); off += 1000) reader.read(off, back.data() + off, std::min<std::size_t>(1000, data.size() - off));
+    EXPECT_EQ(back, data) << ahead;
+  }
+  // A damaged frame read ahead on the pool fails only when the reader reaches it, with the same text.
+  const std::size_t table = table_start(file);
+  std::size_t off10 = 0;
+  for (int i = 0; i < 10; ++i) off10 += rz::get_u32(&file[table + 8 + 12 * i]);
+  set_u32(file, table + 8 + 12 * 10 + 8, rz::get_u32(&file[table + 8 + 12 * 10 + 8]) ^ 0x100);
+  rz::MemorySource src(file.data(), file.size());
+  rz::FrameReader reader(src, rz::read_seek_table(src), 8, true);
+  unsigned char buf[512];
+  for (std::uint64_t off = 0; off < 10 * 4096; off += sizeof buf) reader.read(off, buf, sizeof buf);
+  try {
+    reader.read(10 * 4096 + 5, buf, 10);
+    FAIL() << "no error";
+  } catch (const rz::FormatError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("frame 10 at offset " + std::to_string(off10) + " fails its checksum", 0), 0u)
+        << e.what();
+  }
+  // Reading past it still works.
+  EXPECT_EQ(reader.read(12 * 4096, buf, 100), 100u);
+  EXPECT_EQ(0, std::memcmp(buf, data.data() + 12 * 4096, 100));
+}
+
 TEST(CompressionSeekable, WriterRejectsBadParameters) {
   auto sink = [](const void*, std::size_t) {};
   EXPECT_THROW(rz::SeekableWriter(sink, 99, 4096), std::invalid_argument);
