@@ -94,14 +94,6 @@ int column_by_name(const CanonicalTable& t, std::string_view name) {
   return -1;
 }
 
-unsigned char op_from_sql(std::string_view s) {
-  for (unsigned char op : {SQLITE_INDEX_CONSTRAINT_EQ, SQLITE_INDEX_CONSTRAINT_GT, SQLITE_INDEX_CONSTRAINT_GE,
-                           SQLITE_INDEX_CONSTRAINT_LT, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_NE,
-                           SQLITE_INDEX_CONSTRAINT_LIKE, SQLITE_INDEX_CONSTRAINT_GLOB})
-    if (s == constraint_sql_op(op)) return op;
-  return 0;
-}
-
 Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
   Plan plan;
   std::string_view s = idx_str ? idx_str : "";
@@ -119,7 +111,7 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
     const int col = column_by_name(t, item.substr(0, n));
     std::string_view op_text = item.substr(n);
     if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
-    const unsigned char op = op_from_sql(op_text);
+    const unsigned char op = constraint_op_from_sql(op_text);
     if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
     plan.constraints.push_back({col, op});
     if (comma == std::string_view::npos) break;

@@ -291,6 +291,14 @@ const char* constraint_sql_op(unsigned char op) {
   }
 }
 
+unsigned char constraint_op_from_sql(std::string_view sql) {
+  for (unsigned char op : {SQLITE_INDEX_CONSTRAINT_EQ, SQLITE_INDEX_CONSTRAINT_GT, SQLITE_INDEX_CONSTRAINT_GE,
+                           SQLITE_INDEX_CONSTRAINT_LT, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_NE,
+                           SQLITE_INDEX_CONSTRAINT_LIKE, SQLITE_INDEX_CONSTRAINT_GLOB})
+    if (sql == constraint_sql_op(op)) return op;
+  return 0;
+}
+
 bool uses_kind(TableKind table, uint64_t used, const std::vector<PushedConstraint>& pushed) {
   if (table != TableKind::Ops) return false;
   if (used & (uint64_t{1} << kOpsKind)) return true;

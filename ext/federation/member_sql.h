@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "federation/canonical_tables.h"
@@ -53,6 +54,7 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::v
                                bool rowid_range, const std::vector<sqlite3_value*>* values = nullptr);
 
 const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed
+unsigned char constraint_op_from_sql(std::string_view sql);  // inverse of the above; 0 if unknown
 
 // Whether a member query of `table` selects or filters on rocpd_ops.kind (then rpd kinds are
 // worth resolving to opType id lists, see op_sources).

@@ -173,10 +173,9 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
         db_filter = t ? reinterpret_cast<const char*>(t) : std::string("\x01null");
         continue;
       }
-      for (unsigned char o : {SQLITE_INDEX_CONSTRAINT_EQ, SQLITE_INDEX_CONSTRAINT_GT, SQLITE_INDEX_CONSTRAINT_GE,
-                              SQLITE_INDEX_CONSTRAINT_LT, SQLITE_INDEX_CONSTRAINT_LE, SQLITE_INDEX_CONSTRAINT_NE,
-                              SQLITE_INDEX_CONSTRAINT_LIKE, SQLITE_INDEX_CONSTRAINT_GLOB})
-        if (op == constraint_sql_op(o)) cur->constraints.emplace_back(col - 1, o);
+      const unsigned char o = constraint_op_from_sql(op);
+      if (o == 0) throw Error("rocpd_union: malformed plan string");
+      cur->constraints.emplace_back(col - 1, o);
       sqlite3_value* copy = sqlite3_value_dup(argv[i]);
       if (!copy) throw std::bad_alloc();
       cur->values.push_back(copy);
