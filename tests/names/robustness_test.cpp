@@ -79,6 +79,15 @@ TEST(NamesRobustness, DeepNestingBelowTheCapIsDemangledOnABigStack) {
   nested += "i" + std::string(8000, 'E') + "vv";
   ASSERT_LT(nested.size(), names::kMaxDemangleInput);
   EXPECT_TRUE(demangle(nested).starts_with("void f<A<A<A<"));
+  // 20000 nested function pointer types and 30000 nested negations, about 60 kB each.
+  std::string functions = "_Z1f";
+  for (int i = 0; i < 20000; ++i) functions += "PF";
+  functions += "v" + std::string(20000, 'E');
+  EXPECT_TRUE(demangle(functions).starts_with("f(void (* (* (*"));
+  std::string negations = "_Z1fIX";
+  for (int i = 0; i < 30000; ++i) negations += "ng";
+  negations += "Li1EEEvv";
+  EXPECT_TRUE(demangle(negations).starts_with("void f<-(-(-("));
 }
 
 TEST(NamesRobustness, DemanglingBombsAreRefused) {
