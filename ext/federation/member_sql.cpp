@@ -119,6 +119,9 @@ std::string rocpd_table(const Member& m, const char* name) {
   return quote_id(m.schema) + "." + quote_id(name + m.info.table_suffix);
 }
 
+// rocprofv3 keeps the internal correlation id (the one linking an API call to the dispatch or
+// copy it issued) in rocpd_event.stack_id; rocpd_event.correlation_id holds the external id
+// (a user-supplied value, usually 0).
 SourceSql rocpd_kernels(const Member& m) {
   SourceBuilder b(rocpd_table(m, "rocpd_kernel_dispatch") + " AS k", kOpsColumnCount);
   b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", rocpd_table(m, "rocpd_info_agent")));
@@ -133,7 +136,7 @@ SourceSql rocpd_kernels(const Member& m) {
   b.col(kOpsStart, "k.start");
   b.col(kOpsEnd, "k.\"end\"");
   b.col(kOpsDuration, "(k.\"end\" - k.start)");
-  b.col(kOpsCorrelationId, "e.correlation_id", {"e"});
+  b.col(kOpsCorrelationId, "e.stack_id", {"e"});
   b.col(kOpsOpId, "k.id");
   b.src.rowid = "k.id";
   return b.src;
@@ -164,7 +167,7 @@ SourceSql rocpd_copies(const Member& m) {
   b.col(kOpsStart, "c.start");
   b.col(kOpsEnd, "c.\"end\"");
   b.col(kOpsDuration, "(c.\"end\" - c.start)");
-  b.col(kOpsCorrelationId, "e.correlation_id", {"e"});
+  b.col(kOpsCorrelationId, "e.stack_id", {"e"});
   b.col(kOpsOpId, "c.id");
   b.src.rowid = "c.id";
   return b.src;
@@ -229,7 +232,7 @@ SourceSql rocpd_regions(const Member& m) {
   b.col(kApisStart, "r.start");
   b.col(kApisEnd, "r.\"end\"");
   b.col(kApisDuration, "(r.\"end\" - r.start)");
-  b.col(kApisCorrelationId, "e.correlation_id", {"e"});
+  b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "r.id");
   b.src.rowid = "r.id";
   return b.src;
@@ -254,7 +257,7 @@ SourceSql rocpd_marks(const Member& m) {
   b.col(kApisStart, "sm.timestamp");
   b.col(kApisEnd, "sm.timestamp");
   b.col(kApisDuration, "0");
-  b.col(kApisCorrelationId, "e.correlation_id", {"e"});
+  b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "sm.id");
   b.src.rowid = "sm.id";
   return b.src;
