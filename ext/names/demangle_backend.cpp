@@ -197,12 +197,21 @@ std::optional<std::string> demangle_itanium(std::string_view mangled) {
 #else
   auto body = [&] {
     result = demangle_with_cxa(mangled);
-    // Same spelling as LLVM for clone suffixes: "f() (.cold)" rather than "f() [clone .cold]".
-    std::size_t open = result ? result->rfind(" [clone ") : std::string::npos;
-    if (open != std::string::npos && result->ends_with(']')) {
-      std::string suffix = result->substr(open + 8, result->size() - open - 9);
-      result->resize(open);
-      *result += " (" + suffix + ")";
+    // Same spelling as LLVM for clone suffixes: "f() [clone .isra.0] [clone .cold]" becomes
+    // "f() (.isra.0.cold)".
+    std::size_t first = result ? result->find(" [clone .") : std::string::npos;
+    if (first != std::string::npos) {
+      std::string suffixes;
+      for (std::size_t at = first; at < result->size();) {
+        std::size_t close = result->find(']', at);
+        if (!std::string_view(*result).substr(at).starts_with(" [clone .") || close == std::string::npos) {
+          suffixes.clear();
+          break;
+        }
+        suffixes += result->substr(at + 8, close - at - 8);
+        at = close + 1;
+      }
+      if (!suffixes.empty()) result->replace(first, std::string::npos, " (" + suffixes + ")");
     }
   };
 #endif

@@ -96,6 +96,11 @@ TEST(NamesCorpus, GuardedParserPrintsWhatTheLlvmLibraryPrints) {
 
 TEST(NamesCorpus, ShortNameSameForMangledAndDemangled) {
   for (const auto& row : load_corpus()) {
+    if (names::demangle(row.mangled) == row.mangled) {
+      // Only the __cxa_demangle fallback leaves corpus names mangled (C++20, very long names).
+      EXPECT_STREQ(names::demangler_backend(), "cxa") << row.mangled;
+      continue;
+    }
     EXPECT_EQ(names::kernel_short_name(row.mangled), names::kernel_short_name(row.expected)) << row.mangled;
   }
 }

@@ -10,6 +10,11 @@
 #include "names/demangle_backend.h"
 
 namespace names = rocpd::names;
+
+namespace {
+// The stack and output guards are LLVM's; the __cxa_demangle fallback has its own limits.
+bool llvm_backend() { return std::string_view(names::demangler_backend()) != "cxa"; }
+}  // namespace
 using names::demangle;
 using names::kernel_short_name;
 
@@ -72,6 +77,7 @@ TEST(NamesRobustness, DeepNestingBelowTheCapIsDemangledOnABigStack) {
   // 60000 nested pointer levels: overflows an 8 MB stack in llvm::itaniumDemangle.
   const std::string deep = "_Z1f" + std::string(60000, 'P') + "i";
   const std::string out = demangle(deep);
+  if (!llvm_backend()) GTEST_SKIP() << "__cxa_demangle fallback: no crash on 60000 levels is all that is checked";
   EXPECT_EQ(out, "f(int" + std::string(60000, '*') + ")");
   EXPECT_EQ(kernel_short_name(deep), "f");
   std::string nested = "_Z1f";
@@ -104,7 +110,9 @@ TEST(NamesRobustness, DemanglingBombsAreRefused) {
     EXPECT_EQ(kernel_short_name(s), s);
   }
   // A small one still demangles.
-  EXPECT_EQ(demangle("_Z1fIPFvvEPFvT_T_EEvv"), "void f<void (*)(), void (*)(void (*)(), void (*)())>()");
+  if (llvm_backend()) {
+    EXPECT_EQ(demangle("_Z1fIPFvvEPFvT_T_EEvv"), "void f<void (*)(), void (*)(void (*)(), void (*)())>()");
+  }
 }
 
 TEST(NamesRobustness, InvalidUtf8AndNulsPassThrough) {
