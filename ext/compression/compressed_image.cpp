@@ -12,7 +12,7 @@ namespace rocpd::zstd {
 CompressedImage::CompressedImage(std::unique_ptr<ByteSource> src, std::uint64_t plain_limit, bool read_ahead)
     : src_(std::move(src)) {
   if (has_seekable_footer(*src_)) {
-    reader_ = std::make_unique<FrameReader>(*src_, read_seek_table(*src_), FrameReader::kDefaultCacheFrames, read_ahead);
+    reader_ = std::make_unique<FrameReader>(*src_, read_seek_table(*src_), 0, read_ahead);
   } else if (starts_like_zstd(*src_)) {
     plain_ = decompress_plain(*src_, plain_limit);
   } else if (src_->size() == 0) {

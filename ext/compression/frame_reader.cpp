@@ -48,8 +48,14 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
   return out;
 }
 
+std::size_t FrameReader::default_cache_frames(const SeekTable& table) {
+  const std::size_t frame = std::max<std::size_t>(1, table.largest_frame);
+  return std::clamp(kCacheBytes / frame, kMinCacheFrames, kMaxCacheFrames);
+}
+
 FrameReader::FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames, bool read_ahead)
-    : src_(src), table_(std::move(table)), cache_frames_(std::max<std::size_t>(1, cache_frames)) {
+    : src_(src), table_(std::move(table)),
+      cache_frames_(cache_frames ? cache_frames : default_cache_frames(table_)) {
   dctx_ = ZSTD_createDCtx();
   if (!dctx_) throw std::bad_alloc();
   if (read_ahead && table_.largest_frame > 0) {

@@ -25,15 +25,18 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
 
 class FrameReader {
  public:
-  // Default cache: 8 frames (2 MiB at the default 256 KiB frames), enough for SQLite's sequential
-  // page reads and the B-tree interior pages a query revisits.
-  static constexpr std::size_t kDefaultCacheFrames = 8;
+  // Cache budget per open file: 2 MiB of decompressed frames (32 frames at the default 64 KiB),
+  // at least 4 and at most 64 frames. Enough for the B-tree interior pages a query revisits plus
+  // the frames of a scan and its read-ahead.
+  static constexpr std::size_t kCacheBytes = 2u << 20;
+  static constexpr std::size_t kMinCacheFrames = 4, kMaxCacheFrames = 64;
+  static std::size_t default_cache_frames(const SeekTable& table);
 
   // Read-ahead budget of a sequential reader, in decompressed bytes (at least one frame).
   static constexpr std::size_t kReadAheadBytes = 512 * 1024;
 
-  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = kDefaultCacheFrames,
-              bool read_ahead = true);
+  // cache_frames 0: default_cache_frames(table).
+  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = 0, bool read_ahead = true);
   ~FrameReader();
   FrameReader(const FrameReader&) = delete;
   FrameReader& operator=(const FrameReader&) = delete;

@@ -11,7 +11,9 @@ typedef struct ZSTD_CCtx_s ZSTD_CCtx;
 namespace rocpd::zstd {
 
 inline constexpr int kDefaultLevel = 3;
-inline constexpr std::size_t kDefaultFrameKiB = 256;
+// 64 KiB: bench_compress measured random B-tree probes 5x cheaper than with 256 KiB frames, for
+// a 1-3 % lower compression ratio and the same scan speed.
+inline constexpr std::size_t kDefaultFrameKiB = 64;
 
 class SeekableWriter {
  public:

@@ -100,6 +100,8 @@ class RoundTrip(Base):
     def test_attach_compares_every_table(self):
         dst = self.path("attach.db.zst")
         self.compress(self.src, dst)
+        info = json.loads(BOOT.execute("SELECT rocpd_zstd_verify(?)", (dst,)).fetchone()[0])
+        self.assertEqual(info["frame_size"], 64 * 1024)  # the default
         con = connect()
         con.execute("ATTACH ? AS o", (self.src,))
         con.execute("ATTACH ? AS z", (vfs_uri(dst),))
