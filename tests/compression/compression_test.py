@@ -148,6 +148,18 @@ class RoundTrip(Base):
         finally:
             BOOT.execute("SELECT rocpd_zstd_plain_limit(?)", (256 << 20,)).fetchone()
 
+    @unittest.skipIf(ZSTD is None, "zstd CLI not installed")
+    def test_plain_zst_converts_to_seekable(self):
+        plain = self.path("convert.db.zst")
+        subprocess.run([ZSTD, "-q", "-f", self.src, "-o", plain], check=True)
+        seekable = self.path("converted.db.zst")
+        self.compress(vfs_uri(plain), seekable)
+        info = json.loads(BOOT.execute("SELECT rocpd_zstd_verify(?)", (seekable,)).fetchone()[0])
+        self.assertEqual(info["layout"], "seekable")
+        out = subprocess.run([ZSTD, "-d", "-c", "-q", seekable], check=True, stdout=subprocess.PIPE).stdout
+        with open(self.src, "rb") as f:
+            self.assertEqual(out, f.read())
+
     def test_source_is_never_modified_and_no_side_files(self):
         before = sha(self.src)
         dst = self.path("side.db.zst")
