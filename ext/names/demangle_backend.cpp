@@ -11,11 +11,12 @@
 #include <cxxabi.h>
 #include <pthread.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
-#include <cstring>
+#include <exception>
 #include <memory>
 #include <type_traits>
-#include <cstdint>
 #include <vector>
 
 #include "names/demangle.h"
@@ -51,9 +52,14 @@ constexpr std::size_t kInlineParseLimit = 2048;
 constexpr std::size_t kStackBytesPerInputByte = 1024;
 #endif
 
-// Runs `body` on a thread with a stack of `stack_bytes`; false if no such thread could start.
+// Runs `body` on a thread with a stack of `stack_bytes` and waits for it; false if no such
+// thread could start. An exception of `body` (std::bad_alloc) is rethrown on the caller.
 template <class F>
 bool run_with_stack(std::size_t stack_bytes, F& body) {
+  struct Task {
+    F& body;
+    std::exception_ptr error;
+  } task{body, nullptr};
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
   bool started = pthread_attr_setstacksize(&attr, stack_bytes) == 0;
@@ -62,13 +68,19 @@ bool run_with_stack(std::size_t stack_bytes, F& body) {
     started = pthread_create(
                   &thread, &attr,
                   [](void* arg) -> void* {
-                    (*static_cast<F*>(arg))();
+                    auto* t = static_cast<Task*>(arg);
+                    try {
+                      t->body();
+                    } catch (...) {
+                      t->error = std::current_exception();
+                    }
                     return nullptr;
                   },
-                  &body) == 0;
+                  &task) == 0;
   }
   pthread_attr_destroy(&attr);
   if (started) pthread_join(thread, nullptr);
+  if (task.error) std::rethrow_exception(task.error);
   return started;
 }
 
@@ -116,9 +128,11 @@ class Arena {
   std::size_t used_ = 0, capacity_ = 0, nodes_ = 0;
 };
 
-// An upper estimate of a node's printed size: its own strings, its children, and a margin
-// for punctuation. Saturates, so exponential sharing cannot overflow. Sizes are memoised per
-// node in an open-addressing table sized from the node count (the AST is a DAG).
+// An estimate of a node's printed size: its own strings, its children, and a margin for
+// punctuation; saturating, so exponential sharing cannot overflow. Sizes are memoised per node
+// in an open-addressing table sized from the node count (the AST is a DAG). A pack expansion
+// prints its pattern once per pack element (a 10 kB name "f<5000 ints>(void (*)(<5000-byte
+// name>, T)...)" prints 25 MB), so it counts as its pattern times the largest pack inside it.
 class PrintedSizeBound {
  public:
   explicit PrintedSizeBound(std::size_t nodes) {
@@ -127,12 +141,29 @@ class PrintedSizeBound {
     table_.assign(slots, Slot{});
   }
 
-  std::size_t of(const itd::Node* node) {
-    if (node == nullptr) return 0;
-    Slot& slot = find(node);
-    if (slot.node == node) return slot.size;
-    slot = {node, kSaturated};  // a cycle (never expected) counts as too big
-    std::size_t total = kPerNode;
+  std::size_t size_of(const itd::Node* node) { return of(node).size; }
+
+ private:
+  struct Estimate {
+    std::size_t size = 0;  // printed bytes
+    std::size_t pack = 0;  // elements of the largest pack not yet expanded below this node
+  };
+  struct Slot {
+    const itd::Node* node = nullptr;
+    Estimate estimate;
+  };
+  static constexpr std::size_t kSaturated = std::size_t{1} << 60;
+  static constexpr std::size_t kPerNode = 16;
+
+  Estimate of(const itd::Node* node) {
+    if (node == nullptr) return {};
+    if (Slot& slot = find(node); slot.node == node) {
+      return slot.estimate;
+    } else {
+      slot = {node, {kSaturated, 0}};  // a cycle (never expected) counts as too big
+    }
+    Estimate total{kPerNode, 0};
+    bool expands = false;
     node->visit([&](const auto* derived) {
       using D = std::remove_cv_t<std::remove_pointer_t<decltype(derived)>>;
       if constexpr (std::is_same_v<D, itd::ForwardTemplateReference>) {
@@ -140,18 +171,32 @@ class PrintedSizeBound {
       } else {
         derived->match([&](const auto&... args) { (add_arg(total, args), ...); });
       }
+      expands = std::is_same_v<D, itd::ParameterPackExpansion> || std::is_same_v<D, itd::FoldExpr> ||
+                std::is_same_v<D, itd::SizeofParamPackExpr>;
+      if constexpr (std::is_same_v<D, itd::ParameterPack> || std::is_same_v<D, itd::TemplateArgumentPack>) {
+        total.pack = std::max(total.pack, count_elements(derived));
+      }
     });
-    find(node).size = total;
+    if (expands) {
+      total.size = multiply(total.size, std::max<std::size_t>(1, total.pack));
+      total.pack = 0;
+    }
+    find(node).estimate = total;
     return total;
   }
 
- private:
-  struct Slot {
-    const itd::Node* node = nullptr;
-    std::size_t size = 0;
-  };
-  static constexpr std::size_t kSaturated = std::size_t{1} << 60;
-  static constexpr std::size_t kPerNode = 16;
+  template <class Pack>
+  static std::size_t count_elements(const Pack* pack) {
+    std::size_t n = 0;
+    pack->match([&](const auto&... args) {
+      ((n += [](const auto& a) -> std::size_t {
+         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(a)>, itd::NodeArray>) return a.size();
+         return 0;
+       }(args)),
+       ...);
+    });
+    return n;
+  }
 
   Slot& find(const itd::Node* node) {
     std::size_t mask = table_.size() - 1;
@@ -159,15 +204,21 @@ class PrintedSizeBound {
     while (table_[i].node != nullptr && table_[i].node != node) i = (i + 1) & mask;
     return table_[i];
   }
-  static void add(std::size_t& total, std::size_t n) { total = std::min(kSaturated, total + n); }
+  static std::size_t multiply(std::size_t a, std::size_t b) {
+    return a != 0 && b > kSaturated / a ? kSaturated : std::min(kSaturated, a * b);
+  }
+  static void add(Estimate& total, const Estimate& child) {
+    total.size = std::min(kSaturated, total.size + child.size);
+    total.pack = std::max(total.pack, child.pack);
+  }
   template <class T>
-  void add_arg(std::size_t& total, const T& arg) {
+  void add_arg(Estimate& total, const T& arg) {
     if constexpr (std::is_convertible_v<T, const itd::Node*>) {
       add(total, of(arg));
     } else if constexpr (std::is_same_v<T, itd::NodeArray>) {
-      for (const itd::Node* child : arg) add(total, of(child) + 2);
+      for (const itd::Node* child : arg) add(total, Estimate{of(child).size + 2, of(child).pack});
     } else if constexpr (std::is_convertible_v<T, std::string_view>) {
-      add(total, std::string_view(arg).size());
+      total.size = std::min(kSaturated, total.size + std::string_view(arg).size());
     }
     // Other arguments (qualifiers, kinds, flags, numbers) print in a few bytes: kPerNode.
   }
@@ -178,7 +229,7 @@ std::optional<std::string> parse_and_print(std::string_view mangled) {
   itd::ManglingParser<Arena> parser(mangled.data(), mangled.data() + mangled.size());
   const itd::Node* ast = parser.parse();
   if (ast == nullptr) return std::nullopt;
-  if (PrintedSizeBound(parser.ASTAllocator.nodes()).of(ast) > kMaxDemangleOutput) return std::nullopt;
+  if (PrintedSizeBound(parser.ASTAllocator.nodes()).size_of(ast) > kMaxDemangleOutput) return std::nullopt;
   itd::OutputBuffer out;
   ast->print(out);
   std::string text(out.getBuffer(), out.getCurrentPosition());

@@ -109,6 +109,16 @@ TEST(NamesRobustness, DemanglingBombsAreRefused) {
     EXPECT_EQ(demangle(s), s);
     EXPECT_EQ(kernel_short_name(s), s);
   }
+  // A pack expansion prints its pattern once per element: 5000 ints times a 5000-byte pattern
+  // would print 25 MB from a 10 kB name.
+  const std::string pattern_name(5000, 'x');
+  const std::string pack_bomb =
+      "_Z1fIJ" + std::string(5000, 'i') + "EEvDpPFv" + std::to_string(pattern_name.size()) + pattern_name + "T_E";
+  if (llvm_backend()) {
+    EXPECT_EQ(demangle(pack_bomb), pack_bomb);
+  }
+  // Ordinary packs are expanded.
+  EXPECT_EQ(demangle("_ZN5fused12fused_kernelIJfiEEEviDpT_"), "void fused::fused_kernel<float, int>(int, float, int)");
   // A small one still demangles.
   if (llvm_backend()) {
     EXPECT_EQ(demangle("_Z1fIPFvvEPFvT_T_EEvv"), "void f<void (*)(), void (*)(void (*)(), void (*)())>()");
