@@ -162,5 +162,33 @@ class NameFunctionValues(unittest.TestCase):
         self.assertEqual(failures, [])
 
 
+class RealTrace(unittest.TestCase):
+    """Kernel names of the public matmul trace (rpd v2, already demangled by the tracer)."""
+
+    def test_matmul_kernel_names(self):
+        path = os.path.join(os.environ.get("ROCPD_SHARED_DATA", ""), "matmul_result.rpd")
+        if not os.path.exists(path):
+            self.skipTest(f"{path} is absent")
+        con = connect()
+        con.execute("ATTACH ? AS m", (f"file:{path}?mode=ro",))
+        names = [r[0] for r in con.execute("""
+            SELECT DISTINCT s.string FROM m.rocpd_op o JOIN m.rocpd_string s ON s.id = o.description_id
+            JOIN m.rocpd_string t ON t.id = o.opType_id WHERE t.string = 'KernelExecution'""")]
+        self.assertGreaterEqual(len(names), 10)
+        # Already demangled (or Tensile): demangle leaves every one unchanged.
+        unchanged = con.execute("SELECT count(*) FROM (SELECT value FROM json_each(?)) WHERE demangle(value) IS value",
+                                (json.dumps(names),)).fetchone()[0]
+        self.assertEqual(unchanged, len(names))
+        shorts = sorted({r[0] for r in con.execute("SELECT kernel_short_name(value) FROM json_each(?)",
+                                                    (json.dumps(names),))})
+        tensile = [s for s in shorts if s.startswith("Cijk_Ailk_Bljk_SB_MT128x64x16_")]
+        self.assertEqual(len(tensile), 1)
+        self.assertEqual([s for s in shorts if s not in tensile],
+                         ["CatArrayBatchedCopy", "CatArrayBatchedCopy_aligned16_contig", "block_reduce_kernel",
+                          "elementwise_kernel", "index_elementwise_kernel", "init_lookback_scan_state_kernel",
+                          "partition_kernel", "reduce_kernel", "transform_kernel"])
+        con.close()
+
+
 if __name__ == "__main__":
     unittest.main()
