@@ -192,14 +192,18 @@ std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWi
   std::optional<int64_t> current_gpu;
   while (step(stmt.get(), "reading rocpd_ops")) {
     sqlite3_stmt* s = stmt.get();
-    std::optional<int64_t> gpu;
-    if (sqlite3_column_type(s, 0) != SQLITE_NULL) gpu = sqlite3_column_int64(s, 0);
+    // Every API call takes the connection mutex: ask for a column's type only when its value is 0,
+    // the one value a NULL also reads as.
+    auto is_null = [s](int col, int64_t v) { return v == 0 && sqlite3_column_type(s, col) == SQLITE_NULL; };
+    std::optional<int64_t> gpu = sqlite3_column_int64(s, 0);
+    if (is_null(0, *gpu)) gpu.reset();
     if (!current || gpu != current_gpu) {
       current = &by_gpu[gpu];
       current_gpu = gpu;
     }
-    if (sqlite3_column_type(s, 1) == SQLITE_NULL || sqlite3_column_type(s, 2) == SQLITE_NULL) continue;
-    const Interval iv = clip({sqlite3_column_int64(s, 1), sqlite3_column_int64(s, 2)}, window.lo, window.hi);
+    const int64_t start = sqlite3_column_int64(s, 1), end = sqlite3_column_int64(s, 2);
+    if (is_null(1, start) || is_null(2, end)) continue;
+    const Interval iv = clip({start, end}, window.lo, window.hi);
     if (!iv.empty()) current->push_back(iv);
   }
   std::vector<GpuBusy> out;
