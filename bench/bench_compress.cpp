@@ -246,6 +246,9 @@ int main(int argc, char** argv) {
       {"1% window, by index (random access)",
        "SELECT count(*), sum(end - start) FROM rocpd_op WHERE start BETWEEN " + std::to_string(w0) + " AND " +
            std::to_string(w1)},
+      {"2000 random point lookups by id (B-tree probes)",
+       "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 2000) "
+       "SELECT sum(o.end) FROM k JOIN rocpd_op o ON o.id = (k.i * 7919) % " + std::to_string(o.ops) + " + 1"},
       {"1% window, by scan (+start disables the index)",
        "SELECT count(*), sum(end - start) FROM rocpd_op WHERE +start BETWEEN " + std::to_string(w0) + " AND " +
            std::to_string(w1)},
@@ -275,23 +278,30 @@ int main(int argc, char** argv) {
     std::printf("\n3. federated scan: skipped (rocpd_open/rocpd_ops not built into this library)\n");
     return 0;
   }
-  std::printf("\n3. federated scan over %d members (rocpd_open + rocpd_ops), compressed vs uncompressed\n", o.members);
-  const std::string plain_dir = o.dir + "/members_plain", zst_dir = o.dir + "/members_zst";
+  const std::string plain_dir = o.dir + "/members_plain";
   fs::remove_all(plain_dir);
-  fs::remove_all(zst_dir);
-  fs::create_directories(plain_dir);
-  fs::create_directories(zst_dir);
-  for (int m = 0; m < o.members; ++m) {
-    const std::string p = plain_dir + "/rank" + std::to_string(m) + ".rpd";
-    synthesize(p, o.ops / o.members, 100 + static_cast<unsigned>(m));
-    boot.fold("SELECT rocpd_compress('" + p + "', '" + zst_dir + "/rank" + std::to_string(m) + ".rpd.zst')");
+  if (!o.gen.empty()) {
+    // The project's generator: a mixed job (rpd2, rpd3, rocpd members).
+    const std::string cmd = o.gen + " --out " + plain_dir + " --procs " + std::to_string(o.members) +
+                            " --format mixed --ops " + std::to_string(o.ops / o.members) + " --seed 17 > /dev/null";
+    if (std::system(cmd.c_str()) != 0) die("generator failed: " + cmd);
+  } else {
+    fs::create_directories(plain_dir);
+    for (int m = 0; m < o.members; ++m)
+      synthesize(plain_dir + "/rank" + std::to_string(m) + ".rpd", o.ops / o.members, 100 + static_cast<unsigned>(m));
   }
+  std::uintmax_t plain_bytes = 0;
+  for (const auto& e : fs::directory_iterator(plain_dir))
+    if (e.path().extension() != ".json") plain_bytes += fs::file_size(e.path());
+  std::printf("\n3. federated queries over %d members (%s, %.1f MiB), rocpd_open of the directory, compressed vs "
+              "uncompressed\n",
+              o.members, o.gen.empty() ? "synthetic rpd" : "rocpd_gen --format mixed", mib(plain_bytes));
   // The window is 1 % of the members' own time span, in its middle.
   double flo = 0, fhi = 0;
   {
     Conn c(":memory:");
     c.load(o.ext);
-    c.fold("SELECT rocpd_open('" + plain_dir + "/*.rpd')");
+    c.fold("SELECT rocpd_open('" + plain_dir + "')");
     flo = c.fold("SELECT min(start) FROM rocpd_ops");
     fhi = c.fold("SELECT max(start) FROM rocpd_ops");
   }
@@ -306,21 +316,35 @@ int main(int argc, char** argv) {
        "SELECT name, count(*), sum(duration) FROM rocpd_ops WHERE start BETWEEN " + std::to_string(f0) + " AND " +
            std::to_string(f1) + " GROUP BY name"},
   };
-  std::printf("%-50s %12s %12s %9s %s\n", "query", "plain ms", "zstd ms", "slowdown", "same");
-  for (const auto& q : fed) {
-    double sums[2] = {0, 0}, times[2] = {0, 0};
-    int k = 0;
-    for (const std::string& pattern : {plain_dir + "/*.rpd", zst_dir + "/*.zst"}) {
-      times[k] = median_of(5, [&] {
-        Conn c(":memory:");
-        c.load(o.ext);
-        c.fold("SELECT rocpd_open('" + pattern + "')");
-        sums[k] = c.fold(q.sql);
-      });
-      ++k;
+  for (int frame_kib : {64, 256}) {
+    const std::string zst_dir = o.dir + "/members_zst_f" + std::to_string(frame_kib);
+    fs::remove_all(zst_dir);
+    fs::create_directories(zst_dir);
+    std::uintmax_t zst_bytes = 0;
+    for (const auto& e : fs::directory_iterator(plain_dir)) {
+      if (e.path().extension() == ".json") continue;
+      const std::string dst = zst_dir + "/" + e.path().filename().string() + ".zst";
+      boot.fold("SELECT rocpd_compress('" + e.path().string() + "', '" + dst + "', 3, " + std::to_string(frame_kib) + ")");
+      zst_bytes += fs::file_size(dst);
     }
-    std::printf("%-50s %12.2f %12.2f %8.2fx %s (%.0f)\n", q.what, times[0] * 1e3, times[1] * 1e3, times[1] / times[0],
-                sums[0] == sums[1] ? "yes" : "NO", sums[0]);
+    std::printf("frame %d KiB, level 3: members compress %.2fx\n", frame_kib,
+                static_cast<double>(plain_bytes) / static_cast<double>(zst_bytes));
+    std::printf("%-50s %12s %12s %9s %s\n", "query", "plain ms", "zstd ms", "slowdown", "same");
+    for (const auto& q : fed) {
+      double sums[2] = {0, 0}, times[2] = {0, 0};
+      int k = 0;
+      for (const std::string& dir : {plain_dir, zst_dir}) {
+        times[k] = median_of(5, [&] {
+          Conn c(":memory:");
+          c.load(o.ext);
+          c.fold("SELECT rocpd_open('" + dir + "')");
+          sums[k] = c.fold(q.sql);
+        });
+        ++k;
+      }
+      std::printf("%-50s %12.2f %12.2f %8.2fx %s\n", q.what, times[0] * 1e3, times[1] * 1e3, times[1] / times[0],
+                  sums[0] == sums[1] ? "yes" : "NO");
+    }
   }
   return 0;
 }
