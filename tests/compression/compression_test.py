@@ -97,6 +97,20 @@ class RoundTrip(Base):
         self.assertNotEqual(size % (64 * 1024), 0)
         self.assertNotEqual(size % (1000 * 1024), 0)
 
+    def test_shell_dump_is_identical(self):
+        # The sqlite3 shell's own .dump, original vs compressed (the VFS exists once .load ran).
+        shell = os.environ.get("ROCPD_SQLITE3", "sqlite3")
+        dst = self.path("shell.db.zst")
+        self.compress(self.src, dst, 3, 4)
+
+        def dump(target):
+            return subprocess.run([shell, "-bail", "-batch", ":memory:", "-cmd", f".load {EXT}", "-cmd",
+                                   f".open {target}", ".dump"], check=True, stdout=subprocess.PIPE).stdout
+
+        original = dump(self.src)
+        self.assertGreater(len(original), 1_000_000)
+        self.assertEqual(dump(vfs_uri(dst)), original)
+
     def test_attach_compares_every_table(self):
         dst = self.path("attach.db.zst")
         self.compress(self.src, dst)
