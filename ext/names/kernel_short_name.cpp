@@ -18,8 +18,8 @@ bool is_identifier_char(char c) {
 }
 
 // Bracket structure of a demangled declaration. Characters of operator names ("operator()",
-// "operator<<", "operator[]") are masked so they do not count as brackets; '<' and '>' with a
-// space on both sides are comparisons, '>' after '-' is an arrow.
+// "operator<<", "operator[]") are masked so they do not count as brackets; a '<' with a space on
+// both sides is a comparison, a '>' closes only an open '<' and is an arrow after '-'.
 class Brackets {
  public:
   explicit Brackets(std::string_view text) : text_(text), depth_(text.size()), match_(text.size(), -1) {
@@ -80,10 +80,9 @@ class Brackets {
     constexpr std::string_view kw = "operator";
     for (std::size_t k = text_.find(kw); k != std::string_view::npos; k = text_.find(kw, k + 1)) {
       const std::size_t after = k + kw.size();
-      if ((k > 0 && is_identifier_char(text_[k - 1])) ||
-          (after < text_.size() && is_identifier_char(text_[after]))) {
-        // "operator new" / "operator delete[]" and conversions continue with a space.
-        if (!(after < text_.size() && text_[after] == ' ')) continue;
+      // Part of a longer identifier ("my_operator", "operators"): not the keyword.
+      if ((k > 0 && is_identifier_char(text_[k - 1])) || (after < text_.size() && is_identifier_char(text_[after]))) {
+        continue;
       }
       keywords_.push_back(k);
       std::size_t p = after;

@@ -81,6 +81,9 @@ TEST(NamesShortName, DocumentedRules) {
       {"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_Generic"},
       {"__omp_offloading_fd00_2a3b4c_main_l12", "__omp_offloading_fd00_2a3b4c_main_l12"},
       {"CopyHostToDevice", "CopyHostToDevice"},
+      // "operator" inside a longer identifier is not the keyword.
+      {"void ops::my_operator_kernel<(int)1>(int)", "my_operator_kernel"},
+      {"ops::operators(int)", "operators"},
       // Comparisons and arrows inside template arguments are not brackets.
       {"void odd::expr_kernel<2>(int (*) [((2)>(4))?(2) : (4)])", "expr_kernel"},
       {"void f<(1 < 2)>(decltype (p->x))", "f"},
