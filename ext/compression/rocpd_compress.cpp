@@ -92,6 +92,8 @@ std::int64_t compress_database(const std::string& src, const std::string& dst, i
   Db db(raw_db);
   if (rc != SQLITE_OK)
     fail(fmt::format("cannot open source '{}': {}", src, raw_db ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc)));
+  // A tracer still writing holds its lock only while it commits: wait for it rather than fail.
+  sqlite3_busy_timeout(db.get(), 10000);
   // The read transaction pins one snapshot: rollback-journal writers cannot commit while it is
   // held, and WAL readers keep seeing the pages of its start.
   exec(db.get(), "BEGIN", fmt::format("rocpd_compress: source '{}'", src));

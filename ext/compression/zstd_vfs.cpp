@@ -28,7 +28,7 @@ sqlite3_vfs* g_base = nullptr;
 std::atomic<std::uint64_t> g_plain_limit{zstd::kDefaultPlainLimit};
 thread_local std::string t_last_error;
 
-// Errors reach users through sqlite3_log and last_open_error(); the VFS API has no message slot.
+// Errors reach users through sqlite3_log and last_vfs_error(); the VFS API has no message slot.
 void record_error(int code, std::string msg) {
   sqlite3_log(code, "%s", msg.c_str());
   t_last_error = std::move(msg);
@@ -284,7 +284,7 @@ int register_zstd_vfs() {
   return sqlite3_vfs_register(&g_vfs, 0);
 }
 
-std::string last_open_error() { return t_last_error; }
+std::string last_vfs_error() { return t_last_error; }
 std::uint64_t plain_limit() { return g_plain_limit.load(); }
 void set_plain_limit(std::uint64_t bytes) { g_plain_limit.store(bytes); }
 

@@ -13,10 +13,10 @@ inline constexpr const char* kZstdVfsName = "rocpd_zstd";
 // SQLite result code.
 int register_zstd_vfs();
 
-// The reason the last failed open of a compressed file on this thread failed
-// ("rocpd_zstd: <path>: <what>"); SQLite itself only reports "unable to open database file".
-// Empty when the last open on this thread succeeded.
-std::string last_open_error();
+// Why the VFS last failed on this thread, naming the file ("rocpd_zstd: <path>: <what>"): an
+// open SQLite reports as "unable to open database file", or a damaged frame it reports as
+// "database disk image is malformed". Cleared when an open on this thread succeeds.
+std::string last_vfs_error();
 
 // Cap on the decompressed size of single-frame (non-seekable) .zst files, process-wide.
 std::uint64_t plain_limit();

@@ -219,6 +219,23 @@ class RoundTrip(Base):
         writer.close()
         self.assertEqual(sorted(n for n in os.listdir(self.dir) if n.startswith("live.db.zst")), ["live.db.zst"])
 
+    def test_rollback_database_with_a_writer_mid_transaction(self):
+        src = self.path("busy.db")
+        writer = make_trace(src, ops=2000)
+        writer.execute("INSERT INTO rocpd_string(id, string) VALUES (200000, 'not yet committed')")
+        before = sha(src)
+        dst = self.path("busy.db.zst")
+        self.compress(src, dst)
+        con = open_compressed(dst)
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_string WHERE id = 200000").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_op").fetchone()[0], 2000)
+        con.close()
+        writer.commit()  # the writer was not disturbed
+        writer.close()
+        self.assertNotEqual(sha(src), before)
+        out = subprocess.run([ZSTD or "zstd", "-d", "-c", "-q", dst], check=True, stdout=subprocess.PIPE).stdout
+        self.assertEqual(hashlib.sha256(out).hexdigest(), before)
+
     def test_parallel_readers(self):
         dst = self.path("threads.db.zst")
         self.compress(self.src, dst, 3, 16)
