@@ -109,6 +109,9 @@ TEST(NamesDemangle, SuffixesAndNonMangledInput) {
   EXPECT_EQ(demangle("_Z3foov.isra.0.cold"), "foo() (.isra.0.cold)");
   if (llvm_backend()) {
     EXPECT_EQ(demangle("___Z3foov_block_invoke"), "invocation function for block in foo()");
+    // LLVM 19 rejects GCC's mangling of a conversion to a class template specialisation
+    // (documented gap): unchanged, like any mangling the backend rejects.
+    EXPECT_EQ(demangle("_ZNK6linalg6MatrixcvSt6vectorIfSaIfEEEv"), "_ZNK6linalg6MatrixcvSt6vectorIfSaIfEEEv");
   }
   EXPECT_EQ(demangle("Cijk_Ailk_Bljk_SB_MT128x64x16"), "Cijk_Ailk_Bljk_SB_MT128x64x16");
   EXPECT_EQ(demangle("triton_poi_fused_0d1d"), "triton_poi_fused_0d1d");
