@@ -40,11 +40,25 @@ void rocpd_zstd_plain_limit_fn(sqlite3_context* ctx, int argc, sqlite3_value** a
   });
 }
 
+// rocpd_zstd_last_error(): why the rocpd_zstd VFS last failed on this thread, naming the file
+// (NULL if it has not failed): the detail behind "unable to open database" or "database disk
+// image is malformed".
+void rocpd_zstd_last_error_fn(sqlite3_context* ctx, int, sqlite3_value**) {
+  guard(ctx, [&] {
+    const std::string msg = last_vfs_error();
+    if (msg.empty()) sqlite3_result_null(ctx);
+    else sqlite3_result_text(ctx, msg.c_str(), static_cast<int>(msg.size()), SQLITE_TRANSIENT);
+  });
+}
+
 }  // namespace
 
 int register_rocpd_zstd_functions(sqlite3* db) {
   int rc = sqlite3_create_function_v2(db, "rocpd_zstd_verify", 1, kFileFunction, nullptr, rocpd_zstd_verify_fn,
                                       nullptr, nullptr, nullptr);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function_v2(db, "rocpd_zstd_last_error", 0, kFileFunction, nullptr, rocpd_zstd_last_error_fn,
+                                    nullptr, nullptr, nullptr);
   for (int n : {0, 1}) {
     if (rc == SQLITE_OK)
       rc = sqlite3_create_function_v2(db, "rocpd_zstd_plain_limit", n, kFileFunction, nullptr,

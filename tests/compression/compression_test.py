@@ -400,7 +400,16 @@ class Errors(Base):
 
         truncated = self.damaged("truncated.zst", lambda d: d[: len(d) // 2])
         uri = vfs_uri(truncated)
-        self.assertEqual(self.error("ATTACH ? AS z", (uri,)), f"unable to open database: {uri}")
+        con = connect()
+        con.execute("ATTACH ? AS good", (vfs_uri(self.path("good.db.zst")),))  # a successful open clears it
+        self.assertIsNone(con.execute("SELECT rocpd_zstd_last_error()").fetchone()[0])
+        with self.assertRaises(sqlite3.OperationalError) as caught:
+            con.execute("ATTACH ? AS z", (uri,))
+        self.assertEqual(str(caught.exception), f"unable to open database: {uri}")
+        self.assertEqual(con.execute("SELECT rocpd_zstd_last_error()").fetchone()[0],
+                         f"rocpd_zstd: {truncated}: truncated: the last zstd frame ends early "
+                         f"({os.path.getsize(truncated)} bytes in the file)")
+        con.close()
         self.assertEqual(self.error("SELECT rocpd_zstd_verify(?)", (truncated,)),
                          f"rocpd_zstd_verify: {truncated}: truncated: the last zstd frame ends early "
                          f"({os.path.getsize(truncated)} bytes in the file)")
@@ -411,10 +420,16 @@ class Errors(Base):
             return d
         checksum = self.damaged("checksum.zst", bad_checksum)
         # The seek table is sound, so the file opens; the damaged frame fails when a query reaches it.
-        con = open_compressed(checksum)
+        con = connect()
+        con.execute("ATTACH ? AS z", (vfs_uri(checksum),))
         with self.assertRaises(sqlite3.DatabaseError) as caught:
-            list(con.iterdump())
+            con.execute("SELECT * FROM z.rocpd_op").fetchall()
+            con.execute("SELECT * FROM z.rocpd_api").fetchall()
+            con.execute("SELECT * FROM z.rocpd_string").fetchall()
         self.assertEqual(str(caught.exception), "database disk image is malformed")
+        self.assertRegex(con.execute("SELECT rocpd_zstd_last_error()").fetchone()[0],
+                         rf"^rocpd_zstd: {checksum}: frame 2 at offset \d+ fails its checksum "
+                         r"\(seek table 0x[0-9a-f]{8}, data 0x[0-9a-f]{8}\)$")
         con.close()
         self.assertRegex(self.error("SELECT rocpd_zstd_verify(?)", (checksum,)),
                          rf"^rocpd_zstd_verify: {checksum}: frame 2 at offset \d+ fails its checksum "
