@@ -69,8 +69,9 @@ int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols) {
     const auto& c = info->aConstraint[i];
     const Code code = code_for(c, cols);
     if (!c.usable) {
-      // An argument of a table-valued call that cannot be used would silently change its meaning.
-      if (code.code && is_hidden_argument(c.iColumn, cols)) throw Error("unusable hidden argument", SQLITE_CONSTRAINT);
+      // A plan without an argument of the table-valued call would silently change its meaning:
+      // refuse it, so SQLite picks a plan that binds the argument first (as series.c does).
+      if (code.code && is_hidden_argument(c.iColumn, cols)) return SQLITE_CONSTRAINT;
       continue;
     }
     if (!code.code) continue;

@@ -35,8 +35,8 @@ struct PlanColumns {
   int bucket_ns = -1, lo = -1, hi = -1, buckets = -1;  // hidden arguments
 };
 
-// xBestIndex for the three tables. Throws Error(SQLITE_CONSTRAINT) for plans that leave a
-// hidden argument unusable (SQLite then tries another plan, as in ext/misc/series.c).
+// xBestIndex for the three tables. Returns SQLITE_CONSTRAINT for plans that leave a hidden
+// argument unusable (SQLite then tries another plan, as in ext/misc/series.c).
 int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols);
 
 // The selection an xFilter call decoded: which member(s), which gpu, which time window.

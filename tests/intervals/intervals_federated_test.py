@@ -200,6 +200,13 @@ class GroundTruth(unittest.TestCase):
                          (2 | 4 | 8, "Gadfg"))
         self.assertEqual(index("SELECT * FROM rocpd_utilization(1000, 5, 900) WHERE db = 'x'"), (1 | 16 | 32 | 64, "DHLW"))
         self.assertEqual(index("SELECT * FROM rocpd_utilization WHERE buckets = 30 AND gpu = 1"), (2 | 128, "GN"))
+        # Arguments taken from another table: only plans that bind them are accepted.
+        joined = con.execute("SELECT count(*), sum(u.busy_ns) FROM (SELECT 30 AS n UNION ALL SELECT 7) AS t "
+                             "JOIN rocpd_utilization AS u ON u.buckets = t.n").fetchone()
+        direct = con.execute("SELECT (SELECT count(*) FROM rocpd_utilization WHERE buckets = 30) + "
+                             "(SELECT count(*) FROM rocpd_utilization WHERE buckets = 7), "
+                             "2 * (SELECT sum(busy_ns) FROM rocpd_busy)").fetchone()
+        self.assertEqual(joined, direct)
         # A pushed db / gpu gives the same rows as filtering everything.
         a = con.execute("SELECT * FROM rocpd_busy_intervals WHERE db = 'rank3' AND gpu = 1").fetchall()
         b = [r for r in con.execute("SELECT * FROM rocpd_busy_intervals") if r[0] == "rank3" and r[1] == 1]
