@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/vtab_util.h"
+
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -167,11 +169,6 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
   });
 }
 
-int x_disconnect(sqlite3_vtab* v) {
-  delete static_cast<FedVtab*>(v);
-  return SQLITE_OK;
-}
-
 int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
   return guard(vt, [&] {
     const auto& t = table_of(vt);
@@ -205,16 +202,6 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
     info->estimatedRows = static_cast<sqlite3_int64>(cost);
     return SQLITE_OK;
   });
-}
-
-int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new (std::nothrow) FedCursor();
-  return *out ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-int x_close(sqlite3_vtab_cursor* c) {
-  delete static_cast<FedCursor*>(c);
-  return SQLITE_OK;
 }
 
 std::string member_label(const Member& m) {
@@ -496,10 +483,10 @@ sqlite3_module make_module() {
   m.xCreate = nullptr;  // eponymous only: `CREATE VIRTUAL TABLE ... USING rocpd_ops` is refused
   m.xConnect = x_connect;
   m.xBestIndex = x_best_index;
-  m.xDisconnect = x_disconnect;
-  m.xDestroy = x_disconnect;
-  m.xOpen = x_open;
-  m.xClose = x_close;
+  m.xDisconnect = vtab_disconnect<FedVtab>;
+  m.xDestroy = vtab_disconnect<FedVtab>;
+  m.xOpen = vtab_open<FedCursor>;
+  m.xClose = vtab_close<FedCursor>;
   m.xFilter = x_filter;
   m.xNext = x_next;
   m.xEof = x_eof;

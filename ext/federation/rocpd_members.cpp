@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/vtab_util.h"
+
 #include "federation/member_probe.h"
 
 namespace rocpd::federation {
@@ -43,24 +45,9 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
   });
 }
 
-int x_disconnect(sqlite3_vtab* v) {
-  delete static_cast<MembersVtab*>(v);
-  return SQLITE_OK;
-}
-
 int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
   info->idxNum = (info->colUsed >> kFirstProfiledColumn) ? 1 : 0;
   info->estimatedCost = info->idxNum ? 1e6 : 1e3;
-  return SQLITE_OK;
-}
-
-int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new (std::nothrow) MembersCursor();
-  return *out ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-int x_close(sqlite3_vtab_cursor* c) {
-  delete static_cast<MembersCursor*>(c);
   return SQLITE_OK;
 }
 
@@ -128,10 +115,10 @@ sqlite3_module make_module() {
   sqlite3_module m{};
   m.xConnect = x_connect;
   m.xBestIndex = x_best_index;
-  m.xDisconnect = x_disconnect;
-  m.xDestroy = x_disconnect;
-  m.xOpen = x_open;
-  m.xClose = x_close;
+  m.xDisconnect = vtab_disconnect<MembersVtab>;
+  m.xDestroy = vtab_disconnect<MembersVtab>;
+  m.xOpen = vtab_open<MembersCursor>;
+  m.xClose = vtab_close<MembersCursor>;
   m.xFilter = x_filter;
   m.xNext = x_next;
   m.xEof = x_eof;

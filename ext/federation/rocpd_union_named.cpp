@@ -6,6 +6,8 @@
 // "<column index><op>,..." (op as in SQL), bound in order as the member query's parameters.
 #include <fmt/format.h>
 
+#include "common/vtab_util.h"
+
 #include "federation/member_probe.h"
 #include "federation/member_sql.h"
 #include "federation/rocpd_union.h"
@@ -133,21 +135,6 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int x_disconnect(sqlite3_vtab* v) {
-  delete static_cast<NamedVtab*>(v);
-  return SQLITE_OK;
-}
-
-int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new (std::nothrow) NamedCursor();
-  return *out ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-int x_close(sqlite3_vtab_cursor* c) {
-  delete static_cast<NamedCursor*>(c);
-  return SQLITE_OK;
-}
-
 int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {
   auto* cur = static_cast<NamedCursor*>(c);
   auto* v = static_cast<NamedVtab*>(c->pVtab);
@@ -219,9 +206,9 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
 sqlite3_module make_methods() {
   sqlite3_module m{};
   m.xBestIndex = x_best_index;
-  m.xDisconnect = x_disconnect;
-  m.xOpen = x_open;
-  m.xClose = x_close;
+  m.xDisconnect = vtab_disconnect<NamedVtab>;
+  m.xOpen = vtab_open<NamedCursor>;
+  m.xClose = vtab_close<NamedCursor>;
   m.xFilter = x_filter;
   m.xNext = x_next;
   m.xEof = x_eof;

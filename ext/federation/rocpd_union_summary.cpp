@@ -6,6 +6,8 @@
 // Plan: idxNum bit 0 = the summary argument is given, bit 1 = `db =` selects one member.
 #include <fmt/format.h>
 
+#include "common/vtab_util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -125,21 +127,6 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int x_disconnect(sqlite3_vtab* v) {
-  delete static_cast<UnionVtab*>(v);
-  return SQLITE_OK;
-}
-
-int x_open(sqlite3_vtab*, sqlite3_vtab_cursor** out) {
-  *out = new (std::nothrow) SummaryCursor();
-  return *out ? SQLITE_OK : SQLITE_NOMEM;
-}
-
-int x_close(sqlite3_vtab_cursor* c) {
-  delete static_cast<SummaryCursor*>(c);
-  return SQLITE_OK;
-}
-
 int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3_value** argv) {
   auto* cur = static_cast<SummaryCursor*>(c);
   auto& reg = *static_cast<UnionVtab*>(c->pVtab)->registry;
@@ -202,9 +189,9 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
 sqlite3_module make_methods() {
   sqlite3_module m{};
   m.xBestIndex = x_best_index;
-  m.xDisconnect = x_disconnect;
-  m.xOpen = x_open;
-  m.xClose = x_close;
+  m.xDisconnect = vtab_disconnect<UnionVtab>;
+  m.xOpen = vtab_open<SummaryCursor>;
+  m.xClose = vtab_close<SummaryCursor>;
   m.xFilter = x_filter;
   m.xNext = x_next;
   m.xEof = x_eof;
