@@ -68,11 +68,25 @@ class Surface(unittest.TestCase):
         self.assertFalse(EXPECTED_VIEWS & UPSTREAM_NAMES)
         self.assertFalse(EXPECTED_MODULES & UPSTREAM_NAMES)
         schema_dir = os.path.join(os.environ["ROCPD_SOURCE_DIR"], "schema")
-        text = " ".join(open(os.path.join(schema_dir, f)).read() for f in os.listdir(schema_dir) if f.endswith(".sql"))
+        text = ""
+        for f in sorted(os.listdir(schema_dir)):
+            if f.endswith(".sql"):
+                with open(os.path.join(schema_dir, f)) as fh:
+                    text += fh.read()
         for name in EXPECTED_VIEWS | EXPECTED_MODULES:
             for quote in ('"', "`", " "):
                 self.assertNotIn(f"VIEW IF NOT EXISTS {quote}{name}{quote}", text)
                 self.assertNotIn(f"TABLE IF NOT EXISTS {quote}{name}{quote}", text)
+
+    def test_runtime_dependencies(self):
+        # LLVM's demangler is linked statically and fmt is header-only: a user needs nothing but
+        # the C/C++ runtimes and libzstd.
+        import subprocess
+        out = subprocess.run(["readelf", "-d", os.environ["ROCPD_EXT"] + ".so"], check=True, capture_output=True,
+                             text=True).stdout
+        needed = {line.split("[")[1].split("]")[0] for line in out.splitlines() if "(NEEDED)" in line}
+        allowed = {"libzstd.so.1", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6"}
+        self.assertTrue(needed <= allowed, needed - allowed)
 
     def test_loading_twice_is_harmless(self):
         con = connect()
