@@ -77,6 +77,30 @@ SELECT 'FAIL: sliding window differs at ' || count(*) || ' rows' FROM (
 WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 3 AND x.k + 1)
 HAVING count(*) > 0;
 
+-- Frames SQLite evaluates differently: EXCLUDE (recomputed per row), GROUPS, RANGE, frames that
+-- end at UNBOUNDED FOLLOWING (rows leave from the front only).
+SELECT 'FAIL: EXCLUDE CURRENT ROW frame differs at ' || count(*) || ' rows' FROM (
+  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING
+                                              EXCLUDE CURRENT ROW) AS w FROM iv) x
+WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 2 AND x.k + 2
+            AND i2.k <> x.k)
+HAVING count(*) > 0;
+SELECT 'FAIL: GROUPS frame differs at ' || count(*) || ' rows' FROM (
+  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k / 4 GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) AS w
+  FROM iv) x
+WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k / 4 BETWEEN x.k / 4 - 1 AND x.k / 4)
+HAVING count(*) > 0;
+SELECT 'FAIL: RANGE frame differs at ' || count(*) || ' rows' FROM (
+  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k RANGE BETWEEN 5 PRECEDING AND 1 FOLLOWING) AS w
+  FROM iv) x
+WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 5 AND x.k + 1)
+HAVING count(*) > 0;
+SELECT 'FAIL: UNBOUNDED FOLLOWING frame differs at ' || count(*) || ' rows' FROM (
+  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS w
+  FROM iv) x
+WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k >= x.k)
+HAVING count(*) > 0;
+
 -- Empty input and all-NULL input: the empty union.
 SELECT 'FAIL: empty union is not 0' WHERE (SELECT interval_union(a, b) FROM iv WHERE 0) IS NOT 0
    OR (SELECT interval_union(NULL, NULL)) IS NOT 0;
