@@ -143,10 +143,22 @@ int file_sector_size(sqlite3_file*) { return 4096; }
 // Immutable: SQLite skips hot-journal probes and change detection for the file.
 int file_device_characteristics(sqlite3_file*) { return SQLITE_IOCAP_IMMUTABLE; }
 
+// Version 1: no shared memory (so no WAL) and no mmap.
 const sqlite3_io_methods kIoMethods = {
-    1,         file_close, file_read,         file_write,        file_truncate,    file_sync,
-    file_size, file_lock,  file_unlock,       file_check_reserved, file_control, file_sector_size,
-    file_device_characteristics, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    1,                            // iVersion
+    file_close,                   // xClose
+    file_read,                    // xRead
+    file_write,                   // xWrite
+    file_truncate,                // xTruncate
+    file_sync,                    // xSync
+    file_size,                    // xFileSize
+    file_lock,                    // xLock
+    file_unlock,                  // xUnlock
+    file_check_reserved,          // xCheckReservedLock
+    file_control,                 // xFileControl
+    file_sector_size,             // xSectorSize
+    file_device_characteristics,  // xDeviceCharacteristics
+    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 bool is_side_file(std::string_view name) {
   for (std::string_view suffix : {"-journal", "-wal", "-shm"}) {
