@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "federation/member_files.h"
 #include "federation/member_prefetch.h"
 #include "federation/member_sql.h"
 #include "names/demangle.h"
@@ -237,7 +238,9 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
         return;
       }
       if (rc != SQLITE_DONE)
-        throw Error(fmt::format("{}: {}: {}", t.name, member_label(*cur->member), sqlite3_errmsg(cur->lease.db())), rc);
+        throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*cur->member), sqlite3_errmsg(cur->lease.db()),
+                                zstd_reason(cur->member->path)),
+                    rc);
     }
     if (cur->next >= cur->work.size()) {
       cur->stmt.reset();

@@ -17,6 +17,10 @@ std::vector<std::string> expand_pattern(const std::string& pattern);
 void check_sqlite_file(const std::string& path);
 
 bool is_zstd_path(const std::string& path);
+// For a .zst member: "; <why the rocpd_zstd VFS failed on this thread>", since SQLite itself
+// only says "unable to open database file" or "database disk image is malformed". Else "".
+// (Defined in zstd_reason.cpp: it needs the compression capability.)
+std::string zstd_reason(const std::string& path);
 // "run/rank7.db.zst" -> "rank7".
 std::string alias_stem(const std::string& path);
 // Canonical absolute path (for recognising a file opened twice); the input when it cannot resolve.

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "federation/member_files.h"
+
 namespace rocpd::federation {
 
 namespace {
@@ -82,7 +84,8 @@ void Prefetcher::read_item(size_t index) {
   for (;;) {
     const int rc = sqlite3_step(stmt.get());
     if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW) throw Error(fmt::format("{}: {}", label(), sqlite3_errmsg(lease.db())), rc);
+    if (rc != SQLITE_ROW)
+      throw Error(fmt::format("{}: {}{}", label(), sqlite3_errmsg(lease.db()), zstd_reason(item.member->path)), rc);
     for (size_t c = 0; c < width; ++c) {
       Cell cell;
       cell.type = sqlite3_column_type(stmt.get(), static_cast<int>(c));

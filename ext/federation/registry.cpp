@@ -91,7 +91,9 @@ Registry::Lease Registry::acquire(const MemberPtr& m) {
                                    m->vfs.empty() ? nullptr : m->vfs.c_str());
     Db db(raw);
     if (rc != SQLITE_OK)
-      throw Error(fmt::format("{}: cannot open: {}", label_of(*m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
+      throw Error(fmt::format("{}: cannot open: {}{}", label_of(*m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
+                              zstd_reason(m->path)),
+                  rc);
     limit_page_cache(db.get());
     m->conn = std::move(db);
     ++open_connections_;
@@ -155,8 +157,15 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias)
   const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, m->vfs.empty() ? nullptr : m->vfs.c_str());
   Db db(raw);
   if (rc != SQLITE_OK)
-    throw Error(fmt::format("rocpd_open: '{}': {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
-  auto info = probe_format(db.get(), "main", fmt::format("rocpd_open: '{}'", path));
+    throw Error(fmt::format("rocpd_open: '{}': {}{}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
+                            zstd_reason(path)),
+                rc);
+  std::optional<FormatInfo> info;
+  try {
+    info = probe_format(db.get(), "main", fmt::format("rocpd_open: '{}'", path));
+  } catch (const Error& e) {
+    throw Error(e.what() + zstd_reason(path), e.code());
+  }
   if (!info)
     throw Error(fmt::format("rocpd_open: '{}': holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or "
                             "rocpd_metadata_<uuid> table)",

@@ -333,9 +333,11 @@ class Federated(Base):
         bad = os.path.join(bad_dir, "rank9.rpd.zst")
         with open(bad, "wb") as f:
             f.write(data[: len(data) // 3])
-        # SQLite reports the VFS's refusal as "unable to open database file"; rocpd_zstd_verify
-        # tells why (test_damaged_files).
-        self.assertEqual(self.error("SELECT rocpd_open(?)", (bad,)), f"rocpd_open: '{bad}': unable to open database file")
+        # SQLite reports the VFS's refusal as "unable to open database file"; rocpd_open appends
+        # the VFS's own reason, naming the file.
+        self.assertEqual(self.error("SELECT rocpd_open(?)", (bad,)),
+                         f"rocpd_open: '{bad}': unable to open database file; rocpd_zstd: {bad}: truncated: "
+                         f"the last zstd frame ends early ({len(data) // 3} bytes in the file)")
 
 
 class Errors(Base):

@@ -1,0 +1,12 @@
+#include "compression/zstd_vfs.h"
+#include "federation/member_files.h"
+
+namespace rocpd::federation {
+
+std::string zstd_reason(const std::string& path) {
+  if (!is_zstd_path(path)) return {};
+  const std::string why = compression::last_vfs_error();
+  return why.empty() ? std::string() : "; " + why;
+}
+
+}  // namespace rocpd::federation
