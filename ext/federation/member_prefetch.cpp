@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "federation/member_files.h"
@@ -18,7 +19,12 @@ Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t
                        std::vector<PrefetchItem> items)
     : registry_(registry), table_(table), used_(used), pushed_(std::move(pushed)), values_(values),
       items_(std::move(items)) {
-  worker_ = std::thread([this] { run(); });
+  // One reader per core: the consumer's per-row work is lighter than a member's, so the cores
+  // are best spent reading (measured in bench/bench_federation.py).
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t lanes = std::max<size_t>(1, std::min(cores, items_.size()));
+  for (size_t w = 0; w < lanes; ++w) lanes_.push_back(std::make_unique<Lane>());
+  for (size_t w = 0; w < lanes_.size(); ++w) workers_.emplace_back([this, w] { run(w); });
 }
 
 Prefetcher::~Prefetcher() {
@@ -27,32 +33,34 @@ Prefetcher::~Prefetcher() {
     stop_ = true;
   }
   changed_.notify_all();
-  worker_.join();
+  for (auto& w : workers_) w.join();
 }
 
 std::unique_ptr<Batch> Prefetcher::next() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return !queue_.empty() || done_; });
-  if (!queue_.empty()) {
-    auto batch = std::move(queue_.front());
-    queue_.pop_front();
+  Lane& lane = *lanes_[consumed_items_ % lanes_.size()];
+  changed_.wait(lock, [&] { return !lane.queue.empty() || lane.done; });
+  if (!lane.queue.empty()) {
+    auto batch = std::move(lane.queue.front());
+    lane.queue.pop_front();
+    if (batch->last_of_item) ++consumed_items_;
     changed_.notify_all();
     return batch;
   }
-  if (!error_.empty()) throw Error(error_, error_code_);
+  if (!lane.error.empty()) throw Error(lane.error, lane.error_code);
   return nullptr;
 }
 
-bool Prefetcher::push(std::unique_ptr<Batch> batch) {
+bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return queue_.size() < kQueuedBatches || stop_; });
+  changed_.wait(lock, [&] { return lanes_[lane]->queue.size() < kQueuedBatches || stop_; });
   if (stop_) return false;
-  queue_.push_back(std::move(batch));
+  lanes_[lane]->queue.push_back(std::move(batch));
   changed_.notify_all();
   return true;
 }
 
-void Prefetcher::read_item(size_t index) {
+void Prefetcher::read_item(size_t index, size_t lane) {
   const PrefetchItem& item = items_[index];
   auto lease = registry_->acquire(item.member);
   const auto sources = sources_for(table_.kind, *item.member, item.profile.get(),
@@ -104,39 +112,38 @@ void Prefetcher::read_item(size_t index) {
     }
     // Keep offsets within 32 bits and batches small: cut early on long texts.
     if (++batch->rows == kRowsPerBatch || batch->arena.size() > (16u << 20)) {
-      if (!push(std::move(batch))) return;
+      if (!push(lane, std::move(batch))) return;
       batch = fresh();
     }
   }
   stmt.reset();
   batch->last_of_item = true;
-  push(std::move(batch));
+  push(lane, std::move(batch));
 }
 
-void Prefetcher::run() noexcept {
+void Prefetcher::run(size_t lane) noexcept {
+  auto fail = [&](std::string what, int code) {
+    std::lock_guard lock(mutex_);
+    lanes_[lane]->error = std::move(what);
+    lanes_[lane]->error_code = code;
+  };
   try {
-    for (size_t i = 0; i < items_.size(); ++i) {
+    for (size_t i = lane; i < items_.size(); i += lanes_.size()) {
       {
         std::lock_guard lock(mutex_);
         if (stop_) break;
       }
-      read_item(i);
+      read_item(i, lane);
     }
   } catch (const Error& e) {
-    std::lock_guard lock(mutex_);
-    error_ = e.what();
-    error_code_ = e.code();
+    fail(e.what(), e.code());
   } catch (const std::exception& e) {
-    std::lock_guard lock(mutex_);
-    error_ = e.what();
-    error_code_ = SQLITE_ERROR;
+    fail(e.what(), SQLITE_ERROR);
   } catch (...) {
-    std::lock_guard lock(mutex_);
-    error_ = "rocpd: unknown error in a prefetch thread";
-    error_code_ = SQLITE_ERROR;
+    fail("rocpd: unknown error in a prefetch thread", SQLITE_ERROR);
   }
   std::lock_guard lock(mutex_);
-  done_ = true;
+  lanes_[lane]->done = true;
   changed_.notify_all();
 }
 

@@ -1,7 +1,8 @@
-// Reads opened members on a background thread while SQLite consumes rows on its own thread:
+// Reads opened members on background threads while SQLite consumes rows on its own thread:
 // the member queries (B-tree decoding) and the outer virtual-table loop overlap, which is what
-// lets a federated scan approach or beat a native scan of one merged table. Rows travel in
-// bounded batches, so memory stays flat whatever the number of rows.
+// lets a federated scan approach a native scan of one merged table. Worker w reads items
+// w, w + N, w + 2N... into its own lane; the consumer takes lanes in turn, so rows keep the item
+// order. Rows travel in bounded batches, so memory stays flat whatever the number of rows.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -55,10 +56,18 @@ class Prefetcher {
   // The next batch in item order; nullptr when every item is done. Rethrows a worker error.
   std::unique_ptr<Batch> next();
 
+  size_t threads() const { return workers_.size(); }
+
  private:
-  void run() noexcept;
-  void read_item(size_t index);
-  bool push(std::unique_ptr<Batch> batch);  // false when stopping
+  struct Lane {
+    std::deque<std::unique_ptr<Batch>> queue;
+    bool done = false;
+    std::string error;
+    int error_code = SQLITE_OK;
+  };
+  void run(size_t lane) noexcept;
+  void read_item(size_t index, size_t lane);
+  bool push(size_t lane, std::unique_ptr<Batch> batch);  // false when stopping
 
   Registry* registry_;
   const CanonicalTable& table_;
@@ -69,11 +78,10 @@ class Prefetcher {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::unique_ptr<Batch>> queue_;
-  bool done_ = false, stop_ = false;
-  std::string error_;
-  int error_code_ = SQLITE_OK;
-  std::thread worker_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  size_t consumed_items_ = 0;  // items the consumer has finished
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace rocpd::federation
