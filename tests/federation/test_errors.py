@@ -121,6 +121,34 @@ class OpenErrors(ChecksumGuard):
         self.assertError("SELECT rocpd_close('nobody')",
                          "rocpd_close: no member opened by rocpd_open is named 'nobody'")
 
+    def failing_member(self, name):
+        """A trace whose rocpd_op fails while being read (integer overflow past row 50)."""
+        p = copy_of(set_files("same_rpd2")[0], self.tmp, name)
+        w = sqlite3.connect(p)
+        for (view,) in w.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+            w.execute(f'DROP VIEW "{view}"')
+        w.execute("ALTER TABLE rocpd_op RENAME TO rocpd_op_rows")
+        w.execute('CREATE VIEW rocpd_op AS SELECT id, gpuId, queueId, sequenceId, start, '
+                  'CASE WHEN id > 50 THEN abs(-9223372036854775807 - 1) ELSE "end" END AS "end", '
+                  'description_id, opType_id FROM rocpd_op_rows')
+        w.commit()
+        w.close()
+        return p
+
+    def test_error_while_reading_an_opened_member(self):
+        # Opened members are read by prefetch threads: their errors reach the query intact.
+        p = self.failing_member("failing.rpd")
+        self.con.execute("SELECT rocpd_open(?)", (p,))
+        self.con.execute("SELECT rocpd_open(?)", (set_files("same_rpd2")[1],))
+        self.assertError("SELECT count(*), sum(duration) FROM rocpd_ops",
+                         f"rocpd_ops: member failing ({p}): integer overflow")
+
+    def test_error_while_reading_an_attached_member(self):
+        p = self.failing_member("failing_attached.rpd")
+        self.con.execute("ATTACH ? AS bad", (p,))
+        self.assertError("SELECT count(*), sum(duration) FROM rocpd_ops",
+                         f"rocpd_ops: member bad ({p}): integer overflow")
+
     def test_attached_bad_version_is_reported_not_skipped(self):
         p = copy_of(set_files("same_rpd2")[0], self.tmp, "v9.rpd")
         w = sqlite3.connect(p)
