@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "common/vtab_util.h"
 #include "intervals/ops_window.h"
 #include "intervals/sql_names.h"
 
@@ -132,27 +133,8 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
   });
 }
 
-int disconnect(sqlite3_vtab* vtab) {
-  delete static_cast<Table*>(vtab);
-  return SQLITE_OK;
-}
-
 int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guard(vtab, [&] { return plan_constraints(info, kColumns); });
-}
-
-int open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
-  return guard(vtab, [&] {
-    auto cursor = std::make_unique<Cursor>();
-    *static_cast<sqlite3_vtab_cursor*>(cursor.get()) = {};
-    *out = cursor.release();
-    return SQLITE_OK;
-  });
-}
-
-int close(sqlite3_vtab_cursor* cur) {
-  delete static_cast<Cursor*>(cur);
-  return SQLITE_OK;
 }
 
 int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
@@ -221,9 +203,9 @@ sqlite3_module make_module() {
   sqlite3_module m{};  // eponymous only: no xCreate/xDestroy, read only
   m.xConnect = connect;
   m.xBestIndex = best_index;
-  m.xDisconnect = disconnect;
-  m.xOpen = open;
-  m.xClose = close;
+  m.xDisconnect = vtab_disconnect<Table>;
+  m.xOpen = vtab_open<Cursor>;
+  m.xClose = vtab_close<Cursor>;
   m.xFilter = filter;
   m.xNext = next;
   m.xEof = eof;
