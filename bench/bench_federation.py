@@ -25,7 +25,7 @@ def connect(ext, path=":memory:"):
     return con
 
 
-def best_of(fn, repeat=3):
+def best_of(fn, repeat=5):
     best = float("inf")
     result = None
     for _ in range(repeat):

@@ -22,8 +22,16 @@ Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t
   // One reader per core: the consumer's per-row work is lighter than a member's, so the cores
   // are best spent reading (measured in bench/bench_federation.py).
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t lanes = std::max<size_t>(1, std::min(cores, items_.size()));
+  size_t members = 0;
+  for (size_t i = 0; i < items_.size(); ++i)
+    if (i == 0 || items_[i].member != items_[i - 1].member) ++members;
+  const size_t lanes = std::max<size_t>(1, std::min(cores, members));
   for (size_t w = 0; w < lanes; ++w) lanes_.push_back(std::make_unique<Lane>());
+  size_t member_index = 0;
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (i > 0 && items_[i].member != items_[i - 1].member) ++member_index;
+    lane_of_.push_back(member_index % lanes);
+  }
   for (size_t w = 0; w < lanes_.size(); ++w) workers_.emplace_back([this, w] { run(w); });
 }
 
@@ -38,7 +46,8 @@ Prefetcher::~Prefetcher() {
 
 std::unique_ptr<Batch> Prefetcher::next() {
   std::unique_lock lock(mutex_);
-  Lane& lane = *lanes_[consumed_items_ % lanes_.size()];
+  if (consumed_items_ >= items_.size()) return nullptr;
+  Lane& lane = *lanes_[lane_of_[consumed_items_]];
   changed_.wait(lock, [&] { return !lane.queue.empty() || lane.done; });
   if (!lane.queue.empty()) {
     auto batch = std::move(lane.queue.front());
@@ -128,7 +137,8 @@ void Prefetcher::run(size_t lane) noexcept {
     lanes_[lane]->error_code = code;
   };
   try {
-    for (size_t i = lane; i < items_.size(); i += lanes_.size()) {
+    for (size_t i = 0; i < items_.size(); ++i) {
+      if (lane_of_[i] != lane) continue;
       {
         std::lock_guard lock(mutex_);
         if (stop_) break;

@@ -1,8 +1,8 @@
 // Reads opened members on background threads while SQLite consumes rows on its own thread:
 // the member queries (B-tree decoding) and the outer virtual-table loop overlap, which is what
-// lets a federated scan approach a native scan of one merged table. Worker w reads items
-// w, w + N, w + 2N... into its own lane; the consumer takes lanes in turn, so rows keep the item
-// order. Rows travel in bounded batches, so memory stays flat whatever the number of rows.
+// lets a federated scan approach a native scan of one merged table. Members are dealt to
+// workers in turn (all items of a member to the same worker, which reads them into its lane);
+// the consumer follows the item order across lanes, so rows keep the order of the items. Rows travel in bounded batches, so memory stays flat whatever the number of rows.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -79,6 +79,7 @@ class Prefetcher {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  std::vector<size_t> lane_of_;  // per item: all items of one member go to one lane (one connection)
   size_t consumed_items_ = 0;  // items the consumer has finished
   bool stop_ = false;
   std::vector<std::thread> workers_;

@@ -28,6 +28,7 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
     release();
     registry_ = o.registry_;
     member_ = std::move(o.member_);
+    own_ = std::move(o.own_);
     db_ = o.db_;
     o.registry_ = nullptr;
     o.db_ = nullptr;
@@ -36,7 +37,9 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
 }
 
 void Registry::Lease::release() {
-  if (registry_ && member_ && !member_->attached) {
+  if (own_) {
+    own_.reset();
+  } else if (registry_ && member_ && !member_->attached) {
     std::lock_guard lock(registry_->mutex_);
     --member_->leases;
     registry_->trim_pool();
@@ -82,20 +85,25 @@ std::vector<MemberPtr> Registry::members() {
   return out;
 }
 
+Db Registry::open_connection(const Member& m) const {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(m.path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                                 m.vfs.empty() ? nullptr : m.vfs.c_str());
+  Db db(raw);
+  if (rc != SQLITE_OK)
+    throw Error(fmt::format("{}: cannot open: {}{}", label_of(m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
+                            zstd_reason(m.path)),
+                rc);
+  limit_page_cache(db.get());
+  return db;
+}
+
 Registry::Lease Registry::acquire(const MemberPtr& m) {
   if (m->attached) return Lease(this, m, host_);
   std::lock_guard lock(mutex_);
+  if (m->conn && m->leases > 0) return Lease(this, m, open_connection(*m));
   if (!m->conn) {
-    sqlite3* raw = nullptr;
-    const int rc = sqlite3_open_v2(m->path.c_str(), &raw, SQLITE_OPEN_READONLY,
-                                   m->vfs.empty() ? nullptr : m->vfs.c_str());
-    Db db(raw);
-    if (rc != SQLITE_OK)
-      throw Error(fmt::format("{}: cannot open: {}{}", label_of(*m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
-                              zstd_reason(m->path)),
-                  rc);
-    limit_page_cache(db.get());
-    m->conn = std::move(db);
+    m->conn = open_connection(*m);
     ++open_connections_;
   }
   ++m->leases;
@@ -154,7 +162,8 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias)
     check_sqlite_file(path);
   }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, m->vfs.empty() ? nullptr : m->vfs.c_str());
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                                 m->vfs.empty() ? nullptr : m->vfs.c_str());
   Db db(raw);
   if (rc != SQLITE_OK)
     throw Error(fmt::format("rocpd_open: '{}': {}{}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
