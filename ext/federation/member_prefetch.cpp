@@ -11,7 +11,12 @@ namespace rocpd::federation {
 
 namespace {
 constexpr size_t kRowsPerBatch = 4096;
-constexpr size_t kQueuedBatches = 8;  // bounds memory: a few MB at most
+// Per lane, a worker may read ahead up to a whole 100k-op member (so lanes overlap), bounded in
+// bytes too so that long kernel names cannot make the queues large.
+constexpr size_t kQueuedBatches = 32;
+constexpr size_t kQueuedBytes = 24u << 20;
+
+size_t bytes_of(const Batch& b) { return b.cells.size() * sizeof(Cell) + b.arena.size(); }
 }  // namespace
 
 Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used,
@@ -52,6 +57,7 @@ std::unique_ptr<Batch> Prefetcher::next() {
   if (!lane.queue.empty()) {
     auto batch = std::move(lane.queue.front());
     lane.queue.pop_front();
+    lane.queued_bytes -= bytes_of(*batch);
     if (batch->last_of_item) ++consumed_items_;
     changed_.notify_all();
     return batch;
@@ -62,9 +68,13 @@ std::unique_ptr<Batch> Prefetcher::next() {
 
 bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return lanes_[lane]->queue.size() < kQueuedBatches || stop_; });
+  Lane& l = *lanes_[lane];
+  changed_.wait(lock, [&] {
+    return stop_ || l.queue.empty() || (l.queue.size() < kQueuedBatches && l.queued_bytes < kQueuedBytes);
+  });
   if (stop_) return false;
-  lanes_[lane]->queue.push_back(std::move(batch));
+  l.queued_bytes += bytes_of(*batch);
+  l.queue.push_back(std::move(batch));
   changed_.notify_all();
   return true;
 }

@@ -61,6 +61,7 @@ class Prefetcher {
  private:
   struct Lane {
     std::deque<std::unique_ptr<Batch>> queue;
+    size_t queued_bytes = 0;
     bool done = false;
     std::string error;
     int error_code = SQLITE_OK;
