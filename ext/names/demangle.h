@@ -33,6 +33,9 @@ inline constexpr std::size_t kMaxDemangleInput = 64 * 1024;
 // Demangled output estimated above this size (a "demangling bomb": back-references that
 // expand exponentially) is refused and the input returned unchanged.
 inline constexpr std::size_t kMaxDemangleOutput = 1024 * 1024;
+// kernel_short_name() does not read declarations longer than this (no kernel name comes close):
+// they come back as text that is not a declaration does.
+inline constexpr std::size_t kMaxShortNameInput = 1024 * 1024;
 // Entries per cache (demangle and kernel_short_name each have one).
 inline constexpr std::size_t kNameCacheCapacity = 4096;
 

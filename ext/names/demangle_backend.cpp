@@ -1,25 +1,25 @@
 // Backends for demangle(). With LLVM (the default) the name is parsed by LLVM 19's Itanium
 // parser (ItaniumDemangle.h, the code behind llvm::itaniumDemangle and llvm-cxxfilt) and
 // printed by its printer, with two guards llvm::itaniumDemangle lacks:
-//  - the parser recurses once per nesting level, so long names run on a helper thread whose
-//    stack is sized from the input length (a 16 kB "PPPP...i" overflows a 1 MB stack);
+//  - the parser recurses once per nesting level, so a name is parsed on a stack sized from its
+//    length (a 16 kB "PPPP...i" overflows a 1 MB stack): the caller's if it has room left, else
+//    a helper thread's;
 //  - back-references can make the output exponential in the input ("_Z1fIPFvvEPFvT_T_E..."
 //    of 300 bytes prints gigabytes and aborts in realloc), so the printed size is bounded on
 //    the AST (a DAG: memoised sizes) before anything is printed.
 #include "names/demangle_backend.h"
 
 #include <cxxabi.h>
-#include <pthread.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "names/demangle.h"
+#include "names/stack_room.h"
 
 #if ROCPD_HAVE_LLVM_DEMANGLE
 #include <llvm/Demangle/Demangle.h>
@@ -39,60 +39,33 @@ const char* demangler_backend() noexcept {
 namespace detail {
 namespace {
 
-// Inputs up to this length are parsed on the caller's stack (worst case measured: about
-// 250 bytes of stack per input byte, so well under 1 MB); longer ones on a helper thread with
-// a stack of 1 MiB plus kStackBytesPerInputByte per byte (virtual memory: only the pages a
-// parse touches are used). AddressSanitizer's frames are many times larger.
+// LLVM's parser, the size estimate and the printer each recurse once per nesting level, and a
+// level can take a single input byte ("P", "I1A"...E, "ng"). A parse gets kStackMargin plus
+// kStackBytesPerInputByte per byte: on the caller's stack when it has that much room left,
+// else on a helper thread with a stack that size (virtual memory: only the pages a parse touches
+// are used). Measured worst case without sanitizers: about 250 bytes per byte.
+// AddressSanitizer's frames are many times larger (GCC defines __SANITIZE_ADDRESS__, clang
+// answers __has_feature).
 #if defined(__SANITIZE_ADDRESS__)
+#define ROCPD_NAMES_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROCPD_NAMES_ASAN 1
+#endif
+#endif
+#ifdef ROCPD_NAMES_ASAN
 // Measured: 60 000 nested pointers need between 4 and 8 KiB per byte under ASan.
-constexpr std::size_t kInlineParseLimit = 256;
 constexpr std::size_t kStackBytesPerInputByte = 16 * 1024;
 #else
-constexpr std::size_t kInlineParseLimit = 2048;
 constexpr std::size_t kStackBytesPerInputByte = 1024;
 #endif
+constexpr std::size_t kStackMargin = 256 * 1024;
 
-// Runs `body` on a thread with a stack of `stack_bytes` and waits for it; false if no such
-// thread could start. An exception of `body` (std::bad_alloc) is rethrown on the caller.
+// Calls `body` where a parse of `input_size` bytes cannot overflow the stack. If no such stack
+// can be had, `body` is not called and the name stays undemangled.
 template <class F>
-bool run_with_stack(std::size_t stack_bytes, F& body) {
-  struct Task {
-    F& body;
-    std::exception_ptr error;
-  } task{body, nullptr};
-  pthread_attr_t attr;
-  if (pthread_attr_init(&attr) != 0) return false;
-  bool started = pthread_attr_setstacksize(&attr, stack_bytes) == 0;
-  pthread_t thread;
-  if (started) {
-    started = pthread_create(
-                  &thread, &attr,
-                  [](void* arg) -> void* {
-                    auto* t = static_cast<Task*>(arg);
-                    try {
-                      t->body();
-                    } catch (...) {
-                      t->error = std::current_exception();
-                    }
-                    return nullptr;
-                  },
-                  &task) == 0;
-  }
-  pthread_attr_destroy(&attr);
-  if (started) pthread_join(thread, nullptr);
-  if (task.error) std::rethrow_exception(task.error);
-  return started;
-}
-
-// Calls `body` where a parse of `input_size` bytes cannot overflow the stack.
-template <class F>
-void with_enough_stack(std::size_t input_size, F&& body) {
-  if (input_size <= kInlineParseLimit) {
-    body();
-    return;
-  }
-  // If the helper thread cannot start, the name stays undemangled (the result stays empty).
-  run_with_stack((1u << 20) + input_size * kStackBytesPerInputByte, body);
+void with_enough_stack(std::size_t input_size, F& body) {
+  call_with_stack(kStackMargin + input_size * kStackBytesPerInputByte, body);
 }
 
 #if ROCPD_HAVE_LLVM_DEMANGLE
@@ -112,9 +85,11 @@ class Arena {
   std::size_t nodes() const { return nodes_; }
 
  private:
+  // Zero-size requests happen (an empty NodeArray, e.g. the parameters of "_ZUlvE_") and must
+  // still get a valid pointer: a fresh arena has no block yet.
   void* allocate(std::size_t bytes) {
     bytes = (bytes + 15) & ~std::size_t{15};
-    if (used_ + bytes > capacity_) {
+    if (blocks_.empty() || used_ + bytes > capacity_) {
       capacity_ = std::max<std::size_t>(bytes, 8 * 1024);
       // Uninitialised storage: zeroing it would cost more than parsing a typical name.
       blocks_.emplace_back(new std::max_align_t[capacity_ / sizeof(std::max_align_t) + 1]);

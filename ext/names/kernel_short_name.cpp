@@ -275,6 +275,8 @@ std::string kernel_short_name(std::string_view name) {
     demangled = std::move(*text);
     symbol = demangled;
   }
+  // The reader holds 17 bytes of bracket structure per input byte: longer text is not read.
+  if (symbol.size() > kMaxShortNameInput) return std::string(symbol);
   if (auto short_name = ShortName(symbol).compute()) return std::move(*short_name);
   return std::string(symbol);
 }

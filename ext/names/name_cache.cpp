@@ -6,9 +6,10 @@
 
 namespace rocpd::names {
 
-NameCache::NameCache(Compute compute, std::size_t capacity)
+NameCache::NameCache(Compute compute, std::size_t capacity, std::size_t bytes)
     : compute_(compute),
       shard_capacity_(std::max<std::size_t>(1, capacity / kShards)),
+      shard_bytes_(bytes / kShards),
       shards_(std::make_unique<Shard[]>(kShards)) {}
 
 // libstdc++'s std::hash (murmur) measured faster than hand-written multiply-xorshift loops on
@@ -30,19 +31,27 @@ std::string NameCache::get(std::string_view key) {
   // Computed outside the lock: a slow name does not block lookups of other names. Two threads
   // missing on the same name both compute it; the second insert finds it present.
   std::string value = compute_(key);
+  const std::size_t entry_bytes = key.size() + value.size();
   std::lock_guard lock(shard.mutex);
   ++shard.stats.misses;
-  if (shard.index.find(hashed) == shard.index.end()) {
-    if (shard.order.size() >= shard_capacity_) {
-      const std::string& oldest = shard.order.back().first;
-      shard.index.erase(HashedKey{oldest, hash_bytes(oldest)});
-      shard.order.pop_back();
-      ++shard.stats.evictions;
+  if (entry_bytes <= shard_bytes_ && shard.index.find(hashed) == shard.index.end()) {
+    while (!shard.order.empty() &&
+           (shard.order.size() >= shard_capacity_ || shard.stats.bytes + entry_bytes > shard_bytes_)) {
+      evict_oldest(shard);
     }
     shard.order.emplace_front(std::string(key), value);
     shard.index.emplace(HashedKey{shard.order.front().first, hashed.hash}, shard.order.begin());
+    shard.stats.bytes += entry_bytes;
   }
   return value;
+}
+
+void NameCache::evict_oldest(Shard& shard) {
+  const auto& [oldest, value] = shard.order.back();
+  shard.stats.bytes -= oldest.size() + value.size();
+  shard.index.erase(HashedKey{oldest, hash_bytes(oldest)});
+  shard.order.pop_back();
+  ++shard.stats.evictions;
 }
 
 NameCache::Stats NameCache::stats() const {
@@ -53,6 +62,7 @@ NameCache::Stats NameCache::stats() const {
     total.misses += shards_[i].stats.misses;
     total.evictions += shards_[i].stats.evictions;
     total.size += shards_[i].order.size();
+    total.bytes += shards_[i].stats.bytes;
   }
   return total;
 }

@@ -14,18 +14,24 @@
 
 namespace rocpd::names {
 
+// Bytes of keys plus values each process-wide name cache holds at most.
+inline constexpr std::size_t kNameCacheBytes = 32 * 1024 * 1024;
+
 class NameCache {
  public:
   using Compute = std::string (*)(std::string_view);
-  // `capacity` entries in all (least recently used evicted first), split over shards that
-  // each have their own lock so concurrent callers rarely wait on each other.
-  NameCache(Compute compute, std::size_t capacity);
+  // `capacity` entries and `bytes` of keys plus values in all (least recently used evicted
+  // first), split over shards that each have their own lock so concurrent callers rarely wait
+  // on each other. The byte bound matters for hostile columns of huge distinct names: an entry
+  // larger than a shard's share of `bytes` is computed every time instead of kept.
+  NameCache(Compute compute, std::size_t capacity, std::size_t bytes = kNameCacheBytes);
 
   std::string get(std::string_view key);
 
   struct Stats {
     std::uint64_t hits = 0, misses = 0, evictions = 0;
     std::size_t size = 0;
+    std::size_t bytes = 0;  // keys plus values held
   };
   Stats stats() const;
   void clear();
@@ -50,8 +56,11 @@ class NameCache {
   static std::size_t hash_bytes(std::string_view s) noexcept;
   static constexpr std::size_t kShards = 16;
 
+  static void evict_oldest(Shard& shard);
+
   Compute compute_;
   std::size_t shard_capacity_;
+  std::size_t shard_bytes_;
   std::unique_ptr<Shard[]> shards_;
 };
 

@@ -82,3 +82,27 @@ TEST(NamesCache, ProcessWideCachesMatchUncachedFunctions) {
   EXPECT_GE(names::demangle_cache().stats().hits, 10u);
   EXPECT_LE(names::demangle_cache().stats().size, names::kNameCacheCapacity);
 }
+
+TEST(NamesCache, StaysWithinItsByteBudget) {
+  // 16 shards of 64 KiB: distinct 10 kB names fill it long before 4096 entries would.
+  names::NameCache cache(&upper, 4096, 16 * 64 * 1024);
+  for (int k = 0; k < 2000; ++k) EXPECT_EQ(cache.get(std::string(5000, 'a') + std::to_string(k)).size(), 5000u + std::to_string(k).size());
+  const auto s = cache.stats();
+  EXPECT_LE(s.bytes, 16u * 64 * 1024);
+  EXPECT_GT(s.size, 0u);
+  EXPECT_LT(s.size, 2000u);
+  EXPECT_EQ(s.evictions, 2000u - s.size);
+  // An entry larger than a shard's share is computed, returned and not kept.
+  const std::string huge(100 * 1024, 'b');
+  EXPECT_EQ(cache.get(huge), std::string(100 * 1024, 'B'));
+  EXPECT_EQ(cache.stats().size, s.size);
+  EXPECT_LE(cache.stats().bytes, 16u * 64 * 1024);
+}
+
+TEST(NamesCache, ProcessWideCachesAreBoundedInBytes) {
+  // A column of distinct 60 kB names (below the demangler's input cap) cannot pin 4096 x 120 kB.
+  names::demangle_cache().clear();
+  for (int k = 0; k < 600; ++k) (void)names::demangle_cached("_Z1fI" + std::string(60000, 'i') + std::to_string(k));
+  EXPECT_LE(names::demangle_cache().stats().bytes, names::kNameCacheBytes);
+  names::demangle_cache().clear();
+}

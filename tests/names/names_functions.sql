@@ -15,8 +15,8 @@ SELECT 'FAIL: broken mangling unchanged' WHERE demangle('_Z3fo') IS NOT '_Z3fo';
 SELECT 'FAIL: garbage after _Z unchanged' WHERE demangle('_Z@@@') IS NOT '_Z@@@';
 SELECT 'FAIL: empty string' WHERE demangle('') IS NOT '';
 SELECT 'FAIL: NULL for NULL' WHERE demangle(NULL) IS NOT NULL;
-SELECT 'FAIL: 100 kB unchanged' WHERE demangle('_Z1f' || replace(zeroblob(100000), x'00', 'P') || 'i')
-  IS NOT '_Z1f' || replace(zeroblob(100000), x'00', 'P') || 'i';
+SELECT 'FAIL: 100 kB unchanged' WHERE demangle('_Z1f' || printf('%.*c', 100000, 'P') || 'i')
+  IS NOT '_Z1f' || printf('%.*c', 100000, 'P') || 'i';
 SELECT 'FAIL: invalid UTF-8 unchanged' WHERE demangle(CAST(x'5f5a33ff' AS TEXT)) IS NOT CAST(x'5f5a33ff' AS TEXT);
 SELECT 'FAIL: result is TEXT' WHERE typeof(demangle('_Z3foov')) IS NOT 'text';
 

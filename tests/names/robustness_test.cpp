@@ -1,9 +1,12 @@
 // Inputs a trace should not contain but may: broken manglings, huge names, invalid UTF-8,
 // embedded NULs, deep nesting, and "demangling bombs" whose output is exponential.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "corpus_io.h"
 #include "names/demangle.h"
@@ -133,4 +136,66 @@ TEST(NamesRobustness, InvalidUtf8AndNulsPassThrough) {
   }
   // Invalid UTF-8 inside an otherwise valid identifier is demangled byte for byte.
   EXPECT_EQ(demangle("_Z3f\xff\xfev"), "f\xff\xfe()");
+}
+
+TEST(NamesRobustness, EmptyNodeArrayAsTheFirstAllocation) {
+  // The closure type "_ZUlvE_" makes its empty parameter list before any node: a zero-size
+  // request to a fresh arena, which returned a pointer into a block that did not exist.
+  for (const char* name : {"_ZUlvE_", "_ZUlvE0_", "_ZN1AUlvE_E", "_ZUliE_"}) {
+    (void)demangle(name);
+    (void)kernel_short_name(name);
+  }
+  if (!llvm_backend()) GTEST_SKIP() << "__cxa_demangle fallback: only the absence of a crash is checked";
+  // llvm-cxxfilt-19's output; the short name by rule 3 (the first lambda, GNU's numbering).
+  EXPECT_EQ(demangle("_ZUlvE_"), "'lambda'()");
+  EXPECT_EQ(demangle("_ZN1AUlvE_E"), "A::'lambda'()");
+  EXPECT_EQ(kernel_short_name("_ZUlvE_"), "{lambda#1}");
+}
+
+namespace {
+// Runs `body` on a thread whose stack is `bytes` large, as a host application's worker may be.
+template <class F>
+void on_small_stack(std::size_t bytes, F body) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attr, [](void* f) -> void* { (*static_cast<F*>(f))(); return nullptr; }, &body),
+            0);
+  pthread_attr_destroy(&attr);
+  pthread_join(thread, nullptr);
+}
+}  // namespace
+
+TEST(NamesRobustness, DeepNamesOnACallerWithASmallStack) {
+  // The parser recurses once per nesting level: 2000 levels take more than 256 KiB of stack, so
+  // they must not be parsed on such a caller's stack.
+  std::vector<std::pair<std::string, std::string>> got;  // (input, output)
+  on_small_stack(256 * 1024, [&] {
+    for (int depth : {500, 2000, 4000}) {
+      const std::string pointers = "_Z1f" + std::string(depth, 'P') + "i";
+      got.emplace_back(pointers, demangle(pointers));
+      std::string functions = "_Z1f";
+      for (int i = 0; i < depth / 2; ++i) functions += "PF";
+      functions += "v" + std::string(depth / 2, 'E');
+      got.emplace_back(functions, demangle(functions));
+      got.emplace_back(pointers, kernel_short_name(pointers));
+    }
+  });
+  ASSERT_EQ(got.size(), 9u);
+  if (!llvm_backend()) GTEST_SKIP() << "__cxa_demangle fallback: only the absence of a crash is checked";
+  EXPECT_EQ(got[3].second, "f(int" + std::string(2000, '*') + ")");
+  EXPECT_TRUE(got[4].second.starts_with("f(void (* (* (*")) << got[4].second.substr(0, 40);
+  EXPECT_EQ(got[5].second, "f");
+  EXPECT_EQ(got[6].second, "f(int" + std::string(4000, '*') + ")");
+}
+
+TEST(NamesRobustness, DeclarationsAboveTheShortNameCapAreNotRead) {
+  // kernel_short_name holds 17 bytes per input byte: 10 MB of text is returned, not read.
+  const std::string declaration = "void f<" + std::string(10'000'000, 'i') + ">(int)";
+  EXPECT_EQ(kernel_short_name(declaration), declaration);
+  EXPECT_EQ(kernel_short_name(declaration + ".kd"), declaration);
+  const std::string below = "void f<" + std::string(names::kMaxShortNameInput - 100, 'i') + ">(int)";
+  EXPECT_EQ(kernel_short_name(below), "f");
 }
