@@ -2,57 +2,39 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+
+#include "stats/exact_rank.h"
 
 namespace rocpd::stats {
 
 namespace {
-// Rank of the lower neighbour and the interpolation fraction for p in [0, 100] over n values.
-struct Position {
-  std::size_t lower;
-  double fraction;
-};
-Position position(std::size_t n, double p) {
-  const double h = static_cast<double>(n - 1) * (p / 100.0);
-  auto lower = static_cast<std::size_t>(std::floor(h));
-  if (lower >= n - 1) return {n - 1, 0.0};  // p = 100 (or rounding at the top)
-  return {lower, h - static_cast<double>(lower)};
-}
-
 // Selects the lower rank with nth_element, then the next rank as the minimum of the upper part:
 // two linear passes instead of an O(n log n) sort.
 template <class T>
-std::pair<T, T> neighbours(std::vector<T>& v, Position pos) {
-  auto lower_it = v.begin() + static_cast<std::ptrdiff_t>(pos.lower);
+std::pair<T, T> neighbours(std::vector<T>& v, const Rank& rank) {
+  auto lower_it = v.begin() + static_cast<std::ptrdiff_t>(rank.lower);
   std::nth_element(v.begin(), lower_it, v.end());
   T lower = *lower_it;
-  if (pos.fraction == 0.0) return {lower, lower};
+  if (rank.whole()) return {lower, lower};
   return {lower, *std::min_element(lower_it + 1, v.end())};
 }
 }  // namespace
 
 Number percentile_select(std::vector<std::int64_t>& v, double p) {
-  const Position pos = position(v.size(), p);
-  auto [lo, hi] = neighbours(v, pos);
-  if (pos.fraction == 0.0 || lo == hi) return lo;
-  // hi - lo may exceed int64 (e.g. INT64_MIN and INT64_MAX): the unsigned difference is exact, and
-  // long double (64-bit mantissa on x86-64) holds it exactly.
-  const std::uint64_t gap = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
-  const long double step = static_cast<long double>(gap) * static_cast<long double>(pos.fraction);
-  if (step == std::floor(step)) {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + static_cast<std::uint64_t>(step));
-  }
-  return static_cast<double>(static_cast<long double>(lo) + step);
+  const Rank rank = rank_of(v.size(), p);
+  auto [lo, hi] = neighbours(v, rank);
+  return interpolate(lo, hi, rank);  // exact: see exact_rank.h
 }
 
 double percentile_select(std::vector<double>& v, double p) {
-  const Position pos = position(v.size(), p);
-  auto [lo, hi] = neighbours(v, pos);
-  if (pos.fraction == 0.0 || lo == hi) return lo;  // also keeps inf - inf out
-  // hi - lo is infinite when a neighbour is: weight the ends instead (between -inf and +inf the
-  // result is NaN, which SQLite returns as NULL).
-  if (std::isinf(lo) || std::isinf(hi)) return (1.0 - pos.fraction) * lo + pos.fraction * hi;
-  return lo + pos.fraction * (hi - lo);
+  const Rank rank = rank_of(v.size(), p);
+  auto [lo, hi] = neighbours(v, rank);
+  if (rank.whole() || lo == hi) return lo;  // also keeps inf - inf out
+  const double fraction = rank.fraction();
+  // hi - lo is infinite when a neighbour is, or when it overflows (-1e308 and 1e308): weight the
+  // ends instead (between -inf and +inf the result is NaN, which SQLite returns as NULL).
+  if (std::isinf(hi - lo)) return (1.0 - fraction) * lo + fraction * hi;
+  return lo + fraction * (hi - lo);
 }
 
 void QuantileValues::add(std::int64_t v) {

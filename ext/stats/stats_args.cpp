@@ -25,7 +25,12 @@ std::string describe_value(sqlite3_value* v) {
       auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
       std::string_view text(p ? p : "", p ? static_cast<std::size_t>(sqlite3_value_bytes(v)) : 0);
       constexpr std::size_t kShown = 40;
-      if (text.size() > kShown) return fmt::format("text '{}...'", text.substr(0, kShown));
+      if (text.size() > kShown) {
+        // Cut before a UTF-8 continuation byte would split a character: messages stay valid UTF-8.
+        std::size_t cut = kShown;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        return fmt::format("text '{}...'", text.substr(0, cut));
+      }
       return fmt::format("text '{}'", text);
     }
   }
