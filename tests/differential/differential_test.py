@@ -1,0 +1,858 @@
+#!/usr/bin/python3
+"""Differential SQL tester: every virtual table of the extension against a plain copy of itself.
+
+For each configuration (a fixture set with its members ATTACHed, opened with rocpd_open, or both)
+every virtual table is materialized (`CREATE TEMP TABLE c AS SELECT * FROM <vt>`); then random
+queries run against the virtual table and against the copy, and the results must be equal:
+multisets of rows (ordered lists under a total ORDER BY), same types, REALs within a relative
+tolerance. Rowids are checked for uniqueness and stability across scans. See docs/differential.md.
+
+Run by Debian's /usr/bin/python3 (its sqlite3 module loads extensions); stdlib only.
+"""
+import argparse
+import collections
+import math
+import os
+import random
+import re
+import shlex
+import sqlite3
+import sys
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile_fixtures  # noqa: E402
+import querygen as qg  # noqa: E402
+from querygen import Text, q, tref  # noqa: E402
+
+EXT = os.environ.get("ROCPD_EXT", "")
+FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
+SHARED_DATA = os.environ.get("ROCPD_SHARED_DATA", "")
+SETS = os.path.join(FIXTURES, "sets")
+SCRIPT = os.path.abspath(__file__)
+
+DEFAULT_QUERIES = {"generated": 1800, "hostile": 1800, "all": 3600}
+REL_TOL = 1e-9
+
+# ------------------------------------------------------------------------------------------------
+# Configurations
+
+
+class Config:
+    def __init__(self, name, part, main=None, attach=(), open_=(), pragmas=(), weight=1.0):
+        self.name, self.part, self.main, self.attach, self.open, self.pragmas = name, part, main, attach, open_, pragmas
+        self.weight = weight
+
+    def setup_sql(self):
+        out = []
+        if self.main:
+            out.append("-- main database: %s (read-only)" % self.main)
+        out += ["ATTACH 'file:%s?mode=ro' AS %s;" % (urllib.parse.quote(p), q(db)) for db, p in self.attach]
+        out += ["SELECT rocpd_open('%s');" % p.replace("'", "''") for p in self.open]
+        out += ["PRAGMA %s;" % p for p in self.pragmas]
+        return " ".join(out)
+
+    def member_paths(self):
+        paths = [p for _, p in self.attach]
+        if self.main:
+            paths.append(self.main)
+        for p in self.open:
+            if os.path.isdir(p):
+                paths += [os.path.join(p, f) for f in sorted(os.listdir(p)) if f != "truth.json"]
+            else:
+                paths.append(p)
+        return sorted(set(paths))
+
+
+def trace_files(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f != "truth.json")
+
+
+def stem(path):
+    return os.path.basename(path).split(".")[0]
+
+
+def configs(hostile_dir, generated=True):
+    out = []
+    for s in ("same_rpd2", "same_rpd3", "same_rocpd", "mixed8", "sessions") if generated else ():
+        d = os.path.join(SETS, s)
+        if not os.path.isdir(d):
+            raise SystemExit("fixture set %s missing: run the fixtures_generate test first (%s)" % (s, d))
+        files = trace_files(d)
+        out.append(Config(s + "/attached", "generated", attach=[(stem(f), f) for f in files]))
+        out.append(Config(s + "/opened", "generated", open_=[d],
+                          pragmas=("case_sensitive_like = ON",) if s == "same_rpd3" else ()))
+        if s == "mixed8":
+            half = files[:len(files) // 2]
+            out.append(Config(s + "/both", "generated", attach=[(stem(f), f) for f in half], open_=[d]))
+    if hostile_dir:
+        for s, d in hostile_fixtures.build(hostile_dir).items():
+            files = trace_files(d)
+            out.append(Config(s + "/attached", "hostile", attach=[(stem(f), f) for f in files], weight=1.5))
+            out.append(Config(s + "/opened", "hostile", open_=[d], weight=1.5,
+                              pragmas=("case_sensitive_like = ON",) if s == "hostile" else ()))
+    matmul = os.path.join(SHARED_DATA, "matmul_result.rpd")
+    if os.path.exists(matmul):
+        out.append(Config("matmul/main", "hostile", main=matmul, weight=0.5))
+        out.append(Config("matmul/attached", "hostile", attach=[("matmul_result", matmul)], weight=0.5))
+    else:
+        print("note: %s absent: the real-trace configurations are skipped" % matmul)
+    return out
+
+
+def connect(cfg):
+    main = ":memory:" if not cfg.main else "file:%s?mode=ro" % urllib.parse.quote(cfg.main)
+    con = sqlite3.connect(main, uri=True, isolation_level=None)
+    con.text_factory = Text
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.enable_load_extension(False)
+    for db, p in cfg.attach:
+        con.execute("ATTACH ? AS %s" % q(db), ("file:%s?mode=ro" % urllib.parse.quote(p),))
+    for p in cfg.open:
+        con.execute("SELECT rocpd_open(?)", (p,))
+    # The tester's own temp tables (copies, results) stay in memory.
+    con.execute("PRAGMA temp_store = MEMORY")
+    con.execute("PRAGMA temp.cache_size = -262144")
+    for p in cfg.pragmas:
+        try:
+            con.execute("PRAGMA " + p)
+        except sqlite3.Error as e:
+            print("note: PRAGMA %s refused by this SQLite: %s" % (p, e))
+    return con
+
+
+# ------------------------------------------------------------------------------------------------
+# Values and comparison
+
+
+def tag(v):
+    if v is None:
+        return 0
+    if isinstance(v, int):
+        return 1
+    if isinstance(v, float):
+        return 2
+    if isinstance(v, Text):
+        return 3
+    return 4
+
+
+def norm(v):
+    t = tag(v)
+    if t == 2:
+        if math.isnan(v):
+            return (2, "nan")
+        return (2, float("%.9g" % v))
+    if t in (3, 4):
+        return (t, bytes(v))
+    return (t, v)
+
+
+def same_value(a, b):
+    if tag(a) != tag(b):
+        return False
+    if isinstance(a, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+    return a == b
+
+
+def same_row(a, b):
+    return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+
+
+class Result:
+    """A query's outcome: ("ok", temp table holding the rows) or ("error"|"timeout", message)."""
+
+    def __init__(self, status, table=None, message=None, nrows=0):
+        self.status, self.table, self.message, self.nrows = status, table, message, nrows
+
+
+def match_groups(ga, gb):
+    """Tolerant matching of (row, count) groups left over by the exact comparison (REALs)."""
+    left = list(gb)
+    for row, n in ga:
+        for i, (r2, n2) in enumerate(left):
+            if n == n2 and same_row(row, r2):
+                del left[i]
+                break
+        else:
+            return False
+    return not left
+
+
+def compare(con, ncols, ordered):
+    """Compares temp.r_vt with temp.r_cp inside SQLite. None when equal, else
+    (groups only in the virtual table, groups only in the copy, note); a group is (row, count)."""
+    nv = con.execute("SELECT count(*) FROM temp.r_vt").fetchone()[0]
+    nc = con.execute("SELECT count(*) FROM temp.r_cp").fetchone()[0]
+    cols = ["c%d" % i for i in range(ncols)]
+    if ordered:
+        cond = " OR ".join("NOT (a.{0} IS b.{0} AND typeof(a.{0}) = typeof(b.{0}))".format(c) for c in cols)
+        bad = [r[0] for r in con.execute(
+            "SELECT a.rowid FROM temp.r_vt a JOIN temp.r_cp b ON b.rowid = a.rowid WHERE %s ORDER BY 1 LIMIT 201"
+            % cond)]
+        if nv == nc and not bad:
+            return None
+        pairs = []
+        for rid in bad:
+            ra = con.execute("SELECT %s FROM temp.r_vt WHERE rowid = ?" % ", ".join(cols), (rid,)).fetchone()
+            rb = con.execute("SELECT %s FROM temp.r_cp WHERE rowid = ?" % ", ".join(cols), (rid,)).fetchone()
+            pairs.append((rid, ra, rb))
+        if nv == nc and len(bad) <= 200 and all(same_row(a, b) for _, a, b in pairs):
+            return None
+        if pairs:
+            rid, a, b = pairs[0]
+            return ([(a, 1)], [(b, 1)], "ordered results differ first at row %d (%d vs %d rows)" % (rid, nv, nc))
+        longer, table = (nv, "r_vt") if nv > nc else (nc, "r_cp")
+        extra = [(tuple(r), 1) for r in con.execute("SELECT %s FROM temp.%s WHERE rowid > ? ORDER BY rowid LIMIT 6" % (
+            ", ".join(cols), table), (min(nv, nc),))]
+        return (extra if table == "r_vt" else [], extra if table == "r_cp" else [],
+                "ordered results differ in length (%d vs %d rows)" % (nv, nc))
+    if nv == nc:
+        # Fast path: both sides sorted by value, compared row by row (ties between an integer and an
+        # equal real may come out in either order; the exact comparison below settles those).
+        order = ", ".join(cols)
+        for t in ("vt", "cp"):
+            con.execute("DROP TABLE IF EXISTS temp.s_%s" % t)
+            con.execute("CREATE TEMP TABLE s_%s AS SELECT * FROM temp.r_%s ORDER BY %s" % (t, t, order))
+        cond = " OR ".join("NOT (a.{0} IS b.{0} AND typeof(a.{0}) = typeof(b.{0}))".format(c) for c in cols)
+        if not con.execute("SELECT 1 FROM temp.s_vt a JOIN temp.s_cp b ON b.rowid = a.rowid WHERE %s LIMIT 1"
+                           % cond).fetchone():
+            return None
+    keys = ", ".join("%s, typeof(%s)" % (c, c) for c in cols)
+    groups = "SELECT %s, count(*) FROM temp.{} GROUP BY %s" % (keys, keys)
+    only_vt = con.execute("%s EXCEPT %s LIMIT 201" % (groups.format("r_vt"), groups.format("r_cp"))).fetchall()
+    only_cp = con.execute("%s EXCEPT %s LIMIT 201" % (groups.format("r_cp"), groups.format("r_vt"))).fetchall()
+    if not only_vt and not only_cp:
+        return None
+    ga = [(tuple(r[0:2 * ncols:2]), r[-1]) for r in only_vt]
+    gb = [(tuple(r[0:2 * ncols:2]), r[-1]) for r in only_cp]
+    if len(ga) <= 200 and len(gb) <= 200 and nv == nc and match_groups(ga, gb):
+        return None
+    return (ga, gb, "%d rows vs %d rows; %s%d row groups only in the virtual table, %s%d only in the copy" % (
+        nv, nc, "over " if len(ga) > 200 else "", len(ga), "over " if len(gb) > 200 else "", len(gb)))
+
+
+def show_value(v, width=60):
+    if isinstance(v, Text):
+        try:
+            s = repr(v.decode("utf-8"))
+        except UnicodeDecodeError:
+            s = "Text(%r)" % bytes(v)
+        if len(v) > width:
+            s = s[:width] + "...(%d bytes)'" % len(v)
+        return s
+    if isinstance(v, bytes):
+        s = "X'%s'" % v.hex()
+        return s if len(s) <= width else s[:width] + "...(%d bytes)" % len(v)
+    if isinstance(v, float):
+        return repr(v)
+    return repr(v)
+
+
+def show_rows(groups, n=6):
+    """Rows as text; `groups` holds rows or (row, count) pairs."""
+    out = []
+    for g in groups[:n]:
+        row, count = g if len(g) == 2 and isinstance(g[0], tuple) else (g, 1)
+        out.append("(" + ", ".join(show_value(v) for v in row) + ")" + (" x%d" % count if count > 1 else ""))
+    if len(groups) > n:
+        out.append("... %d more" % (len(groups) - n))
+    return out
+
+
+def clip(s, n=3000):
+    return s if len(s) <= n else s[:n] + " ...[%d characters]" % len(s)
+
+
+# ------------------------------------------------------------------------------------------------
+# Running
+
+
+class Runner:
+    def __init__(self, con, timeout):
+        self.con, self.timeout = con, timeout
+        self.deadline = 0.0
+
+    def _progress(self):
+        return 1 if time.monotonic() > self.deadline else 0
+
+    def run(self, sql, params=()):
+        self.deadline = time.monotonic() + self.timeout
+        self.con.set_progress_handler(self._progress, 1000)
+        try:
+            return "ok", self.con.execute(sql, params).fetchall()
+        except sqlite3.Error as e:
+            if time.monotonic() > self.deadline and "interrupt" in str(e):
+                return "timeout", str(e)
+            return "error", "%s: %s" % (type(e).__name__, e)
+        finally:
+            self.con.set_progress_handler(None, 0)
+
+    def width(self, sql):
+        """Number of result columns of `sql` (None when SQLite refuses it)."""
+        try:
+            return len(self.con.execute("SELECT * FROM (%s) LIMIT 0" % sql).description)
+        except sqlite3.Error:
+            return None
+
+    def run_into(self, table, sql, ncols, params=()):
+        """Runs `sql` and stores its rows, in order and untouched by affinity, in temp.<table>."""
+        self.con.execute("DROP TABLE IF EXISTS temp.%s" % table)
+        self.con.execute("CREATE TEMP TABLE %s(%s)" % (table, ", ".join("c%d" % i for i in range(ncols))))
+        st, res = self.run("INSERT INTO temp.%s %s" % (table, sql), params)
+        return st, (res if st != "ok" else "")
+
+
+AFFINITY = {"INT": "INTEGER", "TEXT": "TEXT", "REAL": "REAL", "NUM": "NUMERIC", "": "BLOB"}
+
+
+def sort_key(v):
+    t = tag(v)
+    return (t, bytes(v) if t >= 3 else (v if v is not None else 0))
+
+
+SAMPLE_ROWS = 300
+
+
+def column_stats(con, table, cols, nrows, rng):
+    """Values the generator draws from: every distinct value of small tables; of big ones those of
+    SAMPLE_ROWS random rows plus each column's integer extremes."""
+    names = ", ".join(q(c.name) for c in cols)
+    if nrows <= 2 * SAMPLE_ROWS:
+        rows = con.execute("SELECT %s FROM %s" % (names, table)).fetchall()
+    else:
+        ids = sorted(rng.sample(range(1, nrows + 1), SAMPLE_ROWS))
+        rows = con.execute("SELECT %s FROM %s WHERE rowid IN (%s)" % (names, table, ", ".join(map(str, ids)))).fetchall()
+        ext = con.execute("SELECT %s FROM %s" % (", ".join(
+            "min(CASE WHEN typeof({0}) = 'integer' THEN {0} END), max(CASE WHEN typeof({0}) = 'integer' THEN {0} END)"
+            .format(q(c.name)) for c in cols), table)).fetchone()
+        rows.append(tuple(ext[0::2]))
+        rows.append(tuple(ext[1::2]))
+    for i, col in enumerate(cols):
+        vals = sorted({(tag(r[i]), r[i]) for r in rows}, key=lambda tv: sort_key(tv[1]))
+        vals = [v for _, v in vals]
+        col.nulls = any(v is None for v in vals)
+        ints = [v for v in vals if isinstance(v, int)]
+        floats = {v for v in vals if isinstance(v, float)}
+        col.mixed = bool(floats and ints and any(float(x) in floats for x in ints))
+        if nrows > 2 * SAMPLE_ROWS and not col.mixed and ints and floats:
+            # A sample can miss the pair: ask the whole column.
+            col.mixed = con.execute("SELECT 1 FROM %s a WHERE typeof(a.{0}) = 'real' AND a.{0} IN "
+                                    "(SELECT {0} FROM %s WHERE typeof({0}) = 'integer') LIMIT 1".format(q(col.name))
+                                    % (table, table)).fetchone() is not None
+        col.values = vals
+        col.ints = ints
+        col.texts = [v for v in vals if isinstance(v, Text)]
+
+
+def member_objects(paths):
+    names = set()
+    for p in paths:
+        c = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(p), uri=True)
+        try:
+            names |= {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+        finally:
+            c.close()
+    return names
+
+
+NAMED_CANDIDATES = ["rocpd_op", "rocpd_api", "rocpd_api_ops", "rocpd_string", "rocpd_monitor", "rocpd_kernelapi",
+                    "rocpd_kernel_dispatch", "rocpd_region", "rocpd_memory_copy", "rocpd_info_kernel_symbol",
+                    "rocpd_arg", "rocpd_sample", "rocpd_event", "top", "op", "api", "kernel", "copyop", "busy",
+                    "kernels", "memory_copies", "regions", "rocpd_metadata"]
+
+
+class Catalog:
+    """The tables of one configuration: virtual tables with their copies, small plain tables, joins."""
+
+    def __init__(self, con, cfg, seed):
+        self.con, self.cfg = con, cfg
+        self.tables, self.smalls, self.problems = {}, {}, []
+        rng = random.Random("%s/%s/catalog" % (seed, cfg.name))
+        specs = [("ops", "ops", "rocpd_ops"), ("apis", "apis", "rocpd_apis"), ("members", "members", "rocpd_members")]
+        for s in ("top", "ktop", "copies", "apis", "markers"):
+            specs.append(("u_" + s, "union", "rocpd_union('%s')" % s))
+        objects = member_objects(cfg.member_paths())
+        named = [o for o in NAMED_CANDIDATES if o in objects]
+        rng.shuffle(named)
+        for o in sorted(named[:3]):
+            try:
+                con.execute("CREATE VIRTUAL TABLE temp.%s USING rocpd_union(%s)" % (q("u_" + o), o))
+                specs.append(("n_" + o, "named", "temp." + q("u_" + o)))
+            except sqlite3.Error as e:
+                self.problems.append(("n_" + o, "CREATE VIRTUAL TABLE ... USING rocpd_union(%s) failed: %s" % (o, e)))
+        specs += [("busy", "busy", "rocpd_busy_intervals"), ("gaps", "gaps", "rocpd_gaps")]
+        try:
+            lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
+        except sqlite3.Error as e:
+            lo = hi = None
+            self.problems.append(("members", "rocpd_members failed: %s" % e))
+        if isinstance(lo, int) and isinstance(hi, int) and hi > lo:
+            self.bucket = max(1, -(-(hi - lo) // 37))
+            specs.append(("util", "util", "rocpd_utilization(%d)" % self.bucket))
+        for key, kind, vt in specs:
+            self.add(key, kind, vt, rng)
+        self.add_smalls(rng)
+        self.joins = self.join_catalog()
+
+    def add(self, key, kind, vt, rng):
+        copy = "temp." + q("c_" + key)
+        try:
+            self.con.execute("CREATE TEMP TABLE %s AS SELECT * FROM %s" % (q("c_" + key), vt))
+        except sqlite3.Error as e:
+            self.problems.append((key, "materializing %s failed: %s: %s" % (vt, type(e).__name__, e)))
+            return
+        info = self.con.execute("PRAGMA temp.table_info(%s)" % q("c_" + key)).fetchall()
+        cols = [qg.Col(bytes(r[1]).decode(), AFFINITY.get(bytes(r[2]).decode(), "NUMERIC")) for r in info]
+        nrows = self.con.execute("SELECT count(*) FROM %s" % copy).fetchone()[0]
+        column_stats(self.con, copy, cols, nrows, rng)
+        self.tables[key] = qg.Table(key, kind, vt, copy, cols, nrows)
+
+    def add_smalls(self, rng):
+        con = self.con
+        dbs = [r[0] for r in con.execute("SELECT DISTINCT db FROM temp.c_members")] if "members" in self.tables else []
+        small = {
+            "k_gpu": [0, 1, 2, 3, qg.text("0"), qg.text("1"), 1.0, 2.5, None, qg.text("abc"), b"\x01", 12,
+                      qg.text("12"), -1, qg.text("")],
+            "k_db": dbs + [Text(bytes(d).upper()) for d in dbs] + [qg.text("nope"), None, qg.text("")],
+        }
+        names = []
+        for key in ("ops", "apis"):
+            if key in self.tables:
+                c = self.tables[key].col("name")
+                names += [v for v in c.texts[:40]]
+        names = names[:60]
+        small["k_name"] = names + [Text(bytes(n).upper()) for n in names[:10]] + [None, qg.text("")]
+        for key, vals in small.items():
+            con.execute("CREATE TEMP TABLE %s(v)" % q(key))
+            con.executemany("INSERT INTO temp.%s VALUES (%s)" % (q(key), "?"), [
+                (v if not isinstance(v, Text) else bytes(v).decode("utf-8", "replace"),) for v in vals])
+            col = qg.Col("v", "BLOB")
+            column_stats(con, "temp." + q(key), [col], len(vals), rng)
+            t = qg.Table(key, "small", "temp." + q(key), "temp." + q(key), [col], len(vals))
+            self.smalls[key] = t
+
+    def join_catalog(self):
+        J = []
+        have = set(self.tables) | set(self.smalls)
+
+        def add(a, b, on):
+            if a in have and b in have:
+                J.append((a, b, on))
+        add("ops", "apis", "{b}.db = {a}.db AND {b}.correlation_id = {a}.correlation_id")
+        add("ops", "ops", "{b}.db = {a}.db AND {b}.op_id = {a}.op_id")
+        add("apis", "apis", "{b}.db = {a}.db AND {b}.api_id = {a}.api_id")
+        add("members", "ops", "{b}.db = {a}.db")
+        add("members", "apis", "{b}.db = {a}.db")
+        add("busy", "ops", '{b}.db = {a}.db AND {b}.gpu = {a}.gpu AND {b}.start >= {a}.start AND {b}.start < {a}."end"')
+        add("gaps", "busy", '{b}.db = {a}.db AND {b}.gpu = {a}.gpu AND {b}.start = {a}."end"')
+        add("util", "busy", '{b}.db = {a}.db AND {b}.gpu = {a}.gpu AND {b}.start < {a}.bucket_end '
+                            'AND {b}."end" > {a}.bucket_start')
+        add("u_top", "ops", "{b}.db = {a}.db AND {b}.name = {a}.name")
+        add("u_ktop", "u_top", "{b}.db = {a}.db AND {b}.name = {a}.name")
+        add("u_copies", "ops", "{b}.db = {a}.db AND {b}.name = {a}.name AND {b}.kind = 'copy'")
+        add("u_apis", "apis", "{b}.db = {a}.db AND {b}.name = {a}.name")
+        add("u_markers", "apis", "{b}.db = {a}.db AND {b}.name = {a}.name")
+        add("members", "u_top", "{b}.db = {a}.db")
+        add("members", "busy", "{b}.db = {a}.db")
+        add("k_gpu", "ops", "{b}.gpu = {a}.v")
+        add("k_gpu", "busy", "{b}.gpu = {a}.v")
+        add("k_gpu", "util", "{b}.gpu = {a}.v")
+        add("k_db", "ops", "{b}.db = {a}.v")
+        add("k_db", "apis", "{b}.db = {a}.v COLLATE NOCASE")
+        add("k_db", "gaps", "{b}.db = {a}.v")
+        add("k_db", "u_top", "{b}.db = {a}.v")
+        add("k_name", "ops", "{b}.name = {a}.v")
+        add("k_name", "apis", "{b}.name = {a}.v")
+        add("k_name", "u_top", "{b}.name = {a}.v")
+        for key, t in self.tables.items():
+            if t.kind != "named":
+                continue
+            add("members", key, "{b}.db = {a}.db")
+            add("k_db", key, "{b}.db = {a}.v")
+            names = {c.name for c in t.cols}
+            if key == "n_rocpd_op" or ("id" in names and "gpuId" in names):
+                add(key, "ops", "{b}.db = {a}.db AND {b}.op_id = {a}.id")
+            if key == "n_rocpd_api_ops":
+                add(key, "ops", "{b}.db = {a}.db AND {b}.op_id = {a}.op_id")
+                add(key, "apis", "{b}.db = {a}.db AND {b}.api_id = {a}.api_id")
+            if key in ("n_rocpd_api", "n_api"):
+                add(key, "apis", "{b}.db = {a}.db AND {b}.api_id = {a}.id")
+            if "string" in names:
+                add(key, "ops", "{b}.db = {a}.db AND {b}.name = {a}.string")
+            if "name" in names:
+                add(key, "u_top", "{b}.db = {a}.db AND {b}.name = {a}.name")
+        return J
+
+    def mapping(self, side):
+        m = {k: (t.vt if side == "vt" else t.copy) for k, t in self.tables.items()}
+        m.update({k: t.vt for k, t in self.smalls.items()})
+        return m
+
+    def costs(self):
+        """Rows one evaluation of each table reads (a nested loop re-runs it per outer row)."""
+        n = {k: t.nrows for k, t in self.tables.items()}
+        c = {}
+        for k, t in self.tables.items():
+            if t.kind in ("ops", "apis", "named"):
+                c[k] = max(1, t.nrows)
+            elif k in ("u_top", "u_ktop", "u_copies", "busy", "gaps", "util"):
+                c[k] = max(1, n.get("ops", 1))
+            elif k in ("u_apis", "u_markers"):
+                c[k] = max(1, n.get("apis", 1))
+            else:
+                c[k] = 1
+        return c
+
+
+# ------------------------------------------------------------------------------------------------
+# The tester
+
+
+class Failure:
+    def __init__(self, cfg, table, cls, index, sql, detail, vt_out, cp_out):
+        self.cfg, self.table, self.cls, self.index, self.sql, self.detail = cfg, table, cls, index, sql, detail
+        self.vt_out, self.cp_out = vt_out, cp_out
+        self.minimal = None
+
+
+class Tester:
+    def __init__(self, args):
+        self.args = args
+        self.failures = []
+        self.stats = collections.Counter()
+        self.by_sig = collections.Counter()
+        self.printed = 0
+        self.reductions = 0
+        self.errors_both = collections.Counter()
+        self.slowest = []
+        self.time_by = collections.Counter()
+        self.reduce_time = 0.0
+
+    # -- one differential query
+    def outcome(self, cat, runner, sql_tpl, ordered):
+        """(status, vt sql, detail, vt (status, message), copy (status, message))."""
+        vt_sql = qg.render_refs(sql_tpl, cat.mapping("vt"))
+        cp_sql = qg.render_refs(sql_tpl, cat.mapping("copy"))
+        n = runner.width(cp_sql)
+        if n is None:
+            n = runner.width(vt_sql) or 1
+        vs, vr = runner.run_into("r_vt", vt_sql, n)
+        cs, cr = runner.run_into("r_cp", cp_sql, n)
+        if "timeout" in (vs, cs):
+            return "timeout", vt_sql, None, (vs, vr), (cs, cr)
+        if vs == "error" and cs == "error":
+            return "both_error", vt_sql, None, (vs, vr), (cs, cr)
+        if "integer overflow" in (vr + cr):
+            # sum() overflows or not depending on the order of its inputs: undefined, not compared.
+            return "both_error", vt_sql, None, (vs, vr or cr), (cs, cr)
+        if vs != cs:
+            return "fail", vt_sql, "the %s failed: %s" % (("virtual table", vr) if vs == "error" else ("copy", cr)), \
+                (vs, vr), (cs, cr)
+        diff = compare(runner.con, n, ordered)
+        if diff is None:
+            return "ok", vt_sql, None, (vs, vr), (cs, cr)
+        return "fail", vt_sql, diff, (vs, vr), (cs, cr)
+
+    def reduce(self, cat, runner, query):
+        budget = self.args.reduce_steps
+        stop = time.monotonic() + self.args.reduce_seconds
+        cur = query
+        improved = True
+        while improved and budget > 0:
+            improved = False
+            for cand in cur.reductions():
+                budget -= 1
+                if budget <= 0 or time.monotonic() > stop:
+                    budget = 0
+                    break
+                st = self.outcome(cat, runner, cand.render(), cand.ordered)
+                if st[0] == "fail" and len(cand.render()) < len(cur.render()):
+                    cur = cand
+                    improved = True
+                    break
+        return cur
+
+    def report(self, f, cat):
+        sig = (f.cfg.name, f.table, f.cls)
+        self.by_sig[(f.table, f.cls)] += 1
+        self.failures.append(f)
+        if self.printed >= self.args.max_print:
+            return
+        if sum(1 for g in self.failures if (g.cfg.name, g.table, g.cls) == sig) > self.args.print_per_class:
+            return
+        self.printed += 1
+        out = ["", "FAIL %s, table %s, query #%d (%s)" % (f.cfg.name, f.table, f.index, f.cls),
+               "  reproduce: ROCPD_EXT=%s ROCPD_FIXTURES=%s %s %s --seed %d --config %s --only %d" % (
+                   shlex.quote(EXT), shlex.quote(FIXTURES), sys.executable, shlex.quote(SCRIPT), self.args.seed,
+                   f.cfg.name, f.index),
+               "  setup: " + clip(f.cfg.setup_sql(), 400),
+               ("  query: " if f.cls != "rowid_stable" else "  ") + clip(f.sql)]
+        if f.minimal:
+            out.append("  reduced: " + clip(f.minimal[0]))
+            out += ["    " + line for line in self.describe(f.minimal[1], f.minimal[2], f.minimal[3])]
+        out += ["  " + line for line in self.describe(f.detail, f.vt_out, f.cp_out)]
+        print("\n".join(out), flush=True)
+
+    @staticmethod
+    def describe(detail, vt_out, cp_out):
+        lines = []
+        if vt_out is None:
+            return lines
+        if isinstance(detail, str):
+            lines.append(detail)
+            for name, (st, res) in (("virtual table", vt_out), ("copy", cp_out)):
+                lines.append("%s: %s" % (name, clip(res, 300) if st != "ok" else "rows"))
+            return lines
+        only_vt, only_cp, note = detail
+        lines.append(note)
+        lines.append("only in the virtual table: " + (" ".join(show_rows(only_vt)) or "-"))
+        lines.append("only in the copy:          " + (" ".join(show_rows(only_cp)) or "-"))
+        return lines
+
+    # -- rowid stability (not differential: the copy's rowids are its own)
+    def rowid_check(self, cat, runner, gen, t):
+        """Rowids unique within a scan, equal for the same row across scans with different WHERE
+        clauses, and a lookup by rowid finds the row that carried it. Returns problems or "skip"."""
+        con, a, m = runner.con, "r", cat.mapping("vt")
+        w1 = gen.where(t, a, 2, rowid_ok=False)
+        w2 = gen.where(t, a, 2, rowid_ok=False)
+        base = "SELECT %s.rowid, %s.* FROM %s AS %s" % (a, a, tref(t.key), a)
+        sqls = [qg.render_refs(base + " WHERE " + w.render(), m) for w in (w1, w2)] + [qg.render_refs(base, m)]
+        ncols = len(t.cols) + 1
+        for k, sql in enumerate(sqls):
+            st, _ = runner.run_into("s%d" % k, sql, ncols)
+            if st != "ok":
+                return "skip"
+        problems = []
+        for k, sql in enumerate(sqls):
+            n, nd = con.execute("SELECT count(*), count(DISTINCT c0) FROM temp.s%d" % k).fetchone()
+            if n != nd:
+                dup = [r[0] for r in con.execute(
+                    "SELECT c0 FROM temp.s%d GROUP BY c0 HAVING count(*) > 1 ORDER BY c0 LIMIT 3" % k)]
+                problems.append("rowids repeat within one scan (%d rows, %d distinct rowids; e.g. %s): %s" % (
+                    n, nd, dup, clip(sql, 500)))
+        content = ["c%d" % i for i in range(1, ncols)]
+        keys = ", ".join("%s AS k%s, typeof(%s) AS t%s" % (c, c, c, c) for c in content)
+        on = " AND ".join("a.k{0} IS b.k{0} AND a.t{0} IS b.t{0}".format(c) for c in content)
+        for k in range(3):
+            con.execute("DROP TABLE IF EXISTS temp.g%d" % k)
+            con.execute("CREATE TEMP TABLE g%d AS SELECT %s, count(*) AS n, min(c0) AS lo, max(c0) AS hi, "
+                        "total(c0) AS tot FROM temp.s%d GROUP BY %s" % (
+                            k, keys, k, ", ".join("%s, typeof(%s)" % (c, c) for c in content)))
+            con.execute("CREATE INDEX temp.g%d_k ON g%d(%s)" % (k, k, ", ".join(
+                "k%s, t%s" % (c, c) for c in content)))
+        for i, j in ((0, 1), (0, 2), (1, 2)):
+            row = con.execute(
+                "SELECT a.n, a.lo, a.hi, b.n, b.lo, b.hi, %s FROM temp.g%d a JOIN temp.g%d b ON %s "
+                "WHERE NOT (a.n = b.n AND a.lo = b.lo AND a.hi = b.hi AND a.tot = b.tot) LIMIT 1" % (
+                    ", ".join("a.k%s" % c for c in content), i, j, on)).fetchone()
+            if row:
+                problems.append(
+                    "the same row has rowids %s in one scan and %s in another: %s\n    scan 1: %s\n    scan 2: %s"
+                    % (sorted({row[1], row[2]}), sorted({row[4], row[5]}), " ".join(show_rows([tuple(row[6:])])),
+                       clip(sqls[i], 500), clip(sqls[j], 500)))
+        # Lookups by rowid return the row the full scan gave that rowid.
+        n_full = con.execute("SELECT count(*) FROM temp.s2").fetchone()[0]
+        for off in sorted({0, n_full // 2, max(0, n_full - 1)}) if n_full else ():
+            rid = con.execute("SELECT c0 FROM temp.s2 ORDER BY rowid LIMIT 1 OFFSET ?", (off,)).fetchone()[0]
+            st, _ = runner.run_into("lk", qg.render_refs(base + " WHERE %s.rowid = ?" % a, m), ncols, (rid,))
+            if st != "ok":
+                continue
+            same = " AND ".join("a.{0} IS b.{0} AND typeof(a.{0}) = typeof(b.{0})".format(c) for c in content)
+            n, good = con.execute("SELECT count(*), (SELECT count(*) FROM temp.lk a JOIN temp.s2 b ON b.c0 = a.c0 "
+                                  "WHERE %s) FROM temp.lk" % same).fetchone()
+            if n != 1 or good != 1:
+                got = con.execute("SELECT %s FROM temp.lk LIMIT 2" % ", ".join(content)).fetchall()
+                want = con.execute("SELECT %s FROM temp.s2 WHERE c0 = ? LIMIT 1" % ", ".join(content),
+                                   (rid,)).fetchall()
+                problems.append("SELECT * FROM %s WHERE rowid = %d returns %s; the full scan gave that rowid to %s"
+                                % (t.vt, rid, " ".join(show_rows(got, 2)) or "no row", " ".join(show_rows(want))))
+        return problems
+
+    # -- one configuration
+    def run_config(self, cfg, n_queries, only=None):
+        t0 = time.monotonic()
+        con = connect(cfg)
+        cat = Catalog(con, cfg, self.args.seed)
+        runner = Runner(con, self.args.timeout)
+        print("== %s: %s" % (cfg.name, clip(cfg.setup_sql(), 300)))
+        print("   tables: " + ", ".join("%s(%d rows)" % (k, t.nrows) for k, t in cat.tables.items()))
+        for key, msg in cat.problems:
+            self.stats["materialize_fail"] += 1
+            f = Failure(cfg, key, "materialize", -1, msg, msg, ("error", msg), ("ok", []))
+            self.failures.append(f)
+            self.by_sig[(key, "materialize")] += 1
+            print("FAIL %s, table %s: %s" % (cfg.name, key, msg))
+        weights = {"ops": 5, "apis": 4, "members": 0.6, "busy": 2, "gaps": 2, "util": 2}
+        keys = sorted(cat.tables)
+        wl = [(weights.get(k, 1.0 if cat.tables[k].kind == "named" else 0.7), k) for k in keys]
+        # Query 0 of each table: the whole table against its copy (types included).
+        if only is None:
+            for k in keys:
+                t = cat.tables[k]
+                qy = qg.Query("identity")
+                qy.select, qy.from_ = ["*"], tref(k)
+                self.one(cat, runner, cfg, t, qy, -1)
+        costs = cat.costs()
+        indexes = range(n_queries) if only is None else [only]
+        for i in indexes:
+            rng = random.Random("%s/%s/%d" % (self.args.seed, cfg.name, i))
+            if self.args.table:
+                cand = [k for k in keys if k == self.args.table or cat.tables[k].kind == self.args.table]
+                if not cand:
+                    continue
+                key = cand[rng.randrange(len(cand))]
+            else:
+                gen0 = qg.Gen(rng, cat.tables, cat.joins, cat.smalls, costs)
+                key = gen0.weighted(wl)
+            t = cat.tables[key]
+            gen = qg.Gen(rng, cat.tables, cat.joins, cat.smalls, costs)
+            if rng.random() < 0.06:
+                self.stats["queries"] += 1
+                self.stats["rowid_checks"] += 1
+                problems = self.rowid_check(cat, runner, gen, t)
+                if problems == "skip":
+                    self.stats["timeouts_or_errors"] += 1
+                for p in problems if problems != "skip" else []:
+                    f = Failure(cfg, key, "rowid_stable", i, p, None, None, None)
+                    self.report(f, cat)
+                continue
+            qy = gen.query(t)
+            self.one(cat, runner, cfg, t, qy, i, verbose=only is not None)
+        elapsed = time.monotonic() - t0
+        con.close()
+        return elapsed
+
+    def one(self, cat, runner, cfg, t, qy, i, verbose=False):
+        self.stats["queries"] += 1
+        self.stats["class_" + qy.cls] += 1
+        sql = qy.render()
+        t0 = time.monotonic()
+        st, vt_sql, detail, vo, co = self.outcome(cat, runner, sql, qy.ordered)
+        dt = time.monotonic() - t0
+        self.slowest.append((dt, cfg.name, i, vt_sql))
+        self.slowest = sorted(self.slowest, reverse=True)[:8]
+        self.time_by[qy.cls] += dt
+        if verbose:
+            print("query #%d on %s: %s\n  -> %s" % (i, t.key, vt_sql, st))
+            for name, (st_, msg), tbl in (("virtual table", vo, "r_vt"), ("copy", co, "r_cp")):
+                rows = runner.con.execute("SELECT * FROM temp.%s ORDER BY rowid LIMIT 10" % tbl).fetchall() \
+                    if st_ == "ok" else []
+                print("  %-14s %s" % (name + ":", msg if st_ != "ok" else " ".join(show_rows(rows, 10)) or "no rows"))
+        if st == "timeout":
+            self.stats["timeouts"] += 1
+            if self.args.verbose:
+                print("timeout (%ss) %s #%d: %s" % (self.args.timeout, cfg.name, i, clip(vt_sql, 300)))
+            return
+        if st == "both_error":
+            self.stats["both_error"] += 1
+            self.errors_both[re.sub(r"'[^']*'", "'...'", vo[1])[:80]] += 1
+            return
+        if st == "ok":
+            return
+        f = Failure(cfg, t.key, qy.cls, i, vt_sql, detail, vo, co)
+        sig_count = sum(1 for g in self.failures if (g.cfg.name, g.table, g.cls) == (cfg.name, t.key, qy.cls))
+        if self.reductions < self.args.max_reductions and sig_count < self.args.print_per_class and i >= 0 \
+                and self.reduce_time < self.args.reduce_total:
+            self.reductions += 1
+            t_red = time.monotonic()
+            small = self.reduce(cat, runner, qy)
+            self.reduce_time += time.monotonic() - t_red
+            if small is not qy:
+                st2 = self.outcome(cat, runner, small.render(), small.ordered)
+                if st2[0] == "fail":
+                    f.minimal = (st2[1], st2[2], st2[3], st2[4])
+        self.report(f, cat)
+
+
+def sqlite_library():
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                if "libsqlite3" in line:
+                    return line.split()[-1]
+    except OSError:
+        pass
+    return "?"
+
+
+def main():
+    env_q = os.environ.get("ROCPD_DIFF_QUERIES")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("ROCPD_DIFF_SEED", "1")))
+    ap.add_argument("--queries", type=int, default=int(env_q) if env_q else None,
+                    help="random queries in total over the selected configurations (env ROCPD_DIFF_QUERIES)")
+    ap.add_argument("--part", choices=("generated", "hostile", "all"),
+                    default=os.environ.get("ROCPD_DIFF_PART", "all"))
+    ap.add_argument("--config", help="only this configuration (e.g. mixed8/opened) or set (mixed8)")
+    ap.add_argument("--table", help="only this table key (ops, apis, members, u_top, n_rocpd_op, busy, gaps, util) "
+                                    "or kind (union, named)")
+    ap.add_argument("--only", type=int, help="run only query #N of the configuration (reproduce a failure)")
+    ap.add_argument("--timeout", type=float, default=float(os.environ.get("ROCPD_DIFF_TIMEOUT", "10")),
+                    help="seconds per query execution before it is interrupted (counted, not compared)")
+    ap.add_argument("--max-print", type=int, default=60)
+    ap.add_argument("--print-per-class", type=int, default=2, help="failures printed per (config, table, class)")
+    ap.add_argument("--max-reductions", type=int, default=15, help="failing queries reduced to a smaller failing query")
+    ap.add_argument("--reduce-steps", type=int, default=300, help="candidate queries tried per reduction")
+    ap.add_argument("--reduce-seconds", type=float, default=5.0, help="time limit of one reduction")
+    ap.add_argument("--reduce-total", type=float, default=30.0, help="time limit of all reductions of a run")
+    ap.add_argument("--list", action="store_true", help="list the configurations and exit")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if not EXT or not os.path.exists(EXT + ".so"):
+        print("ROCPD_EXT not set or missing: %r" % EXT)
+        return 1
+    print("sqlite %s (%s), python %s, seed %d" % (sqlite3.sqlite_version, sqlite_library(), sys.version.split()[0],
+                                                  args.seed))
+    part = args.part
+    hostile_dir = os.path.join(FIXTURES, "differential_hostile") if part in ("hostile", "all") or args.config else None
+    cfgs = [c for c in configs(hostile_dir, part in ("generated", "all") or args.config)
+            if part == "all" or c.part == part or args.config]
+    if args.config:
+        cfgs = [c for c in cfgs if c.name == args.config or c.name.split("/")[0] == args.config]
+        if not cfgs:
+            print("no configuration %r" % args.config)
+            return 2
+    if args.list:
+        for c in cfgs:
+            print(c.name, "|", c.setup_sql())
+        return 0
+    total = args.queries if args.queries is not None else DEFAULT_QUERIES[part]
+    wsum = sum(c.weight for c in cfgs)
+    tester = Tester(args)
+    t0 = time.monotonic()
+    for c in cfgs:
+        n = max(1, round(total * c.weight / wsum))
+        before = tester.stats["queries"]
+        el = tester.run_config(c, n, args.only)
+        print("   %d queries in %.1f s" % (tester.stats["queries"] - before, el), flush=True)
+    elapsed = time.monotonic() - t0
+    s = tester.stats
+    print("\n%d queries (each on the virtual table and on its copy) in %.1f s: %.1f queries/s; %d rowid checks; "
+          "%d timeouts; %d errored on both sides" % (s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9),
+                                                      s["rowid_checks"], s["timeouts"], s["both_error"]))
+    print("classes: " + ", ".join("%s %d" % (k[6:], v) for k, v in sorted(s.items()) if k.startswith("class_")))
+    if args.verbose:
+        print("time by class: " + ", ".join("%s %.1f s" % kv for kv in tester.time_by.most_common()))
+        for dt, cname, i, sql in tester.slowest:
+            print("slow: %.2f s %s #%d %s" % (dt, cname, i, clip(sql, 250)))
+    if tester.errors_both:
+        print("errors on both sides (the query is refused by SQLite itself): " + "; ".join(
+            "%s x%d" % kv for kv in tester.errors_both.most_common(5)))
+    if tester.failures:
+        print("\nFAILED: %d differences. By table and query class:" % len(tester.failures))
+        for (table, cls), n in sorted(tester.by_sig.items()):
+            print("  %-22s %-16s %d" % (table, cls, n))
+        return 1
+    print("OK: no differences")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
