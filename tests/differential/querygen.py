@@ -142,6 +142,7 @@ class Query:
         self.distinct = False
         self.from_ = ""
         self.where = None  # Node
+        self.fixed = []  # conditions ANDed to WHERE that reductions keep (join conditions, narrowing)
         self.group = []  # expressions
         self.having = None
         self.order_keys = 0  # ORDER BY the first n select items (a total order on the result)
@@ -160,8 +161,9 @@ class Query:
             s += "WITH " + self.with_ + " "
         s += "SELECT " + ("DISTINCT " if self.distinct else "") + ", ".join(self.select)
         s += " FROM " + self.from_
-        if self.where is not None:
-            s += " WHERE " + self.where.render()
+        conds = self.fixed + ([self.where.render()] if self.where is not None else [])
+        if conds:
+            s += " WHERE " + " AND ".join(conds)
         if self.group:
             s += " GROUP BY " + ", ".join(self.group)
         if self.having:
@@ -378,18 +380,29 @@ class Gen:
             if op == "not":
                 return Node("not", [self.where(t, a, depth - 1, rowid_ok, sub_ok)])
             n = self.r.choice((2, 2, 2, 3))
+            if op == "or" and self.chance(0.4):
+                # Terms the virtual table can take as constraints: SQLite may then run one scan per
+                # term (a multi-index OR) and merge them by rowid.
+                return Node(op, [self.leaf(t, a, simple=True) for _ in range(n)])
             return Node(op, [self.where(t, a, depth - 1, rowid_ok, sub_ok) for _ in range(n)])
         return self.leaf(t, a, rowid_ok, sub_ok)
 
-    def leaf(self, t, a, rowid_ok=True, sub_ok=True):
+    KEY_COLUMNS = ("db", "name", "gpu", "kind", "start", "end", "correlation_id")
+
+    def column(self, t):
+        return self.weighted([(3 if c.name in self.KEY_COLUMNS else 1, c) for c in t.cols])
+
+    def leaf(self, t, a, rowid_ok=True, sub_ok=True, simple=False):
         kinds = [(25, "cmp"), (6, "between"), (8, "in"), (8, "like"), (4, "glob"), (5, "null"), (9, "collate"),
                  (8, "expr"), (4, "colcol"), (3, "is")]
-        if sub_ok:
+        if simple:
+            kinds = [(10, "cmp"), (3, "between"), (3, "in"), (3, "like"), (2, "glob"), (2, "collate")]
+        elif sub_ok:
             kinds += [(4, "in_sub"), (3, "exists"), (2, "scalar")]
             if rowid_ok:
                 kinds += [(2, "rowid_in")]
         kind = self.weighted(kinds)
-        col = self.pick(t.cols)
+        col = self.column(t)
         c = "%s.%s" % (a, q(col.name))
         r = self.r
         if kind == "cmp":
@@ -454,7 +467,7 @@ class Gen:
             b = self.alias()
             w = self.where(t2, b, depth=1, rowid_ok=False, sub_ok=False)
             sub = "SELECT %s.%s FROM %s AS %s WHERE %s" % (b, q(col2.name), tref(t2.key), b, w.render())
-            if (self.outer_rows or t.nrows) > self.BIG and self.cost(t2.key) > self.BIG and not col2.mixed:
+            if self.cost(t2.key) > self.BIG and not col2.mixed:
                 # SQLite may drive the outer scan by the IN list (one virtual-table scan per value):
                 # keep the list short, and deterministic.
                 sub = "SELECT DISTINCT %s.%s FROM %s AS %s WHERE %s ORDER BY 1 LIMIT %d" % (
@@ -579,7 +592,7 @@ class Gen:
         self.outer_rows = rows
         w = self.where(t, a) if self.chance(0.9) else None
         if narrow is not None:
-            w = Node("and", [narrow, w]) if w is not None else narrow
+            qy.fixed.append(narrow.render())
         qy.where = w
         self.outer_rows = 0
         return qy, a
@@ -652,7 +665,7 @@ class Gen:
         if t.nrows * self.cost(t.key) > self.BUDGET:
             narrow, rows = self.narrow(t, a)
             if narrow is not None:
-                wa = Node("and", [narrow, wa])
+                qy.fixed.append(narrow.render())
         if rows * self.cost(t.key) <= self.BUDGET and self.chance(0.7):
             # A nested loop: the inner scan looks the outer row up by rowid.
             qy.from_ = "%s AS %s CROSS JOIN %s AS %s ON %s.rowid = %s.rowid" % (tref(t.key), a, tref(t.key), b, b, a)
@@ -686,7 +699,7 @@ class Gen:
         if rows * self.cost(bk) > self.BUDGET:
             narrow, rows = self.narrow(ta, a)
             if narrow is not None:
-                conds.append(narrow)
+                qy.fixed.append(narrow.render())
         cheap = ta.nrows * self.cost(bk) <= self.BUDGET and tb.nrows * self.cost(ak) <= self.BUDGET
         if rows * self.cost(bk) > 4 * self.BUDGET:
             # Still too dear as a nested loop: join against a materialized copy of the inner scan.
@@ -702,7 +715,7 @@ class Gen:
             extra = " AND " + self.leaf(tb, b, rowid_ok=False, sub_ok=False).render()
         if jt == ",":
             qy.from_ = "%s AS %s, %s" % (tref(ak), a, inner)
-            conds.append(Node("leaf", sql=cond))
+            qy.fixed.append(cond)
         else:
             qy.from_ = "%s AS %s %s %s ON %s%s" % (tref(ak), a, jt, inner, cond, extra)
         if self.chance(0.7):
