@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <new>
+
 namespace rocpd {
 
 namespace {
@@ -36,6 +38,12 @@ std::string_view column_text(sqlite3_stmt* stmt, int col) {
   auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt, col));
   if (!p) return {};
   return {p, static_cast<size_t>(sqlite3_column_bytes(stmt, col))};
+}
+
+Value dup_value(const sqlite3_value* v) {
+  Value copy(sqlite3_value_dup(v));
+  if (!copy) throw std::bad_alloc();
+  return copy;
 }
 
 char* sqlite_strdup(std::string_view msg) {

@@ -30,6 +30,14 @@ struct SqliteFreer {
 template <class T>
 using SqlitePtr = std::unique_ptr<T, SqliteFreer>;
 
+struct ValueFreer {
+  void operator()(sqlite3_value* v) const noexcept { sqlite3_value_free(v); }
+};
+// A protected copy of an SQL value (sqlite3_value_dup), owned.
+using Value = std::unique_ptr<sqlite3_value, ValueFreer>;
+// Copies `v`; throws std::bad_alloc when SQLite cannot.
+Value dup_value(const sqlite3_value* v);
+
 // The one exception type the extension throws; `code` is the SQLite result code to report.
 class Error : public std::runtime_error {
  public:

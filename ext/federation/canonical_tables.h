@@ -5,12 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "common/affinity.h"
+
 namespace rocpd::federation {
 
 struct CanonicalColumn {
   const char* name;
   const char* decl;  // declared type in the virtual table schema
   bool text;         // values are TEXT (used to decide which constraint values can be pushed)
+  Affinity affinity() const { return text ? Affinity::Text : Affinity::Integer; }
 };
 
 enum OpsColumn : int {

@@ -2,23 +2,34 @@
 
 #include <fmt/format.h>
 
-#include "common/vtab_util.h"
-
-#include <cctype>
 #include <cmath>
 #include <limits>
+#include <list>
+#include <map>
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
+#include "common/vtab_util.h"
+#include "federation/fed_plan.h"
+#include "federation/lookup_index.h"
 #include "federation/member_files.h"
 #include "federation/member_prefetch.h"
-#include "federation/member_sql.h"
+#include "federation/member_query.h"
+#include "federation/row_ids.h"
 #include "names/demangle.h"
 
 namespace rocpd::federation {
 
 namespace {
+
+// Lookups a cursor answers from member queries before it indexes the member source in memory.
+constexpr int kLookupsBeforeIndex = 3;
+// Memory the lookup indexes of one cursor may take; past it, lookups query the members.
+constexpr size_t kLookupIndexBudget = size_t{512} << 20;
+// Member connections a cursor keeps, with their prepared queries, across filters.
+constexpr size_t kMemberReaders = 8;
 
 struct ModuleData {
   std::shared_ptr<Registry> registry;
@@ -47,81 +58,86 @@ struct WorkItem {
   int source = 0;
   bool ranged = false;
   int64_t lo = 0, hi = 0;
-  bool prefetched = false;  // read by the Prefetcher thread, not inline
+  bool prefetched = false;  // read by the Prefetcher threads, not inline
 };
 
-struct Plan {
-  uint64_t used = 0;
-  std::vector<PushedConstraint> constraints;  // in argv order
+// A member query kept prepared across filters of one cursor.
+struct OpenQuery {
+  OpenMemberQuery q;
+  std::string plan_key;
 };
+
+// The connection a cursor reads one member on, held across filters with the queries prepared
+// on it (the inner side of a join re-filters thousands of times with the same plan).
+struct MemberReader {
+  Registry::Lease lease;
+  std::map<std::pair<int, bool>, OpenQuery> queries;  // by (source, ranged)
+  uint64_t last_use = 0;
+};
+
+// Equality lookups of one plan on one member source, and their in-memory index once built.
+struct LookupState {
+  int lookups = 0;
+  std::unique_ptr<LookupIndex> index;
+  std::vector<int> select_index;  // canonical column -> result column of the index's rows
+};
+
+enum class Mode { None, Stmt, Batch, Lookup };
 
 struct FedCursor : sqlite3_vtab_cursor {
+  // Fixed at the first filter, for the whole statement.
+  std::optional<std::vector<MemberPtr>> members;
+  std::unique_ptr<InterruptWatch> watch;
+  std::optional<bool> like_pushable;
+
+  // The current filter.
+  std::string plan_key;
+  Plan plan;
+  std::vector<Value> values;              // owned copies of the pushed constraints' values
+  std::vector<PushedConstraint> pushed;   // value pointers into `values`
+  std::vector<std::string> db_filter;     // `db =` values (all must match)
+  bool db_nothing = false;                // a `db =` value no member name can equal
+  Bounds bounds;
+  int lookup = -1;                        // index in `pushed` of an integer equality (a lookup)
   std::vector<WorkItem> work;
   size_t next = 0;
-  Plan plan;
-  std::vector<PushedConstraint> pushed;      // the subset whose values can be pushed
-  std::vector<sqlite3_value*> pushed_values;  // owned copies, parallel to `pushed`
-  std::vector<std::string> db_filter;         // `db =` values (all must match)
-  Bounds bounds;
 
-  // Current member source.
+  // The current row.
+  Mode mode = Mode::None;
   MemberPtr member;
   int source = -1;
-  Registry::Lease lease;
-  Stmt stmt;
-  MemberQuery query;
-  int64_t rowid = 0;
+  OpenQuery* query = nullptr;                 // Mode::Stmt
+  std::unique_ptr<Prefetcher> prefetch;       // Mode::Batch
+  std::unique_ptr<Batch> batch;
+  size_t batch_row = 0;
+  const LookupState* lookup_state = nullptr;  // Mode::Lookup
+  std::span<const uint32_t> lookup_rows;
+  size_t lookup_pos = 0;
+  std::vector<uint32_t> scratch;
   bool eof = true;
 
-  // Prefetched items: rows come from batches filled by a background thread.
-  std::unique_ptr<Prefetcher> prefetch;
-  bool in_batch_item = false;
-  std::unique_ptr<Batch> batch;
-  size_t batch_next = 0;  // next row of `batch` to deliver; the current row is batch_next - 1
+  std::map<const Member*, MemberReader> readers;
+  uint64_t clock = 0;
+  std::map<std::tuple<std::string, const Member*, int>, LookupState> lookups;
+  size_t lookup_bytes = 0;
 
-  ~FedCursor() {
-    prefetch.reset();  // joins the thread, which reads pushed_values
-    free_values();
-  }
-  void free_values() {
-    for (auto* v : pushed_values) sqlite3_value_free(v);
-    pushed_values.clear();
+  ~FedCursor() { prefetch.reset(); }  // joins the readers before the members go away
+
+  // Stops everything the previous filter left running, keeping prepared member queries.
+  void stop_reading() {
+    prefetch.reset();
+    batch.reset();
+    for (auto& [m, r] : readers)
+      for (auto& [key, q] : r.queries) sqlite3_reset(q.q.stmt.get());
+    mode = Mode::None;
+    query = nullptr;
+    lookup_state = nullptr;
+    member.reset();
+    source = -1;
   }
 };
 
-const CanonicalTable& table_of(sqlite3_vtab* v) { return *static_cast<FedVtab*>(v)->table; }
-
-int column_by_name(const CanonicalTable& t, std::string_view name) {
-  for (size_t i = 0; i < t.columns.size(); ++i)
-    if (name == t.columns[i].name) return static_cast<int>(i);
-  return -1;
-}
-
-Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
-  Plan plan;
-  std::string_view s = idx_str ? idx_str : "";
-  if (s.substr(0, 5) != "used=") throw Error("rocpd: malformed plan string");
-  const size_t semi = s.find(';');
-  plan.used = std::stoull(std::string(s.substr(5, semi - 5)), nullptr, 16);
-  if (semi == std::string_view::npos) return plan;
-  std::string_view rest = s.substr(semi + 1);
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    size_t n = 0;
-    // Column names are lower case; the operator starts at the first other character.
-    while (n < item.size() && (std::islower(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
-    const int col = column_by_name(t, item.substr(0, n));
-    std::string_view op_text = item.substr(n);
-    if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
-    const unsigned char op = constraint_op_from_sql(op_text);
-    if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
-    plan.constraints.push_back({col, op});
-    if (comma == std::string_view::npos) break;
-    rest = rest.substr(comma + 1);
-  }
-  return plan;
-}
+FedVtab* vtab_of(sqlite3_vtab_cursor* c) { return static_cast<FedVtab*>(c->pVtab); }
 
 // Whether `v` can be compared inside the member query with the same result SQLite would give.
 bool pushable_value(const CanonicalColumn& col, unsigned char op, sqlite3_value* v) {
@@ -141,19 +157,32 @@ int64_t bound_of(sqlite3_value* v, bool lower) {
   return static_cast<int64_t>(r);
 }
 
-void tighten(Bounds& b, int col, const CanonicalTable& t, unsigned char op, sqlite3_value* v) {
-  if (col == t.gpu_col && op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_value_type(v) == SQLITE_INTEGER) {
-    b.gpu = sqlite3_value_int64(v);
+void tighten(Bounds& b, const CanonicalTable& t, const PushedConstraint& c) {
+  if (c.column == t.gpu_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_value_type(c.value) == SQLITE_INTEGER) {
+    b.gpu = sqlite3_value_int64(c.value);
     return;
   }
-  if (col != t.start_col && col != t.end_col) return;
-  int64_t& lo = col == t.start_col ? b.start_lo : b.end_lo;
-  int64_t& hi = col == t.start_col ? b.start_hi : b.end_hi;
-  const bool is_lower = op == SQLITE_INDEX_CONSTRAINT_GT || op == SQLITE_INDEX_CONSTRAINT_GE;
-  const bool is_upper = op == SQLITE_INDEX_CONSTRAINT_LT || op == SQLITE_INDEX_CONSTRAINT_LE;
-  if (is_lower || op == SQLITE_INDEX_CONSTRAINT_EQ) lo = std::max(lo, bound_of(v, true));
-  if (is_upper || op == SQLITE_INDEX_CONSTRAINT_EQ) hi = std::min(hi, bound_of(v, false));
-  if (is_lower || is_upper || op == SQLITE_INDEX_CONSTRAINT_EQ) b.timed = true;
+  if (c.column != t.start_col && c.column != t.end_col) return;
+  int64_t& lo = c.column == t.start_col ? b.start_lo : b.end_lo;
+  int64_t& hi = c.column == t.start_col ? b.start_hi : b.end_hi;
+  const bool is_lower = c.op == SQLITE_INDEX_CONSTRAINT_GT || c.op == SQLITE_INDEX_CONSTRAINT_GE;
+  const bool is_upper = c.op == SQLITE_INDEX_CONSTRAINT_LT || c.op == SQLITE_INDEX_CONSTRAINT_LE;
+  if (is_lower || c.op == SQLITE_INDEX_CONSTRAINT_EQ) lo = std::max(lo, bound_of(c.value, true));
+  if (is_upper || c.op == SQLITE_INDEX_CONSTRAINT_EQ) hi = std::min(hi, bound_of(c.value, false));
+  if (is_lower || is_upper || c.op == SQLITE_INDEX_CONSTRAINT_EQ) b.timed = true;
+}
+
+// Whether the host connection's LIKE and GLOB are SQLite's own: a member applies the built-in
+// ones, which would drop rows that an application-defined LIKE (ICU...) keeps.
+bool builtin_like_and_glob(sqlite3* host) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(host, "SELECT count(*) FROM pragma_function_list WHERE name IN ('like', 'glob') AND builtin = 0",
+                         -1, &raw, nullptr) != SQLITE_OK) {
+    sqlite3_finalize(raw);
+    return false;  // cannot tell: keep LIKE with SQLite
+  }
+  Stmt stmt(raw);
+  return sqlite3_step(stmt.get()) == SQLITE_ROW && sqlite3_column_int(stmt.get(), 0) == 0;
 }
 
 int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
@@ -172,147 +201,192 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
 
 int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
   return guard(vt, [&] {
-    const auto& t = table_of(vt);
-    std::string cons;
-    int argv = 0;
-    double cost = 1e7;
-    for (int i = 0; i < info->nConstraint; ++i) {
-      const auto& c = info->aConstraint[i];
-      if (!c.usable || c.iColumn < 0 || c.iColumn == t.derived_col) continue;
-      const char* op = constraint_sql_op(c.op);
-      if (!op) continue;
-      info->aConstraintUsage[i].argvIndex = ++argv;
-      const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
-      info->aConstraintUsage[i].omit = db_eq ? 1 : 0;
-      info->idxNum |= 1 << c.iColumn;
-      if (!cons.empty()) cons += ',';
-      cons += t.columns[c.iColumn].name;
-      if (std::isalpha(static_cast<unsigned char>(op[0]))) cons += ' ';  // "name LIKE"
-      cons += op;
-      if (db_eq) cost /= 100;
-      else if (c.iColumn == t.start_col || c.iColumn == t.end_col) cost /= 4;
-      else if (c.op == SQLITE_INDEX_CONSTRAINT_EQ) cost /= 3;
-      else cost /= 1.5;
-    }
-    uint64_t used = info->colUsed;
-    // The derived column (demangled) is computed from its source column.
-    if (t.derived_col >= 0 && (used & (uint64_t{1} << t.derived_col))) used |= uint64_t{1} << t.derived_from;
-    info->idxStr = sqlite3_mprintf("used=%llx;%s", static_cast<unsigned long long>(used), cons.c_str());
-    info->needToFreeIdxStr = 1;
-    info->estimatedCost = cost;
-    info->estimatedRows = static_cast<sqlite3_int64>(cost);
+    auto* v = static_cast<FedVtab*>(vt);
+    PlanEstimates est;
+    est.members = static_cast<double>(std::max<size_t>(1, v->registry->known_members()));
+    const double rows = v->registry->mean_rows(v->table->kind == TableKind::Ops);
+    if (rows > 0) est.rows_per_member = rows;
+    plan_best_index(*v->table, info, est);
     return SQLITE_OK;
   });
 }
 
-std::string member_label(const Member& m) {
-  return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
+std::shared_ptr<const Profile> pid_profile(FedCursor* cur, Registry* reg, const CanonicalTable& t, const MemberPtr& m) {
+  // rpd ops resolve their pid from the member's sessions, which the profile knows.
+  if (t.kind == TableKind::Ops && m->info.format == Format::Rpd && (cur->plan.used & (uint64_t{1} << kOpsPid)))
+    return reg->profile(m, cur->watch.get());
+  return nullptr;
 }
 
-// Moves to the next row, opening the next work item's statement (or taking the next prefetched
-// batch) when one is exhausted.
+// The cursor's connection to member `m`, kept for the following filters.
+MemberReader& reader(FedCursor* cur, Registry* reg, const MemberPtr& m) {
+  auto it = cur->readers.find(m.get());
+  if (it == cur->readers.end()) {
+    while (cur->readers.size() >= kMemberReaders) {
+      auto victim = cur->readers.begin();
+      for (auto i = cur->readers.begin(); i != cur->readers.end(); ++i)
+        if (i->second.last_use < victim->second.last_use) victim = i;
+      cur->readers.erase(victim);  // its queries are finalized before its lease is released
+    }
+    it = cur->readers.emplace(m.get(), MemberReader{}).first;
+    it->second.lease = reg->acquire(m, cur->watch.get());
+  }
+  it->second.last_use = ++cur->clock;
+  return it->second;
+}
+
+// The prepared member query of a work item, made or re-bound for the current filter.
+OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, const WorkItem& w) {
+  MemberReader& r = reader(cur, reg, w.member);
+  const auto key = std::make_pair(w.source, w.ranged);
+  auto it = r.queries.find(key);
+  if (it != r.queries.end() && it->second.plan_key == cur->plan_key) {
+    it->second.q.rebind(cur->pushed, w.lo, w.hi);
+    return it->second;
+  }
+  if (it != r.queries.end()) r.queries.erase(it);
+  OpenQuery q;
+  const auto profile = pid_profile(cur, reg, t, w.member);
+  q.q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
+                          w.lo, w.hi);
+  q.plan_key = cur->plan_key;
+  return r.queries.emplace(key, std::move(q)).first->second;
+}
+
+// The lookup index answering the current equality lookup on `w`'s source, once lookups repeat
+// (nullptr: query the member instead).
+const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTable& t, const WorkItem& w) {
+  if (cur->lookup < 0 || w.ranged) return nullptr;
+  const PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
+  if (sqlite3_value_type(c.value) != SQLITE_INTEGER) return nullptr;
+  const auto sources = sources_for(t.kind, *w.member, nullptr);
+  if (sources.at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column)) return nullptr;
+  LookupState& s = cur->lookups[std::make_tuple(cur->plan_key, w.member.get(), w.source)];
+  if (s.index) return &s;
+  if (++s.lookups < kLookupsBeforeIndex || cur->lookup_bytes > kLookupIndexBudget) return nullptr;
+  MemberReader& r = reader(cur, reg, w.member);
+  const auto profile = pid_profile(cur, reg, t, w.member);
+  const uint64_t used = cur->plan.used | (uint64_t{1} << c.column);
+  auto q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, used, {}, false);
+  auto index = std::make_unique<LookupIndex>();
+  try {
+    index->build(q.stmt.get(), q.affinity, q.query.select_index[static_cast<size_t>(c.column)]);
+  } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();
+    throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*w.member), e.what(), zstd_reason(w.member->path)),
+                e.code());
+  }
+  cur->lookup_bytes += index->bytes();
+  s.index = std::move(index);
+  s.select_index = q.query.select_index;
+  return &s;
+}
+
+// Moves to the next row, opening the next work item when one is exhausted.
 void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   for (;;) {
-    if (cur->in_batch_item) {
-      if (cur->batch && cur->batch_next < cur->batch->rows) {
-        ++cur->batch_next;
-        ++cur->rowid;
-        ++reg->last_scan.rows;
-        return;
+    switch (cur->mode) {
+      case Mode::Stmt: {
+        const int rc = sqlite3_step(cur->query->q.stmt.get());
+        if (rc == SQLITE_ROW) {
+          ++reg->last_scan.rows;
+          return;
+        }
+        if (rc != SQLITE_DONE) {
+          if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) InterruptWatch::raise();
+          throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*cur->member),
+                                  sqlite3_errmsg(sqlite3_db_handle(cur->query->q.stmt.get())),
+                                  zstd_reason(cur->member->path)),
+                      rc);
+        }
+        sqlite3_reset(cur->query->q.stmt.get());  // ends its read transaction
+        cur->mode = Mode::None;
+        break;
       }
-      if (cur->batch && cur->batch->last_of_item) {
-        cur->batch.reset();
-        cur->in_batch_item = false;
-        continue;
+      case Mode::Batch:
+        if (cur->batch && cur->batch_row + 1 < cur->batch->block.rows) {
+          ++cur->batch_row;
+          ++reg->last_scan.rows;
+          return;
+        }
+        if (cur->batch && cur->batch->last_of_item) {
+          cur->batch.reset();
+          cur->mode = Mode::None;
+          break;
+        }
+        cur->batch = cur->prefetch->next();
+        if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
+        cur->batch_row = 0;
+        if (cur->batch->block.rows > 0) {
+          ++reg->last_scan.rows;
+          return;
+        }
+        break;
+      case Mode::Lookup:
+        if (++cur->lookup_pos < cur->lookup_rows.size()) {
+          ++reg->last_scan.rows;
+          return;
+        }
+        cur->mode = Mode::None;
+        break;
+      case Mode::None: {
+        if (cur->next >= cur->work.size()) {
+          cur->prefetch.reset();
+          cur->eof = true;
+          return;
+        }
+        const WorkItem& w = cur->work[cur->next++];
+        cur->member = w.member;
+        cur->source = w.source;
+        if (w.prefetched) {
+          cur->mode = Mode::Batch;
+          cur->batch.reset();
+          cur->batch = cur->prefetch->next();
+          if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
+          cur->batch_row = 0;
+          if (cur->batch->block.rows > 0) {
+            ++reg->last_scan.rows;
+            return;
+          }
+          break;
+        }
+        if (const LookupState* s = lookup_index(cur, reg, t, w)) {
+          cur->lookup_state = s;
+          cur->lookup_rows = s->index->find(cur->pushed[static_cast<size_t>(cur->lookup)].value, cur->scratch);
+          cur->lookup_pos = 0;
+          cur->mode = Mode::Lookup;
+          if (!cur->lookup_rows.empty()) {
+            ++reg->last_scan.rows;
+            return;
+          }
+          cur->mode = Mode::None;
+          break;
+        }
+        cur->query = &open_query(cur, reg, t, w);
+        cur->mode = Mode::Stmt;
+        break;
       }
-      cur->batch = cur->prefetch->next();
-      cur->batch_next = 0;
-      if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
-      continue;
-    }
-    if (cur->stmt) {
-      int rc = sqlite3_step(cur->stmt.get());
-      if (rc == SQLITE_ROW) {
-        ++cur->rowid;
-        ++reg->last_scan.rows;
-        return;
-      }
-      if (rc != SQLITE_DONE)
-        throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*cur->member), sqlite3_errmsg(cur->lease.db()),
-                                zstd_reason(cur->member->path)),
-                    rc);
-    }
-    if (cur->next >= cur->work.size()) {
-      cur->stmt.reset();
-      cur->lease = Registry::Lease();
-      cur->prefetch.reset();
-      cur->eof = true;
-      return;
-    }
-    const WorkItem& w = cur->work[cur->next++];
-    if (w.prefetched) {
-      cur->stmt.reset();
-      cur->lease = Registry::Lease();
-      cur->member = w.member;
-      cur->source = -1;
-      cur->in_batch_item = true;
-      continue;
-    }
-    if (w.member != cur->member || w.source != cur->source || !cur->stmt) {
-      cur->stmt.reset();
-      cur->lease = reg->acquire(w.member);
-      std::shared_ptr<const Profile> profile;
-      // rpd ops resolve their pid from the member's sessions, which the profile knows.
-      if (t.kind == TableKind::Ops && w.member->info.format == Format::Rpd && (cur->plan.used & (1u << kOpsPid)))
-        profile = reg->profile(w.member);
-      const auto sources =
-          sources_for(t.kind, *w.member, profile.get(), uses_kind(t.kind, cur->plan.used, cur->pushed) ? cur->lease.db() : nullptr);
-      cur->query =
-          build_member_query(sources.at(w.source), cur->plan.used, cur->pushed, w.ranged, &cur->pushed_values);
-      try {
-        cur->stmt = prepare(cur->lease.db(), cur->query.sql);
-      } catch (const Error& e) {
-        throw Error(fmt::format("{}: {}: {}", t.name, member_label(*w.member), e.what()), e.code());
-      }
-      for (size_t i = 0; i < cur->pushed_values.size(); ++i)
-        sqlite3_bind_value(cur->stmt.get(), static_cast<int>(i + 1), cur->pushed_values[i]);
-      cur->member = w.member;
-      cur->source = w.source;
-    } else {
-      sqlite3_reset(cur->stmt.get());
-    }
-    if (w.ranged) {
-      sqlite3_bind_int64(cur->stmt.get(), cur->query.rowid_param, w.lo);
-      sqlite3_bind_int64(cur->stmt.get(), cur->query.rowid_param + 1, w.hi);
     }
   }
 }
 
-// Equality on an identifying column means a lookup (often one per outer row of a join):
-// a thread per lookup would cost more than it saves.
-bool is_lookup(const FedCursor* cur, const CanonicalTable& t) {
-  for (const auto& c : cur->pushed) {
-    if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    const std::string_view name = t.columns[c.column].name;
-    if (name == "correlation_id" || name == "op_id" || name == "api_id" || name == "pid" || name == "name") return true;
-  }
-  return false;
-}
-
-// Hands the opened members' items to a background reader when that can overlap work.
+// Hands the opened members' items to background readers when that can overlap work.
 void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
-  if (std::thread::hardware_concurrency() < 2 || is_lookup(cur, t)) return;
+  if (std::thread::hardware_concurrency() < 2 || cur->lookup >= 0) return;
   std::vector<PrefetchItem> items;
   for (auto& w : cur->work) {
     if (w.member->attached) continue;  // the host connection stays on the host thread
-    w.prefetched = true;
-    std::shared_ptr<const Profile> profile;
-    if (t.kind == TableKind::Ops && w.member->info.format == Format::Rpd && (cur->plan.used & (1u << kOpsPid)))
-      profile = reg->profile(w.member);
-    items.push_back({w.member, w.source, w.ranged, w.lo, w.hi, std::move(profile)});
+    items.push_back({w.member, w.source, w.ranged, w.lo, w.hi, pid_profile(cur, reg, t, w.member)});
   }
   if (items.empty()) return;
-  cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, cur->pushed_values, std::move(items));
+  try {
+    cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, std::move(items),
+                                                 cur->watch.get());
+  } catch (const ThreadStartFailure&) {
+    return;  // the system gives us no thread: read every member inline
+  }
+  for (auto& w : cur->work)
+    if (!w.member->attached) w.prefetched = true;
   reg->last_scan.parallel = true;
 }
 
@@ -320,26 +394,35 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 // zones that the db, gpu and time constraints rule out without reading them.
 void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->work.clear();
-  const auto members = reg->members();
+  const auto& members = *cur->members;
   std::set<const Member*> planned;
+  const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0;
   for (const auto& m : members) {
+    if (cur->db_nothing) break;
     bool wanted = true;
     for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
     if (!wanted) continue;
+    cur->watch->check();
     const size_t nsources = sources_for(t.kind, *m, nullptr).size();
-    if (!cur->bounds.timed && !cur->bounds.gpu) {
+    if (!prune || m->info.loose_types) {
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       continue;
     }
-    const auto p = reg->profile(m);
+    const auto p = reg->profile(m, cur->watch.get());
     if (cur->bounds.gpu && !p->gpu_unknown && !p->gpus.count(*cur->bounds.gpu) && t.kind == TableKind::Ops) continue;
     if (t.kind == TableKind::Apis) {
-      if (p->first_ns && cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns)) continue;
+      if (cur->bounds.timed && !p->times_unbounded && p->first_ns &&
+          cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
+        continue;
       cur->work.push_back({m, 0});
       continue;
     }
-    if (!p->ops_min_start) continue;  // no ops at all
-    if (cur->bounds.excludes(*p->ops_min_start, *p->ops_max_start, *p->ops_min_end, *p->ops_max_end)) continue;
+    if (cur->bounds.timed && !p->ops_unbounded) {
+      // Ops without any numeric time can match no time window (a NULL compares with nothing).
+      const int64_t min_start = p->ops_min_start.value_or(INT64_MAX), max_start = p->ops_max_start.value_or(INT64_MIN);
+      const int64_t min_end = p->ops_min_end.value_or(INT64_MAX), max_end = p->ops_max_end.value_or(INT64_MIN);
+      if (cur->bounds.excludes(min_start, max_start, min_end, max_end)) continue;
+    }
     for (size_t s = 0; s < nsources; ++s) {
       if (!cur->bounds.timed || s >= p->op_zones.size()) {
         cur->work.push_back({m, static_cast<int>(s)});
@@ -348,7 +431,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       // Merge the zones that may hold matching rows into rowid ranges.
       std::optional<WorkItem> range;
       for (const auto& z : p->op_zones[s]) {
-        if (cur->bounds.excludes(z.min_start, z.max_start, z.min_end, z.max_end)) {
+        if (!z.unbounded && cur->bounds.excludes(z.min_start, z.max_start, z.min_end, z.max_end)) {
           if (range) cur->work.push_back(*range);
           range.reset();
           continue;
@@ -365,51 +448,78 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
                                        static_cast<int64_t>(cur->work.size()), 0};
 }
 
+// The text a `db =` value compares as against the TEXT column db (SQLite converts numbers to
+// text there; a blob never equals text); nullopt when no member name can equal it.
+std::optional<std::string> db_value(sqlite3_value* v) {
+  const int type = sqlite3_value_type(v);
+  if (type == SQLITE_NULL || type == SQLITE_BLOB) return std::nullopt;
+  Value copy = dup_value(v);
+  const auto* text = sqlite3_value_text(copy.get());
+  if (!text) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
+}
+
 int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {
   auto* cur = static_cast<FedCursor*>(c);
-  auto* vt = static_cast<FedVtab*>(c->pVtab);
+  auto* vt = vtab_of(c);
   return guard(c->pVtab, [&] {
     const auto& t = *vt->table;
-    cur->stmt.reset();
-    cur->lease = Registry::Lease();
-    cur->member.reset();
-    cur->source = -1;
-    cur->free_values();
+    Registry* reg = vt->registry.get();
+    // Newer SQLite re-filters a cursor in the middle of a scan: stop the readers of the previous
+    // filter before its values go away.
+    cur->stop_reading();
+    cur->eof = true;
+    if (!cur->watch) cur->watch = std::make_unique<InterruptWatch>(reg->host());
+    cur->watch->check();
+    if (!cur->members) cur->members = reg->members();
+    const std::string key = idx_str ? idx_str : "";
+    if (key != cur->plan_key) {
+      cur->plan = parse_plan(t, idx_str);
+      cur->plan_key = key;
+    }
+    if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
+    cur->values.clear();
     cur->pushed.clear();
     cur->db_filter.clear();
+    cur->db_nothing = false;
     cur->bounds = Bounds{};
-    cur->plan = parse_plan(t, idx_str);
-    if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
+    cur->lookup = -1;
     for (int i = 0; i < argc; ++i) {
-      const auto& con = cur->plan.constraints[i];
+      const auto& con = cur->plan.constraints[static_cast<size_t>(i)];
       if (con.column == t.db_col) {
-        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ) {
-          const auto* text = sqlite3_value_text(argv[i]);
-          cur->db_filter.emplace_back(text ? reinterpret_cast<const char*>(text) : "");
-          if (!text) cur->db_filter.back() = std::string("\x01null");  // NULL never equals a member name
+        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == Collation::Binary) {
+          if (auto name = db_value(argv[i])) cur->db_filter.push_back(std::move(*name));
+          else cur->db_nothing = true;
         }
         continue;  // other db constraints are checked by SQLite itself
       }
-      if (!pushable_value(t.columns[con.column], con.op, argv[i])) continue;
-      tighten(cur->bounds, con.column, t, con.op, argv[i]);
-      cur->pushed.push_back(con);
-      sqlite3_value* copy = sqlite3_value_dup(argv[i]);
-      if (!copy) throw std::bad_alloc();
-      cur->pushed_values.push_back(copy);
+      const auto& column = t.columns[static_cast<size_t>(con.column)];
+      if (!pushable_value(column, con.op, argv[i])) continue;
+      if (con.op == SQLITE_INDEX_CONSTRAINT_LIKE || con.op == SQLITE_INDEX_CONSTRAINT_GLOB) {
+        if (!cur->like_pushable) cur->like_pushable = builtin_like_and_glob(reg->host());
+        if (!*cur->like_pushable) continue;
+      }
+      cur->values.push_back(dup_value(argv[i]));
+      cur->pushed.push_back({con.column, con.op, con.collation, cur->values.back().get()});
+      tighten(cur->bounds, t, cur->pushed.back());
+      if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && !column.text && cur->lookup < 0 &&
+          sqlite3_value_type(argv[i]) == SQLITE_INTEGER && (column.name == std::string_view("correlation_id") ||
+                                                            column.name == std::string_view("op_id") ||
+                                                            column.name == std::string_view("api_id")))
+        cur->lookup = static_cast<int>(cur->pushed.size() - 1);
     }
-    plan_work(cur, vt->registry.get(), t);
-    start_prefetch(cur, vt->registry.get(), t);
+    plan_work(cur, reg, t);
+    start_prefetch(cur, reg, t);
     cur->next = 0;
-    cur->rowid = 0;
     cur->eof = false;
-    advance(cur, vt->registry.get(), t);
+    advance(cur, reg, t);
     return SQLITE_OK;
   });
 }
 
 int x_next(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<FedCursor*>(c);
-  auto* vt = static_cast<FedVtab*>(c->pVtab);
+  auto* vt = vtab_of(c);
   return guard(c->pVtab, [&] {
     advance(cur, vt->registry.get(), *vt->table);
     return SQLITE_OK;
@@ -418,72 +528,87 @@ int x_next(sqlite3_vtab_cursor* c) {
 
 int x_eof(sqlite3_vtab_cursor* c) { return static_cast<FedCursor*>(c)->eof; }
 
-void result_cell(sqlite3_context* ctx, const Batch& b, const Cell& cell) {
-  switch (cell.type) {
-    case SQLITE_INTEGER: sqlite3_result_int64(ctx, cell.i); break;
-    case SQLITE_FLOAT: sqlite3_result_double(ctx, cell.d); break;
-    case SQLITE_TEXT:
-      sqlite3_result_text(ctx, b.arena.data() + cell.offset, static_cast<int>(cell.length), SQLITE_TRANSIENT);
-      break;
-    case SQLITE_BLOB:
-      sqlite3_result_blob(ctx, b.arena.data() + cell.offset, static_cast<int>(cell.length), SQLITE_TRANSIENT);
-      break;
-    default: break;
-  }
-}
+// Where the current row's result column for canonical column `col` lives.
+struct CurrentCell {
+  sqlite3_stmt* stmt = nullptr;  // Mode::Stmt: result column `index` of this statement
+  const RowBlock* block = nullptr;
+  size_t row = 0;
+  int index = -1;  // -1: the column is not selected (NULL)
+};
 
-// The text of canonical column `col` in the current row (nullopt for NULL or not selected).
-std::optional<std::string_view> current_text(const FedCursor* cur, int col) {
-  if (cur->in_batch_item) {
-    const Batch& b = *cur->batch;
-    const int idx = (*b.columns)[col];
-    if (idx < 0) return std::nullopt;
-    const Cell& cell = b.cells[(cur->batch_next - 1) * b.width + static_cast<size_t>(idx)];
-    if (cell.type != SQLITE_TEXT) return std::nullopt;
-    return std::string_view(b.arena.data() + cell.offset, cell.length);
+CurrentCell current_cell(const FedCursor* cur, int col) {
+  CurrentCell cell;
+  switch (cur->mode) {
+    case Mode::Stmt:
+      cell.stmt = cur->query->q.stmt.get();
+      cell.index = col < 0 ? cur->query->q.query.rowid_index : cur->query->q.query.select_index[static_cast<size_t>(col)];
+      break;
+    case Mode::Batch:
+      cell.block = &cur->batch->block;
+      cell.row = cur->batch_row;
+      cell.index = col < 0 ? 0 : (*cur->batch->columns)[static_cast<size_t>(col)];
+      break;
+    case Mode::Lookup:
+      cell.block = &cur->lookup_state->index->rows();
+      cell.row = cur->lookup_rows[cur->lookup_pos];
+      cell.index = col < 0 ? 0 : cur->lookup_state->select_index[static_cast<size_t>(col)];
+      break;
+    case Mode::None: break;
   }
-  const int idx = cur->query.select_index[col];
-  if (idx < 0 || sqlite3_column_type(cur->stmt.get(), idx) == SQLITE_NULL) return std::nullopt;
-  return column_text(cur->stmt.get(), idx);
+  return cell;
 }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<FedCursor*>(c);
-  const auto& t = table_of(c->pVtab);
-  if (col == t.db_col) {
-    sqlite3_result_text(ctx, cur->member->alias.c_str(), static_cast<int>(cur->member->alias.size()),
-                        SQLITE_TRANSIENT);
-    return SQLITE_OK;
-  }
-  if (col == t.derived_col) {
-    const auto name = current_text(cur, t.derived_from);
-    if (!name) return SQLITE_OK;
-    guard(ctx, [&] {
-      const std::string d = names::demangle_cached(*name);
+  const auto& t = *vtab_of(c)->table;
+  guard(ctx, [&] {
+    if (col == t.db_col) {
+      sqlite3_result_text(ctx, cur->member->alias.c_str(), static_cast<int>(cur->member->alias.size()),
+                          SQLITE_TRANSIENT);
+      return;
+    }
+    const bool derived = col == t.derived_col;
+    const CurrentCell cell = current_cell(cur, derived ? t.derived_from : col);
+    if (cell.index < 0) return;
+    if (derived) {
+      std::string name;
+      if (cell.stmt) {
+        const StoredValue v = stored_value(cell.stmt, cell.index, Affinity::Text);
+        if (v.type != SQLITE_TEXT) return;
+        name.assign(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+      } else {
+        const Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
+        if (k.type != SQLITE_TEXT) return;
+        name = cell.block->text(k);
+      }
+      const std::string d = names::demangle_cached(name);
       sqlite3_result_text(ctx, d.data(), static_cast<int>(d.size()), SQLITE_TRANSIENT);
-    });
-    return SQLITE_OK;
-  }
-  if (cur->in_batch_item) {
-    const Batch& b = *cur->batch;
-    const int idx = (*b.columns)[col];
-    if (idx >= 0) result_cell(ctx, b, b.cells[(cur->batch_next - 1) * b.width + static_cast<size_t>(idx)]);
-    return SQLITE_OK;
-  }
-  const int idx = cur->query.select_index[col];
-  if (idx >= 0) sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), idx));
+      return;
+    }
+    if (cell.stmt) result_stored(ctx, stored_value(cell.stmt, cell.index, t.columns[static_cast<size_t>(col)].affinity()));
+    else cell.block->result(ctx, cell.block->at(cell.row, static_cast<size_t>(cell.index)));
+  });
   return SQLITE_OK;
 }
 
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  *rowid = static_cast<FedCursor*>(c)->rowid;
-  return SQLITE_OK;
+  auto* cur = static_cast<FedCursor*>(c);
+  return guard(c->pVtab, [&] {
+    const CurrentCell cell = current_cell(cur, -1);
+    int64_t own = 0;
+    if (cell.stmt) own = sqlite3_column_int64(cell.stmt, cell.index);
+    else if (cell.block) own = cell.block->at(cell.row, 0).i;
+    *rowid = pack_rowid(*cur->member, cur->source, own, vtab_of(c)->table->name);
+    return SQLITE_OK;
+  });
 }
 
 sqlite3_module make_module() {
   sqlite3_module m{};
   m.iVersion = 0;
-  m.xCreate = nullptr;  // eponymous only: `CREATE VIRTUAL TABLE ... USING rocpd_ops` is refused
+  // Both eponymous (SELECT ... FROM rocpd_ops) and creatable: the extension creates
+  // temp.rocpd_ops so that its views and internal SQL reach it whatever the attached schemas hold.
+  m.xCreate = x_connect;
   m.xConnect = x_connect;
   m.xBestIndex = x_best_index;
   m.xDisconnect = vtab_disconnect<FedVtab>;

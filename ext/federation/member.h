@@ -29,13 +29,20 @@ struct FormatInfo {
   bool has_ustring = false;    // rpd v3: argument strings live in rocpd_ustring
   bool has_api_ops = false;    // rpd: op -> issuing API link table present
   bool has_marker_samples = false;  // rocpd: rocpd_sample and rocpd_track present (instant marks)
+  // Some column the canonical tables read is declared with another type affinity than the formats
+  // use (e.g. times declared TEXT): its values are converted as a plain table would store them,
+  // and no constraint is compared inside this member (it would compare the raw values).
+  bool loose_types = false;
 };
 
 // Rowid ranges of one source table with the bounds of their rows' times, so that a time
 // window query reads only the blocks that can hold matching rows (a block range index).
+// A zone whose rows hold a time that is not a number (text or a blob in a hostile file) is
+// `unbounded`: such a value compares above every number, so no time window can rule it out.
 struct Zone {
   int64_t first_rowid = 0, last_rowid = 0;
-  int64_t min_start = 0, max_start = 0, min_end = 0, max_end = 0;
+  int64_t min_start = INT64_MAX, max_start = INT64_MIN, min_end = INT64_MAX, max_end = INT64_MIN;
+  bool unbounded = false;
 };
 
 // What one full pass over a member's op and API tables found (computed lazily, cached).
@@ -48,11 +55,16 @@ struct Profile {
   std::set<int64_t> gpus;
   bool gpu_unknown = false;                 // some op has no resolvable gpu
   std::optional<int64_t> ops_min_start, ops_max_start, ops_min_end, ops_max_end;
+  bool ops_unbounded = false;               // some op time is not a number (see Zone)
+  bool times_unbounded = false;             // some op or API time is not a number
   std::vector<std::vector<Zone>> op_zones;  // one list per op source (see member_sql.h)
 };
 
 struct Member {
   std::string alias;    // the `db` column value
+  // Stable number of the member while it is one (rowids of every federated table pack it);
+  // the smallest number free when the member appeared.
+  uint32_t ordinal = 0;
   std::string path;     // file path ('' for an in-memory main)
   bool attached = true; // schema of the host connection, else a private connection
   std::string schema;   // schema name to qualify tables with ("main" for opened files)
@@ -61,6 +73,7 @@ struct Member {
 
   // Private connection of an opened member; managed by Registry's bounded pool.
   Db conn;
+  std::pair<int64_t, int64_t> conn_stamp{-1, -1};  // the file's size and mtime when `conn` was opened
   int leases = 0;
   uint64_t last_use = 0;
 

@@ -1,15 +1,17 @@
 #include "federation/member_files.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <glob.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #include "common/sqlite_util.h"
@@ -33,12 +35,40 @@ bool looks_like_trace_file(const std::string& name) {
   return false;
 }
 
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// A file descriptor closed on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 uint32_t big_endian(const unsigned char* p, int n) {
   uint32_t v = 0;
   for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
   return v;
 }
 
+}  // namespace
+
+bool descriptors_exhausted(int sys_errno) { return sys_errno == EMFILE || sys_errno == ENFILE; }
+
+namespace {
+[[noreturn]] void unreadable(const std::string& path, int code) {
+  const int err = errno;
+  const std::string msg = fmt::format("rocpd_open: '{}': cannot be read: {}", path, std::strerror(err));
+  if (descriptors_exhausted(err)) throw OutOfDescriptors(msg, SQLITE_CANTOPEN);
+  throw Error(msg, code);
+}
 }  // namespace
 
 bool is_zstd_path(const std::string& path) { return ends_with(path, ".zst"); }
@@ -70,6 +100,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern) {
             "rocpd_open: directory '{}' holds no trace files (*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst)",
             pattern));
     } else {
+      check_regular_file(pattern);
       files.push_back(pattern);
     }
   }
@@ -77,12 +108,33 @@ std::vector<std::string> expand_pattern(const std::string& pattern) {
   return files;
 }
 
-void check_sqlite_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("rocpd_open: '{}': cannot be read", path));
+void check_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw Error(fmt::format("rocpd_open: '{}': {}", path, std::strerror(errno)), SQLITE_CANTOPEN);
+  if (!S_ISREG(st.st_mode))
+    throw Error(fmt::format("rocpd_open: '{}': {}, not a regular file", path, file_kind(st.st_mode)),
+                SQLITE_CANTOPEN);
+}
+
+SqliteHeader check_sqlite_file(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) unreadable(path, SQLITE_CANTOPEN);
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) unreadable(path, SQLITE_CANTOPEN);
+  if (!S_ISREG(st.st_mode))
+    throw Error(fmt::format("rocpd_open: '{}': {}, not a regular file", path, file_kind(st.st_mode)),
+                SQLITE_CANTOPEN);
   std::array<unsigned char, 100> h{};
-  in.read(reinterpret_cast<char*>(h.data()), h.size());
-  const auto got = in.gcount();
+  ssize_t got = 0;
+  while (got < static_cast<ssize_t>(h.size())) {
+    const ssize_t n = ::read(f.fd, h.data() + got, h.size() - static_cast<size_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) unreadable(path, SQLITE_IOERR);
+    if (n == 0) break;
+    got += n;
+  }
   static const char kMagic[] = "SQLite format 3";
   if (got < 16 || std::memcmp(h.data(), kMagic, 16) != 0)
     throw Error(fmt::format("rocpd_open: '{}': not an SQLite database", path), SQLITE_NOTADB);
@@ -92,12 +144,14 @@ void check_sqlite_file(const std::string& path) {
   const uint32_t pages = big_endian(&h[28], 4);
   // The in-header page count is valid only while the change counter matches "version-valid-for".
   const bool count_valid = pages != 0 && big_endian(&h[24], 4) == big_endian(&h[92], 4);
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (!ec && count_valid && size < uint64_t{pages} * page_size)
+  const auto size = static_cast<uint64_t>(st.st_size);
+  if (count_valid && size < uint64_t{pages} * page_size)
     throw Error(fmt::format("rocpd_open: '{}': truncated ({} bytes, its header records {} pages of {} bytes)", path,
                             size, pages, page_size),
                 SQLITE_CORRUPT);
+  SqliteHeader header;
+  header.wal = h[18] == 2 || h[19] == 2;
+  return header;
 }
 
 std::string alias_stem(const std::string& path) {
@@ -111,6 +165,12 @@ std::string canonical_path(const std::string& path) {
   std::error_code ec;
   auto p = fs::canonical(path, ec);
   return ec ? path : p.string();
+}
+
+int64_t file_size_or_missing(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_size);
 }
 
 std::pair<int64_t, int64_t> file_stamp(const std::string& path) {

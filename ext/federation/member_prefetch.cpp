@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #include "federation/member_files.h"
+#include "federation/member_query.h"
 
 namespace rocpd::federation {
 
@@ -15,15 +19,28 @@ constexpr size_t kRowsPerBatch = 4096;
 // bytes too so that long kernel names cannot make the queues large.
 constexpr size_t kQueuedBatches = 32;
 constexpr size_t kQueuedBytes = 24u << 20;
+// How often the waiting host thread looks at the host's interrupt flag.
+constexpr auto kInterruptPoll = std::chrono::milliseconds(10);
 
-size_t bytes_of(const Batch& b) { return b.cells.size() * sizeof(Cell) + b.arena.size(); }
+// Fault injection for the tests (docs/federation.md): ROCPD_FAULT=thread_start makes every
+// reader thread fail to start, as under a process thread limit.
+bool thread_start_fault() {
+  const char* f = std::getenv("ROCPD_FAULT");
+  return f && std::strstr(f, "thread_start");
+}
 }  // namespace
 
 Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used,
-                       std::vector<PushedConstraint> pushed, const std::vector<sqlite3_value*>& values,
-                       std::vector<PrefetchItem> items)
-    : registry_(registry), table_(table), used_(used), pushed_(std::move(pushed)), values_(values),
-      items_(std::move(items)) {
+                       std::span<const PushedConstraint> pushed, std::vector<PrefetchItem> items, InterruptWatch* watch)
+    : registry_(registry), table_(table), used_(used), items_(std::move(items)), watch_(watch) {
+  for (const auto& c : pushed) {
+    PushedConstraint copy = c;
+    if (c.value) {
+      values_.push_back(dup_value(c.value));
+      copy.value = values_.back().get();
+    }
+    pushed_.push_back(copy);
+  }
   // One reader per core: the consumer's per-row work is lighter than a member's, so the cores
   // are best spent reading (measured in bench/bench_federation.py).
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -37,32 +54,51 @@ Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t
     if (i > 0 && items_[i].member != items_[i - 1].member) ++member_index;
     lane_of_.push_back(member_index % lanes);
   }
-  for (size_t w = 0; w < lanes_.size(); ++w) workers_.emplace_back([this, w] { run(w); });
+  try {
+    for (size_t w = 0; w < lanes_.size(); ++w) {
+      if (thread_start_fault()) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      workers_.emplace_back([this, w] { run(w); });
+    }
+  } catch (const std::system_error& e) {
+    stop_and_join();
+    throw ThreadStartFailure(e.what());
+  }
 }
 
-Prefetcher::~Prefetcher() {
+Prefetcher::~Prefetcher() { stop_and_join(); }
+
+void Prefetcher::stop_and_join() noexcept {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
   changed_.notify_all();
-  for (auto& w : workers_) w.join();
+  for (auto& w : workers_)
+    if (w.joinable()) w.join();
 }
 
 std::unique_ptr<Batch> Prefetcher::next() {
   std::unique_lock lock(mutex_);
   if (consumed_items_ >= items_.size()) return nullptr;
   Lane& lane = *lanes_[lane_of_[consumed_items_]];
-  changed_.wait(lock, [&] { return !lane.queue.empty() || lane.done; });
+  while (!changed_.wait_for(lock, kInterruptPoll, [&] { return !lane.queue.empty() || lane.done; })) {
+    lock.unlock();
+    const bool interrupted = watch_ && watch_->poll();  // sets the workers' stop flag too
+    lock.lock();
+    if (interrupted) InterruptWatch::raise();
+  }
   if (!lane.queue.empty()) {
     auto batch = std::move(lane.queue.front());
     lane.queue.pop_front();
-    lane.queued_bytes -= bytes_of(*batch);
+    lane.queued_bytes -= batch->block.bytes();
     if (batch->last_of_item) ++consumed_items_;
     changed_.notify_all();
     return batch;
   }
-  if (!lane.error.empty()) throw Error(lane.error, lane.error_code);
+  if (!lane.error.empty()) {
+    if (lane.error_code == SQLITE_INTERRUPT) InterruptWatch::raise();
+    throw Error(lane.error, lane.error_code);
+  }
   return nullptr;
 }
 
@@ -73,7 +109,7 @@ bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
     return stop_ || l.queue.empty() || (l.queue.size() < kQueuedBatches && l.queued_bytes < kQueuedBytes);
   });
   if (stop_) return false;
-  l.queued_bytes += bytes_of(*batch);
+  l.queued_bytes += batch->block.bytes();
   l.queue.push_back(std::move(batch));
   changed_.notify_all();
   return true;
@@ -81,61 +117,37 @@ bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
 
 void Prefetcher::read_item(size_t index, size_t lane) {
   const PrefetchItem& item = items_[index];
-  auto lease = registry_->acquire(item.member);
-  const auto sources = sources_for(table_.kind, *item.member, item.profile.get(),
-                                   uses_kind(table_.kind, used_, pushed_) ? lease.db() : nullptr);
-  const auto query = build_member_query(sources.at(item.source), used_, pushed_, item.ranged, &values_);
-  auto label = [&] { return fmt::format("{}: member {} ({})", table_.name, item.member->alias, item.member->path); };
-  Stmt stmt;
-  try {
-    stmt = prepare(lease.db(), query.sql);
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", label(), e.what()), e.code());
-  }
-  for (size_t i = 0; i < values_.size(); ++i) sqlite3_bind_value(stmt.get(), static_cast<int>(i + 1), values_[i]);
-  if (item.ranged) {
-    sqlite3_bind_int64(stmt.get(), query.rowid_param, item.lo);
-    sqlite3_bind_int64(stmt.get(), query.rowid_param + 1, item.hi);
-  }
-  auto columns = std::make_shared<const std::vector<int>>(query.select_index);
-  const size_t width = static_cast<size_t>(sqlite3_column_count(stmt.get()));
+  auto lease = registry_->acquire(item.member, watch_, /*host_thread=*/false);
+  auto q = open_member_query(table_, *item.member, item.profile.get(), lease.db(), item.source, used_, pushed_,
+                             item.ranged, item.lo, item.hi);
+  auto columns = std::make_shared<const std::vector<int>>(q.query.select_index);
+  const size_t width = q.affinity.size();
   auto fresh = [&] {
     auto b = std::make_unique<Batch>();
     b->item = index;
     b->columns = columns;
-    b->width = width;
-    b->cells.reserve(kRowsPerBatch * width);
+    b->block.width = width;
+    b->block.cells.reserve(kRowsPerBatch * width);
     return b;
   };
   auto batch = fresh();
   for (;;) {
-    const int rc = sqlite3_step(stmt.get());
+    const int rc = sqlite3_step(q.stmt.get());
     if (rc == SQLITE_DONE) break;
-    if (rc != SQLITE_ROW)
-      throw Error(fmt::format("{}: {}{}", label(), sqlite3_errmsg(lease.db()), zstd_reason(item.member->path)), rc);
-    for (size_t c = 0; c < width; ++c) {
-      Cell cell;
-      cell.type = sqlite3_column_type(stmt.get(), static_cast<int>(c));
-      if (cell.type == SQLITE_INTEGER) {
-        cell.i = sqlite3_column_int64(stmt.get(), static_cast<int>(c));
-      } else if (cell.type == SQLITE_FLOAT) {
-        cell.d = sqlite3_column_double(stmt.get(), static_cast<int>(c));
-      } else if (cell.type == SQLITE_TEXT || cell.type == SQLITE_BLOB) {
-        const void* p = cell.type == SQLITE_TEXT ? static_cast<const void*>(sqlite3_column_text(stmt.get(), static_cast<int>(c)))
-                                                 : sqlite3_column_blob(stmt.get(), static_cast<int>(c));
-        cell.length = static_cast<uint32_t>(sqlite3_column_bytes(stmt.get(), static_cast<int>(c)));
-        cell.offset = static_cast<uint32_t>(batch->arena.size());
-        if (cell.length) batch->arena.append(static_cast<const char*>(p), cell.length);
-      }
-      batch->cells.push_back(cell);
+    if (rc != SQLITE_ROW) {
+      if (rc == SQLITE_INTERRUPT) throw Error("interrupted", SQLITE_INTERRUPT);
+      throw Error(fmt::format("{}: {}: {}{}", table_.name, member_label(*item.member), sqlite3_errmsg(lease.db()),
+                              zstd_reason(item.member->path)),
+                  rc);
     }
-    // Keep offsets within 32 bits and batches small: cut early on long texts.
-    if (++batch->rows == kRowsPerBatch || batch->arena.size() > (16u << 20)) {
+    batch->block.append(q.stmt.get(), q.affinity);
+    // Keep batches small: cut early on long texts.
+    if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {
       if (!push(lane, std::move(batch))) return;
       batch = fresh();
     }
   }
-  stmt.reset();
+  q.stmt.reset();
   batch->last_of_item = true;
   push(lane, std::move(batch));
 }
@@ -157,6 +169,8 @@ void Prefetcher::run(size_t lane) noexcept {
     }
   } catch (const Error& e) {
     fail(e.what(), e.code());
+  } catch (const std::bad_alloc&) {
+    fail("out of memory", SQLITE_NOMEM);
   } catch (const std::exception& e) {
     fail(e.what(), SQLITE_ERROR);
   } catch (...) {

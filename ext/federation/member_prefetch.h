@@ -2,37 +2,33 @@
 // the member queries (B-tree decoding) and the outer virtual-table loop overlap, which is what
 // lets a federated scan approach a native scan of one merged table. Members are dealt to
 // workers in turn (all items of a member to the same worker, which reads them into its lane);
-// the consumer follows the item order across lanes, so rows keep the order of the items. Rows travel in bounded batches, so memory stays flat whatever the number of rows.
+// the consumer follows the item order across lanes, so rows keep the order of the items. Rows
+// travel in bounded batches, so memory stays flat whatever the number of rows.
+//
+// Lifetime: the prefetcher owns copies of the constraint values it binds, and its destructor
+// stops and joins every worker, so a cursor may re-filter or close at any moment.
 #pragma once
 #include <condition_variable>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "federation/canonical_tables.h"
+#include "federation/interrupt.h"
 #include "federation/member_sql.h"
 #include "federation/registry.h"
+#include "federation/row_block.h"
 
 namespace rocpd::federation {
-
-// One value copied out of a member row (text and blobs live in the batch's arena).
-struct Cell {
-  int type = SQLITE_NULL;
-  int64_t i = 0;
-  double d = 0;
-  uint32_t offset = 0, length = 0;
-};
 
 struct Batch {
   size_t item = 0;                                   // index into the prefetcher's item list
   std::shared_ptr<const std::vector<int>> columns;  // canonical column -> cell index in a row, or -1
-  size_t width = 0;                                  // cells per row
-  std::vector<Cell> cells;
-  std::string arena;
-  size_t rows = 0;
+  RowBlock block;
   bool last_of_item = false;
 };
 
@@ -44,16 +40,25 @@ struct PrefetchItem {
   std::shared_ptr<const Profile> profile;  // resolved on the host thread (rpd pids need it)
 };
 
+// The system refused to start a reader thread (thread limit): the caller reads inline instead.
+class ThreadStartFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class Prefetcher {
  public:
-  // `values` are owned by the caller and must outlive the prefetcher.
-  Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used, std::vector<PushedConstraint> pushed,
-             const std::vector<sqlite3_value*>& values, std::vector<PrefetchItem> items);
+  // `pushed` values are copied. `watch` (owned by the caller, outliving the prefetcher) stops the
+  // workers' member statements when the user interrupts. Throws ThreadStartFailure after joining
+  // any worker already started.
+  Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used, std::span<const PushedConstraint> pushed,
+             std::vector<PrefetchItem> items, InterruptWatch* watch);
   ~Prefetcher();
   Prefetcher(const Prefetcher&) = delete;
   Prefetcher& operator=(const Prefetcher&) = delete;
 
   // The next batch in item order; nullptr when every item is done. Rethrows a worker error.
+  // While waiting, polls the host's interrupt flag (host thread) and throws "interrupted".
   std::unique_ptr<Batch> next();
 
   size_t threads() const { return workers_.size(); }
@@ -69,19 +74,21 @@ class Prefetcher {
   void run(size_t lane) noexcept;
   void read_item(size_t index, size_t lane);
   bool push(size_t lane, std::unique_ptr<Batch> batch);  // false when stopping
+  void stop_and_join() noexcept;
 
   Registry* registry_;
   const CanonicalTable& table_;
   uint64_t used_;
-  std::vector<PushedConstraint> pushed_;
-  const std::vector<sqlite3_value*>& values_;
+  std::vector<Value> values_;
+  std::vector<PushedConstraint> pushed_;  // value pointers into values_
   std::vector<PrefetchItem> items_;
+  InterruptWatch* watch_;
 
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<size_t> lane_of_;  // per item: all items of one member go to one lane (one connection)
-  size_t consumed_items_ = 0;  // items the consumer has finished
+  size_t consumed_items_ = 0;    // items the consumer has finished
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

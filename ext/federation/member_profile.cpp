@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "federation/member_probe.h"
@@ -17,6 +18,34 @@ void widen(std::optional<int64_t>& lo, std::optional<int64_t>& hi, int64_t a, in
   hi = hi ? std::max(*hi, b) : b;
 }
 
+// A time as read from a member: NULL, a number (reals rounded outwards to whole ns), or
+// something that is not a number.
+struct TimeValue {
+  enum Kind { Null, Number, Other } kind = Null;
+  int64_t lo = 0, hi = 0;
+};
+
+int64_t saturated(double d) {
+  if (!(d > -9.2e18)) return INT64_MIN;
+  if (!(d < 9.2e18)) return INT64_MAX;
+  return static_cast<int64_t>(d);
+}
+
+TimeValue read_time(sqlite3_stmt* stmt, int col) {
+  switch (sqlite3_column_type(stmt, col)) {
+    case SQLITE_NULL: return {};
+    case SQLITE_INTEGER: {
+      const int64_t v = sqlite3_column_int64(stmt, col);
+      return {TimeValue::Number, v, v};
+    }
+    case SQLITE_FLOAT: {
+      const double d = sqlite3_column_double(stmt, col);
+      return {TimeValue::Number, saturated(std::floor(d)), saturated(std::ceil(d))};
+    }
+    default: return {TimeValue::Other, 0, 0};
+  }
+}
+
 // pids, bounds and counts of the API calls; for rpd also which pid wrote each session
 // (ids of session s are offset by s << 32).
 void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
@@ -29,10 +58,13 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
               ii = q.select_index[kApisApiId];
     while (step(stmt.get())) {
       const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
-      const int64_t start = sqlite3_column_int64(stmt.get(), si), end = sqlite3_column_int64(stmt.get(), ei);
+      const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
       ++p.apis;
-      widen(p.first_ns, p.last_ns, std::min(start, end), std::max(start, end));
-      pids.insert(pid);
+      for (const TimeValue& t : {start, end}) {
+        if (t.kind == TimeValue::Number) widen(p.first_ns, p.last_ns, t.lo, t.hi);
+        if (t.kind == TimeValue::Other) p.times_unbounded = true;
+      }
+      if (sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) pids.insert(pid);
       const int64_t session = sessions ? (sqlite3_column_int64(stmt.get(), ii) >> 32) : 0;
       auto [it, inserted] = p.session_pid.emplace(session, pid);
       if (!inserted && it->second != pid) p.session_pid_exact = false;
@@ -42,7 +74,7 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
 
 void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
   const bool want_pid = m.info.format == Format::Rocpd;
-  uint64_t used = (1u << kOpsGpu) | (1u << kOpsStart) | (1u << kOpsEnd) | (1u << kOpsOpId);
+  uint64_t used = (1u << kOpsGpu) | (1u << kOpsStart) | (1u << kOpsEnd);
   if (want_pid) used |= 1u << kOpsPid;
   for (const auto& src : op_sources(m, nullptr)) {
     auto q = build_member_query(src, used, {}, false);
@@ -51,27 +83,33 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
     Zone z;
     int64_t in_zone = 0;
     const int gi = q.select_index[kOpsGpu], si = q.select_index[kOpsStart], ei = q.select_index[kOpsEnd],
-              ri = q.select_index[kOpsOpId], pi = want_pid ? q.select_index[kOpsPid] : -1;
+              ri = q.rowid_index, pi = want_pid ? q.select_index[kOpsPid] : -1;
     while (step(stmt.get())) {
       const int64_t rowid = sqlite3_column_int64(stmt.get(), ri);
-      const int64_t start = sqlite3_column_int64(stmt.get(), si);
-      const int64_t end = sqlite3_column_int64(stmt.get(), ei);
-      if (sqlite3_column_type(stmt.get(), gi) == SQLITE_NULL) p.gpu_unknown = true;
-      else p.gpus.insert(sqlite3_column_int64(stmt.get(), gi));
-      if (pi >= 0) pids.insert(sqlite3_column_int64(stmt.get(), pi));
+      const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
+      if (sqlite3_column_type(stmt.get(), gi) == SQLITE_INTEGER) p.gpus.insert(sqlite3_column_int64(stmt.get(), gi));
+      else p.gpu_unknown = true;  // NULL, or not an integer: no gpu constraint may rule the member out
+      if (pi >= 0 && sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) pids.insert(sqlite3_column_int64(stmt.get(), pi));
       ++p.ops;
-      if (end < start) ++p.bad_ops;
-      widen(p.ops_min_start, p.ops_max_start, start, start);
-      widen(p.ops_min_end, p.ops_max_end, end, end);
-      widen(p.first_ns, p.last_ns, std::min(start, end), std::max(start, end));
-      if (in_zone == 0) {
-        z = Zone{rowid, rowid, start, start, end, end};
-      } else {
-        z.last_rowid = rowid;
-        z.min_start = std::min(z.min_start, start);
-        z.max_start = std::max(z.max_start, start);
-        z.min_end = std::min(z.min_end, end);
-        z.max_end = std::max(z.max_end, end);
+      if (start.kind == TimeValue::Number && end.kind == TimeValue::Number && end.hi < start.lo) ++p.bad_ops;
+      if (in_zone == 0) z = Zone{rowid, rowid};
+      z.last_rowid = rowid;
+      if (start.kind == TimeValue::Other || end.kind == TimeValue::Other) {
+        z.unbounded = true;
+        p.ops_unbounded = true;
+        p.times_unbounded = true;
+      }
+      if (start.kind == TimeValue::Number) {
+        z.min_start = std::min(z.min_start, start.lo);
+        z.max_start = std::max(z.max_start, start.hi);
+        widen(p.ops_min_start, p.ops_max_start, start.lo, start.hi);
+        widen(p.first_ns, p.last_ns, start.lo, start.hi);
+      }
+      if (end.kind == TimeValue::Number) {
+        z.min_end = std::min(z.min_end, end.lo);
+        z.max_end = std::max(z.max_end, end.hi);
+        widen(p.ops_min_end, p.ops_max_end, end.lo, end.hi);
+        widen(p.first_ns, p.last_ns, end.lo, end.hi);
       }
       if (++in_zone == kRowsPerZone) {
         zones.push_back(z);
@@ -85,13 +123,14 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
 
 }  // namespace
 
-std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m) {
+std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m, InterruptWatch* watch) {
   auto p = std::make_shared<Profile>();
   std::set<int64_t> pids;
   try {
     profile_apis(db, m, *p, pids);
     profile_ops(db, m, *p, pids);
   } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
     throw Error(fmt::format("member {} ({}): {}", m.alias, m.path.empty() ? "in memory" : m.path, e.what()),
                 e.code());
   }

@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 
+#include "federation/interrupt.h"
 #include "federation/member.h"
 
 namespace rocpd::federation {
@@ -11,6 +12,7 @@ namespace rocpd::federation {
 // than 1 % of a member, large enough that the index of a 100k-op member is ~25 entries.
 inline constexpr int64_t kRowsPerZone = 4096;
 
-std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m);
+// `db` is the member's connection; with a watch, the pass stops when the user interrupts.
+std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m, InterruptWatch* watch = nullptr);
 
 }  // namespace rocpd::federation

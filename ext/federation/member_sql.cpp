@@ -26,6 +26,7 @@ struct SourceBuilder {
     return m;
   }
   void join(const char* name, std::string clause, std::initializer_list<const char*> deps = {}) {
+    if (src.joins.size() >= 32) throw Error("rocpd: too many joins in a member source");
     src.join_deps.push_back(mask(deps));
     src.joins.push_back(std::move(clause));
     join_names.emplace_back(name);
@@ -35,6 +36,12 @@ struct SourceBuilder {
     src.expr_joins[c] = mask(joins);
   }
 };
+
+// One rule for every duration (docs/federation.md): end - start, and 0 for a reversed op
+// (end < start), as every interval function counts it; NULL when a bound is NULL.
+std::string duration_of(const char* alias) {
+  return fmt::format("max({0}.\"end\" - {0}.start, 0)", alias);
+}
 
 std::string rpd_pid_expr(const Member& m, const Profile* p) {
   if (p && p->session_pid_exact && !p->session_pid.empty()) {
@@ -92,9 +99,13 @@ void set_rpd_kind(SourceBuilder& b, const KindIds& k) {
 SourceSql rpd_ops(const Member& m, const Profile* p, sqlite3* db) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".rocpd_op AS o", kOpsColumnCount);
-  b.join("t", fmt::format("JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
-  b.join("d", fmt::format("JOIN {}.rocpd_string AS d ON d.id = o.description_id", s));
-  if (m.info.has_api_ops) b.join("ao", fmt::format("LEFT JOIN {}.rocpd_api_ops AS ao ON ao.op_id = o.id", s));
+  b.join("t", fmt::format("LEFT JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
+  b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s));
+  // One issuing call per op even when the link table lists several (the first by id).
+  if (m.info.has_api_ops)
+    b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
+                             "AS ao ON ao.op_id = o.id",
+                             s));
   const bool link = m.info.has_api_ops;
   const std::string pid = rpd_pid_expr(m, p);
   if (pid.find("ao.") != std::string::npos) b.col(kOpsPid, pid, {"ao"});
@@ -103,15 +114,17 @@ SourceSql rpd_ops(const Member& m, const Profile* p, sqlite3* db) {
   b.col(kOpsQueue, "o.queueId");
   b.col(kOpsStream, "NULL");
   set_rpd_kind(b, rpd_kind_ids(s, db));
-  // Copies and barriers have an empty description: they are named by their op type.
-  b.col(kOpsName, "CASE WHEN d.string <> '' THEN d.string ELSE t.string END", {"t", "d"});
+  // Copies and barriers have an empty description: they are named by their op type. A
+  // description id that names no string gives NULL.
+  b.col(kOpsName, "CASE WHEN d.string <> '' THEN d.string WHEN d.string = '' THEN t.string END", {"t", "d"});
   b.col(kOpsStart, "o.start");
   b.col(kOpsEnd, "o.\"end\"");
-  b.col(kOpsDuration, "(o.\"end\" - o.start)");
+  b.col(kOpsDuration, duration_of("o"));
   if (link) b.col(kOpsCorrelationId, "ao.api_id", {"ao"});
   else b.col(kOpsCorrelationId, "NULL");
   b.col(kOpsOpId, "o.id");
   b.src.rowid = "o.id";
+  b.src.indexed = uint64_t{1} << kOpsOpId;
   return b.src;
 }
 
@@ -135,16 +148,17 @@ SourceSql rocpd_kernels(const Member& m) {
   b.col(kOpsName, "ks.kernel_name", {"ks"});
   b.col(kOpsStart, "k.start");
   b.col(kOpsEnd, "k.\"end\"");
-  b.col(kOpsDuration, "(k.\"end\" - k.start)");
+  b.col(kOpsDuration, duration_of("k"));
   b.col(kOpsCorrelationId, "e.stack_id", {"e"});
   b.col(kOpsOpId, "k.id");
   b.src.rowid = "k.id";
+  b.src.indexed = uint64_t{1} << kOpsOpId;
   return b.src;
 }
 
 SourceSql rocpd_copies(const Member& m) {
   SourceBuilder b(rocpd_table(m, "rocpd_memory_copy") + " AS c", kOpsColumnCount);
-  b.join("n", fmt::format("JOIN {} AS n ON n.id = c.name_id", rocpd_table(m, "rocpd_string")));
+  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = c.name_id", rocpd_table(m, "rocpd_string")));
   b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", rocpd_table(m, "rocpd_info_agent")));
   b.join("sa", fmt::format("LEFT JOIN {} AS sa ON sa.id = c.src_agent_id", rocpd_table(m, "rocpd_info_agent")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = c.event_id", rocpd_table(m, "rocpd_event")));
@@ -166,10 +180,11 @@ SourceSql rocpd_copies(const Member& m) {
         {"n"});
   b.col(kOpsStart, "c.start");
   b.col(kOpsEnd, "c.\"end\"");
-  b.col(kOpsDuration, "(c.\"end\" - c.start)");
+  b.col(kOpsDuration, duration_of("c"));
   b.col(kOpsCorrelationId, "e.stack_id", {"e"});
   b.col(kOpsOpId, "c.id");
   b.src.rowid = "c.id";
+  b.src.indexed = uint64_t{1} << kOpsOpId;
   return b.src;
 }
 
@@ -182,7 +197,7 @@ constexpr const char* kRpdDomainFromName =
 SourceSql rpd_apis(const Member& m) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".rocpd_api AS a", kApisColumnCount);
-  b.join("an", fmt::format("JOIN {}.rocpd_string AS an ON an.id = a.apiName_id", s));
+  b.join("an", fmt::format("LEFT JOIN {}.rocpd_string AS an ON an.id = a.apiName_id", s));
   b.join("ar", fmt::format("LEFT JOIN {}.{} AS ar ON ar.id = a.args_id", s,
                            m.info.has_ustring ? "rocpd_ustring" : "rocpd_string"));
   if (m.info.has_api_domain) {
@@ -193,7 +208,7 @@ SourceSql rpd_apis(const Member& m) {
                       "WHEN dm.string <> '' THEN lower(dm.string) ") +
               kRpdDomainFromName,
           {"an", "dm"});
-    b.col(kApisCategory, "NULLIF(ct.string, '')", {"ct"});
+    b.col(kApisCategory, "ct.string", {"ct"});
   } else {
     b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kRpdDomainFromName, {"an"});
     b.col(kApisCategory, "NULL");
@@ -205,16 +220,17 @@ SourceSql rpd_apis(const Member& m) {
   b.col(kApisArgs, "ar.string", {"ar"});
   b.col(kApisStart, "a.start");
   b.col(kApisEnd, "a.\"end\"");
-  b.col(kApisDuration, "(a.\"end\" - a.start)");
+  b.col(kApisDuration, duration_of("a"));
   b.col(kApisCorrelationId, "a.id");
   b.col(kApisApiId, "a.id");
   b.src.rowid = "a.id";
+  b.src.indexed = (uint64_t{1} << kApisCorrelationId) | (uint64_t{1} << kApisApiId);
   return b.src;
 }
 
 SourceSql rocpd_regions(const Member& m) {
   SourceBuilder b(rocpd_table(m, "rocpd_region") + " AS r", kApisColumnCount);
-  b.join("n", fmt::format("JOIN {} AS n ON n.id = r.name_id", rocpd_table(m, "rocpd_string")));
+  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = r.name_id", rocpd_table(m, "rocpd_string")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", rocpd_table(m, "rocpd_event")));
   b.join("ct", fmt::format("LEFT JOIN {} AS ct ON ct.id = e.category_id", rocpd_table(m, "rocpd_string")), {"e"});
   b.col(kApisPid, "r.pid");
@@ -231,10 +247,11 @@ SourceSql rocpd_regions(const Member& m) {
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "r.start");
   b.col(kApisEnd, "r.\"end\"");
-  b.col(kApisDuration, "(r.\"end\" - r.start)");
+  b.col(kApisDuration, duration_of("r"));
   b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "r.id");
   b.src.rowid = "r.id";
+  b.src.indexed = uint64_t{1} << kApisApiId;
   return b.src;
 }
 
@@ -260,6 +277,10 @@ SourceSql rocpd_marks(const Member& m) {
   b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "sm.id");
   b.src.rowid = "sm.id";
+  b.src.indexed = uint64_t{1} << kApisApiId;
+  // A message in JSON may be a number: comparing it inside the member would not be the
+  // comparison of the text SQLite sees.
+  b.src.unpushable = uint64_t{1} << kApisName;
   return b.src;
 }
 
@@ -302,7 +323,7 @@ unsigned char constraint_op_from_sql(std::string_view sql) {
   return 0;
 }
 
-bool uses_kind(TableKind table, uint64_t used, const std::vector<PushedConstraint>& pushed) {
+bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
   if (table != TableKind::Ops) return false;
   if (used & (uint64_t{1} << kOpsKind)) return true;
   for (const auto& c : pushed)
@@ -310,39 +331,50 @@ bool uses_kind(TableKind table, uint64_t used, const std::vector<PushedConstrain
   return false;
 }
 
-MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::vector<PushedConstraint>& constraints,
-                               bool rowid_range, const std::vector<sqlite3_value*>* values) {
+namespace {
+const char* collate_clause(Collation c) {
+  switch (c) {
+    case Collation::NoCase: return " COLLATE NOCASE";
+    case Collation::RTrim: return " COLLATE RTRIM";
+    default: return "";
+  }
+}
+}  // namespace
+
+MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
+                               bool rowid_range) {
   MemberQuery q;
   const size_t ncol = src.expr.size();
   q.select_index.assign(ncol, -1);
   uint32_t joins = 0;
-  std::string select;
-  int n = 0;
+  std::string select = src.rowid;
+  int n = 1;
   for (size_t c = 0; c < ncol; ++c) {
     if (!(used & (uint64_t{1} << c)) || src.expr[c].empty()) continue;
-    if (n) select += ", ";
+    select += ", ";
     select += src.expr[c];
     joins |= src.expr_joins[c];
     q.select_index[c] = n++;
   }
-  if (n == 0) select = "1";  // count(*) needs rows, not columns
   std::string where = src.where.empty() ? "" : " WHERE (" + src.where + ")";
   joins |= src.where_joins;
   int param = 0;
   for (const auto& con : constraints) {
     ++param;
+    if (src.expr[static_cast<size_t>(con.column)].empty()) continue;  // computed outside SQL
     where += where.empty() ? " WHERE " : " AND ";
-    if (values && con.column == src.predicate_column && con.op == SQLITE_INDEX_CONSTRAINT_EQ) {
-      sqlite3_value* v = (*values)[static_cast<size_t>(param - 1)];
-      const auto* text = sqlite3_value_type(v) == SQLITE_TEXT ? sqlite3_value_text(v) : nullptr;
+    if (con.value && con.column == src.predicate_column && con.op == SQLITE_INDEX_CONSTRAINT_EQ &&
+        con.collation == Collation::Binary) {
+      const auto* text = sqlite3_value_type(con.value) == SQLITE_TEXT ? sqlite3_value_text(con.value) : nullptr;
       auto it = text ? src.predicates.find(reinterpret_cast<const char*>(text)) : src.predicates.end();
       if (it != src.predicates.end()) {
         where += "(" + it->second + ")";
         continue;
       }
     }
-    where += fmt::format("{} {} ?{}", src.expr[con.column], constraint_sql_op(con.op), param);
-    joins |= src.expr_joins[con.column];
+    where += fmt::format("{} {} ?{}{}", src.expr[static_cast<size_t>(con.column)], constraint_sql_op(con.op), param,
+                         collate_clause(con.collation));
+    joins |= src.expr_joins[static_cast<size_t>(con.column)];
   }
   if (rowid_range) {
     q.rowid_param = param + 1;
@@ -357,6 +389,14 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, const std::v
     if (joins & (1u << j)) sql += " " + src.joins[j];
   q.sql = sql + where;
   return q;
+}
+
+void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> constraints) {
+  int param = 0;
+  for (const auto& con : constraints) {
+    ++param;
+    if (con.value) sqlite3_bind_value(stmt, param, con.value);
+  }
 }
 
 }  // namespace rocpd::federation

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "federation/member_files.h"
+#include "federation/member_open.h"
 #include "federation/member_probe.h"
 #include "federation/member_profile.h"
 
@@ -30,6 +31,7 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
     member_ = std::move(o.member_);
     own_ = std::move(o.own_);
     db_ = o.db_;
+    progress_ = std::move(o.progress_);
     o.registry_ = nullptr;
     o.db_ = nullptr;
   }
@@ -37,17 +39,31 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
 }
 
 void Registry::Lease::release() {
+  progress_ = ProgressGuard();  // before the connection goes back to the pool or is closed
   if (own_) {
     own_.reset();
   } else if (registry_ && member_ && !member_->attached) {
     std::lock_guard lock(registry_->mutex_);
     --member_->leases;
-    registry_->trim_pool();
+    registry_->trim_pool(registry_->max_open_connections);
   }
   registry_ = nullptr;
   member_.reset();
   db_ = nullptr;
 }
+
+uint32_t Registry::take_ordinal() {
+  if (!free_ordinals_.empty()) {
+    const uint32_t o = *free_ordinals_.begin();
+    free_ordinals_.erase(free_ordinals_.begin());
+    return o;
+  }
+  if (next_ordinal_ >= kMaxMembers)
+    throw Error(fmt::format("rocpd: at most {} members can be federated at once", kMaxMembers));
+  return next_ordinal_++;
+}
+
+void Registry::give_back_ordinal(uint32_t ordinal) { free_ordinals_.insert(ordinal); }
 
 std::vector<MemberPtr> Registry::members() {
   std::lock_guard lock(mutex_);
@@ -63,58 +79,113 @@ std::vector<MemberPtr> Registry::members() {
     auto cookie_stmt = prepare(host_, fmt::format("PRAGMA {}.schema_version", quote_id(schema)));
     const int64_t cookie = step(cookie_stmt.get()) ? sqlite3_column_int64(cookie_stmt.get(), 0) : -1;
     cookie_stmt.reset();
-    auto& entry = attached_[schema];
+    auto [it, fresh] = attached_.try_emplace(schema);
+    Attached& entry = it->second;
+    if (fresh) entry.ordinal = take_ordinal();
     if (entry.cookie != cookie || entry.file != file || cookie == -1) {
-      entry = Attached{file, cookie, nullptr};
+      // The cookie is remembered only once the probe succeeded: a schema that cannot be read
+      // raises its error on every query, not just the first.
+      entry.cookie = -1;
+      entry.member.reset();
+      entry.file = file;
       const std::string label = fmt::format("schema {} ({})", schema, file.empty() ? "in memory" : file);
       if (auto info = probe_format(host_, schema, label)) {
         auto m = std::make_shared<Member>();
         m->alias = schema;
+        m->ordinal = entry.ordinal;
         m->path = file;
         m->attached = true;
         m->schema = schema;
         m->info = std::move(*info);
         entry.member = std::move(m);
       }
+      entry.cookie = cookie;
     }
     if (entry.member) out.push_back(entry.member);
   }
-  for (auto it = attached_.begin(); it != attached_.end();)
-    it = seen.count(it->first) ? std::next(it) : attached_.erase(it);
+  for (auto it = attached_.begin(); it != attached_.end();) {
+    if (seen.count(it->first)) {
+      ++it;
+      continue;
+    }
+    give_back_ordinal(it->second.ordinal);
+    it = attached_.erase(it);
+  }
   out.insert(out.end(), opened_.begin(), opened_.end());
+  known_members_ = out.size();
   return out;
 }
 
-Db Registry::open_connection(const Member& m) const {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(m.path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                                 m.vfs.empty() ? nullptr : m.vfs.c_str());
-  Db db(raw);
-  if (rc != SQLITE_OK)
-    throw Error(fmt::format("{}: cannot open: {}{}", label_of(m), raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
-                            zstd_reason(m.path)),
-                rc);
-  limit_page_cache(db.get());
-  return db;
+size_t Registry::known_members() const {
+  std::lock_guard lock(mutex_);
+  return known_members_ ? known_members_ : opened_.size();
 }
 
-Registry::Lease Registry::acquire(const MemberPtr& m) {
-  if (m->attached) return Lease(this, m, host_);
+double Registry::mean_rows(bool ops) const {
   std::lock_guard lock(mutex_);
-  if (m->conn && m->leases > 0) return Lease(this, m, open_connection(*m));
-  if (!m->conn) {
-    m->conn = open_connection(*m);
-    ++open_connections_;
+  double total = 0;
+  size_t n = 0;
+  auto add = [&](const MemberPtr& m) {
+    if (!m || !m->profile) return;
+    total += static_cast<double>(ops ? m->profile->ops : m->profile->apis);
+    ++n;
+  };
+  for (const auto& m : opened_) add(m);
+  for (const auto& [schema, entry] : attached_) add(entry.member);
+  return n ? total / static_cast<double>(n) : 0.0;
+}
+
+Db Registry::connect(const Member& m, const std::string& who) {
+  try {
+    Db db = open_member_db(m.path, m.vfs, who);
+    limit_page_cache(db.get());
+    return db;
+  } catch (const OutOfDescriptors&) {
+    trim_pool(0);  // every idle pooled connection gives its descriptor back
+    Db db = open_member_db(m.path, m.vfs, who);
+    limit_page_cache(db.get());
+    return db;
   }
-  ++m->leases;
-  m->last_use = ++clock_;
-  Lease lease(this, m, m->conn.get());
-  trim_pool();
+}
+
+Registry::Lease Registry::acquire(const MemberPtr& m, InterruptWatch* watch, bool host_thread) {
+  Lease lease;
+  lease.registry_ = this;
+  lease.member_ = m;
+  if (m->attached) {
+    lease.db_ = host_;  // the host's own interrupt flag stops statements on it
+    return lease;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (m->conn && m->leases > 0) {
+      lease.own_ = connect(*m, label_of(*m));
+      lease.db_ = lease.own_.get();
+    } else {
+      // A file that changed since its connection was opened (rewritten, truncated and restored)
+      // gets a fresh connection: SQLite's cached schema of the old file would not recover.
+      const auto stamp = file_stamp(m->path);
+      if (m->conn && stamp != m->conn_stamp) {
+        m->conn.reset();
+        --open_connections_;
+      }
+      if (!m->conn) {
+        m->conn = connect(*m, label_of(*m));
+        m->conn_stamp = stamp;
+        ++open_connections_;
+      }
+      ++m->leases;
+      m->last_use = ++clock_;
+      lease.db_ = m->conn.get();
+      trim_pool(max_open_connections);
+    }
+  }
+  lease.progress_ = ProgressGuard(lease.db_, watch, host_thread);
   return lease;
 }
 
-void Registry::trim_pool() {
-  while (open_connections_ > max_open_connections) {
+void Registry::trim_pool(size_t limit) {
+  while (open_connections_ > limit) {
     Member* victim = nullptr;
     for (const auto& m : opened_)
       if (m->conn && m->leases == 0 && (!victim || m->last_use < victim->last_use)) victim = m.get();
@@ -124,13 +195,13 @@ void Registry::trim_pool() {
   }
 }
 
-std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m) {
+std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWatch* watch) {
   std::lock_guard lock(mutex_);
   const auto [size, mtime] = file_stamp(m->path);
   // In-memory members have no stamp: recompute, since they may change at any time.
   if (m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns) return m->profile;
-  auto lease = acquire(m);
-  m->profile = compute_profile(lease.db(), *m);
+  auto lease = acquire(m, watch);
+  m->profile = compute_profile(lease.db(), *m, watch);
   m->profile_size = size;
   m->profile_mtime_ns = mtime;
   return m->profile;
@@ -147,45 +218,41 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
   return alias;
 }
 
-MemberPtr Registry::open_file(const std::string& path, const std::string& alias) {
+MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch) {
   auto m = std::make_shared<Member>();
   m->alias = alias;
   m->path = path;
   m->attached = false;
   m->schema = "main";
+  const std::string who = fmt::format("rocpd_open: '{}'", path);
   if (is_zstd_path(path)) {
     if (!sqlite3_vfs_find(kZstdVfs))
-      throw Error(fmt::format("rocpd_open: '{}': compressed members need the {} VFS, which is not registered", path,
-                              kZstdVfs));
+      throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));
+    check_regular_file(path);
     m->vfs = kZstdVfs;
-  } else {
-    check_sqlite_file(path);
   }
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-                                 m->vfs.empty() ? nullptr : m->vfs.c_str());
-  Db db(raw);
-  if (rc != SQLITE_OK)
-    throw Error(fmt::format("rocpd_open: '{}': {}{}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc),
-                            zstd_reason(path)),
-                rc);
+  const auto stamp = file_stamp(path);
+  Db db = connect(*m, who);
   std::optional<FormatInfo> info;
   try {
-    info = probe_format(db.get(), "main", fmt::format("rocpd_open: '{}'", path));
+    // A hostile file's metadata may be a view that never ends: probing stops on interrupt.
+    ProgressGuard progress(db.get(), watch, /*host_thread=*/true);
+    info = probe_format(db.get(), "main", who);
   } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
     throw Error(e.what() + zstd_reason(path), e.code());
   }
   if (!info)
-    throw Error(fmt::format("rocpd_open: '{}': holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or "
-                            "rocpd_metadata_<uuid> table)",
-                            path));
+    throw Error(fmt::format("{}: holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or rocpd_metadata_<uuid> "
+                            "table)",
+                            who));
   m->info = std::move(*info);
-  limit_page_cache(db.get());
   m->conn = std::move(db);
+  m->conn_stamp = stamp;
   return m;
 }
 
-int Registry::open(const std::string& pattern) {
+int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   std::lock_guard lock(mutex_);
   const auto files = expand_pattern(pattern);
   std::set<std::string> known;
@@ -194,13 +261,20 @@ int Registry::open(const std::string& pattern) {
   std::vector<MemberPtr> added;
   std::set<std::string> taken;
   size_t kept = 0;
-  for (const auto& file : files) {
-    if (!known.insert(canonical_path(file)).second) continue;  // already a member: never count it twice
-    auto m = open_file(file, unique_alias(alias_stem(file), taken));
-    // Keep the probing connection only while the pool has room.
-    if (open_connections_ + kept >= max_open_connections) m->conn.reset();
-    else ++kept;
-    added.push_back(std::move(m));
+  try {
+    for (const auto& file : files) {
+      if (watch) watch->check();
+      if (!known.insert(canonical_path(file)).second) continue;  // already a member: never count it twice
+      auto m = open_file(file, unique_alias(alias_stem(file), taken), watch);
+      m->ordinal = take_ordinal();
+      // Keep the probing connection only while the pool has room.
+      if (open_connections_ + kept >= max_open_connections) m->conn.reset();
+      else ++kept;
+      added.push_back(std::move(m));
+    }
+  } catch (...) {
+    for (const auto& m : added) give_back_ordinal(m->ordinal);
+    throw;
   }
   open_connections_ += kept;
   for (auto& m : added) opened_.push_back(std::move(m));
@@ -213,6 +287,7 @@ int Registry::close(const std::string& alias) {
     if ((*it)->alias != alias) continue;
     if ((*it)->leases > 0) throw Error(fmt::format("rocpd_close: member {} is being read by a running query", alias));
     if ((*it)->conn) --open_connections_;
+    give_back_ordinal((*it)->ordinal);
     opened_.erase(it);
     return 1;
   }
@@ -224,6 +299,7 @@ int Registry::close_all() {
   for (const auto& m : opened_)
     if (m->leases > 0) throw Error(fmt::format("rocpd_close: member {} is being read by a running query", m->alias));
   const int n = static_cast<int>(opened_.size());
+  for (const auto& m : opened_) give_back_ordinal(m->ordinal);
   opened_.clear();
   open_connections_ = 0;
   return n;

@@ -9,28 +9,31 @@
 #include <string>
 #include <vector>
 
+#include "federation/interrupt.h"
 #include "federation/member.h"
 
 namespace rocpd::federation {
+
+// Members are numbered below this (the ordinal is packed into rowids).
+inline constexpr uint32_t kMaxMembers = 1u << 16;
 
 class Registry {
  public:
   explicit Registry(sqlite3* host) : host_(host) {}
 
+  sqlite3* host() const { return host_; }
+
   // Every member: attached schemas in PRAGMA database_list order, then opened files in open order.
+  // A schema that looks like a trace but cannot be read raises its error on every call.
   std::vector<MemberPtr> members();
 
   // Keeps a member's connection usable while a statement runs on it. Member connections are
   // opened without SQLite's per-call mutex (it cost a third of a scan's time), so a connection
   // serves one lease at a time: a second concurrent lease of the same member gets a connection
-  // of its own, closed with the lease.
+  // of its own, closed with the lease. With a watch, the member's statements stop when it says so.
   class Lease {
    public:
     Lease() = default;
-    Lease(Registry* r, MemberPtr m, sqlite3* db) : registry_(r), member_(std::move(m)), db_(db) {}
-    Lease(Registry* r, MemberPtr m, Db own) : registry_(r), member_(std::move(m)), own_(std::move(own)) {
-      db_ = own_.get();
-    }
     Lease(Lease&& o) noexcept { *this = std::move(o); }
     Lease& operator=(Lease&& o) noexcept;
     ~Lease() { release(); }
@@ -38,24 +41,33 @@ class Registry {
     const MemberPtr& member() const { return member_; }
 
    private:
+    friend class Registry;
     void release();
     Registry* registry_ = nullptr;
     MemberPtr member_;
     Db own_;  // set for an extra connection, not the member's pooled one
     sqlite3* db_ = nullptr;
+    ProgressGuard progress_;
   };
-  Lease acquire(const MemberPtr& m);
+  // `host_thread`: whether the lease is used on the host connection's thread (its progress handler
+  // may then poll the host's interrupt flag; other threads only read the watch's stop flag).
+  Lease acquire(const MemberPtr& m, InterruptWatch* watch = nullptr, bool host_thread = true);
 
   // The member's profile, computed on first use and again when its file changed.
-  std::shared_ptr<const Profile> profile(const MemberPtr& m);
+  std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.
-  int open(const std::string& pattern);
+  int open(const std::string& pattern, InterruptWatch* watch = nullptr);
   // rocpd_close(db): 1 if closed; throws when no opened member has that name.
   int close(const std::string& alias);
   int close_all();
 
   size_t max_open_connections = 64;
+
+  // For query planning, without reading anything: how many members the last members() call
+  // found, and the mean op / API rows of the members profiled so far (0 when none is).
+  size_t known_members() const;
+  double mean_rows(bool ops) const;
 
   // What the last rocpd_ops/rocpd_apis scan read, for rocpd_last_scan() (EXPLAIN ANALYZE-like).
   struct ScanStats {
@@ -71,13 +83,18 @@ class Registry {
  private:
   struct Attached {
     std::string file;
-    int64_t cookie = -1;
+    int64_t cookie = -1;  // schema cookie of the last successful probe
+    uint32_t ordinal = 0;
     MemberPtr member;  // null: the schema holds no trace
   };
-  MemberPtr open_file(const std::string& path, const std::string& alias);
-  Db open_connection(const Member& m) const;
+  MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch);
+  // Opens a private connection of `m`; when descriptors run out, closes idle pooled connections
+  // and tries once more.
+  Db connect(const Member& m, const std::string& who);
   std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
-  void trim_pool();
+  void trim_pool(size_t limit);
+  uint32_t take_ordinal();
+  void give_back_ordinal(uint32_t ordinal);
 
   // Prefetch threads acquire and release member connections while the host connection's
   // thread plans other scans: every member and pool operation holds this lock.
@@ -87,6 +104,9 @@ class Registry {
   std::map<std::string, Attached> attached_;
   size_t open_connections_ = 0;
   uint64_t clock_ = 0;
+  size_t known_members_ = 0;
+  std::set<uint32_t> free_ordinals_;
+  uint32_t next_ordinal_ = 0;
 };
 
 }  // namespace rocpd::federation

@@ -7,6 +7,7 @@
 
 #include "common/vtab_util.h"
 
+#include "federation/interrupt.h"
 #include "federation/member_probe.h"
 
 namespace rocpd::federation {
@@ -57,7 +58,11 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_valu
   return guard(c->pVtab, [&] {
     cur->rows.clear();
     cur->pos = 0;
-    for (auto& m : reg.members()) cur->rows.push_back({m, idx_num ? reg.profile(m) : nullptr});
+    InterruptWatch watch(reg.host());
+    for (auto& m : reg.members()) {
+      watch.check();
+      cur->rows.push_back({m, idx_num ? reg.profile(m, &watch) : nullptr});
+    }
     return SQLITE_OK;
   });
 }
@@ -81,12 +86,26 @@ void result_opt(sqlite3_context* ctx, const std::optional<int64_t>& v) {
   if (v) sqlite3_result_int64(ctx, *v);
 }
 
+void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col);
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<MembersCursor*>(c);
   const Row& row = cur->rows[cur->pos];
   const Member& m = *row.member;
   const Profile* p = row.profile.get();
   if (col >= kFirstProfiledColumn && !p) return SQLITE_OK;
+  guard(ctx, [&] { column_value(ctx, m, p, col); });
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+  // The member's ordinal: stable while it is a member, whatever else is attached or opened.
+  auto* cur = static_cast<MembersCursor*>(c);
+  *rowid = static_cast<sqlite3_int64>(cur->rows[cur->pos].member->ordinal);
+  return SQLITE_OK;
+}
+
+void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col) {
   switch (col) {
     case kDb: result_text(ctx, m.alias); break;
     case kPath: result_text(ctx, m.path); break;
@@ -103,16 +122,11 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
     default: break;
   }
-  return SQLITE_OK;
-}
-
-int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  *rowid = static_cast<sqlite3_int64>(static_cast<MembersCursor*>(c)->pos);
-  return SQLITE_OK;
 }
 
 sqlite3_module make_module() {
   sqlite3_module m{};
+  m.xCreate = x_connect;  // eponymous, and created as temp.rocpd_members for the extension's own SQL
   m.xConnect = x_connect;
   m.xBestIndex = x_best_index;
   m.xDisconnect = vtab_disconnect<MembersVtab>;

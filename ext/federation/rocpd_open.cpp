@@ -17,7 +17,8 @@ void rocpd_open_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
       throw Error("rocpd_open(pattern): pattern must be text (a file, a glob or a directory)");
     const char* pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-    sqlite3_result_int(ctx, registry_of(ctx).open(pattern));
+    InterruptWatch watch(sqlite3_context_db_handle(ctx));
+    sqlite3_result_int(ctx, registry_of(ctx).open(pattern, &watch));
   });
 }
 

@@ -1,14 +1,25 @@
 // The named form: CREATE VIRTUAL TABLE temp.x USING rocpd_union(<table or view>). Columns are
-// `db` then the object's own columns as the first member holding it declares them; members
-// without the object are skipped, columns a member lacks read as NULL.
+// `db` then the object's own columns as the first member holding it declares them (each declared
+// with the affinity keyword of its declared type, never the text itself); members without the
+// object are skipped, columns a member lacks read as NULL.
 //
-// Plan: idxNum bit 0 = `db =` selects members; idxStr lists the pushed constraints as
-// "<column index><op>,..." (op as in SQL), bound in order as the member query's parameters.
+// Plan: idxNum bit 0 = `db =` (BINARY) selects members; idxStr lists the constraints as
+// "<column index><op>[/<collation>],..." (op as in SQL), bound in order as the member query's
+// parameters. A constraint is compared inside a member only where that member's column has the
+// affinity of ours (so the member compares what SQLite would) and the object is a rowid table;
+// SQLite re-checks every constraint but `db =`.
+//
+// Rowids: the member's ordinal above the row's own rowid (tables), or above the row's position
+// in the member's whole object (views, WITHOUT ROWID tables: read whole, in their own order).
 #include <fmt/format.h>
 
-#include "common/vtab_util.h"
+#include <map>
 
+#include "common/affinity.h"
+#include "common/vtab_util.h"
+#include "federation/interrupt.h"
 #include "federation/member_probe.h"
+#include "federation/member_query.h"
 #include "federation/member_sql.h"
 #include "federation/rocpd_union.h"
 
@@ -16,9 +27,26 @@ namespace rocpd::federation {
 
 namespace {
 
+constexpr int kOwnBits = 47;
+
 struct NamedVtab : UnionVtab {
   std::string object;
-  std::vector<std::string> columns;  // the object's columns (vtab column i + 1)
+  std::vector<std::string> columns;   // the object's columns (vtab column i + 1)
+  std::vector<Affinity> affinity;     // as declared in the vtab
+};
+
+// What one member holds under the object's name.
+struct ObjectShape {
+  bool rowid_table = false;                 // a table with rowids (not a view, not WITHOUT ROWID)
+  std::string rowid_name;                   // rowid, _rowid_ or oid: one no column hides
+  std::map<std::string, Affinity> columns;  // the member's columns and their declared affinity
+};
+
+struct Constraint {
+  int column;  // object column (vtab column - 1)
+  unsigned char op;
+  Collation collation;
+  Value value;
 };
 
 struct NamedCursor : sqlite3_vtab_cursor {
@@ -27,54 +55,72 @@ struct NamedCursor : sqlite3_vtab_cursor {
   MemberPtr member;
   Registry::Lease lease;
   Stmt stmt;
-  int64_t rowid = 0;
+  bool by_position = false;  // rowids are positions (the member's object has none)
+  int64_t position = 0;
   bool eof = true;
-  std::vector<std::pair<int, unsigned char>> constraints;  // (object column, op)
-  std::vector<sqlite3_value*> values;
-  ~NamedCursor() { clear_values(); }
-  void clear_values() {
-    for (auto* v : values) sqlite3_value_free(v);
-    values.clear();
-  }
+  std::unique_ptr<InterruptWatch> watch;
+  std::vector<Constraint> constraints;
 };
 
-// Columns of `object` in a member, or nullopt when the member has no such table or view.
-std::optional<std::vector<std::pair<std::string, std::string>>> object_columns(sqlite3* db, const std::string& schema,
-                                                                              const std::string& object) {
-  auto exists = prepare(db, fmt::format("SELECT 1 FROM {}.sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
-                                        quote_id(schema)));
-  sqlite3_bind_text(exists.get(), 1, object.c_str(), -1, SQLITE_TRANSIENT);
-  if (!step(exists.get())) return std::nullopt;
-  auto stmt = prepare(db, fmt::format("SELECT * FROM {}.{}", quote_id(schema), quote_id(object)));
-  std::vector<std::pair<std::string, std::string>> cols;
-  for (int i = 0; i < sqlite3_column_count(stmt.get()); ++i) {
-    const char* decl = sqlite3_column_decltype(stmt.get(), i);
-    cols.emplace_back(sqlite3_column_name(stmt.get(), i), decl ? decl : "");
+std::optional<ObjectShape> object_shape(sqlite3* db, const std::string& schema, const std::string& object) {
+  auto kind = prepare(db, fmt::format("SELECT type, sql FROM {}.sqlite_master WHERE type IN ('table', 'view') AND "
+                                      "name = ?1",
+                                      quote_id(schema)));
+  sqlite3_bind_text(kind.get(), 1, object.c_str(), -1, SQLITE_TRANSIENT);
+  if (!step(kind.get())) return std::nullopt;
+  ObjectShape shape;
+  std::string sql(column_text(kind.get(), 1));
+  for (auto& c : sql) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  shape.rowid_table = column_text(kind.get(), 0) == "table" && sql.find("WITHOUT") == std::string::npos;
+  auto info = prepare(db, "SELECT name, type FROM pragma_table_info(?1, ?2)");
+  sqlite3_bind_text(info.get(), 1, object.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(info.get(), 2, schema.c_str(), -1, SQLITE_TRANSIENT);
+  while (step(info.get())) shape.columns[std::string(column_text(info.get(), 0))] = affinity_of(column_text(info.get(), 1));
+  for (const char* name : {"rowid", "_rowid_", "oid"}) {
+    bool hidden = false;
+    for (const auto& [column, a] : shape.columns) hidden = hidden || sqlite3_stricmp(column.c_str(), name) == 0;
+    if (!hidden) {
+      shape.rowid_name = name;
+      break;
+    }
   }
-  return cols;
+  if (shape.rowid_name.empty()) shape.rowid_table = false;  // columns hide every rowid alias
+  return shape;
 }
 
-std::string member_query(const NamedVtab& v, sqlite3* db, const Member& m,
-                         const std::vector<std::pair<int, unsigned char>>& constraints) {
-  const auto have = object_columns(db, m.schema, v.object);
-  if (!have) return {};
-  auto has = [&](const std::string& c) {
-    for (const auto& [name, decl] : *have)
-      if (name == c) return true;
-    return false;
-  };
-  std::string sql = "SELECT ";
-  for (size_t i = 0; i < v.columns.size(); ++i) {
-    if (i) sql += ", ";
-    sql += has(v.columns[i]) ? quote_id(v.columns[i]) : "NULL";
-  }
+// Whether comparing `c` inside a member whose column has affinity `theirs` keeps every row that
+// SQLite's comparison on our column (affinity `ours`) keeps.
+bool pushable(const Constraint& c, Affinity ours, Affinity theirs) {
+  if (ours != theirs) return false;
+  const int type = sqlite3_value_type(c.value.get());
+  if (c.op == SQLITE_INDEX_CONSTRAINT_LIKE || c.op == SQLITE_INDEX_CONSTRAINT_GLOB) return false;
+  if (ours == Affinity::Blob) return type != SQLITE_NULL;
+  if (numeric_affinity(ours)) return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+  return type == SQLITE_TEXT;
+}
+
+const char* collate_clause(Collation c) {
+  return c == Collation::NoCase ? " COLLATE NOCASE" : c == Collation::RTrim ? " COLLATE RTRIM" : "";
+}
+
+// The member's query and the constraints bound to it (empty SQL: the member has no such object).
+std::string member_query(const NamedVtab& v, sqlite3* db, const Member& m, const std::vector<Constraint>& constraints,
+                         std::vector<const Constraint*>& bound, bool& by_position) {
+  bound.clear();
+  const auto shape = object_shape(db, m.schema, v.object);
+  if (!shape) return {};
+  by_position = !shape->rowid_table;
+  std::string sql = by_position ? "SELECT NULL" : "SELECT " + shape->rowid_name;
+  for (const auto& c : v.columns) sql += ", " + (shape->columns.count(c) ? quote_id(c) : std::string("NULL"));
   sql += fmt::format(" FROM {}.{}", quote_id(m.schema), quote_id(v.object));
-  int param = 0;
-  for (const auto& [col, op] : constraints) {
-    sql += param == 0 ? " WHERE " : " AND ";
-    // A column this member lacks is NULL, which no pushed comparison matches.
-    const std::string lhs = has(v.columns[col]) ? quote_id(v.columns[col]) : "NULL";
-    sql += fmt::format("{} {} ?{}", lhs, constraint_sql_op(op), ++param);
+  if (by_position) return sql;  // positions number the whole object: nothing may be left out
+  for (const auto& c : constraints) {
+    const std::string& name = v.columns[static_cast<size_t>(c.column)];
+    auto it = shape->columns.find(name);
+    if (it == shape->columns.end() || !pushable(c, v.affinity[static_cast<size_t>(c.column)], it->second)) continue;
+    bound.push_back(&c);
+    sql += bound.size() == 1 ? " WHERE " : " AND ";
+    sql += fmt::format("{} {} ?{}{}", quote_id(name), constraint_sql_op(c.op), bound.size(), collate_clause(c.collation));
   }
   return sql;
 }
@@ -84,13 +130,15 @@ void advance(NamedCursor* cur, NamedVtab* v) {
     if (cur->stmt) {
       const int rc = sqlite3_step(cur->stmt.get());
       if (rc == SQLITE_ROW) {
-        ++cur->rowid;
+        ++cur->position;
         return;
       }
-      if (rc != SQLITE_DONE)
-        throw Error(fmt::format("rocpd_union({}): member {}: {}", v->object, cur->member->alias,
+      if (rc != SQLITE_DONE) {
+        if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) InterruptWatch::raise();
+        throw Error(fmt::format("rocpd_union({}): {}: {}", v->object, member_label(*cur->member),
                                 sqlite3_errmsg(cur->lease.db())),
                     rc);
+      }
       cur->stmt.reset();
     }
     if (cur->next >= cur->members.size()) {
@@ -98,41 +146,54 @@ void advance(NamedCursor* cur, NamedVtab* v) {
       cur->eof = true;
       return;
     }
+    cur->watch->check();
     cur->member = cur->members[cur->next++];
-    cur->lease = v->registry->acquire(cur->member);
-    const std::string sql = member_query(*v, cur->lease.db(), *cur->member, cur->constraints);
+    cur->lease = v->registry->acquire(cur->member, cur->watch.get());
+    std::vector<const Constraint*> bound;
+    const std::string sql = member_query(*v, cur->lease.db(), *cur->member, cur->constraints, bound, cur->by_position);
     if (sql.empty()) continue;  // this member has no such object
-    cur->stmt = prepare(cur->lease.db(), sql, fmt::format("rocpd_union({}): member {}", v->object, cur->member->alias));
-    for (size_t i = 0; i < cur->values.size(); ++i)
-      sqlite3_bind_value(cur->stmt.get(), static_cast<int>(i + 1), cur->values[i]);
+    cur->stmt = prepare(cur->lease.db(), sql, fmt::format("rocpd_union({}): {}", v->object, member_label(*cur->member)));
+    for (size_t i = 0; i < bound.size(); ++i)
+      sqlite3_bind_value(cur->stmt.get(), static_cast<int>(i + 1), bound[i]->value.get());
+    cur->position = -1;
   }
 }
 
-int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
-  int argv = 0;
-  std::string cons;
-  double cost = 1e7;
-  for (int i = 0; i < info->nConstraint; ++i) {
-    const auto& c = info->aConstraint[i];
-    if (!c.usable || c.iColumn < 0) continue;
-    const char* op = constraint_sql_op(c.op);
-    if (!op) continue;
-    if (c.iColumn == 0) {
-      if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || (info->idxNum & 1)) continue;
-      info->idxNum |= 1;
-      cost /= 100;
-      info->aConstraintUsage[i].omit = 1;
-    } else {
-      cost /= 2;
+int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
+  return guard(vt, [&] {
+    int argv = 0;
+    std::string cons;
+    double cost = 1e7;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      if (!c.usable || c.iColumn < 0) continue;
+      const char* op = constraint_sql_op(c.op);
+      if (!op) continue;
+      const char* coll_name = sqlite3_vtab_collation(info, i);
+      Collation coll = Collation::Binary;
+      if (coll_name && sqlite3_stricmp(coll_name, "NOCASE") == 0) coll = Collation::NoCase;
+      else if (coll_name && sqlite3_stricmp(coll_name, "RTRIM") == 0) coll = Collation::RTrim;
+      else if (coll_name && sqlite3_stricmp(coll_name, "BINARY") != 0) continue;  // a collation members lack
+      if (c.iColumn == 0) {
+        if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || coll != Collation::Binary || (info->idxNum & 1)) continue;
+        info->idxNum |= 1;
+        cost /= 100;
+        info->aConstraintUsage[i].omit = 1;
+      } else {
+        cost /= 2;
+      }
+      info->aConstraintUsage[i].argvIndex = ++argv;
+      if (!cons.empty()) cons += ',';
+      cons += fmt::format("{}{}", c.iColumn, op);
+      if (coll == Collation::NoCase) cons += "/n";
+      if (coll == Collation::RTrim) cons += "/r";
     }
-    info->aConstraintUsage[i].argvIndex = ++argv;
-    if (!cons.empty()) cons += ',';
-    cons += fmt::format("{}{}", c.iColumn, op);
-  }
-  info->idxStr = sqlite3_mprintf("%s", cons.c_str());
-  info->needToFreeIdxStr = 1;
-  info->estimatedCost = cost;
-  return SQLITE_OK;
+    info->idxStr = sqlite3_mprintf("%s", cons.c_str());
+    if (!info->idxStr) throw std::bad_alloc();
+    info->needToFreeIdxStr = 1;
+    info->estimatedCost = cost;
+    return SQLITE_OK;
+  });
 }
 
 int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {
@@ -141,37 +202,51 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
   return guard(c->pVtab, [&] {
     cur->stmt.reset();
     cur->lease = Registry::Lease();
-    cur->clear_values();
     cur->constraints.clear();
-    std::string db_filter;
-    bool one_db = false;
+    cur->eof = true;
+    if (!cur->watch) cur->watch = std::make_unique<InterruptWatch>(v->registry->host());
+    std::optional<std::string> db_filter;
+    bool db_nothing = false;
     std::string_view s = idx_str ? idx_str : "";
     for (int i = 0; i < argc; ++i) {
       const size_t comma = s.find(',');
       std::string_view item = s.substr(0, comma);
       s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
+      Collation coll = Collation::Binary;
+      if (item.size() > 2 && item[item.size() - 2] == '/') {
+        coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
+        item.remove_suffix(2);
+      }
       size_t n = 0;
       while (n < item.size() && item[n] >= '0' && item[n] <= '9') ++n;
+      if (n == 0) throw Error("rocpd_union: malformed plan string");
       const int col = std::stoi(std::string(item.substr(0, n)));
-      const std::string op(item.substr(n));
+      const unsigned char op = constraint_op_from_sql(item.substr(n));
+      if (op == 0 || col < 0 || col > static_cast<int>(v->columns.size()))
+        throw Error("rocpd_union: malformed plan string");
       if (col == 0) {
-        one_db = true;
-        const auto* t = sqlite3_value_text(argv[i]);
-        db_filter = t ? reinterpret_cast<const char*>(t) : std::string("\x01null");
+        // db is TEXT: numbers compare as their text; NULL and blobs equal no member name.
+        const int type = sqlite3_value_type(argv[i]);
+        if (type == SQLITE_NULL || type == SQLITE_BLOB) {
+          db_nothing = true;
+          continue;
+        }
+        Value copy = dup_value(argv[i]);
+        const auto* t = sqlite3_value_text(copy.get());
+        const std::string name = t ? std::string(reinterpret_cast<const char*>(t),
+                                                 static_cast<size_t>(sqlite3_value_bytes(copy.get())))
+                                   : std::string();
+        if (db_filter && *db_filter != name) db_nothing = true;
+        db_filter = name;
         continue;
       }
-      const unsigned char o = constraint_op_from_sql(op);
-      if (o == 0) throw Error("rocpd_union: malformed plan string");
-      cur->constraints.emplace_back(col - 1, o);
-      sqlite3_value* copy = sqlite3_value_dup(argv[i]);
-      if (!copy) throw std::bad_alloc();
-      cur->values.push_back(copy);
+      cur->constraints.push_back({col - 1, op, coll, dup_value(argv[i])});
     }
     cur->members.clear();
-    for (auto& m : v->registry->members())
-      if (!one_db || m->alias == db_filter) cur->members.push_back(m);
+    if (!db_nothing)
+      for (auto& m : v->registry->members())
+        if (!db_filter || m->alias == *db_filter) cur->members.push_back(m);
     cur->next = 0;
-    cur->rowid = 0;
     cur->eof = false;
     advance(cur, v);
     return SQLITE_OK;
@@ -190,17 +265,28 @@ int x_eof(sqlite3_vtab_cursor* c) { return static_cast<NamedCursor*>(c)->eof; }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<NamedCursor*>(c);
-  if (col == 0) {
-    sqlite3_result_text(ctx, cur->member->alias.c_str(), -1, SQLITE_TRANSIENT);
-  } else {
-    sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), col - 1));
-  }
+  auto* v = static_cast<NamedVtab*>(c->pVtab);
+  guard(ctx, [&] {
+    if (col == 0) {
+      sqlite3_result_text(ctx, cur->member->alias.c_str(), -1, SQLITE_TRANSIENT);
+      return;
+    }
+    // Result column `col` of the member query is object column col - 1 (column 0 is the rowid).
+    result_stored(ctx, stored_value(cur->stmt.get(), col, v->affinity[static_cast<size_t>(col - 1)]));
+  });
   return SQLITE_OK;
 }
 
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  *rowid = static_cast<NamedCursor*>(c)->rowid;
-  return SQLITE_OK;
+  auto* cur = static_cast<NamedCursor*>(c);
+  return guard(c->pVtab, [&] {
+    const int64_t own = cur->by_position ? cur->position : sqlite3_column_int64(cur->stmt.get(), 0);
+    if (own < 0 || own >= (int64_t{1} << kOwnBits))
+      throw Error(fmt::format("rocpd_union({}): {}: row id {} is outside 0..2^{}-1, the range rocpd_union can number",
+                              static_cast<NamedVtab*>(c->pVtab)->object, member_label(*cur->member), own, kOwnBits));
+    *rowid = (static_cast<int64_t>(cur->member->ordinal) << kOwnBits) | own;
+    return SQLITE_OK;
+  });
 }
 
 sqlite3_module make_methods() {
@@ -225,25 +311,43 @@ int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const
                         sqlite3_vtab** out) {
   if (object.empty())
     throw Error("rocpd_union: name a table or view: CREATE VIRTUAL TABLE temp.kernels_all USING rocpd_union(kernels)");
-  std::optional<std::vector<std::pair<std::string, std::string>>> cols;
+  std::vector<std::pair<std::string, std::string>> cols;
+  bool found = false;
   for (const auto& m : reg->members()) {
     auto lease = reg->acquire(m);
-    if ((cols = object_columns(lease.db(), m->schema, object))) break;
+    if (!object_shape(lease.db(), m->schema, object)) continue;
+    // The columns as a SELECT * of the object names them (views included), with declared types.
+    auto stmt = prepare(lease.db(), fmt::format("SELECT * FROM {}.{}", quote_id(m->schema), quote_id(object)),
+                        fmt::format("rocpd_union({}): {}", object, member_label(*m)));
+    for (int i = 0; i < sqlite3_column_count(stmt.get()); ++i) {
+      const char* decl = sqlite3_column_decltype(stmt.get(), i);
+      const std::string name = sqlite3_column_name(stmt.get(), i);
+      for (const auto& [seen, d] : cols)
+        if (sqlite3_stricmp(seen.c_str(), name.c_str()) == 0)
+          throw Error(fmt::format("rocpd_union({}): {} has two columns named {}; rocpd_union reads columns by name",
+                                  object, member_label(*m), name));
+      cols.emplace_back(name, decl ? decl : "");
+    }
+    found = true;
+    break;
   }
-  if (!cols) throw Error(fmt::format("rocpd_union({}): no member has a table or view named {}", object, object));
+  if (!found) throw Error(fmt::format("rocpd_union({}): no member has a table or view named {}", object, object));
   auto v = std::make_unique<NamedVtab>();
   v->registry = reg;
   v->named = true;
   v->object = object;
   std::string ddl = "CREATE TABLE x(db TEXT";
-  for (const auto& [name, decl] : *cols) {
+  for (const auto& [name, decl] : cols) {
     v->columns.push_back(name);
-    // A column of the object named like our leading one is renamed, not dropped.
-    ddl += fmt::format(", {} {}", quote_id(name == "db" ? "db_" + object : name), decl);
+    v->affinity.push_back(affinity_of(decl));
+    // A column of the object named like our leading one is renamed, not dropped. Declared types
+    // are reduced to their affinity keyword: a member's declared type is text a hostile file
+    // controls, and would otherwise be pasted into this declaration.
+    ddl += fmt::format(", {} {}", quote_id(name == "db" ? "db_" + object : name), affinity_keyword(v->affinity.back()));
   }
   ddl += ")";
   const int rc = sqlite3_declare_vtab(db, ddl.c_str());
-  if (rc != SQLITE_OK) return rc;
+  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_union({}): {}", object, sqlite3_errmsg(db)), rc);
   sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *out = v.release();
   return SQLITE_OK;

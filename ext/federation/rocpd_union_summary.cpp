@@ -3,15 +3,21 @@
 // computed from the canonical tables (UNION ALL semantics: every op counts once, unlike the
 // upstream `top` view's UNION).
 //
-// Plan: idxNum bit 0 = the summary argument is given, bit 1 = `db =` selects one member.
+// Plan: idxNum bit 0 = the summary argument is given, bit 1 = `db =` (BINARY) selects one member.
+// Calls count every op (or call) row; the duration figures are over the rows whose duration is
+// not NULL (as SQL's sum/avg/min/max are); sums are checked and overflow raises "integer overflow"
+// like SQLite's sum(). Rowids: the member's ordinal above the row's rank within the member.
 #include <fmt/format.h>
 
 #include "common/vtab_util.h"
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
+#include <map>
+#include <optional>
 
+#include "federation/interrupt.h"
+#include "federation/member_query.h"
 #include "federation/member_sql.h"
 #include "federation/rocpd_union.h"
 
@@ -26,11 +32,20 @@ constexpr const char* kUsage =
     "CREATE VIRTUAL TABLE temp.kernels_all USING rocpd_union(kernels)";
 
 struct SummaryRow {
-  std::string db, name;
-  int64_t calls = 0, total = 0, min = 0, max = 0;
+  std::string db;
+  std::optional<std::string> name;  // NULL for ops whose name is unknown
+  uint32_t ordinal = 0;
+  int64_t rank = 0;                 // position within the member's rows
+  int64_t calls = 0, timed = 0, total = 0, min = 0, max = 0;  // timed: rows with a duration
   double mean = 0, m2 = 0;  // Welford: stable sample variance
   double percent = 0;
 };
+
+int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) throw Error("integer overflow");
+  return r;
+}
 
 struct SummaryCursor : sqlite3_vtab_cursor {
   std::vector<SummaryRow> rows;
@@ -53,46 +68,64 @@ SummaryKind parse_summary(const std::string& s) {
   throw Error(fmt::format("rocpd_union('{}'): unknown summary; {}", s, kUsage));
 }
 
-void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind, std::vector<SummaryRow>& out) {
-  auto lease = reg.acquire(m);
+void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind, InterruptWatch& watch,
+                      std::vector<SummaryRow>& out) {
+  auto lease = reg.acquire(m, &watch);
   const bool ops = kind.table == TableKind::Ops;
+  const CanonicalTable& t = ops ? ops_table() : apis_table();
   const int name_col = ops ? int{kOpsName} : int{kApisName};
   const int dur_col = ops ? int{kOpsDuration} : int{kApisDuration};
   const int filter_col = ops ? int{kOpsKind} : int{kApisDomain};
   const uint64_t used = (uint64_t{1} << name_col) | (uint64_t{1} << dur_col) | (uint64_t{1} << filter_col);
-  std::unordered_map<std::string, SummaryRow> by_name;
-  for (const auto& src : sources_for(kind.table, *m, nullptr, lease.db())) {
-    const auto q = build_member_query(src, used, {}, false);
-    Stmt stmt;
-    try {
-      stmt = prepare(lease.db(), q.sql);
-    } catch (const Error& e) {
-      throw Error(fmt::format("rocpd_union: member {} ({}): {}", m->alias, m->path, e.what()), e.code());
-    }
-    const int ni = q.select_index[name_col], di = q.select_index[dur_col], fi = q.select_index[filter_col];
-    while (step(stmt.get(), fmt::format("rocpd_union: member {}", m->alias))) {
-      const std::string_view filter = column_text(stmt.get(), fi);
-      if (ops ? (kind.ops_kind && filter != kind.ops_kind) : ((filter == "marker") != (kind.marker == 1))) continue;
-      if (sqlite3_column_type(stmt.get(), di) == SQLITE_NULL) continue;
-      const int64_t d = sqlite3_column_int64(stmt.get(), di);
-      auto [it, inserted] = by_name.try_emplace(std::string(column_text(stmt.get(), ni)));
+  std::map<std::optional<std::string>, SummaryRow> by_name;
+  const size_t nsources = sources_for(kind.table, *m, nullptr).size();
+  for (size_t source = 0; source < nsources; ++source) {
+    auto q = open_member_query(t, *m, nullptr, lease.db(), static_cast<int>(source), used, {}, false);
+    sqlite3_stmt* stmt = q.stmt.get();
+    const int ni = q.query.select_index[static_cast<size_t>(name_col)],
+              di = q.query.select_index[static_cast<size_t>(dur_col)],
+              fi = q.query.select_index[static_cast<size_t>(filter_col)];
+    for (;;) {
+      const int rc = sqlite3_step(stmt);
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) {
+        if (rc == SQLITE_INTERRUPT || watch.stopped()) InterruptWatch::raise();
+        throw Error(fmt::format("rocpd_union: {}: {}", member_label(*m), sqlite3_errmsg(lease.db())), rc);
+      }
+      const StoredValue filter = stored_value(stmt, fi, Affinity::Text);
+      const std::string_view f = filter.type == SQLITE_TEXT
+                                     ? std::string_view(static_cast<const char*>(filter.bytes),
+                                                        static_cast<size_t>(filter.length))
+                                     : std::string_view();
+      if (ops ? (kind.ops_kind && f != kind.ops_kind) : ((f == "marker") != (kind.marker == 1))) continue;
+      const StoredValue name = stored_value(stmt, ni, Affinity::Text);
+      std::optional<std::string> key;
+      if (name.type != SQLITE_NULL) key.emplace(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
+      auto [it, inserted] = by_name.try_emplace(std::move(key));
       SummaryRow& r = it->second;
       if (inserted) {
         r.db = m->alias;
         r.name = it->first;
-        r.min = r.max = d;
+        r.ordinal = m->ordinal;
       }
       ++r.calls;
-      r.total += d;
+      const StoredValue dur = stored_value(stmt, di, Affinity::Integer);
+      if (dur.type == SQLITE_NULL) continue;
+      if (dur.type != SQLITE_INTEGER)
+        throw Error(fmt::format("rocpd_union: {}: a duration is not an integer number of ns", member_label(*m)));
+      const int64_t d = dur.i;
+      if (r.timed == 0) r.min = r.max = d;
+      ++r.timed;
+      r.total = checked_add(r.total, d);
       r.min = std::min(r.min, d);
       r.max = std::max(r.max, d);
       const double delta = static_cast<double>(d) - r.mean;
-      r.mean += delta / static_cast<double>(r.calls);
+      r.mean += delta / static_cast<double>(r.timed);
       r.m2 += delta * (static_cast<double>(d) - r.mean);
     }
   }
   int64_t member_total = 0;
-  for (const auto& [name, r] : by_name) member_total += r.total;
+  for (const auto& [name, r] : by_name) member_total = checked_add(member_total, r.total);
   const size_t first = out.size();
   for (auto& [name, r] : by_name) {
     r.percent = member_total ? 100.0 * static_cast<double>(r.total) / static_cast<double>(member_total) : 0.0;
@@ -101,6 +134,7 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const SummaryRow& a, const SummaryRow& b) {
     return a.total != b.total ? a.total > b.total : a.name < b.name;
   });
+  for (size_t i = first; i < out.size(); ++i) out[i].rank = static_cast<int64_t>(i - first);
 }
 
 int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
@@ -117,7 +151,9 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
   }
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
-    if (c.usable && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.iColumn == kDb && !(info->idxNum & 2)) {
+    const char* coll = sqlite3_vtab_collation(info, i);
+    const bool binary = !coll || sqlite3_stricmp(coll, "BINARY") == 0;
+    if (c.usable && c.op == SQLITE_INDEX_CONSTRAINT_EQ && c.iColumn == kDb && binary && !(info->idxNum & 2)) {
       info->aConstraintUsage[i].argvIndex = ++argv;
       info->aConstraintUsage[i].omit = 1;
       info->idxNum |= 2;
@@ -141,12 +177,19 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     std::string db_filter;
     const bool one_db = (idx_num & 2) && argc > 1;
     if (one_db) {
-      const auto* d = sqlite3_value_text(argv[1]);
+      // The TEXT column compares numbers as their text; NULL and blobs equal no member name.
+      const int type = sqlite3_value_type(argv[1]);
+      if (type == SQLITE_NULL || type == SQLITE_BLOB) return SQLITE_OK;
+      Value copy = dup_value(argv[1]);
+      const auto* d = sqlite3_value_text(copy.get());
       if (!d) return SQLITE_OK;
-      db_filter = reinterpret_cast<const char*>(d);
+      db_filter.assign(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
     }
-    for (const auto& m : reg.members())
-      if (!one_db || m->alias == db_filter) summarize_member(reg, m, kind, cur->rows);
+    InterruptWatch watch(reg.host());
+    for (const auto& m : reg.members()) {
+      watch.check();
+      if (!one_db || m->alias == db_filter) summarize_member(reg, m, kind, watch, cur->rows);
+    }
     return SQLITE_OK;
   });
 }
@@ -164,16 +207,27 @@ int x_eof(sqlite3_vtab_cursor* c) {
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   const auto* cur = static_cast<SummaryCursor*>(c);
   const SummaryRow& r = cur->rows[cur->pos];
+  const bool timed = r.timed > 0;
   switch (col) {
     case kDb: sqlite3_result_text(ctx, r.db.data(), static_cast<int>(r.db.size()), SQLITE_TRANSIENT); break;
-    case kName: sqlite3_result_text(ctx, r.name.data(), static_cast<int>(r.name.size()), SQLITE_TRANSIENT); break;
+    case kName:
+      if (r.name) sqlite3_result_text(ctx, r.name->data(), static_cast<int>(r.name->size()), SQLITE_TRANSIENT);
+      break;
     case kCalls: sqlite3_result_int64(ctx, r.calls); break;
-    case kTotal: sqlite3_result_int64(ctx, r.total); break;
-    case kAvg: sqlite3_result_double(ctx, static_cast<double>(r.total) / static_cast<double>(r.calls)); break;
-    case kMin: sqlite3_result_int64(ctx, r.min); break;
-    case kMax: sqlite3_result_int64(ctx, r.max); break;
+    case kTotal:
+      if (timed) sqlite3_result_int64(ctx, r.total);
+      break;
+    case kAvg:
+      if (timed) sqlite3_result_double(ctx, static_cast<double>(r.total) / static_cast<double>(r.timed));
+      break;
+    case kMin:
+      if (timed) sqlite3_result_int64(ctx, r.min);
+      break;
+    case kMax:
+      if (timed) sqlite3_result_int64(ctx, r.max);
+      break;
     case kStddev:
-      if (r.calls > 1) sqlite3_result_double(ctx, std::sqrt(r.m2 / static_cast<double>(r.calls - 1)));
+      if (r.timed > 1) sqlite3_result_double(ctx, std::sqrt(r.m2 / static_cast<double>(r.timed - 1)));
       break;
     case kPercent: sqlite3_result_double(ctx, r.percent); break;
     default: break;
@@ -182,7 +236,8 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
 }
 
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  *rowid = static_cast<sqlite3_int64>(static_cast<SummaryCursor*>(c)->pos);
+  const SummaryRow& r = static_cast<SummaryCursor*>(c)->rows[static_cast<SummaryCursor*>(c)->pos];
+  *rowid = (static_cast<sqlite3_int64>(r.ordinal) << 40) | r.rank;
   return SQLITE_OK;
 }
 

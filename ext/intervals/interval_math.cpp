@@ -61,6 +61,13 @@ std::vector<Interval> gaps(std::span<const Interval> merged) {
 
 int64_t BucketGrid::index_of(int64_t t) const noexcept {
   const __int128 d = static_cast<__int128>(t) - origin;
+  if (divisions) {
+    // Bucket k starts at floor(k*span/n) <= d  <=>  k < (d + 1) * n / span.
+    if (d < 0) return -1;
+    const __int128 span = static_cast<__int128>(limit) - origin, n = divisions;
+    const __int128 num = (d + 1) * n;
+    return saturate((num + span - 1) / span - 1);
+  }
   const __int128 w = width;
   __int128 q = d / w;
   if (d % w != 0 && d < 0) --q;  // floor, not truncation, for times before the origin
@@ -68,6 +75,10 @@ int64_t BucketGrid::index_of(int64_t t) const noexcept {
 }
 
 Interval BucketGrid::bucket(int64_t k) const noexcept {
+  if (divisions) {
+    const __int128 span = static_cast<__int128>(limit) - origin, n = divisions;
+    return {saturate(origin + k * span / n), saturate(origin + (static_cast<__int128>(k) + 1) * span / n)};
+  }
   const __int128 start = static_cast<__int128>(origin) + static_cast<__int128>(k) * width;
   const __int128 end = start + width;
   Interval b{saturate(start), saturate(end)};

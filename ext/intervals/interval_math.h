@@ -93,12 +93,16 @@ std::vector<Interval> gaps(std::span<const Interval> merged);
 
 // A grid of equal buckets [origin + k*width, origin + (k+1)*width) for k in [first, last],
 // with the last bucket's end cut at `limit` (the window's hi) when that falls inside it.
+// With `divisions` set, the grid is instead [origin, limit) divided into exactly that many
+// buckets, bucket k being [origin + floor(k*span/divisions), origin + floor((k+1)*span/divisions)):
+// widths differ by at most 1 ns (span = limit - origin >= divisions).
 struct BucketGrid {
   int64_t origin = 0;
   uint64_t width = 1;  // > 0
   int64_t first = 0;   // bucket index range, inclusive
   int64_t last = -1;
   int64_t limit = kNoHi;
+  uint64_t divisions = 0;
 
   // floor((t - origin) / width), exact for every int64 t.
   int64_t index_of(int64_t t) const noexcept;

@@ -17,8 +17,9 @@ struct Code {
   int bit;
 };
 
-// The code of a usable constraint on a column, or 0 when it is not pushed.
+// The code of a usable constraint on a column, or 0 when it is not handed to xFilter.
 Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanColumns& cols) {
+  if (c.iColumn < 0) return {0, 0};  // the rowid: SQLite compares it
   const bool eq = c.op == SQLITE_INDEX_CONSTRAINT_EQ;
   if (c.iColumn == cols.db && eq) return {'D', kPlanDb};
   if (c.iColumn == cols.gpu && eq) return {'G', kPlanGpu};
@@ -26,31 +27,27 @@ Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanC
   if (c.iColumn == cols.lo && eq) return {'L', kPlanLo};
   if (c.iColumn == cols.hi && eq) return {'H', kPlanHi};
   if (c.iColumn == cols.buckets && eq) return {'N', kPlanBuckets};
-  const bool start = c.iColumn == cols.start, end = c.iColumn == cols.end;
-  if (!start && !end) return {0, 0};
-  switch (c.op) {
-    case SQLITE_INDEX_CONSTRAINT_GT: return {start ? 'a' : 'c', kPlanLowerTime};
-    case SQLITE_INDEX_CONSTRAINT_GE: return {start ? 'b' : 'd', kPlanLowerTime};
-    case SQLITE_INDEX_CONSTRAINT_LT: return {start ? 'e' : 'g', kPlanUpperTime};
-    case SQLITE_INDEX_CONSTRAINT_LE: return {start ? 'f' : 'h', kPlanUpperTime};
-    default: return {0, 0};
+  if (c.iColumn == cols.start) {
+    switch (c.op) {
+      case SQLITE_INDEX_CONSTRAINT_GT: return {'a', kPlanLowerTime};
+      case SQLITE_INDEX_CONSTRAINT_GE: return {'b', kPlanLowerTime};
+      case SQLITE_INDEX_CONSTRAINT_EQ: return {'s', kPlanLowerTime};
+      default: return {0, 0};
+    }
   }
+  if (c.iColumn == cols.end) {
+    switch (c.op) {
+      case SQLITE_INDEX_CONSTRAINT_LT: return {'g', kPlanUpperTime};
+      case SQLITE_INDEX_CONSTRAINT_LE: return {'h', kPlanUpperTime};
+      case SQLITE_INDEX_CONSTRAINT_EQ: return {'t', kPlanUpperTime};
+      default: return {0, 0};
+    }
+  }
+  return {0, 0};
 }
 
 bool is_hidden_argument(int column, const PlanColumns& cols) {
   return column >= 0 && (column == cols.bucket_ns || column == cols.lo || column == cols.hi || column == cols.buckets);
-}
-
-// A time constraint's value as a real number (integers exactly as int64, via long double).
-long double time_value(const char* table, sqlite3_value* v, char code) {
-  const char* column = (code == 'a' || code == 'b' || code == 'e' || code == 'f') ? "start" : "end";
-  switch (sqlite3_value_type(v)) {
-    case SQLITE_INTEGER: return static_cast<long double>(sqlite3_value_int64(v));
-    case SQLITE_FLOAT: return sqlite3_value_double(v);
-    default:
-      throw Error(fmt::format("{}: {} must be compared with a number of ns, got {}", table, column,
-                              sqlite3_value_type(v) == SQLITE_TEXT ? "text" : "a blob"));
-  }
 }
 
 int64_t saturate(long double x) {
@@ -58,6 +55,14 @@ int64_t saturate(long double x) {
   if (x <= -9223372036854775808.0L) return kNoLo;
   if (x >= 9223372036854775807.0L) return kNoHi;
   return static_cast<int64_t>(x);
+}
+
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser: spreads any gpu id over the slot range
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
 }
 
 }  // namespace
@@ -75,10 +80,15 @@ int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols) {
       continue;
     }
     if (!code.code) continue;
+    // db selects members by byte equality: under another collation SQLite alone compares it.
+    if (code.code == 'D') {
+      const char* coll = sqlite3_vtab_collation(info, i);
+      if (coll && sqlite3_stricmp(coll, "BINARY") != 0) continue;
+    }
     codes.push_back(code.code);
     bits |= code.bit;
     info->aConstraintUsage[i].argvIndex = static_cast<int>(codes.size());
-    // Arguments are consumed; db/gpu/time are re-checked by SQLite (clipped rows satisfy them).
+    // Arguments are consumed; every other constraint is re-checked by SQLite.
     info->aConstraintUsage[i].omit = is_hidden_argument(c.iColumn, cols) ? 1 : 0;
   }
   double cost = 1e7;
@@ -113,62 +123,90 @@ OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, s
       case 'N': argument(w.buckets, "buckets", "a count"); continue;
       default: break;
     }
-    if (sqlite3_value_type(v) == SQLITE_NULL) {  // `x = NULL`, `x > NULL` are never true
+    const int type = sqlite3_value_type(v);
+    if (type == SQLITE_NULL) {  // `x = NULL`, `x > NULL` are never true
       w.nothing = true;
       continue;
     }
     if (code == 'D') {
-      const auto text = std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)),
-                                    static_cast<size_t>(sqlite3_value_bytes(v)));
+      // db is TEXT: a number compares as its text, a blob equals no name.
+      if (type == SQLITE_BLOB) {
+        w.nothing = true;
+        continue;
+      }
+      Value copy = dup_value(v);
+      const auto text = std::string(reinterpret_cast<const char*>(sqlite3_value_text(copy.get())),
+                                    static_cast<size_t>(sqlite3_value_bytes(copy.get())));
       if (w.db && *w.db != text) w.nothing = true;
       w.db = text;
       continue;
     }
     if (code == 'G') {
-      if (sqlite3_value_type(v) != SQLITE_INTEGER) {  // gpu ids are integers: nothing equals 1.5 or 'x'
-        w.nothing = true;
-        continue;
-      }
+      // gpu ids are integers; anything else SQLite compares itself (gpu is not pruned then).
+      if (type != SQLITE_INTEGER) continue;
       const int64_t gpu = sqlite3_value_int64(v);
       if (w.gpu && *w.gpu != gpu) w.nothing = true;
       w.gpu = gpu;
       continue;
     }
-    // Time bounds: integer ns make `start > x` the same as `start >= floor(x) + 1`, and so on;
-    // each bound is turned into the window edge that the clipped rows still satisfy.
-    const long double x = time_value(table, v, code);
-    const long double fl = std::floor(x), ce = std::ceil(x);
-    int64_t lo = kNoLo, hi = kNoHi;
+    // Time bounds prune only when they are numbers (text compares above every number: SQLite
+    // then finds no row, without our help).
+    if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) continue;
+    const long double x =
+        type == SQLITE_INTEGER ? static_cast<long double>(sqlite3_value_int64(v)) : sqlite3_value_double(v);
     switch (code) {
-      case 'a': lo = saturate(fl + 1); break;  // start > x
-      case 'b': lo = saturate(ce); break;      // start >= x
-      case 'c': lo = saturate(fl); break;      // end > x: pieces start at floor(x), end after it
-      case 'd': lo = saturate(ce - 1); break;  // end >= x
-      case 'e': hi = saturate(ce); break;      // start < x
-      case 'f': hi = saturate(fl + 1); break;  // start <= x
-      case 'g': hi = saturate(ce - 1); break;  // end < x
-      case 'h': hi = saturate(fl); break;      // end <= x
+      case 'a':
+      case 'b':
+      case 's': w.ops_end_min = std::max(w.ops_end_min, saturate(std::floor(x))); break;
+      case 'g':
+      case 'h':
+      case 't': w.ops_start_max = std::min(w.ops_start_max, saturate(std::ceil(x))); break;
       default: throw Error(fmt::format("{}: inconsistent query plan", table));
     }
-    w.lo = std::max(w.lo, lo);
-    w.hi = std::min(w.hi, hi);
   }
-  if (w.hi <= w.lo) w.nothing = true;
+  if (w.arg_lo) w.lo = *w.arg_lo;
+  if (w.arg_hi) w.hi = *w.arg_hi;
   return w;
 }
 
-std::vector<std::string> member_dbs(sqlite3* conn, const std::optional<std::string>& db) {
-  Stmt stmt = prepare(conn, db ? "SELECT db FROM rocpd_members WHERE db = ?1 ORDER BY db"
-                               : "SELECT db FROM rocpd_members ORDER BY db",
+int64_t RowNumbering::rowid(int64_t ordinal, const std::optional<int64_t>& gpu, uint64_t index, const char* table) {
+  constexpr int kIndexBits = 31, kSlotBits = 16;
+  uint32_t slot = 0;
+  if (!gpu) slot = 32767;
+  else if (*gpu >= 0 && *gpu < 32767) slot = static_cast<uint32_t>(*gpu);
+  else slot = 32768 + static_cast<uint32_t>(mix(static_cast<uint64_t>(*gpu)) % 32768);
+  if (ordinal != slots_member_) {
+    slots_.clear();
+    slots_member_ = ordinal;
+  }
+  bool seen = false;
+  for (const auto& [s, g] : slots_) {
+    if (s != slot) continue;
+    if (g != gpu)
+      throw Error(fmt::format("{}: gpu ids {} and {} of one member cannot both be numbered in rowids", table,
+                              g ? std::to_string(*g) : "NULL", gpu ? std::to_string(*gpu) : "NULL"));
+    seen = true;
+  }
+  if (!seen) slots_.emplace_back(slot, gpu);
+  if (index >= (uint64_t{1} << kIndexBits))
+    throw Error(fmt::format("{}: more than 2^{} rows for one gpu cannot be numbered in rowids", table, kIndexBits));
+  return (ordinal << (kSlotBits + kIndexBits)) | (static_cast<int64_t>(slot) << kIndexBits) |
+         static_cast<int64_t>(index);
+}
+
+std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string>& db) {
+  Stmt stmt = prepare(conn, db ? "SELECT db, rowid FROM temp.rocpd_members WHERE db = ?1 ORDER BY db"
+                               : "SELECT db, rowid FROM temp.rocpd_members ORDER BY db",
                       "reading rocpd_members");
   if (db) sqlite3_bind_text(stmt.get(), 1, db->data(), static_cast<int>(db->size()), SQLITE_TRANSIENT);
-  std::vector<std::string> out;
-  while (step(stmt.get(), "reading rocpd_members")) out.emplace_back(column_text(stmt.get(), 0));
+  std::vector<MemberRef> out;
+  while (step(stmt.get(), "reading rocpd_members"))
+    out.push_back({std::string(column_text(stmt.get(), 0)), sqlite3_column_int64(stmt.get(), 1)});
   return out;
 }
 
 std::optional<Interval> job_range(sqlite3* conn) {
-  Stmt stmt = prepare(conn, "SELECT min(first_ns), max(last_ns) FROM rocpd_members", "reading rocpd_members");
+  Stmt stmt = prepare(conn, "SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members", "reading rocpd_members");
   if (!step(stmt.get(), "reading rocpd_members") || sqlite3_column_type(stmt.get(), 0) == SQLITE_NULL ||
       sqlite3_column_type(stmt.get(), 1) == SQLITE_NULL)
     return std::nullopt;
@@ -178,15 +216,19 @@ std::optional<Interval> job_range(sqlite3* conn) {
 std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window) {
   // Only ops that overlap the window can add busy time inside it; rocpd_ops pushes these
   // constraints into each member's own query and skips members that cannot match.
-  std::string sql = "SELECT gpu, start, \"end\" FROM rocpd_ops WHERE db = ?1";
+  std::string sql = "SELECT gpu, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
   if (window.gpu) sql += " AND gpu = ?2";
   if (window.lo != kNoLo) sql += " AND \"end\" > ?3";
   if (window.hi != kNoHi) sql += " AND start < ?4";
+  if (window.ops_end_min != kNoLo) sql += " AND \"end\" >= ?5";
+  if (window.ops_start_max != kNoHi) sql += " AND start <= ?6";
   Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
   sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
   if (window.gpu) sqlite3_bind_int64(stmt.get(), 2, *window.gpu);
   if (window.lo != kNoLo) sqlite3_bind_int64(stmt.get(), 3, window.lo);
   if (window.hi != kNoHi) sqlite3_bind_int64(stmt.get(), 4, window.hi);
+  if (window.ops_end_min != kNoLo) sqlite3_bind_int64(stmt.get(), 5, window.ops_end_min);
+  if (window.ops_start_max != kNoHi) sqlite3_bind_int64(stmt.get(), 6, window.ops_start_max);
 
   std::map<std::optional<int64_t>, std::vector<Interval>> by_gpu;
   std::vector<Interval>* current = nullptr;  // rows of one gpu usually come in runs

@@ -1,6 +1,14 @@
-// What rocpd_busy_intervals, rocpd_gaps and rocpd_utilization read: the ops of rocpd_ops on
-// the same connection, one member (db) at a time, with the caller's constraints on db, gpu and
-// time pushed into the rocpd_ops query (which pushes them into each member).
+// What rocpd_busy_intervals, rocpd_gaps and rocpd_utilization read: the ops of temp.rocpd_ops on
+// the same connection, one member (db) at a time, with the caller's constraints on db and gpu,
+// the clipping window (the hidden arguments lo, hi) and the time bounds that can be pushed down
+// (see below) passed into the rocpd_ops query, which pushes them into each member.
+//
+// These tables answer like plain tables holding their rows: constraints on start and end are
+// filters SQLite re-checks, never clips (clipping is what the hidden arguments are for). Two kinds
+// of bound still prune the ops read, because they cannot change a row they let through:
+//   start >= x (>, =): a busy interval or gap starting at or after x is built only from ops that
+//                      end at or after x, so only those are read;
+//   end <= y (<, =):   one ending at or before y only from ops that start at or before y.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -14,9 +22,9 @@ namespace rocpd::intervals {
 
 // Constraint codes, one per xFilter argument, carried in idxStr (see plan_constraints).
 //   D db =      G gpu =
-//   a start >   b start >=   c end >   d end >=     (lower bounds of the time window)
-//   e start <   f start <=   g end <   h end <=     (upper bounds of the time window)
-//   W bucket_ns =   L lo =   H hi =   N buckets =   (hidden arguments of rocpd_utilization)
+//   a start >   b start >=   s start =     (lower bounds on a row's start)
+//   g end <     h end <=     t end =       (upper bounds on a row's end)
+//   W bucket_ns =   L lo =   H hi =   N buckets =   (hidden arguments)
 // idxNum is a bitmask of what is present.
 enum PlanBits : int {
   kPlanDb = 1,
@@ -36,35 +44,56 @@ struct PlanColumns {
 };
 
 // xBestIndex for the three tables. Returns SQLITE_CONSTRAINT for plans that leave a hidden
-// argument unusable (SQLite then tries another plan, as in ext/misc/series.c).
+// argument unusable (SQLite then tries another plan, as in ext/misc/series.c). Only `db =` under
+// BINARY collation is used to select members; everything but the arguments is re-checked.
 int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols);
 
-// The selection an xFilter call decoded: which member(s), which gpu, which time window.
-// Time constraints become a window [lo, hi): busy time is clipped to it (docs/intervals.md).
+// The selection an xFilter call decoded.
 struct OpsWindow {
   std::optional<std::string> db;
   std::optional<int64_t> gpu;
+  // The clipping window [lo, hi): busy time outside it is cut off (the arguments lo, hi).
   int64_t lo = kNoLo, hi = kNoHi;
+  // Pruning bounds from the constraints: read only ops with end >= ops_end_min and
+  // start <= ops_start_max.
+  int64_t ops_end_min = kNoLo, ops_start_max = kNoHi;
   bool nothing = false;  // contradictory or NULL constraints: no row can match
-  // Hidden arguments (rocpd_utilization only); a NULL argument leaves the value unset.
+  // Hidden arguments; a NULL argument leaves the value unset.
   std::optional<int64_t> bucket_ns, arg_lo, arg_hi, buckets;
 };
 
 OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, sqlite3_value** argv);
 
-// The members to visit (rocpd_members.db), in db order; only `db` when given.
-std::vector<std::string> member_dbs(sqlite3* conn, const std::optional<std::string>& db);
+// A member to visit: its name and ordinal (temp.rocpd_members.rowid, stable while it is one).
+struct MemberRef {
+  std::string db;
+  int64_t ordinal = 0;
+};
+// The members to visit, in db order; only `db` when given.
+std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string>& db);
 
 // First and last timestamp of the whole job (all members), for aligning buckets.
 std::optional<Interval> job_range(sqlite3* conn);
 
-// The busy intervals of each gpu of member `db` inside the window: ops read through rocpd_ops,
-// clipped to [lo, hi), merged. Gpus that have ops in the window but no busy time come with an
-// empty list. Sorted by gpu (a NULL gpu first).
+// The busy intervals of each gpu of member `db`: ops read through temp.rocpd_ops (with the
+// window's pruning bounds), clipped to [lo, hi), merged. Gpus whose ops add no busy time come
+// with an empty list. Sorted by gpu (a NULL gpu first).
 struct GpuBusy {
   std::optional<int64_t> gpu;
   std::vector<Interval> busy;
 };
 std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window);
+
+// Rowids of the computed tables: the member's ordinal (16 bits), a 16-bit slot for the gpu (its
+// id for 0..32766, NULL 32767, a hash of any other id), then the row's index within that gpu.
+// Throws when an index does not fit or two gpus of a member share a slot.
+class RowNumbering {
+ public:
+  int64_t rowid(int64_t ordinal, const std::optional<int64_t>& gpu, uint64_t index, const char* table);
+
+ private:
+  std::vector<std::pair<uint32_t, std::optional<int64_t>>> slots_;  // slot -> gpu seen in this scan
+  int64_t slots_member_ = -1;
+};
 
 }  // namespace rocpd::intervals

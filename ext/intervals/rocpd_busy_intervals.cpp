@@ -1,9 +1,10 @@
-// rocpd_busy_intervals and rocpd_gaps: eponymous-only virtual tables listing, per db and gpu,
-// the merged busy intervals of the ops in rocpd_ops and the idle gaps between them.
-//   columns: db, gpu, start, "end", duration
-// Constraints `db = x`, `gpu = x` and bounds on start/end are pushed into the rocpd_ops query
-// (idxNum/idxStr: see ops_window.h). Time bounds define a window; busy time is clipped to it, so
-// a busy interval crossing the window edge is returned cut at the edge (docs/intervals.md).
+// rocpd_busy_intervals([lo, hi]) and rocpd_gaps([lo, hi]): eponymous-only virtual tables listing,
+// per db and gpu, the merged busy intervals of the ops in rocpd_ops and the idle gaps between them.
+//   columns: db, gpu, start, "end", duration, HIDDEN lo, hi (the clipping window)
+// With lo/hi, busy time is clipped to [lo, hi) first (an interval crossing an edge is cut there).
+// Constraints on start/end filter like on a plain table; `db =`, `gpu =` and the bounds of
+// ops_window.h are pushed into the rocpd_ops query (idxNum/idxStr: see ops_window.h).
+// Rowids: the member's ordinal, the gpu's slot and the row's index (ops_window.h RowNumbering).
 #include <fmt/format.h>
 
 #include <memory>
@@ -15,8 +16,8 @@
 namespace rocpd::intervals {
 namespace {
 
-enum Column { kDb, kGpu, kStart, kEnd, kDuration };
-constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .start = kStart, .end = kEnd};
+enum Column { kDb, kGpu, kStart, kEnd, kDuration, kArgLo, kArgHi };
+constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .start = kStart, .end = kEnd, .lo = kArgLo, .hi = kArgHi};
 
 struct Table : sqlite3_vtab {
   sqlite3* conn;
@@ -26,17 +27,17 @@ struct Table : sqlite3_vtab {
 
 struct Cursor : sqlite3_vtab_cursor {
   OpsWindow window;
-  std::vector<std::string> dbs;
+  std::vector<MemberRef> dbs;
+  RowNumbering numbering;
   size_t next_db = 0;
   std::vector<GpuBusy> gpus;  // of dbs[next_db - 1]
   size_t next_gpu = 0;
   std::vector<Interval> rows;  // of gpus[next_gpu - 1]: busy intervals or gaps
   size_t row = 0;
-  sqlite3_int64 rowid = 0;
   bool eof = true;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[next_db - 1]; }
+  const std::string& db() const { return dbs[next_db - 1].db; }
   const GpuBusy& gpu() const { return gpus[next_gpu - 1]; }
 
   // Moves to the next row, loading the next gpu / member as each runs out.
@@ -52,7 +53,7 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db], window);
+      gpus = load_busy(table().conn, dbs[next_db].db, window);
       ++next_db;
       next_gpu = 0;
       rows.clear();
@@ -63,8 +64,11 @@ struct Cursor : sqlite3_vtab_cursor {
 
 int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
   return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(db TEXT, gpu INTEGER, start INTEGER, \"end\" INTEGER, duration INTEGER)");
+    int rc = sqlite3_declare_vtab(
+        db, "CREATE TABLE x(db TEXT, gpu INTEGER, start INTEGER, \"end\" INTEGER, duration INTEGER, lo HIDDEN, hi HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
+    // It reads member files: a view or trigger stored in a (possibly hostile) database may not.
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     auto table = std::make_unique<Table>();
     *static_cast<sqlite3_vtab*>(table.get()) = {};
     table->conn = db;
@@ -82,11 +86,13 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     c->window = decode_constraints(c->table().name(), idx_str, argc, argv);
-    c->dbs = c->window.nothing ? std::vector<std::string>{} : member_dbs(c->table().conn, c->window.db);
+    if (c->window.arg_lo && c->window.arg_hi && *c->window.arg_hi <= *c->window.arg_lo)
+      throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", c->table().name(), *c->window.arg_hi,
+                              *c->window.arg_lo));
+    c->dbs = c->window.nothing ? std::vector<MemberRef>{} : member_dbs(c->table().conn, c->window.db);
     c->next_db = c->next_gpu = c->row = 0;
     c->gpus.clear();
     c->rows.clear();
-    c->rowid = 0;
     c->eof = false;
     c->settle();
     return SQLITE_OK;
@@ -97,7 +103,6 @@ int next(sqlite3_vtab_cursor* cur) {
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     ++c->row;
-    ++c->rowid;
     c->settle();
     return SQLITE_OK;
   });
@@ -121,13 +126,22 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       if (iv.length() > static_cast<uint64_t>(kNoHi)) sqlite3_result_double(ctx, static_cast<double>(iv.length()));
       else sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(iv.length()));
       break;
+    case kArgLo:
+      if (c->window.arg_lo) sqlite3_result_int64(ctx, *c->window.arg_lo);
+      break;
+    case kArgHi:
+      if (c->window.arg_hi) sqlite3_result_int64(ctx, *c->window.arg_hi);
+      break;
   }
   return SQLITE_OK;
 }
 
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  *out = static_cast<Cursor*>(cur)->rowid;
-  return SQLITE_OK;
+  auto* c = static_cast<Cursor*>(cur);
+  return guard(cur->pVtab, [&] {
+    *out = c->numbering.rowid(c->dbs[c->next_db - 1].ordinal, c->gpu().gpu, c->row, c->table().name());
+    return SQLITE_OK;
+  });
 }
 
 sqlite3_module make_module() {

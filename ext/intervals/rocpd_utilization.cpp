@@ -1,7 +1,8 @@
 // rocpd_utilization(bucket_ns [, lo, hi]): per db, gpu and time bucket, the busy time inside the
 // bucket (the clipped union of the ops) and its fraction: Nsight's GPU utilization heatmap as a
 // table. `WHERE buckets = N` (or the fourth argument) asks for N equal buckets over the window
-// instead of a width (Nsight uses 30).
+// instead of a width (Nsight uses 30): they divide the window exactly, widths differing by at most
+// 1 ns, and bucket_ns reads NULL.
 //   columns: db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization,
 //            HIDDEN bucket_ns, lo, hi, buckets (the arguments; the values actually used)
 // All buckets of a query share one grid: it starts at lo, or at the job's first timestamp
@@ -37,17 +38,17 @@ struct Table : sqlite3_vtab {
 struct Cursor : sqlite3_vtab_cursor {
   OpsWindow window;
   BucketGrid grid;
-  std::vector<std::string> dbs;
+  std::vector<MemberRef> dbs;
+  RowNumbering numbering;
   size_t next_db = 0;
   std::vector<GpuBusy> gpus;
   size_t next_gpu = 0;
   std::vector<uint64_t> busy;  // per bucket of gpus[next_gpu - 1]
   size_t row = 0;
-  sqlite3_int64 rowid = 0;
   bool eof = true;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[next_db - 1]; }
+  const std::string& db() const { return dbs[next_db - 1].db; }
   const GpuBusy& gpu() const { return gpus[next_gpu - 1]; }
   int64_t bucket_index() const { return grid.first + static_cast<int64_t>(row); }
 
@@ -64,7 +65,7 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db], window);
+      gpus = load_busy(table().conn, dbs[next_db].db, window);
       ++next_db;
       next_gpu = 0;
       busy.clear();
@@ -100,18 +101,28 @@ struct Cursor : sqlite3_vtab_cursor {
     }
     if (hi <= lo) return false;  // an empty job, or a lo after the job's end
     const uint64_t span = Interval{lo, hi}.length();
-    const uint64_t width = w.bucket_ns ? static_cast<uint64_t>(*w.bucket_ns)
-                                       : span / static_cast<uint64_t>(*w.buckets) +
-                                             (span % static_cast<uint64_t>(*w.buckets) != 0);
-    const uint64_t count = span / width + (span % width != 0);
-    if (count > kMaxBuckets)
-      throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
-                              count, kMaxBuckets));
+    grid = BucketGrid{};
     grid.origin = lo;
-    grid.width = width;
     grid.first = 0;
-    grid.last = static_cast<int64_t>(count) - 1;
     grid.limit = hi;
+    if (w.buckets) {
+      const auto n = static_cast<uint64_t>(*w.buckets);
+      if (n > kMaxBuckets)
+        throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {})", kName, n, kMaxBuckets));
+      if (n > span)
+        throw Error(fmt::format("{}: {} buckets cannot divide a window of {} ns (one ns at least per bucket)", kName,
+                                n, span));
+      grid.divisions = n;
+      grid.last = static_cast<int64_t>(n) - 1;
+    } else {
+      const auto width = static_cast<uint64_t>(*w.bucket_ns);
+      const uint64_t count = span / width + (span % width != 0);
+      if (count > kMaxBuckets)
+        throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
+                                count, kMaxBuckets));
+      grid.width = width;
+      grid.last = static_cast<int64_t>(count) - 1;
+    }
     w.lo = lo;
     w.hi = hi;
     return true;
@@ -125,6 +136,8 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
         "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
         "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
+    // It reads member files: a view or trigger stored in a (possibly hostile) database may not.
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     auto table = std::make_unique<Table>();
     *static_cast<sqlite3_vtab*>(table.get()) = {};
     table->conn = db;
@@ -141,15 +154,11 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     c->window = decode_constraints(kName, idx_str, argc, argv);
-    // Time bounds on other columns are not pushed here (ops_window only sees db/gpu/arguments).
-    c->window.lo = kNoLo;
-    c->window.hi = kNoHi;
     c->next_db = c->next_gpu = c->row = 0;
     c->gpus.clear();
     c->busy.clear();
-    c->rowid = 0;
     c->eof = false;
-    c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<std::string>{};
+    c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<MemberRef>{};
     c->settle();
     return SQLITE_OK;
   });
@@ -159,7 +168,6 @@ int next(sqlite3_vtab_cursor* cur) {
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     ++c->row;
-    ++c->rowid;
     c->settle();
     return SQLITE_OK;
   });
@@ -186,7 +194,9 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kUtilization:
       sqlite3_result_double(ctx, static_cast<double>(busy) / static_cast<double>(b.length()));
       break;
-    case kArgBucketNs: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.width)); break;
+    case kArgBucketNs:
+      if (!c->grid.divisions) sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.width));
+      break;
     case kArgLo: sqlite3_result_int64(ctx, c->window.lo); break;
     case kArgHi: sqlite3_result_int64(ctx, c->window.hi); break;
     case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.count())); break;
@@ -195,8 +205,11 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
 }
 
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  *out = static_cast<Cursor*>(cur)->rowid;
-  return SQLITE_OK;
+  auto* c = static_cast<Cursor*>(cur);
+  return guard(cur->pVtab, [&] {
+    *out = c->numbering.rowid(c->dbs[c->next_db - 1].ordinal, c->gpu().gpu, c->row, kName);
+    return SQLITE_OK;
+  });
 }
 
 sqlite3_module make_module() {

@@ -14,5 +14,5 @@ FROM (SELECT db, gpu,
              max("end") FILTER (WHERE "end" >= start) - min(start) FILTER (WHERE "end" >= start) AS span_ns,
              sum(CASE WHEN "end" > start THEN "end" - start ELSE 0 END) AS sum_ns,
              count(*) AS ops
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       GROUP BY db, gpu);

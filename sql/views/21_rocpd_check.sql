@@ -8,5 +8,5 @@ SELECT db,
        count(*) FILTER (WHERE start IS NULL OR "end" IS NULL) AS null_bounds,
        count(*) FILTER (WHERE "end" < start) AS negative,
        count(*) FILTER (WHERE "end" = start) AS zero_length
-FROM rocpd_ops
+FROM temp.rocpd_ops
 GROUP BY db;

@@ -13,7 +13,7 @@ FROM (SELECT db, name,
              min(duration) AS min_ns,
              max(duration) AS max_ns,
              stddev(duration) AS stddev_ns
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       WHERE kind = 'kernel'
       GROUP BY db, name)
 ORDER BY db, total_ns DESC, name;

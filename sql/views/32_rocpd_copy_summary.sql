@@ -14,7 +14,7 @@ FROM (SELECT name,
              min(duration) AS min_ns,
              max(duration) AS max_ns,
              stddev(duration) AS stddev_ns
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       WHERE kind = 'copy'
       GROUP BY name)
 ORDER BY total_ns DESC, name;

@@ -14,6 +14,6 @@ FROM (SELECT kind, name,
              min(duration) AS min_ns,
              max(duration) AS max_ns,
              stddev(duration) AS stddev_ns
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       GROUP BY kind, name)
 ORDER BY total_ns DESC, kind, name;

@@ -17,7 +17,7 @@ FROM (SELECT db, gpu,
              coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel'), 0) AS kernel_busy_ns,
              count(*) FILTER (WHERE kind = 'copy') AS copies,
              coalesce(sum(duration) FILTER (WHERE kind = 'copy'), 0) AS copy_ns
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       GROUP BY db, gpu) AS k
-LEFT JOIN rocpd_busy AS b ON b.db = k.db AND b.gpu IS k.gpu
+LEFT JOIN temp.rocpd_busy AS b ON b.db = k.db AND b.gpu IS k.gpu
 ORDER BY k.db, k.gpu;

@@ -10,11 +10,11 @@
 CREATE TEMP VIEW IF NOT EXISTS rocpd_launch_latency AS
 WITH calls AS MATERIALIZED (
        SELECT db, correlation_id, start AS call_start, name AS api_name
-       FROM rocpd_apis
+       FROM temp.rocpd_apis
        WHERE correlation_id IS NOT NULL),
      launches AS (
        SELECT o.name, o.start - c.call_start AS latency_ns, c.api_name
-       FROM rocpd_ops AS o
+       FROM temp.rocpd_ops AS o
        JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
        WHERE o.kind = 'kernel')
 SELECT count(*) AS launches,

@@ -16,7 +16,7 @@
 CREATE TEMP VIEW IF NOT EXISTS rocpd_rank_imbalance AS
 WITH per_rank AS (
        SELECT name, db, pid, sum(duration) AS total_ns, count(*) AS instances
-       FROM rocpd_ops
+       FROM temp.rocpd_ops
        WHERE kind = 'kernel'
        GROUP BY name, db, pid),
      ranked AS (

@@ -15,7 +15,7 @@ WITH ranks AS MATERIALIZED (
               coalesce(sum(duration) FILTER (WHERE kind = 'copy'), 0) AS copy_ns,
               min(start) AS first_ns,
               max("end") AS last_ns
-       FROM rocpd_ops
+       FROM temp.rocpd_ops
        GROUP BY db, pid),
      typical AS (SELECT median(kernel_ns) AS median_kernel_ns FROM ranks)
 SELECT r.db, r.pid, r.kernels, r.kernel_ns, r.copies, r.copy_ns, r.first_ns, r.last_ns,

@@ -5,7 +5,7 @@
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_histogram AS
 SELECT h.name, b.value ->> 'lo' AS lo_ns, b.value ->> 'hi' AS hi_ns, b.value ->> 'count' AS count
 FROM (SELECT name, histogram_log2(duration) AS buckets
-      FROM rocpd_ops
+      FROM temp.rocpd_ops
       WHERE kind = 'kernel' AND duration >= 0
       GROUP BY name) AS h,
      json_each(h.buckets) AS b

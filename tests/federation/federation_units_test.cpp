@@ -43,29 +43,39 @@ uint64_t bit(int c) { return uint64_t{1} << c; }
 TEST(MemberQuery, CountNeedsNoColumnAndNoJoin) {
   const auto src = op_sources(rpd_member(2), nullptr).at(0);
   const auto q = build_member_query(src, 0, {}, false);
-  EXPECT_EQ(q.sql, "SELECT 1 FROM \"r0\".rocpd_op AS o");
+  EXPECT_EQ(q.sql, "SELECT o.id FROM \"r0\".rocpd_op AS o");
 }
 
 TEST(MemberQuery, OnlyUsedColumnsAndTheirJoins) {
   const auto src = op_sources(rpd_member(2), nullptr).at(0);
   const auto q = build_member_query(src, bit(kOpsDuration) | bit(kOpsGpu), {}, false);
-  EXPECT_EQ(q.sql, "SELECT o.gpuId, (o.\"end\" - o.start) FROM \"r0\".rocpd_op AS o");
-  EXPECT_EQ(q.select_index[kOpsGpu], 0);
-  EXPECT_EQ(q.select_index[kOpsDuration], 1);
+  // A reversed op (end < start) lasts 0 ns, as every interval function counts it.
+  EXPECT_EQ(q.sql, "SELECT o.id, o.gpuId, max(o.\"end\" - o.start, 0) FROM \"r0\".rocpd_op AS o");
+  EXPECT_EQ(q.select_index[kOpsGpu], 1);
+  EXPECT_EQ(q.select_index[kOpsDuration], 2);
   EXPECT_EQ(q.select_index[kOpsName], -1);
   const auto named = build_member_query(src, bit(kOpsName), {}, false);
-  EXPECT_NE(named.sql.find("JOIN \"r0\".rocpd_string AS t"), std::string::npos);
-  EXPECT_NE(named.sql.find("JOIN \"r0\".rocpd_string AS d"), std::string::npos);
+  // Names are LEFT JOINed: an op whose name id dangles keeps its row, with a NULL name.
+  EXPECT_NE(named.sql.find("LEFT JOIN \"r0\".rocpd_string AS t"), std::string::npos);
+  EXPECT_NE(named.sql.find("LEFT JOIN \"r0\".rocpd_string AS d"), std::string::npos);
   EXPECT_EQ(named.sql.find("rocpd_api_ops"), std::string::npos);
 }
 
 TEST(MemberQuery, ConstraintsAndRowidRange) {
   const auto src = op_sources(rpd_member(3), nullptr).at(0);
-  const auto q = build_member_query(
-      src, bit(kOpsStart), {{kOpsStart, SQLITE_INDEX_CONSTRAINT_GE}, {kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ}}, true);
+  const std::vector<PushedConstraint> pushed = {{kOpsStart, SQLITE_INDEX_CONSTRAINT_GE},
+                                                {kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ},
+                                                {kOpsName, SQLITE_INDEX_CONSTRAINT_EQ, Collation::NoCase}};
+  const auto q = build_member_query(src, bit(kOpsStart), pushed, true);
+  // The rowid always comes first: every row is numbered by it.
   EXPECT_EQ(q.sql,
-            "SELECT o.start FROM \"r0\".rocpd_op AS o WHERE o.start >= ?1 AND o.gpuId = ?2 AND o.id BETWEEN ?3 AND ?4");
-  EXPECT_EQ(q.rowid_param, 3);
+            "SELECT o.id, o.start FROM \"r0\".rocpd_op AS o LEFT JOIN \"r0\".rocpd_string AS t ON t.id = o.opType_id "
+            "LEFT JOIN \"r0\".rocpd_string AS d ON d.id = o.description_id WHERE o.start >= ?1 AND o.gpuId = ?2 AND "
+            "CASE WHEN d.string <> '' THEN d.string WHEN d.string = '' THEN t.string END = ?3 COLLATE NOCASE AND "
+            "o.id BETWEEN ?4 AND ?5");
+  EXPECT_EQ(q.rowid_index, 0);
+  EXPECT_EQ(q.select_index[kOpsStart], 1);
+  EXPECT_EQ(q.rowid_param, 4);
 }
 
 TEST(MemberQuery, SessionPidsFromTheProfile) {

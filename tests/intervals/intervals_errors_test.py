@@ -48,11 +48,12 @@ CASES = [
     ("SELECT * FROM rocpd_utilization(10, 1, 'b')", "rocpd_utilization: hi must be an integer (ns), got text 'b'"),
     ("SELECT * FROM rocpd_utilization WHERE buckets = 2.5",
      "rocpd_utilization: buckets must be an integer (a count), got real 2.5"),
-    ("SELECT * FROM rocpd_busy_intervals WHERE start > 'x'",
-     "rocpd_busy_intervals: start must be compared with a number of ns, got text"),
-    ("SELECT * FROM rocpd_gaps WHERE \"end\" < x'01'", "rocpd_gaps: end must be compared with a number of ns, got a blob"),
+    ("SELECT * FROM rocpd_utilization(NULL, 0, 10) WHERE buckets = 11",
+     "rocpd_utilization: 11 buckets cannot divide a window of 10 ns (one ns at least per bucket)"),
     ("SELECT * FROM rocpd_utilization(100, 1, 2, 3, 4)", "too many arguments on rocpd_utilization() - max 4"),
-    ("SELECT * FROM rocpd_busy_intervals(1)", "too many arguments on rocpd_busy_intervals() - max 0"),
+    ("SELECT * FROM rocpd_busy_intervals(1, 2, 3)", "too many arguments on rocpd_busy_intervals() - max 2"),
+    ("SELECT * FROM rocpd_gaps(10, 5)", "rocpd_gaps: hi (5) must be greater than lo (10)"),
+    ("SELECT * FROM rocpd_busy_intervals('a')", "rocpd_busy_intervals: lo must be an integer (ns), got text 'a'"),
 ]
 
 

@@ -150,7 +150,7 @@ class GroundTruth(unittest.TestCase):
         for key, total in sums.items():
             self.assertEqual(total, clipped[key], key)
 
-    def test_time_window_clips_busy_intervals_and_gaps(self):
+    def test_lo_hi_clip_busy_intervals_and_gaps(self):
         con, truth = open_set("same_rocpd")
         for (db, gpu), t in list(truth_gpus(truth).items())[:6]:
             span = t["last_ns"] - t["first_ns"]
@@ -158,32 +158,51 @@ class GroundTruth(unittest.TestCase):
             union = con.execute('SELECT interval_union(start, "end", ?, ?) FROM rocpd_ops WHERE db = ? AND gpu = ?',
                                 (t1, t2, db, gpu)).fetchone()[0]
             with self.subTest(db=db, gpu=gpu):
-                rows = con.execute('SELECT start, "end", duration FROM rocpd_busy_intervals '
-                                   'WHERE db = ? AND gpu = ? AND "end" > ? AND start < ? ORDER BY start',
-                                   (db, gpu, t1, t2)).fetchall()
+                rows = con.execute('SELECT start, "end", duration FROM rocpd_busy_intervals(?, ?) '
+                                   'WHERE db = ? AND gpu = ? ORDER BY start', (t1, t2, db, gpu)).fetchall()
                 self.assertEqual(sum(r[2] for r in rows), union)
                 self.assertTrue(all(t1 <= s < e <= t2 for s, e, _ in rows))
-                # The same window written with >= / <= on the other column, and as reals.
-                same = con.execute('SELECT sum(duration) FROM rocpd_busy_intervals '
-                                   'WHERE db = ? AND gpu = ? AND start >= ? AND "end" <= ?', (db, gpu, t1, t2)).fetchone()[0]
-                self.assertEqual(same, union)
-                real = con.execute('SELECT sum(duration) FROM rocpd_busy_intervals '
-                                   'WHERE db = ? AND gpu = ? AND start >= ? AND "end" <= ?',
-                                   (db, gpu, float(t1) - 0.5, float(t2) + 0.5)).fetchone()[0]
-                self.assertEqual(real, union)
                 gaps = con.execute('SELECT sum(duration), min(start), max("end") FROM rocpd_gaps '
-                                   'WHERE db = ? AND gpu = ? AND "end" > ? AND start < ?', (db, gpu, t1, t2)).fetchone()
+                                   'WHERE lo = ? AND hi = ? AND db = ? AND gpu = ?', (t1, t2, db, gpu)).fetchone()
                 self.assertEqual(gaps[0] + union, rows[-1][1] - rows[0][0], "gaps fill the holes between busy pieces")
-                # Strict bounds on start: a piece never starts at the excluded instant.
-                strict = con.execute('SELECT min(start) FROM rocpd_busy_intervals WHERE db = ? AND gpu = ? AND start > ?',
-                                     (db, gpu, t1)).fetchone()[0]
-                self.assertGreater(strict, t1)
                 # Whole timeline = window before t1 + window from t1.
-                before = con.execute('SELECT total(duration) FROM rocpd_busy_intervals WHERE db = ? AND gpu = ? AND "end" <= ?',
-                                     (db, gpu, t1)).fetchone()[0]
-                after = con.execute('SELECT total(duration) FROM rocpd_busy_intervals WHERE db = ? AND gpu = ? AND start >= ?',
-                                    (db, gpu, t1)).fetchone()[0]
+                before = con.execute('SELECT total(duration) FROM rocpd_busy_intervals(NULL, ?) WHERE db = ? AND gpu = ?',
+                                     (t1, db, gpu)).fetchone()[0]
+                after = con.execute('SELECT total(duration) FROM rocpd_busy_intervals(?) WHERE db = ? AND gpu = ?',
+                                    (t1, db, gpu)).fetchone()[0]
                 self.assertEqual(before + after, t["busy_ns"])
+
+    def test_start_end_constraints_filter_like_a_plain_table(self):
+        # Brute force: merge each gpu's ops in Python, then filter the merged intervals.
+        con, truth = open_set("mixed8")
+        ops = {}
+        for db, gpu, s, e in con.execute('SELECT db, gpu, start, "end" FROM rocpd_ops'):
+            if s is not None and e is not None and e > s:
+                ops.setdefault((db, gpu), []).append((s, e))
+        merged = {}
+        for key, ivs in ops.items():
+            out = []
+            for s, e in sorted(ivs):
+                if out and s <= out[-1][1]:
+                    out[-1][1] = max(out[-1][1], e)
+                else:
+                    out.append([s, e])
+            merged[key] = [tuple(i) for i in out]
+        gaps = {k: [(a[1], b[0]) for a, b in zip(v, v[1:])] for k, v in merged.items()}
+        (db, gpu), ivs = sorted(merged.items())[3]
+        t1 = ivs[len(ivs) // 3][0] - 1
+        t2 = ivs[2 * len(ivs) // 3][1] + 1
+        for table, expected in (("rocpd_busy_intervals", merged), ("rocpd_gaps", gaps)):
+            for where, keep in (("start >= ?1", lambda s, e: s >= t1), ("start > ?1", lambda s, e: s > t1),
+                                ('"end" <= ?2', lambda s, e: e <= t2), ('"end" < ?2', lambda s, e: e < t2),
+                                ('start >= ?1 AND "end" <= ?2', lambda s, e: s >= t1 and e <= t2),
+                                ('"end" > ?1 AND start < ?2', lambda s, e: e > t1 and s < t2),
+                                ("start = ?3", lambda s, e: s == expected[(db, gpu)][1][0])):
+                with self.subTest(table=table, where=where):
+                    got = con.execute(f'SELECT start, "end" FROM {table} WHERE db = ?4 AND gpu = ?5 AND {where} '
+                                      'ORDER BY start', (t1, t2, expected[(db, gpu)][1][0], db, gpu)).fetchall()
+                    self.assertEqual(got, [iv for iv in expected[(db, gpu)] if keep(*iv)])
+                    self.assertTrue(got)
 
     def test_constraints_are_pushed_down(self):
         con, _ = open_set("mixed8")
@@ -192,12 +211,16 @@ class GroundTruth(unittest.TestCase):
         def index(sql):  # (idxNum, sorted idxStr codes); the code order follows SQLite's constraint order
             m = re.search(r"VIRTUAL TABLE INDEX (\d+):(\w*)", plan(sql))
             return int(m.group(1)), "".join(sorted(m.group(2)))
+        # Only bounds that cannot change a row they let through prune the ops read (ops_window.h).
         self.assertEqual(index("SELECT * FROM rocpd_busy_intervals WHERE db = 'rank1' AND gpu = 2 AND \"end\" > 5 AND start < 9"),
-                         (1 | 2 | 4 | 8, "DGce"))
+                         (1 | 2, "DG"))
         self.assertEqual(index("SELECT * FROM rocpd_gaps WHERE db = 'rank1' AND gpu = 2 AND start >= 3 AND \"end\" <= 7"),
                          (1 | 2 | 4 | 8, "DGbh"))
         self.assertEqual(index("SELECT * FROM rocpd_gaps WHERE gpu = 2 AND start > 3 AND \"end\" >= 4 AND start <= 6 AND \"end\" < 9"),
-                         (2 | 4 | 8, "Gadfg"))
+                         (2 | 4 | 8, "Gag"))
+        self.assertEqual(index("SELECT * FROM rocpd_busy_intervals(5, 9) WHERE db = 'x'"), (1 | 32 | 64, "DHL"))
+        # db under another collation is not a member selector: SQLite compares it.
+        self.assertEqual(index("SELECT * FROM rocpd_busy_intervals WHERE db = 'X' COLLATE NOCASE"), (0, ""))
         self.assertEqual(index("SELECT * FROM rocpd_utilization(1000, 5, 900) WHERE db = 'x'"), (1 | 16 | 32 | 64, "DHLW"))
         self.assertEqual(index("SELECT * FROM rocpd_utilization WHERE buckets = 30 AND gpu = 1"), (2 | 128, "GN"))
         # Arguments taken from another table: only plans that bind them are accepted.

@@ -1,0 +1,144 @@
+#include "common/affinity.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace rocpd {
+
+namespace {
+
+bool contains(std::string_view upper, std::string_view what) { return upper.find(what) != std::string_view::npos; }
+
+// SQLite's REAL -> INTEGER rule for INTEGER and NUMERIC affinity (sqlite3VdbeIntegerAffinity):
+// a whole number strictly inside the int64 range becomes that integer.
+bool real_as_integer(double r, sqlite3_int64& out) {
+  if (!std::isfinite(r) || r != std::trunc(r)) return false;
+  if (!(r > -9223372036854775808.0 && r < 9223372036854775808.0)) return false;
+  const auto i = static_cast<sqlite3_int64>(r);
+  if (i == INT64_MIN || i == INT64_MAX) return false;
+  out = i;
+  return true;
+}
+
+void set_real(StoredValue& v, double d, Affinity a) {
+  if (a != Affinity::Real && real_as_integer(d, v.i)) {
+    v.type = SQLITE_INTEGER;
+  } else {
+    v.type = SQLITE_FLOAT;
+    v.d = d;
+  }
+}
+
+void set_bytes(StoredValue& v, int type, const void* p, int n) {
+  v.type = type;
+  v.bytes = p;
+  v.length = n;
+}
+
+}  // namespace
+
+Affinity affinity_of(std::string_view declared) {
+  std::string up(declared);
+  for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (contains(up, "INT")) return Affinity::Integer;
+  if (contains(up, "CHAR") || contains(up, "CLOB") || contains(up, "TEXT")) return Affinity::Text;
+  if (up.empty() || contains(up, "BLOB")) return Affinity::Blob;
+  if (contains(up, "REAL") || contains(up, "FLOA") || contains(up, "DOUB")) return Affinity::Real;
+  return Affinity::Numeric;
+}
+
+const char* affinity_keyword(Affinity a) {
+  switch (a) {
+    case Affinity::Integer: return "INTEGER";
+    case Affinity::Text: return "TEXT";
+    case Affinity::Real: return "REAL";
+    case Affinity::Numeric: return "NUMERIC";
+    case Affinity::Blob: return "";
+  }
+  return "";
+}
+
+StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
+  StoredValue v;
+  const int type = sqlite3_column_type(stmt, col);
+  switch (type) {
+    case SQLITE_NULL: return v;
+    case SQLITE_INTEGER:
+      if (a == Affinity::Text) {
+        // SQLite's own integer -> text conversion, as storing into a TEXT column does.
+        const auto* t = sqlite3_column_text(stmt, col);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+      } else if (a == Affinity::Real) {
+        v.type = SQLITE_FLOAT;
+        v.d = static_cast<double>(sqlite3_column_int64(stmt, col));
+      } else {
+        v.type = SQLITE_INTEGER;
+        v.i = sqlite3_column_int64(stmt, col);
+      }
+      return v;
+    case SQLITE_FLOAT:
+      if (a == Affinity::Text) {
+        const auto* t = sqlite3_column_text(stmt, col);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+      } else if (a == Affinity::Blob) {
+        v.type = SQLITE_FLOAT;
+        v.d = sqlite3_column_double(stmt, col);
+      } else {
+        set_real(v, sqlite3_column_double(stmt, col), a);
+      }
+      return v;
+    case SQLITE_TEXT:
+      if (numeric_affinity(a)) {
+        // Text that reads as a number is stored as that number (SQLite applies the conversion
+        // itself, so its exact rules hold).
+        v.holder = dup_value(sqlite3_column_value(stmt, col));
+        const int t = sqlite3_value_numeric_type(v.holder.get());
+        if (t == SQLITE_INTEGER) {
+          if (a == Affinity::Real) {
+            v.type = SQLITE_FLOAT;
+            v.d = static_cast<double>(sqlite3_value_int64(v.holder.get()));
+          } else {
+            v.type = SQLITE_INTEGER;
+            v.i = sqlite3_value_int64(v.holder.get());
+          }
+          return v;
+        }
+        if (t == SQLITE_FLOAT) {
+          set_real(v, sqlite3_value_double(v.holder.get()), a);
+          return v;
+        }
+        set_bytes(v, SQLITE_TEXT, sqlite3_value_text(v.holder.get()), sqlite3_value_bytes(v.holder.get()));
+        return v;
+      }
+      {
+        const auto* t = sqlite3_column_text(stmt, col);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+      }
+      return v;
+    default: {
+      const void* b = sqlite3_column_blob(stmt, col);
+      set_bytes(v, SQLITE_BLOB, b, sqlite3_column_bytes(stmt, col));
+      return v;
+    }
+  }
+}
+
+void result_stored(sqlite3_context* ctx, const StoredValue& v) {
+  switch (v.type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, v.i); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, v.d); break;
+    case SQLITE_TEXT:
+      sqlite3_result_text(ctx, static_cast<const char*>(v.bytes), v.length, SQLITE_TRANSIENT);
+      break;
+    case SQLITE_BLOB:
+      // A zero-length blob has a null pointer: sqlite3_result_blob would make it NULL.
+      if (v.length == 0) sqlite3_result_zeroblob(ctx, 0);
+      else sqlite3_result_blob(ctx, v.bytes, v.length, SQLITE_TRANSIENT);
+      break;
+    default: sqlite3_result_null(ctx); break;
+  }
+}
+
+}  // namespace rocpd

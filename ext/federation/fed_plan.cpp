@@ -1,0 +1,123 @@
+#include "federation/fed_plan.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+
+namespace rocpd::federation {
+
+namespace {
+
+int column_by_name(const CanonicalTable& t, std::string_view name) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (name == t.columns[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+// The built-in collations we can ask a member to apply; false for any other.
+bool known_collation(const char* name, Collation& out) {
+  if (!name || sqlite3_stricmp(name, "BINARY") == 0) out = Collation::Binary;
+  else if (sqlite3_stricmp(name, "NOCASE") == 0) out = Collation::NoCase;
+  else if (sqlite3_stricmp(name, "RTRIM") == 0) out = Collation::RTrim;
+  else return false;
+  return true;
+}
+
+// Columns whose equality is (almost always) a key lookup in the members: their primary key, or
+// a lookup the cursor's index answers after a few repeats.
+bool key_column(const CanonicalTable& t, int col) {
+  const std::string_view name = t.columns[static_cast<size_t>(col)].name;
+  return name == "correlation_id" || name == "op_id" || name == "api_id";
+}
+
+}  // namespace
+
+void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est) {
+  std::string cons;
+  int argv = 0;
+  double members = est.members;
+  double rows = est.members * est.rows_per_member;
+  bool key_lookup = false;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (!c.usable || c.iColumn < 0 || c.iColumn == t.derived_col) continue;
+    const char* op = constraint_sql_op(c.op);
+    if (!op) continue;
+    const auto& column = t.columns[static_cast<size_t>(c.iColumn)];
+    Collation coll = Collation::Binary;
+    // Text comparisons under a collation the members cannot apply stay with SQLite alone.
+    if (column.text && !known_collation(sqlite3_vtab_collation(info, i), coll)) continue;
+    info->aConstraintUsage[i].argvIndex = ++argv;
+    const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
+    info->aConstraintUsage[i].omit = db_eq && coll == Collation::Binary ? 1 : 0;
+    info->idxNum |= 1 << c.iColumn;
+    if (!cons.empty()) cons += ',';
+    cons += column.name;
+    if (std::isalpha(static_cast<unsigned char>(op[0]))) cons += ' ';  // "name LIKE"
+    cons += op;
+    if (coll == Collation::NoCase) cons += "/n";
+    if (coll == Collation::RTrim) cons += "/r";
+    if (db_eq) {
+      if (members > 1) {
+        rows /= members;
+        members = 1;
+      }
+    } else if (c.op == SQLITE_INDEX_CONSTRAINT_EQ && !column.text && key_column(t, c.iColumn)) {
+      key_lookup = true;
+    } else if (c.iColumn == t.start_col || c.iColumn == t.end_col) {
+      rows /= 4;
+    } else if (c.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      rows /= 10;
+    } else {
+      rows /= 1.5;
+    }
+  }
+  uint64_t used = info->colUsed;
+  // The derived column (demangled) is computed from its source column.
+  if (t.derived_col >= 0 && (used & (uint64_t{1} << t.derived_col))) used |= uint64_t{1} << t.derived_from;
+  info->idxStr = sqlite3_mprintf("used=%llx;%s", static_cast<unsigned long long>(used), cons.c_str());
+  if (!info->idxStr) throw std::bad_alloc();
+  info->needToFreeIdxStr = 1;
+  if (key_lookup) {
+    // One member statement step (or one hash probe) per member: the inner side of a join.
+    info->estimatedRows = static_cast<sqlite3_int64>(members < 1 ? 1 : members);
+    info->estimatedCost = 10.0 * members;
+  } else {
+    info->estimatedRows = static_cast<sqlite3_int64>(rows < 1 ? 1 : rows);
+    info->estimatedCost = rows + 1000.0 * members;
+  }
+}
+
+Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
+  Plan plan;
+  std::string_view s = idx_str ? idx_str : "";
+  if (s.substr(0, 5) != "used=") throw Error("rocpd: malformed plan string");
+  const size_t semi = s.find(';');
+  plan.used = std::stoull(std::string(s.substr(5, semi - 5)), nullptr, 16);
+  if (semi == std::string_view::npos) return plan;
+  std::string_view rest = s.substr(semi + 1);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    Collation coll = Collation::Binary;
+    if (item.size() > 2 && item[item.size() - 2] == '/') {
+      coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
+      item.remove_suffix(2);
+    }
+    size_t n = 0;
+    // Column names are lower case; the operator starts at the first other character.
+    while (n < item.size() && (std::islower(static_cast<unsigned char>(item[n])) || item[n] == '_')) ++n;
+    const int col = column_by_name(t, item.substr(0, n));
+    std::string_view op_text = item.substr(n);
+    if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
+    const unsigned char op = constraint_op_from_sql(op_text);
+    if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
+    plan.constraints.push_back({col, op, coll});
+    if (comma == std::string_view::npos) break;
+    rest = rest.substr(comma + 1);
+  }
+  return plan;
+}
+
+}  // namespace rocpd::federation

@@ -1,0 +1,43 @@
+// Query plans of rocpd_ops / rocpd_apis: what xBestIndex offers SQLite and xFilter reads back.
+//
+// idxNum: bit i set <=> a constraint on canonical column i is handed to xFilter.
+// idxStr: "used=<hex column mask>;<column><op>[/<collation>],..." in argv order, op one of
+//         = > >= < <= <> LIKE GLOB (a space before LIKE/GLOB), collation n (NOCASE) or r (RTRIM)
+//         when not BINARY. Visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>".
+//
+// Which constraints are omitted (not re-checked by SQLite): only `db = x` under BINARY collation,
+// which selects members and is applied exactly. Every other constraint is also compared inside
+// the members' queries when that comparison keeps every row SQLite's would (same collation,
+// numbers against numeric columns, text against text ones; never LIKE/GLOB when the connection
+// overrides those functions), and SQLite re-checks it on the rows returned.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "federation/canonical_tables.h"
+#include "federation/member_sql.h"
+
+namespace rocpd::federation {
+
+struct PlannedConstraint {
+  int column;
+  unsigned char op;  // SQLITE_INDEX_CONSTRAINT_*
+  Collation collation = Collation::Binary;
+};
+
+struct Plan {
+  uint64_t used = 0;                          // canonical columns the statement reads
+  std::vector<PlannedConstraint> constraints;  // in argv order
+};
+
+// What the cost model knows about the members without reading them.
+struct PlanEstimates {
+  double members = 1;
+  double rows_per_member = 100000;
+};
+
+// xBestIndex: fills `info` (argv indexes, omit flags, idxNum/idxStr, costs).
+void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est);
+Plan parse_plan(const CanonicalTable& t, const char* idx_str);
+
+}  // namespace rocpd::federation

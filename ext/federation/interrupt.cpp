@@ -1,0 +1,67 @@
+#include "federation/interrupt.h"
+
+namespace rocpd::federation {
+
+namespace {
+// How stale the host flag may get: well inside the 0.5 s promise, rare enough to cost nothing.
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+// Virtual-machine steps between progress callbacks on member connections.
+constexpr int kProgressSteps = 1000;
+
+// True when the host connection has been interrupted. SQLite 3.40 has no sqlite3_is_interrupted():
+// while a statement of the host runs (ours does), the flag stays set and any statement started on
+// the host fails with SQLITE_INTERRUPT at its first step.
+bool host_interrupted(sqlite3* host) {
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v2(host, "SELECT 1", -1, &raw, nullptr);
+  Stmt stmt(raw);
+  if (rc == SQLITE_OK) rc = sqlite3_step(stmt.get());
+  return rc == SQLITE_INTERRUPT;
+}
+}  // namespace
+
+bool InterruptWatch::poll() {
+  if (stopped()) return true;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_poll_) return false;
+  next_poll_ = now + kPollInterval;
+  if (host_interrupted(host_)) stop();
+  return stopped();
+}
+
+void InterruptWatch::check() {
+  if (poll()) raise();
+}
+
+void InterruptWatch::raise() { throw Error("interrupted", SQLITE_INTERRUPT); }
+
+ProgressGuard::ProgressGuard(sqlite3* member_db, InterruptWatch* watch, bool host_thread) {
+  if (!member_db || !watch) return;
+  db_ = member_db;
+  context_ = std::make_unique<Context>(Context{watch, host_thread});
+  sqlite3_progress_handler(
+      db_, kProgressSteps,
+      [](void* p) -> int {
+        auto* c = static_cast<Context*>(p);
+        return c->host_thread ? c->watch->poll() : c->watch->stopped();
+      },
+      context_.get());
+}
+
+ProgressGuard& ProgressGuard::operator=(ProgressGuard&& o) noexcept {
+  if (this != &o) {
+    release();
+    db_ = o.db_;
+    context_ = std::move(o.context_);
+    o.db_ = nullptr;
+  }
+  return *this;
+}
+
+void ProgressGuard::release() noexcept {
+  if (db_) sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+  db_ = nullptr;
+  context_.reset();
+}
+
+}  // namespace rocpd::federation

@@ -1,0 +1,62 @@
+// Stopping long member work when the user interrupts the host connection.
+//
+// sqlite3_interrupt() (Ctrl-C in the shell, Connection.interrupt() in Python) sets a flag on the
+// host connection only. Opened members are read on private connections, by the host thread or by
+// prefetch threads, which never see that flag. An InterruptWatch carries it over: the host thread
+// polls the host's flag (at most every few milliseconds) and raises a shared stop flag that the
+// progress handlers of the member connections check, so any query stops within a fraction of a
+// second (docs/federation.md, "Guarantees").
+#pragma once
+#include <atomic>
+#include <chrono>
+
+#include "common/sqlite_util.h"
+
+namespace rocpd::federation {
+
+class InterruptWatch {
+ public:
+  explicit InterruptWatch(sqlite3* host) : host_(host) {}
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+
+  // Host thread only. Looks at the host connection's interrupt flag when the last look is older
+  // than the poll interval; returns true (and stays stopped) once it was set.
+  bool poll();
+  // Host thread only: poll() and throw the "interrupted" error if the host was interrupted.
+  void check();
+  bool stopped() const noexcept { return stopped_.load(std::memory_order_relaxed); }
+  void stop() noexcept { stopped_.store(true, std::memory_order_relaxed); }
+  // The error every interrupted query ends with (SQLITE_INTERRUPT, as SQLite's own).
+  [[noreturn]] static void raise();
+
+ private:
+  sqlite3* host_;
+  std::atomic<bool> stopped_{false};
+  std::chrono::steady_clock::time_point next_poll_{};
+};
+
+// While alive, a progress handler on `member_db` stops its statements when `watch` says so: on
+// the host thread it polls the host connection itself, on other threads it reads the stop flag.
+// Never installed on the host connection (attached members): the host's own flag stops those,
+// and the user's progress handler stays untouched.
+class ProgressGuard {
+ public:
+  ProgressGuard() = default;
+  ProgressGuard(sqlite3* member_db, InterruptWatch* watch, bool host_thread);
+  ProgressGuard(ProgressGuard&& o) noexcept { *this = std::move(o); }
+  ProgressGuard& operator=(ProgressGuard&& o) noexcept;
+  ~ProgressGuard() { release(); }
+
+ private:
+  void release() noexcept;
+  sqlite3* db_ = nullptr;
+  // The handler's argument; heap-held so that moving the guard keeps the pointer valid.
+  struct Context {
+    InterruptWatch* watch;
+    bool host_thread;
+  };
+  std::unique_ptr<Context> context_;
+};
+
+}  // namespace rocpd::federation

@@ -1,0 +1,20 @@
+// Opening a member file on a private read-only connection without creating anything beside it.
+//
+// A plain read-only open of a WAL-mode database creates `-wal` and `-shm` files next to it (or
+// fails in a read-only directory). So: a WAL-mode file whose `-wal` is missing or empty holds all
+// its content in the main file and is opened `immutable` (no locks, no side files); one with
+// committed content still in its `-wal` is read through the existing `-shm`; with a non-empty `-wal`
+// and no `-shm`, reading would create the `-shm`, so the member is refused with the remedy.
+#pragma once
+#include <string>
+
+#include "common/sqlite_util.h"
+#include "federation/member_files.h"
+
+namespace rocpd::federation {
+
+// Opens `path` read-only (through `vfs` when not empty) with the options above. `who` prefixes
+// errors ("rocpd_open: 'x.rpd'", "member r0 (x.rpd)"); errors carry the system's reason.
+Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who);
+
+}  // namespace rocpd::federation

@@ -1,0 +1,56 @@
+#include "federation/member_query.h"
+
+#include <fmt/format.h>
+
+#include "federation/member_files.h"
+
+namespace rocpd::federation {
+
+void OpenMemberQuery::rebind(std::span<const PushedConstraint> pushed, int64_t lo, int64_t hi) {
+  sqlite3_reset(stmt.get());
+  for (size_t i = 0; i < bound.size(); ++i)
+    if (const auto* v = pushed[bound[i]].value) sqlite3_bind_value(stmt.get(), static_cast<int>(i + 1), v);
+  if (query.rowid_param) {
+    sqlite3_bind_int64(stmt.get(), query.rowid_param, lo);
+    sqlite3_bind_int64(stmt.get(), query.rowid_param + 1, hi);
+  }
+}
+
+std::string member_label(const Member& m) {
+  return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
+}
+
+OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, const Profile* profile, sqlite3* db,
+                                  int source, uint64_t used, std::span<const PushedConstraint> pushed, bool ranged,
+                                  int64_t lo, int64_t hi) {
+  auto fail = [&](const Error& e) {
+    return Error(fmt::format("{}: {}: {}{}", t.name, member_label(m), e.what(), zstd_reason(m.path)), e.code());
+  };
+  try {
+    OpenMemberQuery q;
+    std::vector<PushedConstraint> effective;
+    if (!m.info.loose_types) {
+      const auto probe_sources = sources_for(t.kind, m, profile, nullptr);
+      const uint64_t unpushable = probe_sources.at(static_cast<size_t>(source)).unpushable;
+      for (size_t i = 0; i < pushed.size(); ++i) {
+        if (unpushable & (uint64_t{1} << pushed[i].column)) continue;
+        effective.push_back(pushed[i]);
+        q.bound.push_back(i);
+      }
+    }
+    const auto sources = sources_for(t.kind, m, profile, uses_kind(t.kind, used, effective) ? db : nullptr);
+    q.query = build_member_query(sources.at(static_cast<size_t>(source)), used, effective, ranged);
+    q.stmt = prepare(db, q.query.sql);
+    q.rebind(pushed, lo, hi);
+    q.affinity.assign(static_cast<size_t>(sqlite3_column_count(q.stmt.get())), Affinity::Blob);
+    q.affinity[static_cast<size_t>(q.query.rowid_index)] = Affinity::Integer;
+    for (size_t c = 0; c < q.query.select_index.size(); ++c)
+      if (q.query.select_index[c] >= 0)
+        q.affinity[static_cast<size_t>(q.query.select_index[c])] = t.columns[c].affinity();
+    return q;
+  } catch (const Error& e) {
+    throw fail(e);
+  }
+}
+
+}  // namespace rocpd::federation

@@ -1,0 +1,33 @@
+// One member source's query of a canonical table, prepared and bound on a member connection:
+// what the inline reader, the prefetch threads and the lookup index all run.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "federation/canonical_tables.h"
+#include "federation/member_sql.h"
+
+namespace rocpd::federation {
+
+struct OpenMemberQuery {
+  MemberQuery query;
+  Stmt stmt;
+  std::vector<Affinity> affinity;  // per result column, as the canonical column stores it
+  std::vector<size_t> bound;       // which of the `pushed` constraints are bound, as ?1..?n
+
+  // Binds `pushed` values again (same plan, new values), then the rowid range if ranged.
+  void rebind(std::span<const PushedConstraint> pushed, int64_t lo = 0, int64_t hi = 0);
+};
+
+// Builds, prepares and binds the query of `source` of member `m` selecting `used` columns with
+// the `pushed` constraints that may be compared inside this member (none for a loosely typed
+// member; none on the source's unpushable columns), restricted to the rowid range [lo, hi]
+// when `ranged`. `db` is the member's connection. Errors name the table and the member.
+OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, const Profile* profile, sqlite3* db,
+                                  int source, uint64_t used, std::span<const PushedConstraint> pushed, bool ranged,
+                                  int64_t lo = 0, int64_t hi = 0);
+
+std::string member_label(const Member& m);
+
+}  // namespace rocpd::federation

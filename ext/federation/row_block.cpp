@@ -1,0 +1,39 @@
+#include "federation/row_block.h"
+
+namespace rocpd::federation {
+
+void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
+  for (size_t c = 0; c < width; ++c) {
+    const StoredValue v = stored_value(stmt, static_cast<int>(c), affinity[c]);
+    Cell cell;
+    cell.type = v.type;
+    if (v.type == SQLITE_INTEGER) {
+      cell.i = v.i;
+    } else if (v.type == SQLITE_FLOAT) {
+      cell.d = v.d;
+    } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
+      cell.offset = arena.size();
+      cell.length = static_cast<uint32_t>(v.length);
+      if (v.length) arena.append(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+    }
+    cells.push_back(cell);
+  }
+  ++rows;
+}
+
+void RowBlock::result(sqlite3_context* ctx, const Cell& c) const {
+  switch (c.type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, c.i); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, c.d); break;
+    case SQLITE_TEXT:
+      sqlite3_result_text(ctx, arena.data() + c.offset, static_cast<int>(c.length), SQLITE_TRANSIENT);
+      break;
+    case SQLITE_BLOB:
+      if (c.length == 0) sqlite3_result_zeroblob(ctx, 0);
+      else sqlite3_result_blob(ctx, arena.data() + c.offset, static_cast<int>(c.length), SQLITE_TRANSIENT);
+      break;
+    default: break;
+  }
+}
+
+}  // namespace rocpd::federation

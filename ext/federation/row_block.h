@@ -1,0 +1,38 @@
+// Rows copied out of member statements into flat cells: what prefetch threads hand to the host
+// thread and what the lookup index keeps. Values are converted as the canonical column's declared
+// type would store them (common/affinity.h), so a copied row reads exactly like a stored one.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/affinity.h"
+
+namespace rocpd::federation {
+
+// One value (text and blobs live in the block's arena).
+struct Cell {
+  int type = SQLITE_NULL;
+  int64_t i = 0;
+  double d = 0;
+  uint64_t offset = 0;
+  uint32_t length = 0;
+};
+
+struct RowBlock {
+  size_t width = 0;  // cells per row: the member query's result columns
+  std::vector<Cell> cells;
+  std::string arena;
+  size_t rows = 0;
+
+  // Appends the current row of `stmt`; result column c is stored with affinity[c].
+  void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
+  const Cell& at(size_t row, size_t col) const { return cells[row * width + col]; }
+  std::string_view text(const Cell& c) const { return {arena.data() + c.offset, c.length}; }
+  size_t bytes() const { return cells.capacity() * sizeof(Cell) + arena.capacity(); }
+  void result(sqlite3_context* ctx, const Cell& c) const;
+};
+
+}  // namespace rocpd::federation
