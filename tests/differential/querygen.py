@@ -569,8 +569,11 @@ class Gen:
             ref = "%s.%s" % (a, q(c.name))
             mixed |= c.mixed
             if allow_expr and self.chance(0.15):
-                ref = self.r.choice(("typeof(%s)", "length(%s)", "%s + 1", "upper(%s)", "hex(%s)", "%s IS NULL",
-                                     "CAST(%s AS TEXT)", "%s * 1.0", "quote(%s)")) % ref
+                f = self.r.choice(("typeof(%s)", "length(%s)", "%s + 1", "upper(%s)", "hex(%s)", "%s IS NULL",
+                                   "CAST(%s AS TEXT)", "%s * 1.0", "quote(%s)"))
+                # '12' + 1 and 12.0 + 1 are equal values of two types: no DISTINCT or LIMIT over them.
+                mixed |= f == "%s + 1" and c.affinity != "INTEGER"
+                ref = f % ref
             items.append(ref)
         return items, mixed
 
