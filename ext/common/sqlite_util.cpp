@@ -31,6 +31,8 @@ bool step(sqlite3_stmt* stmt, std::string_view what) {
   int rc = sqlite3_step(stmt);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
+  // An interrupt ends the whole query with SQLite's own message, whichever statement saw it.
+  if (rc == SQLITE_INTERRUPT) throw Error("interrupted", SQLITE_INTERRUPT);
   throw Error(with_context(what, sqlite3_errmsg(sqlite3_db_handle(stmt))), rc);
 }
 

@@ -265,7 +265,17 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
     for (const auto& file : files) {
       if (watch) watch->check();
       if (!known.insert(canonical_path(file)).second) continue;  // already a member: never count it twice
-      auto m = open_file(file, unique_alias(alias_stem(file), taken), watch);
+      const std::string alias = unique_alias(alias_stem(file), taken);
+      MemberPtr m;
+      try {
+        m = open_file(file, alias, watch);
+      } catch (const OutOfDescriptors&) {
+        // The probing connections kept so far hold descriptors too: let them go, then retry.
+        for (auto& a : added) a->conn.reset();
+        kept = 0;
+        trim_pool(0);
+        m = open_file(file, alias, watch);
+      }
       m->ordinal = take_ordinal();
       // Keep the probing connection only while the pool has room.
       if (open_connections_ + kept >= max_open_connections) m->conn.reset();

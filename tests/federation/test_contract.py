@@ -1,0 +1,428 @@
+"""The virtual-table contract and hostile input (issue 8): every federated table answers like a plain
+table holding the same rows, and no file, argument or fault crashes, hangs or gives a silently wrong
+number. One test (or more) per defect measured; expected values come from plain copies of the same
+rows, from rows written by hand, or from a brute-force computation here (run by /usr/bin/python3)."""
+import os
+import resource
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rocpd_testlib import EXT, SHARED_DATA, connect, generate, main, set_files  # noqa: E402
+from tiny_traces import make_rpd  # noqa: E402
+
+
+def rows(con, sql, args=()):
+    return con.execute(sql, args).fetchall()
+
+
+def mixed_con():
+    """mixed8 (rpd v2/v3 and rocprofv3 files) opened, one more set attached."""
+    con = connect()
+    con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files("mixed8")[0]),))
+    con.execute("ATTACH ? AS att", (set_files("same_rocpd")[0],))
+    return con
+
+
+class RowidsAndOrPlans(unittest.TestCase):
+    """Defect 1: SQLite's multi-index OR plan de-duplicates by rowid."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.con = mixed_con()
+        cls.con.execute("CREATE VIRTUAL TABLE temp.u USING rocpd_union(rocpd_op)")
+
+    TABLES = {
+        "rocpd_ops": ("db = 'rank1' OR gpu = 0", "db = 'rank1'"),
+        "rocpd_apis": ("db = 'rank2' OR tid = (SELECT min(tid) FROM rocpd_apis)", "db = 'rank2'"),
+        "temp.u": ("db = 'rank0' OR gpuId = 1", "db = 'rank0'"),
+        "rocpd_busy_intervals": ("db = 'rank1' OR gpu = 0", "db = 'rank1'"),
+        "rocpd_gaps": ("db = 'rank1' OR gpu = 0", "db = 'rank1'"),
+        "rocpd_utilization(1000000)": ("db = 'rank1' OR gpu = 0", "db = 'rank1'"),
+        "rocpd_union('top')": ("db = 'rank1' OR calls = 1", "db = 'rank1'"),
+        "rocpd_members": ("db = 'rank1' OR format = 'rocpd'", "db = 'rank1'"),
+    }
+
+    def test_or_keeps_every_row(self):
+        for i, (table, (where, _)) in enumerate(self.TABLES.items()):
+            with self.subTest(table=table):
+                self.con.execute(f"CREATE TEMP TABLE copy{i} AS SELECT * FROM {table}")
+                got = rows(self.con, f"SELECT count(*) FROM {table} WHERE {where}")
+                want = rows(self.con, f"SELECT count(*) FROM copy{i} WHERE {where}")
+                self.assertEqual(got, want)
+                self.assertGreater(want[0][0], 0)
+
+    def test_rowids_unique_and_stable(self):
+        for table, (_, subset) in self.TABLES.items():
+            with self.subTest(table=table):
+                n, distinct = rows(self.con, f"SELECT count(*), count(DISTINCT rowid) FROM {table}")[0]
+                self.assertEqual(n, distinct)
+                # The rows of a subset keep the rowids they have in the whole table.
+                whole = set(rows(self.con, f"SELECT rowid, * FROM {table}"))
+                part = set(rows(self.con, f"SELECT rowid, * FROM {table} WHERE {subset}"))
+                self.assertTrue(part)
+                self.assertTrue(part <= whole, sorted(part - whole)[:3])
+
+
+class Collations(unittest.TestCase):
+    """Defect 2: constraints were omitted (or compared in the member) under the wrong collation."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.con = mixed_con()
+        cls.con.execute("CREATE TEMP TABLE ops AS SELECT * FROM rocpd_ops")
+
+    def same(self, where, table="rocpd_ops", copy="ops"):
+        got = rows(self.con, f"SELECT count(*) FROM {table} WHERE {where}")
+        want = rows(self.con, f"SELECT count(*) FROM {copy} WHERE {where}")
+        self.assertEqual(got, want, where)
+        return want[0][0]
+
+    def test_db_and_name_nocase(self):
+        self.assertEqual(self.same("db = 'RANK1' COLLATE NOCASE"), self.same("db = 'rank1'"))
+        name = rows(self.con, "SELECT name FROM ops WHERE kind = 'kernel' LIMIT 1")[0][0]
+        self.assertGreater(self.same(f"name = '{name.upper()}' COLLATE NOCASE"), 0)
+        self.assertGreater(self.same(f"name = '{name}   ' COLLATE RTRIM"), 0)
+        self.assertGreater(self.same(f"name > '{name.upper()}' COLLATE NOCASE"), 0)
+
+    def test_application_collation_and_like(self):
+        self.con.create_collation("reverse", lambda a, b: (a < b) - (a > b))
+        self.assertGreater(self.same("name >= 'Zzzz' COLLATE reverse"), 0)
+        self.assertGreater(self.same("name LIKE 'cijk%'"), 0)
+        # An application LIKE (ICU-style) must not be second-guessed by the members' built-in one.
+        con = mixed_con()
+        con.create_function("like", 2, lambda pattern, value: value is not None and value.endswith("LL"))
+        got = rows(con, "SELECT count(*) FROM rocpd_ops WHERE name LIKE 'nothing like this'")[0][0]
+        want = rows(con, "SELECT count(*) FROM (SELECT name FROM rocpd_ops) WHERE name LIKE 'nothing like this'")[0][0]
+        self.assertEqual(got, want)
+        self.assertGreater(want, 0)
+
+    def test_values_of_other_types(self):
+        for where in ("db = 1", "gpu = '1'", "gpu = 1.0", "start > '0'", "name = x'00'", "db = NULL", "gpu IN (1, '2')",
+                      "kind = 'KERNEL' COLLATE NOCASE"):
+            with self.subTest(where=where):
+                self.same(where)
+
+
+class HostileRows(unittest.TestCase):
+    """Defects 3 and 8 on hand-made rows: dangling ids, reversed ops, overflowing sums, empty strings."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="rocpd_contract_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_rows_never_vanish(self):
+        # Op 2 names string 99 (missing), op 3 a NULL id, op 4 a dangling op type; API 2 a missing name.
+        p = make_rpd(os.path.join(self.tmp, "d.rpd"),
+                     ops=[(0, 0, 10, 5, 2), (0, 10, 20, 99, 2), (0, 20, 30, None, 2), (0, 30, 40, 1, 77)],
+                     apis=[(1, 1, 0, 5, 4, 1, 1, 1), (1, 1, 5, 6, 98, 1, 1, 1)])
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops"), [(4,)])
+        self.assertEqual(rows(con, "SELECT count(name), count(*) FROM rocpd_ops"), [(1, 4)])
+        self.assertEqual(rows(con, "SELECT name, kind FROM rocpd_ops ORDER BY start"),
+                         [("kernel_a", "kernel"), (None, "kernel"), (None, "kernel"), (None, "other")])
+        self.assertEqual(rows(con, "SELECT count(*), count(name) FROM rocpd_apis"), [(2, 1)])
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops o JOIN rocpd_apis a USING (db)"), [(8,)])
+        self.assertEqual(rows(con, "SELECT sum(calls) FROM rocpd_union('top')"), [(4,)])
+
+    def test_reversed_ops_count_zero_everywhere(self):
+        # 10 ns, a reversed op (start 30, end 20), 5 ns: every figure counts the reversed one as 0 ns.
+        p = make_rpd(os.path.join(self.tmp, "r.rpd"), ops=[(0, 0, 10, 5, 2), (0, 30, 20, 5, 2), (0, 40, 45, 5, 2)])
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        self.assertEqual(rows(con, "SELECT duration FROM rocpd_ops ORDER BY start"), [(10,), (0,), (5,)])
+        self.assertEqual(rows(con, "SELECT calls, total_ns, min_ns, max_ns FROM rocpd_union('ktop')"), [(3, 15, 0, 10)])
+        self.assertEqual(rows(con, "SELECT instances, total_ns, min_ns FROM rocpd_kernel_summary"), [(3, 15, 0)])
+        self.assertEqual(rows(con, "SELECT busy_ns, sum_ns FROM rocpd_busy"), [(15, 15)])
+        self.assertEqual(rows(con, "SELECT negative FROM rocpd_check"), [(1,)])
+        self.assertEqual(rows(con, "SELECT bad_ops FROM rocpd_members"), [(1,)])
+
+    def test_sums_raise_integer_overflow(self):
+        big = 5_000_000_000_000_000_000  # two of these exceed INT64_MAX
+        p = make_rpd(os.path.join(self.tmp, "o.rpd"), ops=[(0, 0, big, 5, 2), (1, 0, big, 5, 2)])
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        for sql in ("SELECT * FROM rocpd_union('top')", "SELECT sum(duration) FROM rocpd_ops",
+                    "SELECT * FROM rocpd_kernel_summary"):
+            with self.subTest(sql=sql):
+                with self.assertRaises(sqlite3.OperationalError) as cm:
+                    rows(con, sql)
+                self.assertIn("integer overflow", str(cm.exception))
+
+    def test_empty_category_stays_empty(self):
+        strings = {1: "", 2: "KernelExecution", 4: "hipLaunchKernel", 6: "hip"}
+        p = make_rpd(os.path.join(self.tmp, "c.rpd"), strings=strings, apis=[(1, 1, 0, 5, 4, 1, 1, 6)])
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        self.assertEqual(rows(con, "SELECT category, domain FROM rocpd_apis"), [("", "hip")])
+
+    def test_values_of_the_wrong_type_read_as_a_plain_table_stores_them(self):
+        # Text in an INTEGER column, a real that is a whole number, a blob as a name.
+        p = make_rpd(os.path.join(self.tmp, "t.rpd"), ops=[("1", 0, 10.0, 5, 2), (0, "abc", 5, 5, 2)],
+                     strings={1: "", 2: "KernelExecution", 5: b"\x01\x02"})
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        con.execute("CREATE TEMP TABLE c AS SELECT * FROM rocpd_ops")
+        self.assertEqual(rows(con, "SELECT typeof(gpu), typeof(\"end\"), typeof(name) FROM rocpd_ops ORDER BY rowid"),
+                         rows(con, "SELECT typeof(gpu), typeof(\"end\"), typeof(name) FROM c ORDER BY rowid"))
+        for where in ("gpu = 1", "start > 5", "start < 5", "\"end\" = 10", "name = x'0102'"):
+            with self.subTest(where=where):
+                self.assertEqual(rows(con, f"SELECT count(*) FROM rocpd_ops WHERE {where}"),
+                                 rows(con, f"SELECT count(*) FROM c WHERE {where}"))
+
+
+class MemberLifecycle(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="rocpd_contract_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def test_truncated_then_restored(self):
+        # Defect 5: SQLite's cached schema of the emptied file used to stick to the connection.
+        p = os.path.join(self.tmp, "m.rpd")
+        shutil.copy(set_files("same_rpd3")[0], p)
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,))
+        want = rows(con, "SELECT count(*) FROM rocpd_ops")
+        with open(p, "rb") as f:
+            data = f.read()
+        open(p, "wb").close()
+        with self.assertRaises(sqlite3.Error):
+            rows(con, "SELECT count(*) FROM rocpd_ops")
+        with open(p, "wb") as f:
+            f.write(data)
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops"), want)
+
+    def test_attached_tables_named_like_ours_do_not_replace_them(self):
+        # Defect 6: a table called rocpd_ops / rocpd_members in an attached file.
+        con = mixed_con()
+        want = rows(con, "SELECT * FROM rocpd_busy ORDER BY db, gpu")
+        want_k = rows(con, "SELECT total_ns, instances FROM rocpd_kernel_summary")
+        want_u = rows(con, "SELECT count(*), sum(busy_ns) FROM rocpd_utilization(1000000)")
+        decoy = os.path.join(self.tmp, "decoy.db")
+        d = sqlite3.connect(decoy)
+        d.execute('CREATE TABLE rocpd_ops(db TEXT, gpu INTEGER, start INTEGER, "end" INTEGER, kind TEXT, name TEXT, '
+                  'duration INTEGER)')
+        d.execute("INSERT INTO rocpd_ops VALUES ('evil', 0, 0, 1000000000, 'kernel', 'x', 1000000000)")
+        d.execute("CREATE TABLE rocpd_members(db TEXT, first_ns INTEGER, last_ns INTEGER)")
+        d.execute("INSERT INTO rocpd_members VALUES ('evil', 0, 1)")
+        d.commit()
+        d.close()
+        con.execute("ATTACH ? AS decoy", (decoy,))
+        self.assertEqual(rows(con, "SELECT * FROM rocpd_busy ORDER BY db, gpu"), want)
+        self.assertEqual(rows(con, "SELECT total_ns, instances FROM rocpd_kernel_summary"), want_k)
+        self.assertEqual(rows(con, "SELECT count(*), sum(busy_ns) FROM rocpd_utilization(1000000)"), want_u)
+
+    def test_named_union_declared_types_cannot_inject_columns(self):
+        # Defect 10: a declared type is text a hostile file controls.
+        p = os.path.join(self.tmp, "h.db")
+        h = sqlite3.connect(p)
+        h.execute('CREATE TABLE kernels(a "INT, b TEXT, c", z TEXT)')
+        h.execute("INSERT INTO kernels VALUES (1, 'one'), (2, 'two')")
+        h.commit()
+        h.close()
+        con = connect()
+        shutil.copy(set_files("same_rpd3")[0], os.path.join(self.tmp, "r.rpd"))
+        rp = os.path.join(self.tmp, "r.rpd")
+        w = sqlite3.connect(rp)
+        w.execute('CREATE TABLE kernels(a "INT, b TEXT, c", z TEXT)')
+        w.execute("INSERT INTO kernels VALUES (3, 'three')")
+        w.commit()
+        w.close()
+        con.execute("SELECT rocpd_open(?)", (rp,))
+        con.execute("CREATE VIRTUAL TABLE temp.k USING rocpd_union(kernels)")
+        self.assertEqual([r[1] for r in rows(con, "PRAGMA table_info(k)")], ["db", "a", "z"])
+        self.assertEqual(rows(con, "SELECT a, z FROM k WHERE z = 'three'"), [(3, "three")])
+
+    def test_refilter_mid_scan(self):
+        # Defect 11: a correlated subquery with LIMIT re-filters the cursor before its scan ends,
+        # while prefetch threads still read; the answers must equal a plain copy's.
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files("mixed8")[0]),))
+        con.execute("CREATE TEMP TABLE c AS SELECT * FROM rocpd_ops")
+        sql = ("WITH g(value) AS (VALUES (0), (1), (2), (3)) SELECT g.value, (SELECT sum(x) FROM "
+               "(SELECT o.duration AS x FROM {t} AS o WHERE o.gpu >= g.value LIMIT 5000)) FROM g")
+        self.assertEqual(rows(con, sql.format(t="rocpd_ops")), rows(con, sql.format(t="c")))
+
+    def test_thread_start_failure_reads_inline(self):
+        # Defect 12: with no thread to be had, the scan reads inline, no std::terminate.
+        script = ("import sqlite3,sys;c=sqlite3.connect(':memory:');c.enable_load_extension(True);"
+                  "c.load_extension(sys.argv[1]);c.execute('SELECT rocpd_open(?)',(sys.argv[2],));"
+                  "print(c.execute('SELECT count(*), sum(duration) FROM rocpd_ops').fetchone(), "
+                  "c.execute('SELECT rocpd_last_scan()').fetchone()[0])")
+        d = os.path.dirname(set_files("mixed8")[0])
+        env = dict(os.environ, ROCPD_FAULT="thread_start")
+        out = subprocess.run([sys.executable, "-c", script, EXT, d], env=env, capture_output=True, text=True,
+                             timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (d,))
+        want = rows(con, "SELECT count(*), sum(duration) FROM rocpd_ops")[0]
+        self.assertIn(str(want), out.stdout)
+        self.assertIn('"parallel":false', out.stdout)
+
+    def test_fifo_is_refused_without_hanging(self):
+        # Defect 13: opening a FIFO for reading waits for a writer forever.
+        fifo = os.path.join(self.tmp, "x.rpd")
+        os.mkfifo(fifo)
+        script = ("import sqlite3,sys;c=sqlite3.connect(':memory:');c.enable_load_extension(True);"
+                  "c.load_extension(sys.argv[1])\n"
+                  "try: c.execute('SELECT rocpd_open(?)',(sys.argv[2],))\n"
+                  "except sqlite3.Error as e: print(e)")
+        out = subprocess.run([sys.executable, "-c", script, EXT, fifo], capture_output=True, text=True, timeout=20)
+        self.assertIn("a FIFO, not a regular file", out.stdout)
+        # In a directory or glob, a FIFO is not a trace file: it is passed over.
+        shutil.copy(set_files("same_rpd3")[0], os.path.join(self.tmp, "ok.rpd"))
+        out = subprocess.run([sys.executable, "-c", script.replace("print(e)", "print(e)\nelse: print('opened')"),
+                              EXT, self.tmp + "/*.rpd"], capture_output=True, text=True, timeout=20)
+        self.assertIn("opened", out.stdout)
+
+    def test_wal_members_create_no_file_beside_them(self):
+        # Defect 17: a read-only open of a WAL database creates -wal and -shm files next to it.
+        d = os.path.join(self.tmp, "wal")
+        os.mkdir(d)
+        p = os.path.join(d, "w.rpd")
+        shutil.copy(set_files("same_rpd3")[0], p)
+        w = sqlite3.connect(p)
+        w.execute("PRAGMA journal_mode=WAL")
+        w.close()
+        before = sorted(os.listdir(d))
+        os.chmod(d, 0o555)
+        try:
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (p,))
+            self.assertGreater(rows(con, "SELECT count(*) FROM rocpd_ops")[0][0], 0)
+            rows(con, "SELECT * FROM rocpd_members")
+            con.close()
+            self.assertEqual(sorted(os.listdir(d)), before)
+        finally:
+            os.chmod(d, 0o755)
+        # Committed changes still in a -wal without its -shm: reading would create the -shm.
+        w = sqlite3.connect(p)
+        w.execute("PRAGMA wal_autocheckpoint=0")
+        w.execute("INSERT INTO rocpd_string(string) VALUES ('late')")
+        w.commit()
+        shutil.copy(p + "-wal", os.path.join(self.tmp, "saved-wal"))
+        w.close()
+        shutil.copy(os.path.join(self.tmp, "saved-wal"), p + "-wal")
+        self.assertFalse(os.path.exists(p + "-shm"))
+        con = connect()
+        with self.assertRaises(sqlite3.Error) as cm:
+            con.execute("SELECT rocpd_open(?)", (p,))
+        self.assertIn("-shm", str(cm.exception))
+        self.assertIn("wal_checkpoint", str(cm.exception))
+        self.assertFalse(os.path.exists(p + "-shm"))
+
+    def test_file_tables_are_direct_only(self):
+        # Defect 18: a view stored in a database may not read member files through these tables.
+        con = mixed_con()
+        for table in ("rocpd_busy_intervals", "rocpd_gaps", "rocpd_utilization(1000)", "rocpd_ops", "rocpd_members"):
+            with self.subTest(table=table):
+                name = "v_" + table.split("(")[0]
+                con.execute(f"CREATE VIEW main.{name} AS SELECT * FROM {table}")
+                with self.assertRaises(sqlite3.Error) as cm:
+                    rows(con, f"SELECT count(*) FROM {name}")
+                self.assertIn("unsafe use of virtual table", str(cm.exception))
+
+    def test_few_descriptors(self):
+        # Defect 18: under ulimit -n 64 opening 100 members works (idle connections give their
+        # descriptors back); the errors that remain say why.
+        d = os.path.join(self.tmp, "many")
+        os.mkdir(d)
+        src = set_files("same_rpd3")[0]
+        for i in range(100):
+            shutil.copy(src, os.path.join(d, f"r{i:03d}.rpd"))
+        script = ("import resource,sqlite3,sys;resource.setrlimit(resource.RLIMIT_NOFILE,(64,64));"
+                  "c=sqlite3.connect(':memory:');c.enable_load_extension(True);c.load_extension(sys.argv[1]);"
+                  "print(c.execute('SELECT rocpd_open(?)',(sys.argv[2],)).fetchone()[0]);"
+                  "print(c.execute('SELECT count(*) FROM rocpd_ops').fetchone()[0])")
+        out = subprocess.run([sys.executable, "-c", script, EXT, d], capture_output=True, text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (src,))
+        self.assertEqual(out.stdout.split(), ["100", str(100 * rows(con, "SELECT count(*) FROM rocpd_ops")[0][0])])
+
+
+class Interrupts(unittest.TestCase):
+    """Defect 14: sqlite3_interrupt reaches work done on private member connections within 0.5 s."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_interrupt_")
+        # A member whose op times are slow to compute (a generated column hashing 200 kB a row).
+        cls.slow = os.path.join(cls.tmp, "slow.rpd")
+        ops = [(0, i * 10, i * 10 + 5, 5, 2) for i in range(20000)]
+        make_rpd(cls.slow, ops=ops, apis=[(1, 1, i, i + 1, 4, 1, 1, 1) for i in range(2000)])
+        c = sqlite3.connect(cls.slow)
+        c.execute('ALTER TABLE rocpd_op RENAME COLUMN "end" TO e')
+        c.execute('ALTER TABLE rocpd_op ADD COLUMN "end" INTEGER GENERATED ALWAYS AS '
+                  '(e + 0 * length(hex(zeroblob(200000 + (e % 2))))) VIRTUAL')
+        c.commit()
+        c.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def interrupted_within(self, con, sql, delay=0.3, limit=0.5):
+        timer = threading.Timer(delay, con.interrupt)
+        started = time.monotonic()
+        timer.start()
+        try:
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                con.execute(sql).fetchall()
+        finally:
+            timer.cancel()
+        stopped = time.monotonic() - started - delay
+        self.assertEqual(str(cm.exception), "interrupted")
+        self.assertLess(stopped, limit, f"{sql}: stopped {stopped:.2f} s after the interrupt")
+
+    def test_queries_stop(self):
+        for sql in ("SELECT sum(duration) FROM rocpd_ops",                     # prefetch threads
+                    "SELECT sum(duration) FROM rocpd_ops WHERE start > 1000",  # profile for pruning
+                    "SELECT * FROM rocpd_members",                             # profile
+                    "SELECT * FROM rocpd_union('top')",
+                    "SELECT * FROM rocpd_busy_intervals",
+                    "SELECT * FROM rocpd_kernel_summary",
+                    "SELECT sum(o.duration) FROM rocpd_apis a JOIN rocpd_ops o "
+                    "ON o.db = a.db AND o.correlation_id = a.api_id"):
+            with self.subTest(sql=sql):
+                con = connect()
+                con.execute("SELECT rocpd_open(?)", (self.slow,))
+                self.interrupted_within(con, sql)
+
+    def test_attached_member_stops(self):
+        con = connect()
+        con.execute("ATTACH ? AS slow", (self.slow,))
+        self.interrupted_within(con, "SELECT sum(duration) FROM rocpd_ops")
+
+
+class JoinPlans(unittest.TestCase):
+    """Defect 20: a plain join of ops to their API calls is a lookup per op, not a scan per op."""
+
+    def test_join_uses_lookups_and_agrees_with_the_cte(self):
+        con = mixed_con()
+        plain = ("SELECT o.db, count(*), sum(o.start - a.start) FROM rocpd_ops o JOIN rocpd_apis a "
+                 "ON a.db = o.db AND a.correlation_id = o.correlation_id GROUP BY o.db ORDER BY o.db")
+        cte = ("WITH a AS MATERIALIZED (SELECT db, correlation_id, start FROM rocpd_apis) "
+               "SELECT o.db, count(*), sum(o.start - a.start) FROM rocpd_ops o JOIN a "
+               "ON a.db = o.db AND a.correlation_id = o.correlation_id GROUP BY o.db ORDER BY o.db")
+        plan = " ".join(r[3] for r in rows(con, "EXPLAIN QUERY PLAN " + plain))
+        self.assertRegex(plan, r"correlation_id=")
+        got = rows(con, plain)
+        self.assertEqual(got, rows(con, cte))
+        self.assertEqual(len(got), 9)
+
+
+if __name__ == "__main__":
+    main()
