@@ -140,17 +140,6 @@ def tag(v):
     return 4
 
 
-def norm(v):
-    t = tag(v)
-    if t == 2:
-        if math.isnan(v):
-            return (2, "nan")
-        return (2, float("%.9g" % v))
-    if t in (3, 4):
-        return (t, bytes(v))
-    return (t, v)
-
-
 def same_value(a, b):
     if tag(a) != tag(b):
         return False
@@ -163,13 +152,6 @@ def same_value(a, b):
 
 def same_row(a, b):
     return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
-
-
-class Result:
-    """A query's outcome: ("ok", temp table holding the rows) or ("error"|"timeout", message)."""
-
-    def __init__(self, status, table=None, message=None, nrows=0):
-        self.status, self.table, self.message, self.nrows = status, table, message, nrows
 
 
 def match_groups(ga, gb):
@@ -520,10 +502,9 @@ class Catalog:
 
 
 class Failure:
-    def __init__(self, cfg, table, cls, index, sql, detail, vt_out, cp_out):
+    def __init__(self, cfg, table, cls, index, sql, detail):
         self.cfg, self.table, self.cls, self.index, self.sql, self.detail = cfg, table, cls, index, sql, detail
-        self.vt_out, self.cp_out = vt_out, cp_out
-        self.minimal = None
+        self.minimal = None  # (reduced query, its detail)
         self.note = None
 
 
@@ -592,7 +573,7 @@ class Tester:
                     break
         return cur
 
-    def report(self, f, cat):
+    def report(self, f):
         sig = (f.cfg.name, f.table, f.cls)
         self.by_sig[(f.table, f.cls)] += 1
         self.failures.append(f)
@@ -610,14 +591,14 @@ class Tester:
             out.append("  (%s)" % f.note)
         if f.minimal:
             out.append("  reduced: " + clip(f.minimal[0]))
-            out += ["    " + line for line in self.describe(f.minimal[1], f.minimal[2], f.minimal[3])]
-        out += ["  " + line for line in self.describe(f.detail, f.vt_out, f.cp_out)]
+            out += ["    " + line for line in self.describe(f.minimal[1])]
+        out += ["  " + line for line in self.describe(f.detail)]
         print("\n".join(out), flush=True)
 
     @staticmethod
-    def describe(detail, vt_out, cp_out):
+    def describe(detail):
         lines = []
-        if vt_out is None:
+        if detail is None:
             return lines
         if isinstance(detail, str):
             return [clip(line, 600) for line in detail.split("\n")]
@@ -700,22 +681,22 @@ class Tester:
         print("   tables: " + ", ".join("%s(%d rows)" % (k, t.nrows) for k, t in cat.tables.items()))
         for key, msg in cat.problems:
             self.stats["materialize_fail"] += 1
-            f = Failure(cfg, key, "materialize", -1, msg, msg, ("error", msg), ("ok", []))
+            f = Failure(cfg, key, "materialize", -1, msg, msg)
             self.failures.append(f)
             self.by_sig[(key, "materialize")] += 1
             print("FAIL %s, table %s: %s" % (cfg.name, key, msg))
         weights = {"ops": 5, "apis": 4, "members": 0.6, "busy": 2, "gaps": 2, "util": 2}
         keys = sorted(cat.tables)
         wl = [(weights.get(k, 1.0 if cat.tables[k].kind == "named" else 0.7), k) for k in keys]
-        # Query 0 of each table: the whole table against its copy (types included).
-        if only is None:
+        # Query #-1 of each table: the whole table against its copy (types included).
+        if only is None or only == -1:
             for k in keys:
                 t = cat.tables[k]
                 qy = qg.Query("identity")
                 qy.select, qy.from_ = ["*"], tref(k)
-                self.one(cat, runner, cfg, t, qy, -1)
+                self.one(cat, runner, cfg, t, qy, -1, verbose=only == -1)
         costs = cat.costs()
-        indexes = range(n_queries) if only is None else [only]
+        indexes = range(n_queries) if only is None else [only] if only >= 0 else []
         for i in indexes:
             rng = random.Random("%s/%s/%d" % (self.args.seed, cfg.name, i))
             if self.args.table:
@@ -735,8 +716,8 @@ class Tester:
                 if problems == "skip":
                     self.stats["timeouts_or_errors"] += 1
                 for p in problems if problems != "skip" else []:
-                    f = Failure(cfg, key, "rowid_stable", i, p, None, None, None)
-                    self.report(f, cat)
+                    f = Failure(cfg, key, "rowid_stable", i, p, None)
+                    self.report(f)
                 continue
             qy = gen.query(t)
             self.one(cat, runner, cfg, t, qy, i, verbose=only is not None)
@@ -771,7 +752,7 @@ class Tester:
             return
         if st == "ok":
             return
-        f = Failure(cfg, t.key, qy.cls, i, vt_sql, detail, vo, co)
+        f = Failure(cfg, t.key, qy.cls, i, vt_sql, detail)
         if qy.cls == "identity":
             cat.identity_failed.add(t.key)
         sig_count = sum(1 for g in self.failures if (g.cfg.name, g.table, g.cls) == (cfg.name, t.key, qy.cls))
@@ -787,8 +768,8 @@ class Tester:
             if small is not qy:
                 st2 = self.outcome(cat, runner, small.render(), small.ordered)
                 if st2[0] == "fail":
-                    f.minimal = (st2[1], st2[2], st2[3], st2[4])
-        self.report(f, cat)
+                    f.minimal = (st2[1], st2[2])
+        self.report(f)
 
 
 def reproduce_env():

@@ -106,8 +106,8 @@ class Table:
 class Node:
     """('and'|'or', [children]) | ('not', [child]) | ('leaf', sql)."""
 
-    def __init__(self, op, kids=None, sql=None, rowid=False):
-        self.op, self.kids, self.sql, self.rowid = op, kids or [], sql, rowid
+    def __init__(self, op, kids=None, sql=None):
+        self.op, self.kids, self.sql = op, kids or [], sql
 
     def render(self):
         if self.op == "leaf":
@@ -115,9 +115,6 @@ class Node:
         if self.op == "not":
             return "NOT (" + self.kids[0].render() + ")"
         return "(" + (" %s " % self.op.upper()).join(k.render() for k in self.kids) + ")"
-
-    def uses_rowid(self):
-        return self.rowid or any(k.uses_rowid() for k in self.kids)
 
     def reductions(self):
         """Smaller trees: each child alone, the tree without one child, leaves simplified."""
@@ -499,7 +496,7 @@ class Gen:
         if kind == "rowid_in":
             b = self.alias()
             w = self.where(t, b, depth=1, rowid_ok=False, sub_ok=False)
-            return Node("leaf", rowid=True, sql="%s.rowid %sIN (SELECT %s.rowid FROM %s AS %s WHERE %s)" % (
+            return Node("leaf", sql="%s.rowid %sIN (SELECT %s.rowid FROM %s AS %s WHERE %s)" % (
                 a, r.choice(("", "", "NOT ")), b, tref(t.key), b, w.render()))
         raise AssertionError(kind)
 
