@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Federation benchmark (issue 2). Ratios against baselines measured in the same run.
+"""Federation benchmark (issues 2 and 8). Ratios against baselines measured in the same run.
 
   cmake --build build --target bench_federation   # or directly:
   bench_federation.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
@@ -59,6 +59,32 @@ def peak_rss_of_scan(ext, job):
     out = subprocess.run([sys.executable, "-c", code, ext, job], check=True, capture_output=True, text=True)
     peak, base = map(float, out.stdout.split())
     return peak, base
+
+
+JOIN_PLAIN = ("SELECT count(*), sum(o.start - a.start) FROM rocpd_ops o JOIN rocpd_apis a "
+              "ON a.db = o.db AND a.correlation_id = o.correlation_id")
+JOIN_CTE = ("WITH a AS MATERIALIZED (SELECT db, correlation_id, start FROM rocpd_apis) "
+            "SELECT count(*), sum(o.start - a.start) FROM rocpd_ops o JOIN a "
+            "ON a.db = o.db AND a.correlation_id = o.correlation_id")
+
+
+def join_rows(args, files):
+    """One 10k-op member of each format, then 8 members of the main job."""
+    out = []
+    small = os.path.join(args.work, "join_3x10000")
+    generate(args.gen, small, 3, 10000, "mixed", 5)
+    cases = [(f"join, one 10k-op {fmt} member", [f]) for fmt, f in
+             zip(("rpd v2", "rpd v3", "rocpd"), trace_files(small))]
+    cases.append(("join, 8 members x 100k ops", files[:8]))
+    for name, members in cases:
+        con = connect(args.ext)
+        for f in members:
+            con.execute("SELECT rocpd_open(?)", (f,))
+        t_plain, r_plain = best_of(lambda: con.execute(JOIN_PLAIN).fetchone(), 3)
+        t_cte, r_cte = best_of(lambda: con.execute(JOIN_CTE).fetchone(), 3)
+        assert r_plain == r_cte, (name, r_plain, r_cte)
+        out.append((name, t_plain, "MATERIALIZED CTE workaround", t_cte))
+    return out
 
 
 def main():
@@ -129,6 +155,9 @@ def main():
     rows.append(("1 % window count, repeated", t_window, "full scan count+sum (above)", t_ours))
 
     peak, base = peak_rss_of_scan(args.ext, job)
+
+    # Plain joins of ops to their issuing calls vs the MATERIALIZED-CTE workaround (issue 8, item 20).
+    rows.extend(join_rows(args, files))
 
     # rocpd_open of 1000 small files.
     small = os.path.join(args.work, "small_1000")

@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "common/vtab_util.h"
 #include "federation/fed_plan.h"
@@ -67,10 +68,34 @@ struct OpenQuery {
   std::string plan_key;
 };
 
+// A read transaction held on a member's private connection while a cursor reads it: without
+// it, every lookup of a join would take and drop the file lock and re-read the header.
+class ReadTransaction {
+ public:
+  ReadTransaction() = default;
+  explicit ReadTransaction(sqlite3* db) : db_(db) {
+    if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) db_ = nullptr;
+  }
+  ReadTransaction(ReadTransaction&& o) noexcept : db_(std::exchange(o.db_, nullptr)) {}
+  ReadTransaction& operator=(ReadTransaction&& o) noexcept {
+    std::swap(db_, o.db_);
+    return *this;
+  }
+  ~ReadTransaction() {
+    if (db_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
 // The connection a cursor reads one member on, held across filters with the queries prepared
-// on it (the inner side of a join re-filters thousands of times with the same plan).
+// on it (the inner side of a join re-filters thousands of times with the same plan). Members are
+// destroyed in reverse order: the queries are finalized, then the transaction ends, then the
+// connection goes back to the pool.
 struct MemberReader {
   Registry::Lease lease;
+  ReadTransaction transaction;
   std::map<std::pair<int, bool>, OpenQuery> queries;  // by (source, ranged)
   uint64_t last_use = 0;
 };
@@ -230,6 +255,8 @@ MemberReader& reader(FedCursor* cur, Registry* reg, const MemberPtr& m) {
     }
     it = cur->readers.emplace(m.get(), MemberReader{}).first;
     it->second.lease = reg->acquire(m, cur->watch.get());
+    // The host connection's transactions are the user's: only private connections get one.
+    if (!m->attached) it->second.transaction = ReadTransaction(it->second.lease.db());
   }
   it->second.last_use = ++cur->clock;
   return it->second;
@@ -259,8 +286,7 @@ const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTa
   if (cur->lookup < 0 || w.ranged) return nullptr;
   const PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
   if (sqlite3_value_type(c.value) != SQLITE_INTEGER) return nullptr;
-  const auto sources = sources_for(t.kind, *w.member, nullptr);
-  if (sources.at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column)) return nullptr;
+  if (shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column)) return nullptr;
   LookupState& s = cur->lookups[std::make_tuple(cur->plan_key, w.member.get(), w.source)];
   if (s.index) return &s;
   if (++s.lookups < kLookupsBeforeIndex || cur->lookup_bytes > kLookupIndexBudget) return nullptr;
@@ -372,7 +398,9 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 
 // Hands the opened members' items to background readers when that can overlap work.
 void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
-  if (std::thread::hardware_concurrency() < 2 || cur->lookup >= 0) return;
+  // hardware_concurrency() reads /sys on every call: once is enough.
+  static const unsigned cores = std::thread::hardware_concurrency();
+  if (cur->lookup >= 0 || cores < 2) return;
   std::vector<PrefetchItem> items;
   for (auto& w : cur->work) {
     if (w.member->attached) continue;  // the host connection stays on the host thread
@@ -403,7 +431,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
     if (!wanted) continue;
     cur->watch->check();
-    const size_t nsources = sources_for(t.kind, *m, nullptr).size();
+    const size_t nsources = shapes_of(t.kind, *m).size();
     if (!prune || m->info.loose_types) {
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       continue;

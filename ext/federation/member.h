@@ -60,6 +60,13 @@ struct Profile {
   std::vector<std::vector<Zone>> op_zones;  // one list per op source (see member_sql.h)
 };
 
+// What a member's source tables of one canonical table allow, fixed once its format is known
+// (the query planner consults it on every filter; building the SQL would cost far more).
+struct SourceShape {
+  uint64_t indexed = 0;     // canonical columns whose equality is a primary-key lookup
+  uint64_t unpushable = 0;  // canonical columns never compared inside the member
+};
+
 struct Member {
   std::string alias;    // the `db` column value
   // Stable number of the member while it is one (rowids of every federated table pack it);
@@ -70,6 +77,7 @@ struct Member {
   std::string schema;   // schema name to qualify tables with ("main" for opened files)
   std::string vfs;      // opened files: VFS to open with (empty = default)
   FormatInfo info;
+  std::vector<SourceShape> op_shapes, api_shapes;  // one per source table (see member_sql.h)
 
   // Private connection of an opened member; managed by Registry's bounded pool.
   Db conn;

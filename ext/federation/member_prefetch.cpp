@@ -43,7 +43,7 @@ Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t
   }
   // One reader per core: the consumer's per-row work is lighter than a member's, so the cores
   // are best spent reading (measured in bench/bench_federation.py).
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  static const size_t cores = std::max(1u, std::thread::hardware_concurrency());  // reads /sys: once
   size_t members = 0;
   for (size_t i = 0; i < items_.size(); ++i)
     if (i == 0 || items_[i].member != items_[i - 1].member) ++members;

@@ -30,8 +30,7 @@ OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, cons
     OpenMemberQuery q;
     std::vector<PushedConstraint> effective;
     if (!m.info.loose_types) {
-      const auto probe_sources = sources_for(t.kind, m, profile, nullptr);
-      const uint64_t unpushable = probe_sources.at(static_cast<size_t>(source)).unpushable;
+      const uint64_t unpushable = shapes_of(t.kind, m).at(static_cast<size_t>(source)).unpushable;
       for (size_t i = 0; i < pushed.size(); ++i) {
         if (unpushable & (uint64_t{1} << pushed[i].column)) continue;
         effective.push_back(pushed[i]);

@@ -301,6 +301,13 @@ std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profil
   return kind == TableKind::Ops ? op_sources(m, profile, db) : api_sources(m);
 }
 
+void shape_sources(Member& m) {
+  m.op_shapes.clear();
+  m.api_shapes.clear();
+  for (const auto& s : op_sources(m, nullptr)) m.op_shapes.push_back({s.indexed, s.unpushable});
+  for (const auto& s : api_sources(m)) m.api_shapes.push_back({s.indexed, s.unpushable});
+}
+
 const char* constraint_sql_op(unsigned char op) {
   switch (op) {
     case SQLITE_INDEX_CONSTRAINT_EQ: return "=";

@@ -45,6 +45,11 @@ struct SourceSql {
 std::vector<SourceSql> op_sources(const Member& m, const Profile* profile, sqlite3* db = nullptr);
 std::vector<SourceSql> api_sources(const Member& m);
 std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db = nullptr);
+// Fills m.op_shapes / m.api_shapes from the member's format (call once its info is set).
+void shape_sources(Member& m);
+inline const std::vector<SourceShape>& shapes_of(TableKind kind, const Member& m) {
+  return kind == TableKind::Ops ? m.op_shapes : m.api_shapes;
+}
 
 // How a text comparison collates, as SQLite's built-in collations (others are never pushed).
 enum class Collation : unsigned char { Binary, NoCase, RTrim };

@@ -8,6 +8,7 @@
 #include "federation/member_open.h"
 #include "federation/member_probe.h"
 #include "federation/member_profile.h"
+#include "federation/member_sql.h"
 
 namespace rocpd::federation {
 
@@ -97,6 +98,7 @@ std::vector<MemberPtr> Registry::members() {
         m->attached = true;
         m->schema = schema;
         m->info = std::move(*info);
+        shape_sources(*m);
         entry.member = std::move(m);
       }
       entry.cookie = cookie;
@@ -247,6 +249,7 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
                             "table)",
                             who));
   m->info = std::move(*info);
+  shape_sources(*m);
   m->conn = std::move(db);
   m->conn_stamp = stamp;
   return m;

@@ -31,21 +31,45 @@ constexpr const char* kUsage =
     "use rocpd_union('top'|'ktop'|'copies'|'apis'|'markers'); for any table or view, the named form: "
     "CREATE VIRTUAL TABLE temp.kernels_all USING rocpd_union(kernels)";
 
+// A number as SQL keeps it: an integer, or a real once any real took part (as sum() does).
+struct Number {
+  bool real = false;
+  int64_t i = 0;
+  double d = 0;
+  double value() const { return real ? d : static_cast<double>(i); }
+  bool less(const Number& o) const {
+    if (!real && !o.real) return i < o.i;
+    return value() < o.value();
+  }
+  void result(sqlite3_context* ctx) const {
+    if (real) sqlite3_result_double(ctx, d);
+    else sqlite3_result_int64(ctx, i);
+  }
+};
+
+// SQLite's sum(): integers add exactly and raise "integer overflow"; a real makes the sum real.
+void add(Number& sum, const Number& x) {
+  if (!sum.real && !x.real) {
+    if (__builtin_add_overflow(sum.i, x.i, &sum.i)) throw Error("integer overflow");
+    return;
+  }
+  if (!sum.real) {
+    sum.real = true;
+    sum.d = static_cast<double>(sum.i);
+  }
+  sum.d += x.value();
+}
+
 struct SummaryRow {
   std::string db;
   std::optional<std::string> name;  // NULL for ops whose name is unknown
   uint32_t ordinal = 0;
   int64_t rank = 0;                 // position within the member's rows
-  int64_t calls = 0, timed = 0, total = 0, min = 0, max = 0;  // timed: rows with a duration
+  int64_t calls = 0, timed = 0;     // timed: rows with a duration (not NULL)
+  Number total, min, max;
   double mean = 0, m2 = 0;  // Welford: stable sample variance
   double percent = 0;
 };
-
-int64_t checked_add(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) throw Error("integer overflow");
-  return r;
-}
 
 struct SummaryCursor : sqlite3_vtab_cursor {
   std::vector<SummaryRow> rows;
@@ -78,7 +102,7 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
   const int filter_col = ops ? int{kOpsKind} : int{kApisDomain};
   const uint64_t used = (uint64_t{1} << name_col) | (uint64_t{1} << dur_col) | (uint64_t{1} << filter_col);
   std::map<std::optional<std::string>, SummaryRow> by_name;
-  const size_t nsources = sources_for(kind.table, *m, nullptr).size();
+  const size_t nsources = shapes_of(kind.table, *m).size();
   for (size_t source = 0; source < nsources; ++source) {
     auto q = open_member_query(t, *m, nullptr, lease.db(), static_cast<int>(source), used, {}, false);
     sqlite3_stmt* stmt = q.stmt.get();
@@ -111,28 +135,30 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
       ++r.calls;
       const StoredValue dur = stored_value(stmt, di, Affinity::Integer);
       if (dur.type == SQLITE_NULL) continue;
-      if (dur.type != SQLITE_INTEGER)
-        throw Error(fmt::format("rocpd_union: {}: a duration is not an integer number of ns", member_label(*m)));
-      const int64_t d = dur.i;
+      // A duration is end - start: a number (a real when a hostile file stores real times).
+      const Number d = dur.type == SQLITE_INTEGER ? Number{false, dur.i, 0}
+                                                  : Number{true, 0, dur.type == SQLITE_FLOAT ? dur.d : 0.0};
       if (r.timed == 0) r.min = r.max = d;
       ++r.timed;
-      r.total = checked_add(r.total, d);
-      r.min = std::min(r.min, d);
-      r.max = std::max(r.max, d);
-      const double delta = static_cast<double>(d) - r.mean;
+      add(r.total, d);
+      if (d.less(r.min)) r.min = d;
+      if (r.max.less(d)) r.max = d;
+      const double delta = d.value() - r.mean;
       r.mean += delta / static_cast<double>(r.timed);
-      r.m2 += delta * (static_cast<double>(d) - r.mean);
+      r.m2 += delta * (d.value() - r.mean);
     }
   }
-  int64_t member_total = 0;
-  for (const auto& [name, r] : by_name) member_total = checked_add(member_total, r.total);
+  Number member_total;
+  for (const auto& [name, r] : by_name) add(member_total, r.total);
   const size_t first = out.size();
   for (auto& [name, r] : by_name) {
-    r.percent = member_total ? 100.0 * static_cast<double>(r.total) / static_cast<double>(member_total) : 0.0;
+    r.percent = member_total.value() != 0 ? 100.0 * r.total.value() / member_total.value() : 0.0;
     out.push_back(std::move(r));
   }
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const SummaryRow& a, const SummaryRow& b) {
-    return a.total != b.total ? a.total > b.total : a.name < b.name;
+    if (a.total.less(b.total)) return false;
+    if (b.total.less(a.total)) return true;
+    return a.name < b.name;
   });
   for (size_t i = first; i < out.size(); ++i) out[i].rank = static_cast<int64_t>(i - first);
 }
@@ -215,16 +241,16 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
       break;
     case kCalls: sqlite3_result_int64(ctx, r.calls); break;
     case kTotal:
-      if (timed) sqlite3_result_int64(ctx, r.total);
+      if (timed) r.total.result(ctx);
       break;
     case kAvg:
-      if (timed) sqlite3_result_double(ctx, static_cast<double>(r.total) / static_cast<double>(r.timed));
+      if (timed) sqlite3_result_double(ctx, r.total.value() / static_cast<double>(r.timed));
       break;
     case kMin:
-      if (timed) sqlite3_result_int64(ctx, r.min);
+      if (timed) r.min.result(ctx);
       break;
     case kMax:
-      if (timed) sqlite3_result_int64(ctx, r.max);
+      if (timed) r.max.result(ctx);
       break;
     case kStddev:
       if (r.timed > 1) sqlite3_result_double(ctx, std::sqrt(r.m2 / static_cast<double>(r.timed - 1)));

@@ -213,7 +213,21 @@ std::optional<Interval> job_range(sqlite3* conn) {
   return Interval{sqlite3_column_int64(stmt.get(), 0), sqlite3_column_int64(stmt.get(), 1)};
 }
 
-std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window) {
+namespace {
+// A gpu or time column of the current op: an integer, or NULL (nullopt). Anything else (text or
+// a real in a hostile file) is an error naming the member, as interval_union's own.
+std::optional<int64_t> integer_column(sqlite3_stmt* s, int col, const char* table, const std::string& db,
+                                      const char* what, const char* unit) {
+  const int type = sqlite3_column_type(s, col);
+  if (type == SQLITE_INTEGER) return sqlite3_column_int64(s, col);
+  if (type == SQLITE_NULL) return std::nullopt;
+  Value v = dup_value(sqlite3_column_value(s, col));
+  const std::string fn = fmt::format("{}: member {}", table, db);
+  return int64_arg(v.get(), fn.c_str(), what, unit);
+}
+}  // namespace
+
+std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table) {
   // Only ops that overlap the window can add busy time inside it; rocpd_ops pushes these
   // constraints into each member's own query and skips members that cannot match.
   std::string sql = "SELECT gpu, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
@@ -235,18 +249,15 @@ std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWi
   std::optional<int64_t> current_gpu;
   while (step(stmt.get(), "reading rocpd_ops")) {
     sqlite3_stmt* s = stmt.get();
-    // Every API call takes the connection mutex: ask for a column's type only when its value is 0,
-    // the one value a NULL also reads as.
-    auto is_null = [s](int col, int64_t v) { return v == 0 && sqlite3_column_type(s, col) == SQLITE_NULL; };
-    std::optional<int64_t> gpu = sqlite3_column_int64(s, 0);
-    if (is_null(0, *gpu)) gpu.reset();
+    const std::optional<int64_t> gpu = integer_column(s, 0, table, db, "gpu", "an id");
     if (!current || gpu != current_gpu) {
       current = &by_gpu[gpu];
       current_gpu = gpu;
     }
-    const int64_t start = sqlite3_column_int64(s, 1), end = sqlite3_column_int64(s, 2);
-    if (is_null(1, start) || is_null(2, end)) continue;
-    const Interval iv = clip({start, end}, window.lo, window.hi);
+    const auto start = integer_column(s, 1, table, db, "start", "ns");
+    const auto end = integer_column(s, 2, table, db, "end", "ns");
+    if (!start || !end) continue;
+    const Interval iv = clip({*start, *end}, window.lo, window.hi);
     if (!iv.empty()) current->push_back(iv);
   }
   std::vector<GpuBusy> out;

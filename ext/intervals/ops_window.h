@@ -82,7 +82,9 @@ struct GpuBusy {
   std::optional<int64_t> gpu;
   std::vector<Interval> busy;
 };
-std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window);
+// An op whose gpu, start or end is not an integer (text or a real in a hostile file) is an error
+// naming `table` and the member, as interval_union's own: no value is guessed.
+std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table);
 
 // Rowids of the computed tables: the member's ordinal (16 bits), a 16-bit slot for the gpu (its
 // id for 0..32766, NULL 32767, a hash of any other id), then the row's index within that gpu.

@@ -53,7 +53,7 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db].db, window);
+      gpus = load_busy(table().conn, dbs[next_db].db, window, table().name());
       ++next_db;
       next_gpu = 0;
       rows.clear();

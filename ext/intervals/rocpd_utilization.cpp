@@ -65,7 +65,7 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db].db, window);
+      gpus = load_busy(table().conn, dbs[next_db].db, window, kName);
       ++next_db;
       next_gpu = 0;
       busy.clear();
