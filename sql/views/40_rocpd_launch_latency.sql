@@ -6,16 +6,12 @@
 --   avg_ns, med_ns, p95_ns, min_ns, max_ns   of the latency (p95: percentile(latency, 95))
 --   api_names         the distinct issuing API names, comma-separated
 --   name, demangled   raw kernel name and demangle(name)
--- The API rows are materialised once so the join is an index lookup, not a scan per kernel.
+-- A plain join: rocpd_apis answers `correlation_id =` as a lookup (docs/federation.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_launch_latency AS
-WITH calls AS MATERIALIZED (
-       SELECT db, correlation_id, start AS call_start, name AS api_name
-       FROM temp.rocpd_apis
-       WHERE correlation_id IS NOT NULL),
-     launches AS (
-       SELECT o.name, o.start - c.call_start AS latency_ns, c.api_name
+WITH launches AS (
+       SELECT o.name, o.start - c.start AS latency_ns, c.name AS api_name
        FROM temp.rocpd_ops AS o
-       JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
+       JOIN temp.rocpd_apis AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
        WHERE o.kind = 'kernel')
 SELECT count(*) AS launches,
        avg(latency_ns) AS avg_ns,
