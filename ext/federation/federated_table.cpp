@@ -118,6 +118,10 @@ struct FedCursor : sqlite3_vtab_cursor {
   // The current filter.
   std::string plan_key;
   Plan plan;
+  // Which of the plan's constraints this filter hands to the members (it depends on the values:
+  // `gpu = '0'` is left to SQLite where `gpu = 0` is pushed): prepared queries and lookup indexes
+  // are reused only for the same plan and the same pushed constraints.
+  std::string push_key;
   std::vector<Value> values;              // owned copies of the pushed constraints' values
   std::vector<PushedConstraint> pushed;   // value pointers into `values`
   std::vector<std::string> db_filter;     // `db =` values (all must match)
@@ -267,7 +271,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   MemberReader& r = reader(cur, reg, w.member);
   const auto key = std::make_pair(w.source, w.ranged);
   auto it = r.queries.find(key);
-  if (it != r.queries.end() && it->second.plan_key == cur->plan_key) {
+  if (it != r.queries.end() && it->second.plan_key == cur->push_key) {
     it->second.q.rebind(cur->pushed, w.lo, w.hi);
     return it->second;
   }
@@ -276,7 +280,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   const auto profile = pid_profile(cur, reg, t, w.member);
   q.q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
                           w.lo, w.hi);
-  q.plan_key = cur->plan_key;
+  q.plan_key = cur->push_key;
   return r.queries.emplace(key, std::move(q)).first->second;
 }
 
@@ -287,7 +291,7 @@ const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTa
   const PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
   if (sqlite3_value_type(c.value) != SQLITE_INTEGER) return nullptr;
   if (shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column)) return nullptr;
-  LookupState& s = cur->lookups[std::make_tuple(cur->plan_key, w.member.get(), w.source)];
+  LookupState& s = cur->lookups[std::make_tuple(cur->push_key, w.member.get(), w.source)];
   if (s.index) return &s;
   if (++s.lookups < kLookupsBeforeIndex || cur->lookup_bytes > kLookupIndexBudget) return nullptr;
   MemberReader& r = reader(cur, reg, w.member);
@@ -442,7 +446,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       if (cur->bounds.timed && !p->times_unbounded && p->first_ns &&
           cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
         continue;
-      cur->work.push_back({m, 0});
+      for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       continue;
     }
     if (cur->bounds.timed && !p->ops_unbounded) {
@@ -512,6 +516,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     cur->db_nothing = false;
     cur->bounds = Bounds{};
     cur->lookup = -1;
+    cur->push_key = cur->plan_key + '#';
     for (int i = 0; i < argc; ++i) {
       const auto& con = cur->plan.constraints[static_cast<size_t>(i)];
       if (con.column == t.db_col) {
@@ -529,6 +534,11 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       }
       cur->values.push_back(dup_value(argv[i]));
       cur->pushed.push_back({con.column, con.op, con.collation, cur->values.back().get()});
+      cur->push_key += std::to_string(i) + ',';
+      // rpd writes `kind = 'x'` into the member SQL as a literal list of op type ids: the prepared
+      // query then depends on the value itself.
+      if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && column.name == std::string_view("kind"))
+        cur->push_key += std::string(reinterpret_cast<const char*>(sqlite3_value_text(cur->values.back().get()))) + ';';
       tighten(cur->bounds, t, cur->pushed.back());
       if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && !column.text && cur->lookup < 0 &&
           sqlite3_value_type(argv[i]) == SQLITE_INTEGER && (column.name == std::string_view("correlation_id") ||

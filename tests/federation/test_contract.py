@@ -103,6 +103,30 @@ class Collations(unittest.TestCase):
         self.assertEqual(got, want)
         self.assertGreater(want, 0)
 
+    def test_refilters_with_values_of_other_types(self):
+        # One cursor filtered with gpu = 0 (compared in the members) then gpu = '0' (left to
+        # SQLite): the second filter must not reuse the first one's member query.
+        con = self.con
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS k(v)")
+        con.execute("DELETE FROM k")
+        con.executemany("INSERT INTO k VALUES (?)", [(0,), ("0",), (1.0,), ("kernel",)])
+        for sql in ("SELECT k.v, count(*) FROM {t} AS o, k WHERE o.gpu = k.v GROUP BY 1",
+                    "SELECT k.v, count(*) FROM {t} AS o, k WHERE o.kind = k.v GROUP BY 1"):
+            with self.subTest(sql=sql):
+                self.assertEqual(rows(con, sql.format(t="rocpd_ops")), rows(con, sql.format(t="ops")))
+        kinds = con.execute("SELECT DISTINCT kind FROM ops").fetchall()
+        con.execute("DELETE FROM k")
+        con.executemany("INSERT INTO k VALUES (?)", kinds)
+        sql = "SELECT k.v, count(*) FROM {t} AS o, k WHERE o.kind = k.v GROUP BY 1"
+        self.assertEqual(rows(con, sql.format(t="rocpd_ops")), rows(con, sql.format(t="ops")))
+
+    def test_time_bounds_keep_every_api_source(self):
+        # rocprofv3 members have two API sources (regions, instant marks): a time bound kept one.
+        con = self.con
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS apis AS SELECT * FROM rocpd_apis")
+        sql = "SELECT db, domain, count(*) FROM {t} WHERE start >= 2.5 GROUP BY 1, 2"
+        self.assertEqual(rows(con, sql.format(t="rocpd_apis")), rows(con, sql.format(t="apis")))
+
     def test_values_of_other_types(self):
         for where in ("db = 1", "gpu = '1'", "gpu = 1.0", "start > '0'", "name = x'00'", "db = NULL", "gpu IN (1, '2')",
                       "kind = 'KERNEL' COLLATE NOCASE"):
