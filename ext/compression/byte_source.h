@@ -15,10 +15,15 @@ class FormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The storage under the compressed file failed (not the data's fault).
+// The storage under the compressed file failed (not the data's fault). `sys_errno`: the errno of
+// the failed system call, 0 if none (the VFS reports it to SQLite, e.g. EMFILE).
 class IoError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit IoError(const std::string& what, int sys_errno = 0) : std::runtime_error(what), sys_errno_(sys_errno) {}
+  int sys_errno() const { return sys_errno_; }
+
+ private:
+  int sys_errno_;
 };
 
 class ByteSource {
@@ -40,7 +45,9 @@ class MemorySource final : public ByteSource {
   std::size_t size_;
 };
 
-// A file read with pread(2); used by rocpd_zstd_verify and the tests.
+// A file read with pread(2): the rocpd_zstd VFS, rocpd_zstd_verify and the tests. Only regular
+// files open: a FIFO, directory, device or socket is refused without blocking (IoError "not a
+// regular file (a FIFO)"), checked before opening and again on the opened descriptor.
 class PosixFileSource final : public ByteSource {
  public:
   explicit PosixFileSource(const std::string& path);
@@ -54,6 +61,10 @@ class PosixFileSource final : public ByteSource {
   int fd_ = -1;
   std::uint64_t size_ = 0;
 };
+
+// Throws IoError "not a regular file (a FIFO)" (or directory, device, socket) when `path` exists
+// and is not a regular file, without opening it; anything else (a missing file) passes.
+void require_regular_file(const std::string& path);
 
 // The message every short read produces, so all sources report truncation alike.
 std::string truncated_message(std::uint64_t offset, std::size_t n, std::uint64_t file_size);

@@ -13,21 +13,26 @@ bool PendingFrame::claim() {
   return true;
 }
 
-void PendingFrame::finish(std::shared_ptr<const std::vector<unsigned char>> frame, std::exception_ptr err) {
+void PendingFrame::finish(const Frame& frame, std::exception_ptr err) {
   {
     std::lock_guard lock(mutex);
-    result = std::move(frame);
+    result = frame;
     error = err;
     state = State::done;
   }
   done_cv.notify_all();
 }
 
-std::shared_ptr<const std::vector<unsigned char>> PendingFrame::wait() {
+bool PendingFrame::done() {
+  std::lock_guard lock(mutex);
+  return state == State::done;
+}
+
+Frame PendingFrame::wait() {
   std::unique_lock lock(mutex);
   done_cv.wait(lock, [&] { return state == State::done; });
   if (error) std::rethrow_exception(error);
-  return result;
+  return result.lock();
 }
 
 namespace {

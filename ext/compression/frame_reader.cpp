@@ -12,8 +12,8 @@
 
 namespace rocpd::zstd {
 
-std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
-                                        std::size_t index, bool checksum) {
+std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
+                                           std::size_t index, bool checksum, std::shared_ptr<MemoryMeter> meter) {
   const std::size_t csize = entry.compressed_size;
   const std::size_t dsize = entry.decompressed_size;
   const std::size_t frame_size = ZSTD_findFrameCompressedSize(compressed, csize);
@@ -27,8 +27,8 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared != dsize)
     throw FormatError(fmt::format("frame {} at offset {} declares {} decompressed bytes but the seek table says {}",
                                   index, entry.compressed_offset, declared, dsize));
-  std::vector<unsigned char> out(dsize);
-  const std::size_t got = ZSTD_decompressDCtx(dctx, out.data(), out.size(), compressed, csize);
+  auto out = std::make_shared<DecodedFrame>(dsize, std::move(meter));
+  const std::size_t got = ZSTD_decompressDCtx(dctx, out->data(), dsize, compressed, csize);
   if (ZSTD_isError(got)) {
     if (ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall)
       throw FormatError(fmt::format("frame {} at offset {} decompresses past its declared size of {} bytes", index,
@@ -40,7 +40,7 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
     throw FormatError(fmt::format("frame {} at offset {} decompresses to {} bytes but the seek table says {}", index,
                                   entry.compressed_offset, got, dsize));
   if (checksum) {
-    const auto actual = static_cast<std::uint32_t>(xxhash64(out.data(), out.size()));
+    const auto actual = static_cast<std::uint32_t>(xxhash64(out->data(), dsize));
     if (actual != entry.checksum)
       throw FormatError(fmt::format("frame {} at offset {} fails its checksum (seek table 0x{:08x}, data 0x{:08x})",
                                     index, entry.compressed_offset, entry.checksum, actual));
@@ -48,48 +48,56 @@ std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* co
   return out;
 }
 
-std::size_t FrameReader::default_cache_frames(const SeekTable& table) {
-  const std::size_t frame = std::max<std::size_t>(1, table.largest_frame);
-  return std::clamp(kCacheBytes / frame, kMinCacheFrames, kMaxCacheFrames);
-}
+void DCtxFree::operator()(ZSTD_DCtx* d) const noexcept { ZSTD_freeDCtx(d); }
 
-FrameReader::FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames, bool read_ahead)
-    : src_(src), table_(std::move(table)),
-      cache_frames_(cache_frames ? cache_frames : default_cache_frames(table_)) {
-  dctx_ = ZSTD_createDCtx();
+FrameReader::FrameReader(const ByteSource& src, SeekTable table, bool read_ahead, std::shared_ptr<FrameCache> cache)
+    : src_(src), table_(std::move(table)), cache_(std::move(cache)), owner_(cache_->new_owner()),
+      dctx_(ZSTD_createDCtx()) {
   if (!dctx_) throw std::bad_alloc();
-  if (read_ahead && table_.largest_frame > 0) {
-    // Keep at least two cache slots for frames the reader is actually using.
-    const std::size_t budget = std::max<std::size_t>(1, kReadAheadBytes / table_.largest_frame);
-    ahead_frames_ = cache_frames_ > 2 ? std::min(budget, cache_frames_ - 2) : 0;
+  const std::uint64_t largest = table_.largest_frame;
+  const std::uint64_t share = cache_->limit() / kReadAheadShare;
+  if (read_ahead && largest > 0 && largest <= share) {
+    const std::uint64_t bytes = std::min<std::uint64_t>(kReadAheadBytes, share);
+    ahead_frames_ = static_cast<std::size_t>(std::max<std::uint64_t>(1, bytes / largest));
   }
 }
 
 FrameReader::~FrameReader() {
-  // Queued read-ahead jobs own their inputs; marking them claimed just saves the pool the work.
-  for (Slot& s : cache_)
-    if (s.pending && s.pending->claim()) s.pending->finish(nullptr, nullptr);
-  ZSTD_freeDCtx(dctx_);
+  // Queued jobs are cancelled; running ones are waited for, so that none puts a frame in the
+  // cache after forget() below.
+  auto settle = [](const std::shared_ptr<PendingFrame>& p) {
+    if (p->claim()) {
+      p->finish(nullptr, nullptr);
+      return;
+    }
+    try {
+      p->wait();
+    } catch (...) {  // a damaged frame nobody will read any more
+    }
+  };
+  for (auto& [index, p] : pending_) settle(p);
+  for (auto& p : retired_) settle(p);
+  cache_->forget(owner_);
 }
 
-FrameReader::Slot& FrameReader::slot_for(std::size_t index) {
-  if (cache_.size() < cache_frames_) {
-    cache_.push_back({index, clock_, nullptr, nullptr});
-    return cache_.back();
-  }
-  auto victim = std::min_element(cache_.begin(), cache_.end(),
-                                 [](const Slot& a, const Slot& b) { return a.last_use < b.last_use; });
-  if (victim->pending && victim->pending->claim()) victim->pending->finish(nullptr, nullptr);  // cancelled
-  *victim = {index, clock_, nullptr, nullptr};
-  return *victim;
-}
-
-FrameReader::Frame FrameReader::decode_now(std::size_t index) {
+Frame FrameReader::decode_now(std::size_t index) {
   const FrameEntry& entry = table_.frames[index];
   scratch_.resize(entry.compressed_size);
   src_.read(entry.compressed_offset, scratch_.data(), scratch_.size());
-  return std::make_shared<const std::vector<unsigned char>>(
-      decode_frame(dctx_, scratch_.data(), entry, index, table_.has_checksums));
+  return decode_frame(dctx_.get(), scratch_.data(), entry, index, table_.has_checksums, cache_->meter());
+}
+
+void FrameReader::drop_pending_outside(std::size_t index) {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->first > index && it->first <= index + ahead_frames_) {
+      ++it;
+      continue;
+    }
+    if (it->second->claim()) it->second->finish(nullptr, nullptr);  // cancelled before it started
+    else if (!it->second->done()) retired_.push_back(it->second);
+    it = pending_.erase(it);
+  }
+  std::erase_if(retired_, [](const std::shared_ptr<PendingFrame>& p) { return p->done(); });
 }
 
 void FrameReader::read_ahead(std::size_t index) {
@@ -98,62 +106,54 @@ void FrameReader::read_ahead(std::size_t index) {
     const FrameEntry& entry = table_.frames[next];
     if (entry.decompressed_size == 0) continue;
     ++queued;
-    if (std::any_of(cache_.begin(), cache_.end(), [&](const Slot& s) { return s.index == next && (s.data || s.pending); }))
-      continue;
+    if (pending_.count(next) || cache_->contains(owner_, next)) continue;
     // The compressed bytes are read here, on the reader's thread: the pool never touches the file.
     auto compressed = std::make_shared<std::vector<unsigned char>>(entry.compressed_size);
     src_.read(entry.compressed_offset, compressed->data(), compressed->size());
     auto pending = std::make_shared<PendingFrame>();
-    const bool checksums = table_.has_checksums;
-    const bool submitted = submit_decode([pending, compressed, entry, next, checksums] {
-      if (!pending->claim()) return;
-      struct DCtxFree {
-        void operator()(ZSTD_DCtx* d) const noexcept { ZSTD_freeDCtx(d); }
-      };
-      thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
-      try {
-        if (!dctx) throw std::bad_alloc();
-        pending->finish(std::make_shared<const std::vector<unsigned char>>(
-                            decode_frame(dctx.get(), compressed->data(), entry, next, checksums)),
-                        nullptr);
-      } catch (...) {
-        pending->finish(nullptr, std::current_exception());
-      }
-    });
+    const bool submitted =
+        submit_decode([pending, compressed, entry, next, checksums = table_.has_checksums, cache = cache_,
+                       owner = owner_] {
+          if (!pending->claim()) return;
+          thread_local std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx(ZSTD_createDCtx());
+          try {
+            if (!dctx) throw std::bad_alloc();
+            Frame frame = decode_frame(dctx.get(), compressed->data(), entry, next, checksums, cache->meter());
+            cache->put(owner, next, frame);  // counted against the budget like any other frame
+            pending->finish(frame, nullptr);
+          } catch (...) {
+            pending->finish(nullptr, std::current_exception());
+          }
+        });
     if (!submitted) {
       ahead_frames_ = 0;  // single core: read-ahead cannot overlap anything
       return;
     }
-    Slot& slot = slot_for(next);
-    slot.pending = std::move(pending);
+    pending_.emplace(next, std::move(pending));
   }
 }
 
-FrameReader::Frame FrameReader::load(std::size_t index) {
-  ++clock_;
-  Frame frame;
-  bool found = false;
-  for (Slot& s : cache_) {
-    if (s.index != index || !(s.data || s.pending)) continue;
-    found = true;
-    s.last_use = clock_;
-    if (s.data) return s.data;  // the common case: no read-ahead bookkeeping
-    std::shared_ptr<PendingFrame> pending = std::move(s.pending);
-    s.pending.reset();
-    // Decode it here rather than wait behind other jobs, unless a pool thread already started
-    // (once claimed here, the pool's job finds it taken and drops it).
-    frame = pending->claim() ? decode_now(index) : pending->wait();
-    s.data = frame;
-    break;
-  }
-  if (!found) {
-    frame = decode_now(index);
-    slot_for(index).data = frame;
+Frame FrameReader::load(std::size_t index) {
+  Frame frame = cache_->find(owner_, index);
+  if (!frame) {
+    if (auto it = pending_.find(index); it != pending_.end()) {
+      std::shared_ptr<PendingFrame> pending = std::move(it->second);
+      pending_.erase(it);
+      // Decode it here rather than wait behind other jobs, unless a pool thread already started;
+      // a damaged frame read ahead fails here, when the reader reaches it.
+      if (pending->claim()) pending->finish(nullptr, nullptr);
+      else frame = pending->wait();  // null if the cache evicted it meanwhile
+    }
+    if (!frame) {
+      frame = decode_now(index);
+      cache_->put(owner_, index, frame);
+    }
   }
   // A reader moving forward frame by frame is scanning: keep the next frames coming.
   const bool sequential = last_loaded_ != static_cast<std::size_t>(-1) && index > last_loaded_ &&
                           index <= last_loaded_ + 2;
   last_loaded_ = index;
+  if (!pending_.empty() || !retired_.empty()) drop_pending_outside(index);
   if (sequential && ahead_frames_ > 0) read_ahead(index);
   return frame;
 }
@@ -191,7 +191,7 @@ void FrameReader::verify_all() {
                                       entry.compressed_offset, entry.compressed_size));
       continue;
     }
-    decode_frame(dctx_, compressed.data(), entry, i, table_.has_checksums);
+    decode_frame(dctx_.get(), compressed.data(), entry, i, table_.has_checksums, cache_->meter());
   }
 }
 

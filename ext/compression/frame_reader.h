@@ -1,42 +1,45 @@
-// Random access into a seekable zstd file: decompresses only the frames a read touches and keeps
-// a small, bounded LRU cache of decompressed frames. When reads walk forward frame after frame (a
-// scan), the next frames are decompressed ahead on the shared decode pool. Thread-safe: one mutex
-// per reader.
+// Random access into a seekable zstd file: decompresses only the frames a read touches. Decoded
+// frames live in a FrameCache shared by every open file (one memory budget for the process).
+// When reads walk forward frame after frame (a scan), the next frames are decompressed ahead on
+// the shared decode pool. Thread-safe: one mutex per reader, and the cache has its own (always
+// taken after the reader's, never the other way round).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "compression/byte_source.h"
 #include "compression/decode_pool.h"
+#include "compression/frame_cache.h"
 #include "compression/seek_table.h"
 
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;
 
 namespace rocpd::zstd {
 
+struct DCtxFree {
+  void operator()(ZSTD_DCtx* d) const noexcept;
+};
+
 // Decompresses one frame described by `entry` (index `index`, for messages) from `compressed`;
 // verifies it is exactly one frame of exactly the declared size and, when `checksum` is set, its
-// XXH64. Throws FormatError.
-std::vector<unsigned char> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
-                                        std::size_t index, bool checksum);
+// XXH64. The declared size is checked before anything is allocated. Throws FormatError.
+std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
+                                           std::size_t index, bool checksum, std::shared_ptr<MemoryMeter> meter);
 
 class FrameReader {
  public:
-  // Cache budget per open file: 2 MiB of decompressed frames (32 frames at the default 64 KiB),
-  // at least 4 and at most 64 frames. Enough for the B-tree interior pages a query revisits plus
-  // the frames of a scan and its read-ahead.
-  static constexpr std::size_t kCacheBytes = 2u << 20;
-  static constexpr std::size_t kMinCacheFrames = 4, kMaxCacheFrames = 64;
-  static std::size_t default_cache_frames(const SeekTable& table);
-
-  // Read-ahead budget of a sequential reader, in decompressed bytes (at least one frame).
+  // Read-ahead of a sequential reader, in decompressed bytes (at least one frame): kReadAheadBytes,
+  // or 1/kReadAheadShare of the cache limit if that is less (frames read ahead are cached, so they
+  // must not push out what readers use). Frames larger than that share are not read ahead.
   static constexpr std::size_t kReadAheadBytes = 512 * 1024;
+  static constexpr std::uint64_t kReadAheadShare = 16;
 
-  // cache_frames 0: default_cache_frames(table).
-  FrameReader(const ByteSource& src, SeekTable table, std::size_t cache_frames = 0, bool read_ahead = true);
+  FrameReader(const ByteSource& src, SeekTable table, bool read_ahead = true,
+              std::shared_ptr<FrameCache> cache = FrameCache::global());
   ~FrameReader();
   FrameReader(const FrameReader&) = delete;
   FrameReader& operator=(const FrameReader&) = delete;
@@ -49,29 +52,23 @@ class FrameReader {
   void verify_all();
 
  private:
-  using Frame = std::shared_ptr<const std::vector<unsigned char>>;
   // The caller holds mutex_ for all of these.
   Frame load(std::size_t index);
   Frame decode_now(std::size_t index);
   void read_ahead(std::size_t index);
-  struct Slot;
-  Slot& slot_for(std::size_t index);
+  // Cancels read-ahead outside the frames after `index` that a scan will want next.
+  void drop_pending_outside(std::size_t index);
 
-  struct Slot {
-    std::size_t index = 0;
-    std::uint64_t last_use = 0;
-    Frame data;                             // decoded frame, or
-    std::shared_ptr<PendingFrame> pending;  // one being decoded on the pool
-  };
   const ByteSource& src_;
   SeekTable table_;
-  std::size_t cache_frames_;
+  std::shared_ptr<FrameCache> cache_;
+  const std::uint64_t owner_;  // this reader's key prefix in the cache
   std::mutex mutex_;
-  std::vector<Slot> cache_;
-  std::uint64_t clock_ = 0;
-  std::size_t ahead_frames_ = 0;  // 0: no read-ahead
+  std::map<std::size_t, std::shared_ptr<PendingFrame>> pending_;  // read-ahead queued or running
+  std::vector<std::shared_ptr<PendingFrame>> retired_;  // dropped while running: waited for on close
+  std::size_t ahead_frames_ = 0;                        // 0: no read-ahead
   std::size_t last_loaded_ = static_cast<std::size_t>(-1);
-  ZSTD_DCtx* dctx_ = nullptr;
+  std::unique_ptr<ZSTD_DCtx, DCtxFree> dctx_;
   std::vector<unsigned char> scratch_;  // compressed bytes of the frame being decoded
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -83,9 +84,38 @@ void stream_image(Read&& read, std::uint64_t bytes, std::size_t piece, zstd::See
   }
 }
 
+// The file a source name refers to: the name itself, or the path part of a "file:" URI
+// (percent-decoded), so that it can be checked before SQLite opens it.
+std::string source_path(const std::string& src) {
+  if (src.rfind("file:", 0) != 0) return src;
+  std::string rest = src.substr(5);
+  if (rest.rfind("//", 0) == 0) {
+    const std::size_t slash = rest.find('/', 2);
+    rest = slash == std::string::npos ? std::string() : rest.substr(slash);
+  }
+  rest = rest.substr(0, rest.find_first_of("?#"));
+  std::string path;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
+      path += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      path += rest[i];
+    }
+  }
+  return path;
+}
+
 std::int64_t compress_database(const std::string& src, const std::string& dst, int level, std::size_t frame_size) {
   struct stat st {};
   if (::stat(dst.c_str(), &st) == 0) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
+  // SQLite's default VFS would block opening a FIFO until a writer appears.
+  try {
+    zstd::require_regular_file(source_path(src));
+  } catch (const zstd::IoError& e) {
+    fail(fmt::format("source '{}': {}", src, e.what()));
+  }
 
   sqlite3* raw_db = nullptr;
   int rc = sqlite3_open_v2(src.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);

@@ -85,6 +85,11 @@ SeekTable read_seek_table(const ByteSource& src) {
       if (f.decompressed_size > kMaxFrameDecompressedSize)
         throw FormatError(fmt::format("frame {} declares {} decompressed bytes, above the per-frame limit of {}",
                                       index, f.decompressed_size, kMaxFrameDecompressedSize));
+      // The smallest frame (a skippable frame's header) is 8 bytes: this also keeps the table's
+      // memory within a small multiple of the file size, whatever the footer claims.
+      if (f.compressed_size < kSkippableHeaderSize)
+        throw FormatError(fmt::format("frame {} declares {} compressed bytes, fewer than any zstd frame has ({})",
+                                      index, f.compressed_size, kSkippableHeaderSize));
       if (f.decompressed_size > 0 && f.compressed_size > ZSTD_compressBound(f.decompressed_size) + 64)
         throw FormatError(fmt::format("frame {} declares {} compressed bytes for {} decompressed bytes (impossible)",
                                       index, f.compressed_size, f.decompressed_size));

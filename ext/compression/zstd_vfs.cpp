@@ -1,7 +1,8 @@
-// Read-only VFS over compressed images. The raw .zst file is opened through the default VFS;
-// reads are served from the decompressed image (rocpd::zstd::CompressedImage). Files SQLite
-// opens besides the main database (temp files for sorting, temp tables) pass through to the
-// default VFS; journals and WAL files are never created.
+// Read-only VFS over compressed images. The .zst file is read with pread(2) on a descriptor of
+// our own (PosixFileSource: regular files only, never blocking on a FIFO); reads are served from
+// the decompressed image (rocpd::zstd::CompressedImage). Temporary files SQLite opens besides the
+// main database (sorting, temp tables) pass through to the default VFS, anonymously; journals,
+// WAL and super-journals are refused: nothing is ever created next to a compressed member.
 #include "compression/zstd_vfs.h"
 
 #include <dlfcn.h>
@@ -18,6 +19,7 @@
 
 #include "common/sqlite_util.h"
 #include "compression/compressed_image.h"
+#include "compression/frame_cache.h"
 #include "compression/plain_zstd.h"
 
 namespace rocpd::compression {
@@ -27,46 +29,14 @@ sqlite3_vfs g_vfs;
 sqlite3_vfs* g_base = nullptr;
 std::atomic<std::uint64_t> g_plain_limit{zstd::kDefaultPlainLimit};
 thread_local std::string t_last_error;
+thread_local int t_last_errno = 0;  // what xGetLastError reports: 0 unless a system call failed
 
 // Errors reach users through sqlite3_log and last_vfs_error(); the VFS API has no message slot.
-void record_error(int code, std::string msg) {
+void record_error(int code, std::string msg, int sys_errno = 0) {
   sqlite3_log(code, "%s", msg.c_str());
   t_last_error = std::move(msg);
+  t_last_errno = sys_errno;
 }
-
-// The raw compressed file, read through the default VFS.
-class RawFileSource final : public zstd::ByteSource {
- public:
-  explicit RawFileSource(sqlite3_file* file) : file_(file) {
-    sqlite3_int64 size = 0;
-    if (file_->pMethods->xFileSize(file_, &size) != SQLITE_OK) throw zstd::IoError("cannot read the file size");
-    size_ = static_cast<std::uint64_t>(size);
-  }
-  ~RawFileSource() override {
-    if (file_->pMethods) file_->pMethods->xClose(file_);
-    sqlite3_free(file_);
-  }
-  RawFileSource(const RawFileSource&) = delete;
-  RawFileSource& operator=(const RawFileSource&) = delete;
-  std::uint64_t size() const override { return size_; }
-  void read(std::uint64_t offset, void* dst, std::size_t n) const override {
-    if (offset > size_ || n > size_ - offset) throw zstd::FormatError(zstd::truncated_message(offset, n, size_));
-    auto* out = static_cast<unsigned char*>(dst);
-    while (n > 0) {
-      const int chunk = static_cast<int>(std::min<std::size_t>(n, 1u << 30));
-      const int rc = file_->pMethods->xRead(file_, out, chunk, static_cast<sqlite3_int64>(offset));
-      if (rc == SQLITE_IOERR_SHORT_READ) throw zstd::FormatError(zstd::truncated_message(offset, n, size_));
-      if (rc != SQLITE_OK) throw zstd::IoError(fmt::format("read failed at offset {} ({})", offset, sqlite3_errstr(rc)));
-      out += chunk;
-      offset += static_cast<std::uint64_t>(chunk);
-      n -= static_cast<std::size_t>(chunk);
-    }
-  }
-
- private:
-  sqlite3_file* file_;
-  std::uint64_t size_ = 0;
-};
 
 struct OpenFile {
   std::string path;
@@ -109,17 +79,28 @@ int file_read(sqlite3_file* f, void* buf, int amount, sqlite3_int64 offset) {
     record_error(SQLITE_CORRUPT, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()));
     return SQLITE_CORRUPT;
   } catch (const zstd::IoError& e) {
-    record_error(SQLITE_IOERR_READ, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()));
+    record_error(SQLITE_IOERR_READ, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()), e.sys_errno());
     return SQLITE_IOERR_READ;
   } catch (const std::bad_alloc&) {
+    record_error(SQLITE_IOERR_NOMEM, fmt::format("rocpd_zstd: {}: out of memory while decompressing", st.path));
     return SQLITE_IOERR_NOMEM;
+  } catch (const std::exception& e) {
+    record_error(SQLITE_IOERR_READ, fmt::format("rocpd_zstd: {}: {}", st.path, e.what()));
+    return SQLITE_IOERR_READ;
   } catch (...) {
+    record_error(SQLITE_IOERR_READ, fmt::format("rocpd_zstd: {}: read failed (unknown error)", st.path));
     return SQLITE_IOERR_READ;
   }
 }
 
-int file_write(sqlite3_file*, const void*, int, sqlite3_int64) { return SQLITE_READONLY; }
-int file_truncate(sqlite3_file*, sqlite3_int64) { return SQLITE_READONLY; }
+// SQLite refuses writes to a read-only file before it gets here; should one arrive, say why.
+int refuse_write(sqlite3_file* f) {
+  record_error(SQLITE_READONLY,
+               fmt::format("rocpd_zstd: {}: read-only (a compressed database cannot be written)", state_of(f).path));
+  return SQLITE_READONLY;
+}
+int file_write(sqlite3_file* f, const void*, int, sqlite3_int64) { return refuse_write(f); }
+int file_truncate(sqlite3_file* f, sqlite3_int64) { return refuse_write(f); }
 int file_sync(sqlite3_file*, int) { return SQLITE_OK; }  // nothing is ever written
 int file_size(sqlite3_file* f, sqlite3_int64* size) {
   *size = static_cast<sqlite3_int64>(state_of(f).image->size());
@@ -176,59 +157,66 @@ bool read_ahead_enabled() {
   return enabled;
 }
 
+// What kind of side file an open of a file other than the main database is, for the error.
+const char* side_kind(int flags) {
+  if (flags & SQLITE_OPEN_WAL) return "WAL file";
+  if (flags & SQLITE_OPEN_SUPER_JOURNAL) return "super-journal";
+  return "journal";
+}
+
 int vfs_open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int* out_flags) {
   if (!(flags & SQLITE_OPEN_MAIN_DB)) {
-    if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL)) return SQLITE_CANTOPEN;
-    return g_base->xOpen(g_base, name, file, flags, out_flags);  // temp files: plain pass-through
+    if (flags & (SQLITE_OPEN_MAIN_JOURNAL | SQLITE_OPEN_WAL | SQLITE_OPEN_SUPER_JOURNAL)) {
+      // These live next to the database and outlive the connection: never created here (the
+      // member's directory may be read-only, and nothing may appear beside an archive).
+      record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: not created: the rocpd_zstd VFS is read-only and "
+                                                "never creates a {} beside a compressed database",
+                                                name ? name : "", side_kind(flags)));
+      return SQLITE_CANTOPEN;
+    }
+    // Temporary files (sorting, temp tables, statement journals): the default VFS, in its
+    // temporary directory. A name SQLite derived from the member's path is dropped, so that even
+    // a delete-on-close file never appears beside it.
+    if (flags & SQLITE_OPEN_DELETEONCLOSE) name = nullptr;
+    const int rc = g_base->xOpen(g_base, name, file, flags, out_flags);
+    if (rc != SQLITE_OK) t_last_errno = g_base->xGetLastError(g_base, 0, nullptr);
+    return rc;
   }
   auto* zf = reinterpret_cast<ZstdFile*>(file);
   zf->base.pMethods = nullptr;  // SQLite does not call xClose on a failed open
   zf->state = nullptr;
   const std::string path = name ? name : "";
   t_last_error.clear();
-  sqlite3_file* raw = nullptr;
+  t_last_errno = 0;
+  int rc = SQLITE_CANTOPEN;
   try {
-    raw = static_cast<sqlite3_file*>(sqlite3_malloc(g_base->szOsFile));
-    if (!raw) return SQLITE_NOMEM;
-    std::memset(raw, 0, static_cast<std::size_t>(g_base->szOsFile));
-    // A write request is downgraded to read-only (as for a read-only file on disk), so writes
-    // fail with "attempt to write a readonly database"; CREATE is never honoured.
-    const int raw_flags =
-        (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXCLUSIVE | SQLITE_OPEN_DELETEONCLOSE)) |
-        SQLITE_OPEN_READONLY;
-    int raw_out = 0;
-    const int rc = g_base->xOpen(g_base, name, raw, raw_flags, &raw_out);
-    if (rc != SQLITE_OK) {
-      if (raw->pMethods) raw->pMethods->xClose(raw);
-      sqlite3_free(raw);
-      record_error(rc, fmt::format("rocpd_zstd: {}: cannot open ({})", path, sqlite3_errstr(rc)));
-      return rc;
-    }
-    auto source = std::make_unique<RawFileSource>(raw);  // owns raw from here on
-    raw = nullptr;
-    auto image = std::make_unique<zstd::CompressedImage>(std::move(source), g_plain_limit.load(), read_ahead_enabled());
+    // A write request is served read-only (as for a read-only file on disk), so writes fail with
+    // "attempt to write a readonly database"; CREATE is never honoured.
+    auto image = std::make_unique<zstd::CompressedImage>(std::make_unique<zstd::PosixFileSource>(path),
+                                                         g_plain_limit.load(), read_ahead_enabled());
     zf->state = new OpenFile{path, std::move(image)};
     zf->base.pMethods = &kIoMethods;
     if (out_flags)
       *out_flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY;
     return SQLITE_OK;
   } catch (const zstd::FormatError& e) {
-    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+    record_error(rc, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
   } catch (const zstd::IoError& e) {
-    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+    record_error(rc, fmt::format("rocpd_zstd: {}: {}", path, e.what()), e.sys_errno());
   } catch (const std::bad_alloc&) {
-    record_error(SQLITE_NOMEM, fmt::format("rocpd_zstd: {}: out of memory", path));
+    rc = SQLITE_NOMEM;
+    record_error(rc, fmt::format("rocpd_zstd: {}: out of memory", path));
   } catch (const std::exception& e) {
-    record_error(SQLITE_CANTOPEN, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+    record_error(rc, fmt::format("rocpd_zstd: {}: {}", path, e.what()));
+  } catch (...) {
+    record_error(rc, fmt::format("rocpd_zstd: {}: cannot open (unknown error)", path));
   }
-  if (raw) {
-    if (raw->pMethods) raw->pMethods->xClose(raw);
-    sqlite3_free(raw);
-  }
-  return SQLITE_CANTOPEN;
+  return rc;
 }
 
-int vfs_delete(sqlite3_vfs*, const char* name, int sync_dir) { return g_base->xDelete(g_base, name, sync_dir); }
+// Nothing this VFS knows of exists under a name: journals and WAL files are never created, and
+// temporary files delete themselves. So nothing is ever deleted, whatever lies beside a member.
+int vfs_delete(sqlite3_vfs*, const char*, int) { return SQLITE_IOERR_DELETE_NOENT; }
 
 int vfs_access(sqlite3_vfs*, const char* name, int flags, int* out) {
   // No journal or WAL ever belongs to a compressed image, whatever lies next to it on disk.
@@ -249,7 +237,12 @@ void vfs_dlclose(sqlite3_vfs*, void* handle) { g_base->xDlClose(g_base, handle);
 int vfs_randomness(sqlite3_vfs*, int n, char* out) { return g_base->xRandomness(g_base, n, out); }
 int vfs_sleep(sqlite3_vfs*, int us) { return g_base->xSleep(g_base, us); }
 int vfs_current_time(sqlite3_vfs*, double* t) { return g_base->xCurrentTime(g_base, t); }
-int vfs_get_last_error(sqlite3_vfs*, int n, char* msg) { return g_base->xGetLastError(g_base, n, msg); }
+// The errno behind this thread's last failure (SQLite records it for sqlite3_system_errno(); the
+// default VFS would report whatever errno holds by then).
+int vfs_get_last_error(sqlite3_vfs*, int n, char* msg) {
+  if (msg && n > 0) msg[0] = '\0';
+  return t_last_errno;
+}
 int vfs_current_time64(sqlite3_vfs*, sqlite3_int64* t) {
   if (g_base->iVersion >= 2 && g_base->xCurrentTimeInt64) return g_base->xCurrentTimeInt64(g_base, t);
   double d = 0;
@@ -299,5 +292,7 @@ int register_zstd_vfs() {
 std::string last_vfs_error() { return t_last_error; }
 std::uint64_t plain_limit() { return g_plain_limit.load(); }
 void set_plain_limit(std::uint64_t bytes) { g_plain_limit.store(bytes); }
+std::uint64_t cache_limit() { return zstd::FrameCache::global()->limit(); }
+void set_cache_limit(std::uint64_t bytes) { zstd::FrameCache::global()->set_limit(bytes); }
 
 }  // namespace rocpd::compression

@@ -22,4 +22,9 @@ std::string last_vfs_error();
 std::uint64_t plain_limit();
 void set_plain_limit(std::uint64_t bytes);
 
+// The memory budget shared by the decoded frames of every open .zst file (rocpd::zstd::FrameCache,
+// process-wide); setting it evicts down to the new limit at once.
+std::uint64_t cache_limit();
+void set_cache_limit(std::uint64_t bytes);
+
 }  // namespace rocpd::compression

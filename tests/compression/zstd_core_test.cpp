@@ -16,35 +16,14 @@
 #include "compression/seek_table.h"
 #include "compression/seekable_writer.h"
 #include "compression/xxhash64.h"
+#include "zstd_test_util.h"
 
 namespace rz = rocpd::zstd;
-using Bytes = std::vector<unsigned char>;
+using rocpd_test::Bytes;
+using rocpd_test::sample_data;
+using rocpd_test::seekable;
 
 namespace {
-
-// Trace-like content: repetitive records with varying numbers, compressible but not trivially.
-Bytes sample_data(std::size_t n, unsigned seed = 1) {
-  std::mt19937 rng(seed);
-  Bytes out;
-  out.reserve(n);
-  while (out.size() < n) {
-    const std::string rec = "kernel_" + std::to_string(rng() % 97) + "|" + std::to_string(rng() % 1000000) + ";";
-    out.insert(out.end(), rec.begin(), rec.end());
-  }
-  out.resize(n);
-  return out;
-}
-
-Bytes seekable(const Bytes& data, std::size_t frame_size, int level = 3) {
-  Bytes out;
-  rz::SeekableWriter w([&](const void* p, std::size_t n) {
-    out.insert(out.end(), static_cast<const unsigned char*>(p), static_cast<const unsigned char*>(p) + n);
-  }, level, frame_size);
-  // Feed in odd-sized pieces so frame cutting does not depend on the caller's chunking.
-  for (std::size_t off = 0; off < data.size(); off += 7777) w.write(data.data() + off, std::min<std::size_t>(7777, data.size() - off));
-  w.finish();
-  return out;
-}
 
 std::string open_error(const Bytes& file, std::uint64_t limit = rz::kDefaultPlainLimit) {
   try {
@@ -140,7 +119,8 @@ TEST(CompressionSeekable, CacheIsBoundedAndConcurrentReadsAgree) {
   const Bytes data = sample_data(64 * 1024, 5);
   const Bytes file = seekable(data, 1024);
   rz::MemorySource src(file.data(), file.size());
-  rz::FrameReader reader(src, rz::read_seek_table(src), 2);
+  auto cache = std::make_shared<rz::FrameCache>(2048);  // two frames
+  rz::FrameReader reader(src, rz::read_seek_table(src), true, cache);
   std::vector<std::thread> threads;
   std::atomic<int> bad{0};
   for (int t = 0; t < 4; ++t) {
@@ -156,6 +136,7 @@ TEST(CompressionSeekable, CacheIsBoundedAndConcurrentReadsAgree) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(bad.load(), 0);
+  EXPECT_LE(cache->stats().peak_cached_bytes, 2048u);
 }
 
 TEST(CompressionSeekable, ReadAheadGivesTheSameBytesAndDefersErrors) {
@@ -163,7 +144,7 @@ TEST(CompressionSeekable, ReadAheadGivesTheSameBytesAndDefersErrors) {
   Bytes file = seekable(data, 4096);
   for (bool ahead : {false, true}) {
     rz::MemorySource src(file.data(), file.size());
-    rz::FrameReader reader(src, rz::read_seek_table(src), 8, ahead);
+    rz::FrameReader reader(src, rz::read_seek_table(src), ahead, std::make_shared<rz::FrameCache>(64 * 4096));
     Bytes back(data.size());
     for (std::size_t off = 0; off < data.size(); off += 1000) reader.read(off, back.data() + off, std::min<std::size_t>(1000, data.size() - off));
     EXPECT_EQ(back, data) << ahead;
@@ -174,7 +155,7 @@ TEST(CompressionSeekable, ReadAheadGivesTheSameBytesAndDefersErrors) {
   for (int i = 0; i < 10; ++i) off10 += rz::get_u32(&file[table + 8 + 12 * i]);
   set_u32(file, table + 8 + 12 * 10 + 8, rz::get_u32(&file[table + 8 + 12 * 10 + 8]) ^ 0x100);
   rz::MemorySource src(file.data(), file.size());
-  rz::FrameReader reader(src, rz::read_seek_table(src), 8, true);
+  rz::FrameReader reader(src, rz::read_seek_table(src), true, std::make_shared<rz::FrameCache>(64 * 4096));
   unsigned char buf[512];
   for (std::uint64_t off = 0; off < 10 * 4096; off += sizeof buf) reader.read(off, buf, sizeof buf);
   try {
@@ -268,6 +249,53 @@ TEST(CompressionBadInput, SeekTableThatLies) {
   set_u32(bloated, entry_offset(bloated, 0) + 4, 10);
   set_u32(bloated, entry_offset(bloated, 0), 100000);
   EXPECT_EQ(open_error(bloated), "frame 0 declares 100000 compressed bytes for 10 decompressed bytes (impossible)");
+  // Empty entries (no zstd frame is under 8 bytes): a footer claiming millions of them in a
+  // small file would otherwise make the table cost 32 bytes per 8 bytes of file.
+  Bytes empty;
+  rz::put_u32(empty, rz::kSeekTableFrameMagic);
+  rz::put_u32(empty, 2 * 8 + 9);
+  for (int i = 0; i < 2; ++i) {
+    rz::put_u32(empty, 0);
+    rz::put_u32(empty, 0);
+  }
+  rz::put_u32(empty, 2);
+  empty.push_back(0);
+  rz::put_u32(empty, rz::kSeekableFooterMagic);
+  EXPECT_EQ(open_error(empty), "frame 0 declares 0 compressed bytes, fewer than any zstd frame has (8)");
+}
+
+TEST(CompressionBadInput, ZeroLengthFramesBetweenData) {
+  // A seekable file with empty frames (an empty zstd frame and a skippable frame) between data
+  // frames: valid, and reads skip them.
+  const Bytes a = sample_data(5000, 1), b = sample_data(7000, 2);
+  auto frame = [](const Bytes& d) {
+    Bytes out(ZSTD_compressBound(d.size()));
+    out.resize(ZSTD_compress(out.data(), out.size(), d.data(), d.size(), 3));
+    return out;
+  };
+  const Bytes fa = frame(a), fe = frame({}), fb = frame(b);
+  Bytes skip;
+  rz::put_u32(skip, 0x184D2A50u);
+  rz::put_u32(skip, 4);
+  rz::put_u32(skip, 0);
+  Bytes file;
+  for (const Bytes* f : std::initializer_list<const Bytes*>{&fa, &fe, &skip, &fb}) file.insert(file.end(), f->begin(), f->end());
+  rz::put_u32(file, rz::kSeekTableFrameMagic);
+  rz::put_u32(file, 4 * 8 + 9);
+  for (auto [c, d] : {std::pair{fa.size(), a.size()}, {fe.size(), 0ul}, {skip.size(), 0ul}, {fb.size(), b.size()}}) {
+    rz::put_u32(file, static_cast<std::uint32_t>(c));
+    rz::put_u32(file, static_cast<std::uint32_t>(d));
+  }
+  rz::put_u32(file, 4);
+  file.push_back(0);
+  rz::put_u32(file, rz::kSeekableFooterMagic);
+  EXPECT_EQ(open_error(file), "no error");
+  rz::CompressedImage img(std::make_unique<rz::MemorySource>(file.data(), file.size()), rz::kDefaultPlainLimit);
+  Bytes back(a.size() + b.size());
+  ASSERT_EQ(img.read(0, back.data(), back.size()), back.size());
+  Bytes both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  EXPECT_EQ(back, both);
 }
 
 TEST(CompressionBadInput, CorruptFramesAndChecksums) {
