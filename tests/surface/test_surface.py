@@ -27,6 +27,7 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
     ("rocpd_zstd_verify", 1, FILES), ("rocpd_zstd_last_error", 0, FILES),
     ("rocpd_zstd_plain_limit", 0, FILES), ("rocpd_zstd_plain_limit", 1, FILES),
+    ("rocpd_zstd_cache_limit", 0, FILES), ("rocpd_zstd_cache_limit", 1, FILES), ("rocpd_zstd_cache_stats", 0, FILES),
 }
 EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "rocpd_busy_intervals", "rocpd_gaps",
                     "rocpd_utilization"}
