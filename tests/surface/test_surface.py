@@ -87,9 +87,75 @@ class Surface(unittest.TestCase):
                              text=True).stdout
         needed = {line.split("[")[1].split("]")[0] for line in out.splitlines() if "(NEEDED)" in line}
         allowed = {"libzstd.so.1", "libstdc++.so.6", "libm.so.6", "libgcc_s.so.1", "libc.so.6", "ld-linux-x86-64.so.2"}
-        # A sanitizer build (CI's second pass) links the sanitizer runtimes as well.
-        needed = {n for n in needed if not n.startswith(("libasan.so", "libubsan.so"))}
+        # A sanitizer build (CI's ASan and TSan passes) links the sanitizer runtimes as well.
+        needed = {n for n in needed if not n.startswith(("libasan.so", "libubsan.so", "libtsan.so"))}
         self.assertTrue(needed <= allowed, needed - allowed)
+
+    def test_exported_symbols(self):
+        # ext/exports.map: the dynamic symbol table defines the entry point and nothing else (no weak
+        # STL instantiation another library could interpose), and no STB_GNU_UNIQUE symbol (glibc
+        # never unloads a library that has one).
+        import subprocess
+        out = subprocess.run(["readelf", "--dyn-syms", "-W", os.environ["ROCPD_EXT"] + ".so"], check=True,
+                             capture_output=True, text=True).stdout
+        rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0][:-1].isdigit()]
+        defined = {(r[4], r[7]) for r in rows if len(r) >= 8 and r[6] != "UND"}
+        self.assertEqual(defined, {("GLOBAL", "sqlite3_rocpdext_init")})
+        self.assertEqual([r for r in rows if r[4] == "UNIQUE"], [])
+
+    def test_library_outlives_the_connection_that_loaded_it(self):
+        # SQLite dlclose()s an extension when the connection that loaded it closes, but the rocpd_zstd
+        # VFS stays registered process-wide and points into the library: the library pins itself
+        # (zstd_vfs.cpp, dlopen RTLD_NODELETE). After the loading connection is closed, the library
+        # must still be mapped, a new connection that never loaded it must read through the VFS, and
+        # the process must exit cleanly - in Python and in the sqlite3 shell.
+        import subprocess
+        import tempfile
+        ext = os.environ["ROCPD_EXT"]
+        with tempfile.TemporaryDirectory() as tmp:
+            plain, packed = os.path.join(tmp, "plain.db"), os.path.join(tmp, "packed.db.zst")
+            src = sqlite3.connect(plain)
+            src.execute("CREATE TABLE t(x)")
+            src.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(1000)])
+            src.commit()
+            src.close()
+            script = f"""
+import sqlite3
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension({ext!r})
+con.execute("SELECT rocpd_compress(?, ?)", ({plain!r}, {packed!r})).fetchone()
+con.close()
+del con
+print("mapped" if {ext + '.so'!r} in open("/proc/self/maps").read() else "unmapped")
+other = sqlite3.connect("file:{packed}?vfs=rocpd_zstd&mode=ro", uri=True)
+print(other.execute("SELECT count(*), sum(x) FROM t").fetchone())
+other.close()
+"""
+            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+            self.assertEqual((run.returncode, run.stdout, run.stderr), (0, "mapped\n(1000, 499500)\n", ""))
+            shell = os.path.join(os.environ["ROCPD_SQLITE_DIR"], "sqlite3") if os.environ.get("ROCPD_SQLITE_DIR") \
+                else os.environ["ROCPD_SQLITE3"]
+            run = subprocess.run([shell, "-bail", "-batch", "-cmd", f".load {ext}", ":memory:",
+                                  "SELECT rocpd_version() IS NOT NULL;",
+                                  ".open :memory:",
+                                  f".open file:{packed}?vfs=rocpd_zstd&mode=ro",
+                                  "SELECT count(*), sum(x) FROM t;"], capture_output=True, text=True, timeout=120)
+            self.assertEqual((run.returncode, run.stdout, run.stderr), (0, "1\n1000|499500\n", ""))
+
+    def test_sqlite_version_asked_for(self):
+        # tests/sqlite_current/run_tests.sh runs the suite against another SQLite and sets
+        # ROCPD_SQLITE_VERSION: a silent fallback to Debian's library must fail here. Otherwise Python
+        # and the shell the SQL tests use must run the same SQLite.
+        import subprocess
+        print(f"sqlite3.sqlite_version {sqlite3.sqlite_version}", file=sys.stderr)
+        shell = os.path.join(os.environ["ROCPD_SQLITE_DIR"], "sqlite3") if os.environ.get("ROCPD_SQLITE_DIR") \
+            else os.environ["ROCPD_SQLITE3"]
+        shell_version = subprocess.run([shell, ":memory:", "SELECT sqlite_version()"], check=True, capture_output=True,
+                                       text=True).stdout.strip()
+        want = os.environ.get("ROCPD_SQLITE_VERSION") or shell_version
+        self.assertEqual((sqlite3.sqlite_version, shell_version), (want, want))
+        self.assertEqual(connect().execute("SELECT sqlite_version()").fetchone()[0], want)
 
     def test_loading_twice_is_harmless(self):
         con = connect()
