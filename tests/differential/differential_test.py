@@ -35,6 +35,9 @@ SCRIPT = os.path.abspath(__file__)
 
 DEFAULT_QUERIES = {"generated": 1000, "hostile": 2000, "all": 3000}
 REL_TOL = 1e-9
+# The documented refusal of the interval tables (docs/intervals.md) to read a non-integer gpu or time.
+REFUSAL = re.compile(r"^OperationalError: rocpd_(busy_intervals|gaps|utilization): member .*: "
+                     r"(gpu|start|end) must be an integer")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations
@@ -350,6 +353,9 @@ NAMED_CANDIDATES = ["rocpd_op", "rocpd_api", "rocpd_api_ops", "rocpd_string", "r
                     "kernels", "memory_copies", "regions", "rocpd_metadata"]
 
 
+NAMED_VIEWS = {"top", "op", "api", "kernel", "copyop", "busy", "kernels", "memory_copies", "regions"}
+
+
 class Catalog:
     """The tables of one configuration: virtual tables with their copies, small plain tables, joins."""
 
@@ -389,7 +395,7 @@ class Catalog:
         try:
             self.con.execute("CREATE TEMP TABLE %s AS SELECT * FROM %s" % (q("c_" + key), vt))
         except sqlite3.Error as e:
-            self.problems.append((key, "materializing %s failed: %s: %s" % (vt, type(e).__name__, e)))
+            self.problems.append((key, "%s: %s" % (type(e).__name__, e)))
             return
         info = self.con.execute("PRAGMA temp.table_info(%s)" % q("c_" + key)).fetchall()
         cols = [qg.Col(bytes(r[1]).decode(), AFFINITY.get(bytes(r[2]).decode(), "NUMERIC")) for r in info]
@@ -485,7 +491,9 @@ class Catalog:
         n = {k: t.nrows for k, t in self.tables.items()}
         c = {}
         for k, t in self.tables.items():
-            if t.kind in ("ops", "apis", "named"):
+            if t.kind == "named" and k[2:] in NAMED_VIEWS:
+                rows = max(t.nrows, n.get("ops", 1), n.get("apis", 1))  # a view re-reads its tables
+            elif t.kind in ("ops", "apis", "named"):
                 rows = t.nrows
             elif k in ("u_top", "u_ktop", "u_copies", "busy", "gaps", "util"):
                 rows = n.get("ops", 1)
@@ -680,11 +688,17 @@ class Tester:
         print("== %s: %s" % (cfg.name, clip(cfg.setup_sql(), 300)))
         print("   tables: " + ", ".join("%s(%d rows)" % (k, t.nrows) for k, t in cat.tables.items()))
         for key, msg in cat.problems:
+            if REFUSAL.search(msg):
+                # docs/intervals.md: a gpu, start or end that is not an integer is an error naming the
+                # member. Nothing to compare with on this configuration.
+                self.stats["refused"] += 1
+                print("note: %s, table %s refuses this data by design: %s" % (cfg.name, key, clip(msg, 300)))
+                continue
             self.stats["materialize_fail"] += 1
             f = Failure(cfg, key, "materialize", -1, msg, msg)
             self.failures.append(f)
             self.by_sig[(key, "materialize")] += 1
-            print("FAIL %s, table %s: %s" % (cfg.name, key, msg))
+            print("FAIL %s, table %s: SELECT * failed: %s" % (cfg.name, key, msg))
         weights = {"ops": 5, "apis": 4, "members": 0.6, "busy": 2, "gaps": 2, "util": 2}
         keys = sorted(cat.tables)
         wl = [(weights.get(k, 1.0 if cat.tables[k].kind == "named" else 0.7), k) for k in keys]

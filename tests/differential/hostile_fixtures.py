@@ -136,8 +136,10 @@ class Strings:
         return self.ids[key]
 
 
-def rpd_tables(version, base, limits=False):
-    """The rows of one hostile rpd member. `base` offsets all times; `limits` adds int64 extremes."""
+def rpd_tables(version, base, limits=False, typed=True):
+    """The rows of one hostile rpd member. `base` offsets all times; `limits` adds int64 extremes;
+    `typed` adds ops whose gpu or times are text, reals or blobs (the interval tables refuse those
+    members by design, docs/intervals.md)."""
     st = Strings()
     ust = Strings()  # v3 rocpd_ustring
     kexec, task = st.add("KernelExecution"), st.add("Task")
@@ -221,12 +223,13 @@ def rpd_tables(version, base, limits=False):
     op(2, 1, t + 50, t + 150, blob_string, kexec)
     t += 400
     # Text, blobs and reals in integer columns; NULL gpu and queue.
-    op("abc", 0, t, t + 100, names[4], kexec)
-    op("12", 0, t + 10, t + 110, names[5], kexec)
-    op("1", 0, t + 20, t + 120, names[6], kexec)
-    op(1.5, 0, t + 30, t + 130, names[7], kexec)
-    op(2.0, 0, t + 40, t + 140, names[8], kexec)
-    op(b"\x01", 0, t + 50, t + 150, names[9], kexec)
+    if typed:
+        op("abc", 0, t, t + 100, names[4], kexec)
+        op("12", 0, t + 10, t + 110, names[5], kexec)
+        op("1", 0, t + 20, t + 120, names[6], kexec)
+        op(1.5, 0, t + 30, t + 130, names[7], kexec)
+        op(2.0, 0, t + 40, t + 140, names[8], kexec)
+        op(b"\x01", 0, t + 50, t + 150, names[9], kexec)
     op(None, None, t + 60, t + 160, names[10], kexec)
     op(0, "q", t + 70, t + 170, names[11], kexec)
     op(-1, 2.5, t + 80, t + 180, names[12], kexec)
@@ -236,12 +239,13 @@ def rpd_tables(version, base, limits=False):
     op(0, 0, None, t + 100, names[14], kexec)
     op(1, 0, t + 10, None, names[15], kexec)
     op(2, 0, None, None, names[16], kexec)
-    op(0, 0, t + 20.5, t + 150, names[17], kexec)
-    op(1, 0, t + 30, t + 175.25, names[18], kexec)
-    op(2, 0, float(t + 40), t + 180, names[19], kexec)
-    op(0, 0, str(t + 50), t + 190, names[20], kexec)
-    op(1, 0, t + 60, "abc", names[21], kexec)
-    op(2, 0, "", "", names[22], kexec)
+    if typed:
+        op(0, 0, t + 20.5, t + 150, names[17], kexec)
+        op(1, 0, t + 30, t + 175.25, names[18], kexec)
+        op(2, 0, float(t + 40), t + 180, names[19], kexec)
+        op(0, 0, str(t + 50), t + 190, names[20], kexec)
+        op(1, 0, t + 60, "abc", names[21], kexec)
+        op(2, 0, "", "", names[22], kexec)
     t += 400
     if limits:
         op(0, 0, INT64_MAX - 1000, INT64_MAX, names[0], kexec)
@@ -302,7 +306,7 @@ def rpd_tables(version, base, limits=False):
 # ----------------------------------------------------------------------------------------------
 # rocpd (rocprofv3 schema 3)
 
-def rocpd_tables(base, limits=False):
+def rocpd_tables(base, limits=False, typed=True):
     st = Strings()
     cat = {c: st.add(c) for c in ("KERNEL_DISPATCH", "MEMORY_COPY", "HIP_RUNTIME_API_EXT", "MARKER_CORE_RANGE_API",
                                   "HSA_CORE_API", "RCCL_API", "weird_category", "marker_core_api")}
@@ -385,15 +389,17 @@ def rocpd_tables(base, limits=False):
     dispatch(99, 3, t + 80, t + 180)  # agent without a row
     dispatch(None, 4, t + 90, t + 190)
     dispatch(5, 5, t + 100, t + 200)  # GPU agent with NULL type_index
-    dispatch(6, 6, t + 110, t + 210)  # text type_index
-    dispatch(7, 7, t + 120, t + 220)  # real type_index
+    if typed:
+        dispatch(6, 6, t + 110, t + 210)  # text type_index
+        dispatch(7, 7, t + 120, t + 220)  # real type_index
     dispatch(2, 8, t + 130, t + 230, event_id=None)
     dispatch(3, 9, t + 140, t + 240, event_id=88888)
     dispatch(2, 10, t + 150, t + 250, queue="q")
     dispatch(3, 11, None, t + 260)
     dispatch(4, 12, t + 160, None)
-    dispatch(2, 13, t + 170.5, t + 270)
-    dispatch(3, 14, "abc", t + 280)
+    if typed:
+        dispatch(2, 13, t + 170.5, t + 270)
+        dispatch(3, 14, "abc", t + 280)
     dispatch(4, 15, t + 180, t + 280, pid="4343")
     t += 600
     for k, n in enumerate(copy_names):
@@ -497,12 +503,15 @@ def _build(out_dir):
     if os.path.isdir(out_dir):
         shutil.rmtree(out_dir)
     sets = {}
+    # `hostile` holds every kind of value; `hostile_limits` only integer (or NULL) gpus and times,
+    # so that the interval tables answer on it, and the int64 extremes.
     for name, limits, base in zip(SET_NAMES, (False, True), (1_000_000, 5_000_000)):
         d = os.path.join(out_dir, name)
         os.makedirs(d)
-        build_db(os.path.join(d, "h_rpd2.rpd"), "rpd_v2.sql", rpd_tables(2, base, limits))
-        build_db(os.path.join(d, "h_rpd3.rpd"), "rpd_v3.sql", rpd_tables(3, base + 333, limits))
-        build_db(os.path.join(d, "h_rocpd.db"), "rocpd_v3.sql", rocpd_tables(base + 777, limits),
+        typed = not limits
+        build_db(os.path.join(d, "h_rpd2.rpd"), "rpd_v2.sql", rpd_tables(2, base, limits, typed))
+        build_db(os.path.join(d, "h_rpd3.rpd"), "rpd_v3.sql", rpd_tables(3, base + 333, limits, typed))
+        build_db(os.path.join(d, "h_rocpd.db"), "rocpd_v3.sql", rocpd_tables(base + 777, limits, typed),
                  uuid=UUIDS[limits])
         sets[name] = d
     return sets

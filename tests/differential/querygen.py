@@ -143,6 +143,7 @@ class Query:
         self.group = []  # expressions
         self.having = None
         self.order_keys = 0  # ORDER BY the first n select items (a total order on the result)
+        self.order_mods = {}  # select item index -> " DESC", " NULLS LAST", " COLLATE NOCASE" (then BINARY)
         self.limit = None
         self.offset = None
         self.compound = None  # (operator, Query)
@@ -168,7 +169,12 @@ class Query:
         if self.compound:
             s += " " + self.compound[0] + " " + self.compound[1].render()
         if self.order_keys:
-            s += " ORDER BY " + ", ".join(str(i + 1) for i in range(self.order_keys))
+            terms = []
+            for i in range(self.order_keys):
+                mod = self.order_mods.get(i, "")
+                # A NOCASE term is followed by the same column in BINARY: still a total order.
+                terms.append("%d%s, %d" % (i + 1, mod, i + 1) if "COLLATE" in mod else "%d%s" % (i + 1, mod))
+            s += " ORDER BY " + ", ".join(terms)
         if self.limit is not None:
             s += " LIMIT %d" % self.limit
             if self.offset is not None:
@@ -597,6 +603,14 @@ class Gen:
         self.outer_rows = 0
         return qy, a
 
+    def order_mods(self, n):
+        mods = {}
+        for i in range(n):
+            if self.chance(0.3):
+                mods[i] = self.pick((" DESC", " NULLS LAST", " DESC NULLS FIRST", " COLLATE NOCASE",
+                                     " COLLATE NOCASE DESC", " ASC"))
+        return mods
+
     def q_select(self, t):
         qy, a = self.base("select", t)
         if self.chance(0.1):
@@ -606,6 +620,7 @@ class Gen:
         qy.distinct = not mixed and self.chance(0.2)
         if not mixed and self.chance(0.35):
             qy.order_keys = len(qy.select) if qy.select[0] != "%s.*" % a else 0
+            qy.order_mods = self.order_mods(qy.order_keys)
             if qy.order_keys and self.chance(0.7):
                 qy.limit = self.r.choice((0, 1, 3, 10, 50))
                 if self.chance(0.4):
@@ -645,6 +660,7 @@ class Gen:
             qy.having = "count(*) %s %d" % (self.r.choice((">", ">=", "<", "=")), self.r.choice((1, 2, 5)))
         if group and self.chance(0.4):
             qy.order_keys = len(group)
+            qy.order_mods = self.order_mods(qy.order_keys)
             if self.chance(0.6):
                 qy.limit = self.r.choice((1, 2, 5))
                 if self.chance(0.3):
@@ -732,6 +748,7 @@ class Gen:
             qy.select = pa[:3] + pb[:3]
             if not (ma or mb) and self.chance(0.3):
                 qy.order_keys = len(qy.select)
+                qy.order_mods = self.order_mods(qy.order_keys)
                 qy.limit = self.r.choice((1, 5, 20))
         else:
             keys = [c for c in ta.cols if not c.mixed]
