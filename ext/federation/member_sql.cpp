@@ -259,7 +259,9 @@ SourceSql rocpd_regions(const Member& m) {
 // the message in the event's extdata, else the track's name.
 SourceSql rocpd_marks(const Member& m) {
   SourceBuilder b(rocpd_table(m, "rocpd_sample") + " AS sm", kApisColumnCount);
-  b.join("tr", fmt::format("JOIN {} AS tr ON tr.id = sm.track_id", rocpd_table(m, "rocpd_track")));
+  // Only the event and its category decide which samples are marks (the source's WHERE, always
+  // joined); every other join is LEFT, so the rows never depend on the columns selected.
+  b.join("tr", fmt::format("LEFT JOIN {} AS tr ON tr.id = sm.track_id", rocpd_table(m, "rocpd_track")));
   b.join("e", fmt::format("JOIN {} AS e ON e.id = sm.event_id", rocpd_table(m, "rocpd_event")));
   b.join("ct", fmt::format("JOIN {} AS ct ON ct.id = e.category_id", rocpd_table(m, "rocpd_string")), {"e"});
   b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", rocpd_table(m, "rocpd_string")), {"tr"});

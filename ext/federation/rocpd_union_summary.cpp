@@ -74,6 +74,9 @@ struct SummaryRow {
 struct SummaryCursor : sqlite3_vtab_cursor {
   std::vector<SummaryRow> rows;
   size_t pos = 0;
+  // The argument, read back through the hidden column: SQLite re-checks `summary = 'top'` on
+  // the rows of some plans (a multi-index OR), as on a plain table's column.
+  std::string summary;
 };
 
 // Which rows of which canonical table a summary aggregates.
@@ -170,6 +173,9 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
     if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
     if (c.iColumn == kSummaryArg) {
       if (!c.usable) return SQLITE_CONSTRAINT;  // the argument must be known before the scan
+      // The same argument may come twice (a multi-index OR repeats it in each branch): the first
+      // is the argument, the others SQLite checks against the hidden column.
+      if (info->idxNum & 1) continue;
       info->aConstraintUsage[i].argvIndex = ++argv;
       info->aConstraintUsage[i].omit = 1;
       info->idxNum |= 1;
@@ -200,6 +206,7 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     if (!arg || sqlite3_value_type(argv[0]) != SQLITE_TEXT)
       throw Error(fmt::format("rocpd_union: the summary name must be text; {}", kUsage));
     const SummaryKind kind = parse_summary(reinterpret_cast<const char*>(arg));
+    cur->summary = reinterpret_cast<const char*>(arg);
     std::string db_filter;
     const bool one_db = (idx_num & 2) && argc > 1;
     if (one_db) {
@@ -256,6 +263,9 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
       if (r.timed > 1) sqlite3_result_double(ctx, std::sqrt(r.m2 / static_cast<double>(r.timed - 1)));
       break;
     case kPercent: sqlite3_result_double(ctx, r.percent); break;
+    case kSummaryArg:
+      sqlite3_result_text(ctx, cur->summary.data(), static_cast<int>(cur->summary.size()), SQLITE_TRANSIENT);
+      break;
     default: break;
   }
   return SQLITE_OK;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -27,34 +28,11 @@ Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanC
   if (c.iColumn == cols.lo && eq) return {'L', kPlanLo};
   if (c.iColumn == cols.hi && eq) return {'H', kPlanHi};
   if (c.iColumn == cols.buckets && eq) return {'N', kPlanBuckets};
-  if (c.iColumn == cols.start) {
-    switch (c.op) {
-      case SQLITE_INDEX_CONSTRAINT_GT: return {'a', kPlanLowerTime};
-      case SQLITE_INDEX_CONSTRAINT_GE: return {'b', kPlanLowerTime};
-      case SQLITE_INDEX_CONSTRAINT_EQ: return {'s', kPlanLowerTime};
-      default: return {0, 0};
-    }
-  }
-  if (c.iColumn == cols.end) {
-    switch (c.op) {
-      case SQLITE_INDEX_CONSTRAINT_LT: return {'g', kPlanUpperTime};
-      case SQLITE_INDEX_CONSTRAINT_LE: return {'h', kPlanUpperTime};
-      case SQLITE_INDEX_CONSTRAINT_EQ: return {'t', kPlanUpperTime};
-      default: return {0, 0};
-    }
-  }
   return {0, 0};
 }
 
 bool is_hidden_argument(int column, const PlanColumns& cols) {
   return column >= 0 && (column == cols.bucket_ns || column == cols.lo || column == cols.hi || column == cols.buckets);
-}
-
-int64_t saturate(long double x) {
-  if (std::isnan(x)) return 0;
-  if (x <= -9223372036854775808.0L) return kNoLo;
-  if (x >= 9223372036854775807.0L) return kNoHi;
-  return static_cast<int64_t>(x);
 }
 
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser: spreads any gpu id over the slot range
@@ -94,8 +72,7 @@ int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols) {
   double cost = 1e7;
   if (bits & kPlanDb) cost /= 20;
   if (bits & kPlanGpu) cost /= 4;
-  if (bits & kPlanLowerTime) cost /= 2;
-  if (bits & kPlanUpperTime) cost /= 2;
+  if (bits & (kPlanLo | kPlanHi)) cost /= 4;
   info->estimatedCost = cost;
   info->estimatedRows = static_cast<sqlite3_int64>(cost / 10);
   info->idxNum = bits;
@@ -149,32 +126,74 @@ OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, s
       w.gpu = gpu;
       continue;
     }
-    // Time bounds prune only when they are numbers (text compares above every number: SQLite
-    // then finds no row, without our help).
-    if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) continue;
-    const long double x =
-        type == SQLITE_INTEGER ? static_cast<long double>(sqlite3_value_int64(v)) : sqlite3_value_double(v);
-    switch (code) {
-      case 'a':
-      case 'b':
-      case 's': w.ops_end_min = std::max(w.ops_end_min, saturate(std::floor(x))); break;
-      case 'g':
-      case 'h':
-      case 't': w.ops_start_max = std::min(w.ops_start_max, saturate(std::ceil(x))); break;
-      default: throw Error(fmt::format("{}: inconsistent query plan", table));
-    }
+    throw Error(fmt::format("{}: inconsistent query plan", table));
   }
   if (w.arg_lo) w.lo = *w.arg_lo;
   if (w.arg_hi) w.hi = *w.arg_hi;
   return w;
 }
 
-int64_t RowNumbering::rowid(int64_t ordinal, const std::optional<int64_t>& gpu, uint64_t index, const char* table) {
+namespace {
+int type_rank(int type) {
+  switch (type) {
+    case SQLITE_NULL: return 0;
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT: return 1;
+    case SQLITE_TEXT: return 2;
+    default: return 3;
+  }
+}
+
+std::string describe(const GpuKey& k) {
+  switch (k.type) {
+    case SQLITE_NULL: return "NULL";
+    case SQLITE_INTEGER: return std::to_string(k.i);
+    case SQLITE_FLOAT: return fmt::format("{}", k.d);
+    case SQLITE_TEXT: return fmt::format("'{:.40}'", k.bytes);
+    default: return fmt::format("a blob of {} bytes", k.bytes.size());
+  }
+}
+}  // namespace
+
+bool operator<(const GpuKey& a, const GpuKey& b) {
+  const int ra = type_rank(a.type), rb = type_rank(b.type);
+  if (ra != rb) return ra < rb;
+  if (ra == 1) {
+    if (a.type == SQLITE_INTEGER && b.type == SQLITE_INTEGER) return a.i < b.i;
+    const long double x = a.type == SQLITE_INTEGER ? static_cast<long double>(a.i) : a.d;
+    const long double y = b.type == SQLITE_INTEGER ? static_cast<long double>(b.i) : b.d;
+    return x < y;
+  }
+  return a.bytes < b.bytes;  // BINARY collation: memcmp order
+}
+
+void GpuKey::result(sqlite3_context* ctx) const {
+  switch (type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, i); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, d); break;
+    case SQLITE_TEXT: sqlite3_result_text(ctx, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT); break;
+    case SQLITE_BLOB:
+      if (bytes.empty()) sqlite3_result_zeroblob(ctx, 0);
+      else sqlite3_result_blob(ctx, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+      break;
+    default: sqlite3_result_null(ctx); break;
+  }
+}
+
+int64_t RowNumbering::rowid(int64_t ordinal, const GpuKey& gpu, uint64_t index, const char* table) {
   constexpr int kIndexBits = 31, kSlotBits = 16;
   uint32_t slot = 0;
-  if (!gpu) slot = 32767;
-  else if (*gpu >= 0 && *gpu < 32767) slot = static_cast<uint32_t>(*gpu);
-  else slot = 32768 + static_cast<uint32_t>(mix(static_cast<uint64_t>(*gpu)) % 32768);
+  if (gpu.is_null()) {
+    slot = 32767;
+  } else if (gpu.type == SQLITE_INTEGER && gpu.i >= 0 && gpu.i < 32767) {
+    slot = static_cast<uint32_t>(gpu.i);
+  } else {
+    uint64_t h = static_cast<uint64_t>(gpu.type) * 0x9e3779b97f4a7c15ULL;
+    if (gpu.type == SQLITE_INTEGER) h ^= mix(static_cast<uint64_t>(gpu.i));
+    else if (gpu.type == SQLITE_FLOAT) h ^= mix(std::hash<double>{}(gpu.d));
+    else h ^= mix(std::hash<std::string>{}(gpu.bytes));
+    slot = 32768 + static_cast<uint32_t>(mix(h) % 32768);
+  }
   if (ordinal != slots_member_) {
     slots_.clear();
     slots_member_ = ordinal;
@@ -182,9 +201,9 @@ int64_t RowNumbering::rowid(int64_t ordinal, const std::optional<int64_t>& gpu, 
   bool seen = false;
   for (const auto& [s, g] : slots_) {
     if (s != slot) continue;
-    if (g != gpu)
-      throw Error(fmt::format("{}: gpu ids {} and {} of one member cannot both be numbered in rowids", table,
-                              g ? std::to_string(*g) : "NULL", gpu ? std::to_string(*gpu) : "NULL"));
+    if (!(g == gpu))
+      throw Error(fmt::format("{}: gpu values {} and {} of one member cannot both be numbered in rowids", table,
+                              describe(g), describe(gpu)));
     seen = true;
   }
   if (!seen) slots_.emplace_back(slot, gpu);
@@ -234,23 +253,25 @@ std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWi
   if (window.gpu) sql += " AND gpu = ?2";
   if (window.lo != kNoLo) sql += " AND \"end\" > ?3";
   if (window.hi != kNoHi) sql += " AND start < ?4";
-  if (window.ops_end_min != kNoLo) sql += " AND \"end\" >= ?5";
-  if (window.ops_start_max != kNoHi) sql += " AND start <= ?6";
   Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
   sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
   if (window.gpu) sqlite3_bind_int64(stmt.get(), 2, *window.gpu);
   if (window.lo != kNoLo) sqlite3_bind_int64(stmt.get(), 3, window.lo);
   if (window.hi != kNoHi) sqlite3_bind_int64(stmt.get(), 4, window.hi);
-  if (window.ops_end_min != kNoLo) sqlite3_bind_int64(stmt.get(), 5, window.ops_end_min);
-  if (window.ops_start_max != kNoHi) sqlite3_bind_int64(stmt.get(), 6, window.ops_start_max);
 
-  std::map<std::optional<int64_t>, std::vector<Interval>> by_gpu;
+  std::map<GpuKey, std::vector<Interval>> by_gpu;
   std::vector<Interval>* current = nullptr;  // rows of one gpu usually come in runs
-  std::optional<int64_t> current_gpu;
+  GpuKey current_gpu;
   while (step(stmt.get(), "reading rocpd_ops")) {
     sqlite3_stmt* s = stmt.get();
-    const std::optional<int64_t> gpu = integer_column(s, 0, table, db, "gpu", "an id");
-    if (!current || gpu != current_gpu) {
+    GpuKey gpu;
+    gpu.type = sqlite3_column_type(s, 0);
+    if (gpu.type == SQLITE_INTEGER) gpu.i = sqlite3_column_int64(s, 0);
+    else if (gpu.type == SQLITE_FLOAT) gpu.d = sqlite3_column_double(s, 0);
+    else if (gpu.type == SQLITE_TEXT) gpu.bytes.assign(column_text(s, 0));
+    else if (gpu.type == SQLITE_BLOB)
+      gpu.bytes.assign(static_cast<const char*>(sqlite3_column_blob(s, 0)), static_cast<size_t>(sqlite3_column_bytes(s, 0)));
+    if (!current || !(gpu == current_gpu)) {
       current = &by_gpu[gpu];
       current_gpu = gpu;
     }

@@ -1,14 +1,12 @@
 // What rocpd_busy_intervals, rocpd_gaps and rocpd_utilization read: the ops of temp.rocpd_ops on
-// the same connection, one member (db) at a time, with the caller's constraints on db and gpu,
-// the clipping window (the hidden arguments lo, hi) and the time bounds that can be pushed down
-// (see below) passed into the rocpd_ops query, which pushes them into each member.
+// the same connection, one member (db) at a time, with the caller's constraints on db and gpu and
+// the clipping window (the hidden arguments lo, hi) passed into the rocpd_ops query, which pushes
+// them into each member.
 //
 // These tables answer like plain tables holding their rows: constraints on start and end are
-// filters SQLite re-checks, never clips (clipping is what the hidden arguments are for). Two kinds
-// of bound still prune the ops read, because they cannot change a row they let through:
-//   start >= x (>, =): a busy interval or gap starting at or after x is built only from ops that
-//                      end at or after x, so only those are read;
-//   end <= y (<, =):   one ending at or before y only from ops that start at or before y.
+// filters SQLite applies, never clips (clipping is what the hidden arguments are for). They do not
+// prune the ops read either: a row's rowid is its position within its gpu, which must not depend
+// on the constraints of the scan (SQLite's OR plans de-duplicate by rowid).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -22,15 +20,11 @@ namespace rocpd::intervals {
 
 // Constraint codes, one per xFilter argument, carried in idxStr (see plan_constraints).
 //   D db =      G gpu =
-//   a start >   b start >=   s start =     (lower bounds on a row's start)
-//   g end <     h end <=     t end =       (upper bounds on a row's end)
 //   W bucket_ns =   L lo =   H hi =   N buckets =   (hidden arguments)
 // idxNum is a bitmask of what is present.
 enum PlanBits : int {
   kPlanDb = 1,
   kPlanGpu = 2,
-  kPlanLowerTime = 4,
-  kPlanUpperTime = 8,
   kPlanBucketNs = 16,
   kPlanLo = 32,
   kPlanHi = 64,
@@ -39,7 +33,7 @@ enum PlanBits : int {
 
 // Column numbers of a table, -1 for columns it does not have.
 struct PlanColumns {
-  int db = -1, gpu = -1, start = -1, end = -1;
+  int db = -1, gpu = -1;
   int bucket_ns = -1, lo = -1, hi = -1, buckets = -1;  // hidden arguments
 };
 
@@ -54,9 +48,6 @@ struct OpsWindow {
   std::optional<int64_t> gpu;
   // The clipping window [lo, hi): busy time outside it is cut off (the arguments lo, hi).
   int64_t lo = kNoLo, hi = kNoHi;
-  // Pruning bounds from the constraints: read only ops with end >= ops_end_min and
-  // start <= ops_start_max.
-  int64_t ops_end_min = kNoLo, ops_start_max = kNoHi;
   bool nothing = false;  // contradictory or NULL constraints: no row can match
   // Hidden arguments; a NULL argument leaves the value unset.
   std::optional<int64_t> bucket_ns, arg_lo, arg_hi, buckets;
@@ -75,26 +66,40 @@ std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string
 // First and last timestamp of the whole job (all members), for aligning buckets.
 std::optional<Interval> job_range(sqlite3* conn);
 
+// A gpu value as rocpd_ops returns it: normally an integer or NULL, but a hostile file's text,
+// real or blob is a group of its own, as `GROUP BY gpu` makes it. Ordered as SQLite orders values
+// (NULL, numbers, text, blobs).
+struct GpuKey {
+  int type = SQLITE_NULL;
+  int64_t i = 0;
+  double d = 0;
+  std::string bytes;
+  bool is_null() const { return type == SQLITE_NULL; }
+  friend bool operator<(const GpuKey& a, const GpuKey& b);
+  friend bool operator==(const GpuKey& a, const GpuKey& b) { return !(a < b) && !(b < a); }
+  void result(sqlite3_context* ctx) const;
+};
+
 // The busy intervals of each gpu of member `db`: ops read through temp.rocpd_ops (with the
 // window's pruning bounds), clipped to [lo, hi), merged. Gpus whose ops add no busy time come
 // with an empty list. Sorted by gpu (a NULL gpu first).
 struct GpuBusy {
-  std::optional<int64_t> gpu;
+  GpuKey gpu;
   std::vector<Interval> busy;
 };
-// An op whose gpu, start or end is not an integer (text or a real in a hostile file) is an error
+// An op whose start or end is not an integer (text or a real in a hostile file) is an error
 // naming `table` and the member, as interval_union's own: no value is guessed.
 std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table);
 
 // Rowids of the computed tables: the member's ordinal (16 bits), a 16-bit slot for the gpu (its
-// id for 0..32766, NULL 32767, a hash of any other id), then the row's index within that gpu.
+// id for 0..32766, NULL 32767, a hash of any other value), then the row's index within that gpu.
 // Throws when an index does not fit or two gpus of a member share a slot.
 class RowNumbering {
  public:
-  int64_t rowid(int64_t ordinal, const std::optional<int64_t>& gpu, uint64_t index, const char* table);
+  int64_t rowid(int64_t ordinal, const GpuKey& gpu, uint64_t index, const char* table);
 
  private:
-  std::vector<std::pair<uint32_t, std::optional<int64_t>>> slots_;  // slot -> gpu seen in this scan
+  std::vector<std::pair<uint32_t, GpuKey>> slots_;  // slot -> gpu seen in this scan
   int64_t slots_member_ = -1;
 };
 

@@ -17,7 +17,7 @@ namespace rocpd::intervals {
 namespace {
 
 enum Column { kDb, kGpu, kStart, kEnd, kDuration, kArgLo, kArgHi };
-constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .start = kStart, .end = kEnd, .lo = kArgLo, .hi = kArgHi};
+constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .lo = kArgLo, .hi = kArgHi};
 
 struct Table : sqlite3_vtab {
   sqlite3* conn;
@@ -116,8 +116,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   switch (col) {
     case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
     case kGpu:
-      if (c->gpu().gpu) sqlite3_result_int64(ctx, *c->gpu().gpu);
-      else sqlite3_result_null(ctx);
+      c->gpu().gpu.result(ctx);
       break;
     case kStart: sqlite3_result_int64(ctx, iv.start); break;
     case kEnd: sqlite3_result_int64(ctx, iv.end); break;

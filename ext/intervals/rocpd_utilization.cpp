@@ -182,8 +182,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   switch (col) {
     case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
     case kGpu:
-      if (c->gpu().gpu) sqlite3_result_int64(ctx, *c->gpu().gpu);
-      else sqlite3_result_null(ctx);
+      c->gpu().gpu.result(ctx);
       break;
     case kBucket: sqlite3_result_int64(ctx, c->bucket_index()); break;
     case kBucketStart: sqlite3_result_int64(ctx, b.start); break;

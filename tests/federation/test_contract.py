@@ -58,6 +58,14 @@ class RowidsAndOrPlans(unittest.TestCase):
                 self.assertEqual(got, want)
                 self.assertGreater(want[0][0], 0)
 
+    def test_or_over_a_table_valued_argument(self):
+        # The hidden argument is re-checked on the rows of a multi-index OR: it must read back.
+        for table in ("rocpd_union('markers')", "rocpd_busy_intervals(0)", "rocpd_utilization(1000000)"):
+            with self.subTest(table=table):
+                sql = f"SELECT count(*) FROM {table} WHERE db IN ('x', 'rank1') OR db = 'rank1'"
+                self.assertEqual(rows(self.con, sql), rows(self.con, f"SELECT count(*) FROM {table} WHERE db = 'rank1'"))
+                self.assertGreater(rows(self.con, sql)[0][0], 0)
+
     def test_rowids_unique_and_stable(self):
         for table, (_, subset) in self.TABLES.items():
             with self.subTest(table=table):
