@@ -149,6 +149,7 @@ struct FedCursor : sqlite3_vtab_cursor {
   uint64_t clock = 0;
   std::map<std::tuple<std::string, const Member*, int>, LookupState> lookups;
   size_t lookup_bytes = 0;
+  int64_t filters = 0, prepared = 0, indexed_lookups = 0;  // over the statement (rocpd_last_scan)
 
   ~FedCursor() { prefetch.reset(); }  // joins the readers before the members go away
 
@@ -280,6 +281,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   const auto profile = pid_profile(cur, reg, t, w.member);
   q.q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
                           w.lo, w.hi);
+  reg->last_scan.prepared = ++cur->prepared;
   q.plan_key = cur->push_key;
   return r.queries.emplace(key, std::move(q)).first->second;
 }
@@ -381,6 +383,7 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
           break;
         }
         if (const LookupState* s = lookup_index(cur, reg, t, w)) {
+          reg->last_scan.indexed_lookups = ++cur->indexed_lookups;
           cur->lookup_state = s;
           cur->lookup_rows = s->index->find(cur->pushed[static_cast<size_t>(cur->lookup)].value, cur->scratch);
           cur->lookup_pos = 0;
@@ -478,6 +481,9 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   reg->last_scan = Registry::ScanStats{t.name, static_cast<int64_t>(members.size()),
                                        static_cast<int64_t>(members.size() - planned.size()),
                                        static_cast<int64_t>(cur->work.size()), 0};
+  reg->last_scan.filters = ++cur->filters;
+  reg->last_scan.prepared = cur->prepared;
+  reg->last_scan.indexed_lookups = cur->indexed_lookups;
 }
 
 // The text a `db =` value compares as against the TEXT column db (SQLite converts numbers to

@@ -77,6 +77,10 @@ class Registry {
     int64_t ranges = 0;   // queries run (one per member source, or per rowid range)
     int64_t rows = 0;     // rows returned by members
     bool parallel = false;  // opened members were read by a prefetch thread
+    // Over the whole statement, for the cursor that made this scan (a join's inner side is
+    // filtered once per outer row): its filters, the member statements it prepared, and the
+    // lookups answered from an in-memory index.
+    int64_t filters = 0, prepared = 0, indexed_lookups = 0;
   };
   ScanStats last_scan;
 

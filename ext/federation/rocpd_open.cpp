@@ -38,8 +38,10 @@ void rocpd_last_scan_fn(sqlite3_context* ctx, int, sqlite3_value**) {
   guard(ctx, [&] {
     const auto& s = registry_of(ctx).last_scan;
     const std::string json =
-        fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{},"parallel":{}}})", s.table,
-                    s.members, s.skipped, s.ranges, s.rows, s.parallel);
+        fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{},"parallel":{},)"
+                    R"("filters":{},"prepared":{},"indexed_lookups":{}}})",
+                    s.table, s.members, s.skipped, s.ranges, s.rows, s.parallel, s.filters, s.prepared,
+                    s.indexed_lookups);
     sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
   });
 }
