@@ -279,6 +279,23 @@ class Runner:
         finally:
             self.con.set_progress_handler(None, 0)
 
+    def interrupted_run(self, sql, after):
+        """Runs `sql` and interrupts it after `after` progress callbacks (of 100 VM steps)."""
+        calls = [0]
+
+        def progress():
+            calls[0] += 1
+            return 1 if calls[0] >= after else 0
+        self.con.set_progress_handler(progress, 100)
+        try:
+            cur = self.con.execute(sql)
+            while cur.fetchmany(50):
+                pass
+        except sqlite3.Error:
+            pass
+        finally:
+            self.con.set_progress_handler(None, 0)
+
     def width(self, sql):
         """Number of result columns of `sql` (None when SQLite refuses it)."""
         try:
@@ -734,6 +751,11 @@ class Tester:
                     self.report(f)
                 continue
             qy = gen.query(t)
+            if rng.random() < 0.04:
+                # Interrupt the virtual table's scan part way (sqlite3_interrupt through the progress
+                # handler) first: whatever it leaves behind must not change the next answer.
+                self.stats["interrupted_first"] += 1
+                runner.interrupted_run(qg.render_refs(qy.render(), cat.mapping("vt")), rng.randint(1, 60))
             self.one(cat, runner, cfg, t, qy, i, verbose=only is not None)
         elapsed = time.monotonic() - t0
         con.close()
@@ -856,8 +878,9 @@ def main():
     elapsed = time.monotonic() - t0
     s = tester.stats
     print("\n%d queries (each on the virtual table and on its copy) in %.1f s: %.1f queries/s; %d rowid checks; "
-          "%d timeouts; %d errored on both sides" % (s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9),
-                                                      s["rowid_checks"], s["timeouts"], s["both_error"]))
+          "%d run after an interrupted scan; %d timeouts; %d errored on both sides" % (
+              s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9), s["rowid_checks"], s["interrupted_first"],
+              s["timeouts"], s["both_error"]))
     print("classes: " + ", ".join("%s %d" % (k[6:], v) for k, v in sorted(s.items()) if k.startswith("class_")))
     if args.verbose:
         print("time by class: " + ", ".join("%s %.1f s" % kv for kv in tester.time_by.most_common()))
