@@ -59,7 +59,7 @@ def lit(v):
             s = v.decode("utf-8")
         except UnicodeDecodeError:
             s = None
-        if s is None or "\x00" in s:
+        if s is None or "\x00" in s or "\u27e6" in s:  # (the table markers never occur in literals)
             return "CAST(X'%s' AS TEXT)" % v.hex()
         return "'" + s.replace("'", "''") + "'"
     if isinstance(v, (bytes, bytearray)):
