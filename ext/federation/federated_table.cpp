@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "common/vtab_util.h"
@@ -25,8 +26,12 @@ namespace rocpd::federation {
 
 namespace {
 
-// Lookups a cursor answers from member queries before it indexes the member source in memory.
+// Lookups a cursor answers from member queries before it indexes the member source in memory:
+// soon on a column the member has no index on; later on a primary key, whose lookups are already
+// cheap (one B-tree seek), though still several times dearer than a hash probe once they repeat
+// by the thousand.
 constexpr int kLookupsBeforeIndex = 3;
+constexpr int kKeyLookupsBeforeIndex = 256;
 // Memory the lookup indexes of one cursor may take; past it, lookups query the members.
 constexpr size_t kLookupIndexBudget = size_t{512} << 20;
 // Member connections a cursor keeps, with their prepared queries, across filters.
@@ -62,10 +67,22 @@ struct WorkItem {
   bool prefetched = false;  // read by the Prefetcher threads, not inline
 };
 
+// What a prepared member query depends on besides the member: the plan (numbered per cursor),
+// which of its constraints were handed to the members (a bit per argv index; it depends on the
+// values: `gpu = '0'` is left to SQLite where `gpu = 0` is pushed) and, for rpd, the `kind = 'x'`
+// literal written into the SQL as a list of op type ids.
+struct PushKey {
+  uint64_t plan = 0;
+  uint64_t pushed = 0;
+  std::string kind;
+  friend bool operator==(const PushKey&, const PushKey&) = default;
+  friend auto operator<=>(const PushKey&, const PushKey&) = default;
+};
+
 // A member query kept prepared across filters of one cursor.
 struct OpenQuery {
   OpenMemberQuery q;
-  std::string plan_key;
+  PushKey key;
 };
 
 // A read transaction held on a member's private connection while a cursor reads it: without
@@ -115,16 +132,14 @@ struct FedCursor : sqlite3_vtab_cursor {
   std::unique_ptr<InterruptWatch> watch;
   std::optional<bool> like_pushable;
 
-  // The current filter.
-  std::string plan_key;
+  // The current filter. Prepared queries and lookup indexes are reused only for the same PushKey.
+  std::string plan_key;  // the idxStr the plan was parsed from
   Plan plan;
-  // Which of the plan's constraints this filter hands to the members (it depends on the values:
-  // `gpu = '0'` is left to SQLite where `gpu = 0` is pushed): prepared queries and lookup indexes
-  // are reused only for the same plan and the same pushed constraints.
-  std::string push_key;
+  PushKey push_key;
+  std::unordered_map<std::string_view, size_t> member_index;  // alias -> index in `members`
   std::vector<Value> values;              // owned copies of the pushed constraints' values
   std::vector<PushedConstraint> pushed;   // value pointers into `values`
-  std::vector<std::string> db_filter;     // `db =` values (all must match)
+  std::optional<std::string> db_filter;   // the member a `db =` selects
   bool db_nothing = false;                // a `db =` value no member name can equal
   Bounds bounds;
   int lookup = -1;                        // index in `pushed` of an integer equality (a lookup)
@@ -147,18 +162,23 @@ struct FedCursor : sqlite3_vtab_cursor {
 
   std::map<const Member*, MemberReader> readers;
   uint64_t clock = 0;
-  std::map<std::tuple<std::string, const Member*, int>, LookupState> lookups;
+  std::map<std::tuple<PushKey, const Member*, int>, LookupState> lookups;
+  // The lookup state of the last filter: a join's inner side asks for the same one every time.
+  LookupState* last_lookup = nullptr;
+  const Member* last_lookup_member = nullptr;
+  int last_lookup_source = -1;
+  PushKey last_lookup_key;
   size_t lookup_bytes = 0;
   int64_t filters = 0, prepared = 0, indexed_lookups = 0;  // over the statement (rocpd_last_scan)
 
   ~FedCursor() { prefetch.reset(); }  // joins the readers before the members go away
 
-  // Stops everything the previous filter left running, keeping prepared member queries.
+  // Stops everything the previous filter left running, keeping prepared member queries (a query
+  // that ran to its end was reset then; only the one in use may be mid-scan).
   void stop_reading() {
     prefetch.reset();
     batch.reset();
-    for (auto& [m, r] : readers)
-      for (auto& [key, q] : r.queries) sqlite3_reset(q.q.stmt.get());
+    if (mode == Mode::Stmt && query) sqlite3_reset(query->q.stmt.get());
     mode = Mode::None;
     query = nullptr;
     lookup_state = nullptr;
@@ -272,7 +292,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   MemberReader& r = reader(cur, reg, w.member);
   const auto key = std::make_pair(w.source, w.ranged);
   auto it = r.queries.find(key);
-  if (it != r.queries.end() && it->second.plan_key == cur->push_key) {
+  if (it != r.queries.end() && it->second.key == cur->push_key) {
     it->second.q.rebind(cur->pushed, w.lo, w.hi);
     return it->second;
   }
@@ -282,7 +302,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   q.q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
                           w.lo, w.hi);
   reg->last_scan.prepared = ++cur->prepared;
-  q.plan_key = cur->push_key;
+  q.key = cur->push_key;
   return r.queries.emplace(key, std::move(q)).first->second;
 }
 
@@ -292,10 +312,18 @@ const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTa
   if (cur->lookup < 0 || w.ranged) return nullptr;
   const PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
   if (sqlite3_value_type(c.value) != SQLITE_INTEGER) return nullptr;
-  if (shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column)) return nullptr;
-  LookupState& s = cur->lookups[std::make_tuple(cur->push_key, w.member.get(), w.source)];
+  const bool key = shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column);
+  if (!(cur->last_lookup && cur->last_lookup_member == w.member.get() && cur->last_lookup_source == w.source &&
+        cur->last_lookup_key == cur->push_key)) {
+    cur->last_lookup = &cur->lookups[std::make_tuple(cur->push_key, w.member.get(), w.source)];
+    cur->last_lookup_member = w.member.get();
+    cur->last_lookup_source = w.source;
+    cur->last_lookup_key = cur->push_key;
+  }
+  LookupState& s = *cur->last_lookup;
   if (s.index) return &s;
-  if (++s.lookups < kLookupsBeforeIndex || cur->lookup_bytes > kLookupIndexBudget) return nullptr;
+  if (++s.lookups < (key ? kKeyLookupsBeforeIndex : kLookupsBeforeIndex) || cur->lookup_bytes > kLookupIndexBudget)
+    return nullptr;
   MemberReader& r = reader(cur, reg, w.member);
   const auto profile = pid_profile(cur, reg, t, w.member);
   const uint64_t used = cur->plan.used | (uint64_t{1} << c.column);
@@ -430,17 +458,24 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->work.clear();
   const auto& members = *cur->members;
-  std::set<const Member*> planned;
   const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0;
-  for (const auto& m : members) {
-    if (cur->db_nothing) break;
-    bool wanted = true;
-    for (const auto& d : cur->db_filter) wanted = wanted && d == m->alias;
-    if (!wanted) continue;
+  size_t first = 0, last = members.size();
+  if (cur->db_nothing) {
+    last = 0;
+  } else if (cur->db_filter) {
+    auto it = cur->member_index.find(*cur->db_filter);
+    if (it == cur->member_index.end()) last = 0;
+    else first = it->second, last = it->second + 1;
+  }
+  int64_t planned = 0;
+  for (size_t i = first; i < last; ++i) {
+    const MemberPtr& m = members[i];
+    const size_t before = cur->work.size();
     cur->watch->check();
     const size_t nsources = shapes_of(t.kind, *m).size();
     if (!prune || m->info.loose_types) {
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
+      planned += cur->work.size() > before;
       continue;
     }
     const auto p = reg->profile(m, cur->watch.get());
@@ -450,6 +485,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
           cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
         continue;
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
+      planned += cur->work.size() > before;
       continue;
     }
     if (cur->bounds.timed && !p->ops_unbounded) {
@@ -476,14 +512,18 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       }
       if (range) cur->work.push_back(*range);
     }
+    planned += cur->work.size() > before;
   }
-  for (const auto& w : cur->work) planned.insert(w.member.get());
-  reg->last_scan = Registry::ScanStats{t.name, static_cast<int64_t>(members.size()),
-                                       static_cast<int64_t>(members.size() - planned.size()),
-                                       static_cast<int64_t>(cur->work.size()), 0};
-  reg->last_scan.filters = ++cur->filters;
-  reg->last_scan.prepared = cur->prepared;
-  reg->last_scan.indexed_lookups = cur->indexed_lookups;
+  auto& scan = reg->last_scan;
+  scan.table = t.name;
+  scan.members = static_cast<int64_t>(members.size());
+  scan.skipped = static_cast<int64_t>(members.size()) - planned;
+  scan.ranges = static_cast<int64_t>(cur->work.size());
+  scan.rows = 0;
+  scan.parallel = false;
+  scan.filters = ++cur->filters;
+  scan.prepared = cur->prepared;
+  scan.indexed_lookups = cur->indexed_lookups;
 }
 
 // The text a `db =` value compares as against the TEXT column db (SQLite converts numbers to
@@ -491,6 +531,8 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 std::optional<std::string> db_value(sqlite3_value* v) {
   const int type = sqlite3_value_type(v);
   if (type == SQLITE_NULL || type == SQLITE_BLOB) return std::nullopt;
+  if (type == SQLITE_TEXT)
+    return std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)), static_cast<size_t>(sqlite3_value_bytes(v)));
   Value copy = dup_value(v);
   const auto* text = sqlite3_value_text(copy.get());
   if (!text) return std::nullopt;
@@ -509,26 +551,31 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     cur->eof = true;
     if (!cur->watch) cur->watch = std::make_unique<InterruptWatch>(reg->host());
     cur->watch->check();
-    if (!cur->members) cur->members = reg->members();
-    const std::string key = idx_str ? idx_str : "";
-    if (key != cur->plan_key) {
+    if (!cur->members) {
+      cur->members = reg->members();
+      for (size_t i = 0; i < cur->members->size(); ++i) cur->member_index.emplace((*cur->members)[i]->alias, i);
+    }
+    if (std::string_view(idx_str ? idx_str : "") != cur->plan_key) {
       cur->plan = parse_plan(t, idx_str);
-      cur->plan_key = key;
+      cur->plan_key = idx_str ? idx_str : "";
+      ++cur->push_key.plan;
     }
     if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
     cur->values.clear();
     cur->pushed.clear();
-    cur->db_filter.clear();
+    cur->db_filter.reset();
     cur->db_nothing = false;
     cur->bounds = Bounds{};
     cur->lookup = -1;
-    cur->push_key = cur->plan_key + '#';
+    cur->push_key.pushed = 0;
+    cur->push_key.kind.clear();
     for (int i = 0; i < argc; ++i) {
       const auto& con = cur->plan.constraints[static_cast<size_t>(i)];
       if (con.column == t.db_col) {
         if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == Collation::Binary) {
-          if (auto name = db_value(argv[i])) cur->db_filter.push_back(std::move(*name));
-          else cur->db_nothing = true;
+          auto name = db_value(argv[i]);
+          if (!name || (cur->db_filter && *cur->db_filter != *name)) cur->db_nothing = true;
+          else cur->db_filter = std::move(name);
         }
         continue;  // other db constraints are checked by SQLite itself
       }
@@ -540,11 +587,12 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       }
       cur->values.push_back(dup_value(argv[i]));
       cur->pushed.push_back({con.column, con.op, con.collation, cur->values.back().get()});
-      cur->push_key += std::to_string(i) + ',';
+      if (i < 64) cur->push_key.pushed |= uint64_t{1} << i;
+      else cur->push_key.kind += '#' + std::to_string(i);  // past 64 constraints: spelled out
       // rpd writes `kind = 'x'` into the member SQL as a literal list of op type ids: the prepared
       // query then depends on the value itself.
       if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && column.name == std::string_view("kind"))
-        cur->push_key += std::string(reinterpret_cast<const char*>(sqlite3_value_text(cur->values.back().get()))) + ';';
+        cur->push_key.kind += reinterpret_cast<const char*>(sqlite3_value_text(cur->values.back().get())) + std::string(";");
       tighten(cur->bounds, t, cur->pushed.back());
       if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && !column.text && cur->lookup < 0 &&
           sqlite3_value_type(argv[i]) == SQLITE_INTEGER && (column.name == std::string_view("correlation_id") ||
