@@ -15,9 +15,12 @@ import math
 import os
 import random
 import re
+import json
 import shlex
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 
@@ -35,6 +38,7 @@ SCRIPT = os.path.abspath(__file__)
 
 DEFAULT_QUERIES = {"generated": 1000, "hostile": 2000, "all": 3000}
 REL_TOL = 1e-9
+SUMMARY = "@@differential-summary@@ "
 # The documented refusal of the interval tables (docs/intervals.md) to read a non-integer gpu or time.
 REFUSAL = re.compile(r"^OperationalError: rocpd_(busy_intervals|gaps|utilization): member .*: "
                      r"(gpu|start|end) must be an integer")
@@ -260,14 +264,23 @@ def clip(s, n=3000):
 
 
 class Runner:
-    def __init__(self, con, timeout):
+    def __init__(self, con, timeout, crumb=None):
         self.con, self.timeout = con, timeout
         self.deadline = 0.0
+        self.crumb = crumb  # file descriptor: the statement under way, for the crash report
+        self.where = ""
+
+    def note(self, sql):
+        if self.crumb is not None:
+            data = ("%s\n%s" % (self.where, sql)).encode("utf-8", "replace")
+            os.ftruncate(self.crumb, 0)
+            os.pwrite(self.crumb, data, 0)
 
     def _progress(self):
         return 1 if time.monotonic() > self.deadline else 0
 
     def run(self, sql, params=()):
+        self.note(sql)
         self.deadline = time.monotonic() + self.timeout
         self.con.set_progress_handler(self._progress, 1000)
         try:
@@ -282,6 +295,7 @@ class Runner:
     def interrupted_run(self, sql, after):
         """Runs `sql` and interrupts it after `after` progress callbacks (of 100 VM steps)."""
         calls = [0]
+        self.note("(interrupted after %d callbacks) %s" % (after, sql))
 
         def progress():
             calls[0] += 1
@@ -376,8 +390,8 @@ NAMED_VIEWS = {"top", "op", "api", "kernel", "copyop", "busy", "kernels", "memor
 class Catalog:
     """The tables of one configuration: virtual tables with their copies, small plain tables, joins."""
 
-    def __init__(self, con, cfg, seed):
-        self.con, self.cfg = con, cfg
+    def __init__(self, con, cfg, seed, note=lambda sql: None):
+        self.con, self.cfg, self.note = con, cfg, note
         self.tables, self.smalls, self.problems = {}, {}, []
         self.identity_failed = set()
         rng = random.Random("%s/%s/catalog" % (seed, cfg.name))
@@ -389,7 +403,9 @@ class Catalog:
         rng.shuffle(named)
         for o in sorted(named[:3]):
             try:
-                con.execute("CREATE VIRTUAL TABLE temp.%s USING rocpd_union(%s)" % (q("u_" + o), o))
+                sql = "CREATE VIRTUAL TABLE temp.%s USING rocpd_union(%s)" % (q("u_" + o), o)
+                self.note(sql)
+                con.execute(sql)
                 specs.append(("n_" + o, "named", "temp." + q("u_" + o)))
             except sqlite3.Error as e:
                 self.problems.append(("n_" + o, "CREATE VIRTUAL TABLE ... USING rocpd_union(%s) failed: %s" % (o, e)))
@@ -410,7 +426,9 @@ class Catalog:
     def add(self, key, kind, vt, rng):
         copy = "temp." + q("c_" + key)
         try:
-            self.con.execute("CREATE TEMP TABLE %s AS SELECT * FROM %s" % (q("c_" + key), vt))
+            sql = "CREATE TEMP TABLE %s AS SELECT * FROM %s" % (q("c_" + key), vt)
+            self.note(sql)
+            self.con.execute(sql)
         except sqlite3.Error as e:
             self.problems.append((key, "%s: %s" % (type(e).__name__, e)))
             return
@@ -545,6 +563,87 @@ class Tester:
         self.slowest = []
         self.time_by = collections.Counter()
         self.reduce_time = 0.0
+        self.crumb = None
+        self.nfail = 0  # failures of child processes
+
+    # -- results of several processes
+    def summary(self):
+        return {"stats": self.stats, "by_sig": [[t, c, n] for (t, c), n in self.by_sig.items()],
+                "failures": len(self.failures), "errors_both": self.errors_both,
+                "time_by": self.time_by, "slowest": self.slowest}
+
+    def merge(self, sm):
+        self.stats.update(sm["stats"])
+        for t, c, n in sm["by_sig"]:
+            self.by_sig[(t, c)] += n
+        self.nfail += sm["failures"]
+        self.errors_both.update(sm["errors_both"])
+        self.time_by.update(sm["time_by"])
+        self.slowest = sorted(self.slowest + [tuple(x) for x in sm["slowest"]], reverse=True)[:8]
+
+    def run_child(self, cfg, n, n_cfgs):
+        a = self.args
+        crumb = tempfile.NamedTemporaryFile(prefix="rocpd_diff_", suffix=".txt", delete=False)
+        crumb.close()
+        cmd = [sys.executable, SCRIPT, "--child", str(n), "--crumb", crumb.name, "--config", cfg.name,
+               "--seed", str(a.seed), "--timeout", str(a.timeout), "--part", a.part,
+               "--max-print", str(max(10, a.max_print // n_cfgs)), "--print-per-class", str(a.print_per_class),
+               "--max-reductions", str(max(1, -(-a.max_reductions // n_cfgs))),
+               "--reduce-steps", str(a.reduce_steps), "--reduce-seconds", str(a.reduce_seconds),
+               "--reduce-total", str(max(a.reduce_seconds, a.reduce_total / n_cfgs))]
+        if a.table:
+            cmd += ["--table", a.table]
+        if a.verbose:
+            cmd.append("-v")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                errors="replace", bufsize=1)
+        summary = None
+        tail = collections.deque(maxlen=30)
+        for line in proc.stdout:
+            if line.startswith(SUMMARY):
+                summary = json.loads(line[len(SUMMARY):])
+                continue
+            tail.append(line)
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        rc = proc.wait()
+        with open(crumb.name, encoding="utf-8", errors="replace") as f:
+            last = f.read()
+        os.unlink(crumb.name)
+        if summary is not None and rc == 0:
+            self.merge(summary)
+            return
+        self.nfail += 1
+        self.by_sig[("(process)", "crash")] += 1
+        how = "killed by signal %d" % -rc if rc < 0 else "exit code %d" % rc
+        where, _, sql = last.partition("\n")
+        print("\nFAIL %s: the tester's process %s (a crash in the extension or in SQLite)\n"
+              "  during: %s\n  statement: %s\n  reproduce: %s%s %s --seed %d --config %s --queries %d --inline"
+              % (cfg.name, how, where or "(start)", clip(sql, 2000), reproduce_env(), sys.executable,
+                 shlex.quote(SCRIPT), a.seed, cfg.name, n), flush=True)
+
+    def finish(self, elapsed):
+        s = self.stats
+        print("\n%d queries (each on the virtual table and on its copy) in %.1f s: %.1f queries/s; %d rowid checks; "
+              "%d run after an interrupted scan; %d timeouts; %d errored on both sides" % (
+                  s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9), s["rowid_checks"],
+                  s["interrupted_first"], s["timeouts"], s["both_error"]))
+        print("classes: " + ", ".join("%s %d" % (k[6:], v) for k, v in sorted(s.items()) if k.startswith("class_")))
+        if self.args.verbose:
+            print("time by class: " + ", ".join("%s %.1f s" % kv for kv in self.time_by.most_common()))
+            for dt, cname, i, sql in self.slowest:
+                print("slow: %.2f s %s #%d %s" % (dt, cname, i, clip(sql, 250)))
+        if self.errors_both:
+            print("errors on both sides (the query is refused by SQLite itself): " + "; ".join(
+                "%s x%d" % kv for kv in self.errors_both.most_common(5)))
+        nfail = self.nfail + len(self.failures)
+        if nfail:
+            print("\nFAILED: %d differences. By table and query class:" % nfail)
+            for (table, cls), n in sorted(self.by_sig.items()):
+                print("  %-22s %-16s %d" % (table, cls, n))
+            return 1
+        print("OK: no differences")
+        return 0
 
     # -- one differential query
     def outcome(self, cat, runner, sql_tpl, ordered):
@@ -700,8 +799,9 @@ class Tester:
     def run_config(self, cfg, n_queries, only=None):
         t0 = time.monotonic()
         con = connect(cfg)
-        cat = Catalog(con, cfg, self.args.seed)
-        runner = Runner(con, self.args.timeout)
+        runner = Runner(con, self.args.timeout, self.crumb)
+        runner.where = "%s: materializing the copies" % cfg.name
+        cat = Catalog(con, cfg, self.args.seed, runner.note)
         print("== %s: %s" % (cfg.name, clip(cfg.setup_sql(), 300)))
         print("   tables: " + ", ".join("%s(%d rows)" % (k, t.nrows) for k, t in cat.tables.items()))
         for key, msg in cat.problems:
@@ -723,6 +823,7 @@ class Tester:
         if only is None or only == -1:
             for k in keys:
                 t = cat.tables[k]
+                runner.where = "%s: query #-1 on %s" % (cfg.name, k)
                 qy = qg.Query("identity")
                 qy.select, qy.from_ = ["*"], tref(k)
                 self.one(cat, runner, cfg, t, qy, -1, verbose=only == -1)
@@ -739,6 +840,7 @@ class Tester:
                 gen0 = qg.Gen(rng, cat.tables, cat.joins, cat.smalls, costs)
                 key = gen0.weighted(wl)
             t = cat.tables[key]
+            runner.where = "%s: query #%d on %s" % (cfg.name, i, key)
             gen = qg.Gen(rng, cat.tables, cat.joins, cat.smalls, costs)
             if rng.random() < 0.06:
                 self.stats["queries"] += 1
@@ -846,17 +948,24 @@ def main():
     ap.add_argument("--reduce-seconds", type=float, default=5.0, help="time limit of one reduction")
     ap.add_argument("--reduce-total", type=float, default=30.0, help="time limit of all reductions of a run")
     ap.add_argument("--list", action="store_true", help="list the configurations and exit")
+    ap.add_argument("--inline", action="store_true", help="run every configuration in this process (no children)")
+    ap.add_argument("--child", type=int, help=argparse.SUPPRESS)  # queries of the one configuration
+    ap.add_argument("--crumb", help=argparse.SUPPRESS)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     if not EXT or not os.path.exists(EXT + ".so"):
         print("ROCPD_EXT not set or missing: %r" % EXT)
         return 1
-    print("sqlite %s (%s), python %s, seed %d" % (sqlite3.sqlite_version, sqlite_library(), sys.version.split()[0],
-                                                  args.seed))
+    if args.child is None:
+        print("sqlite %s (%s), python %s, seed %d" % (sqlite3.sqlite_version, sqlite_library(),
+                                                      sys.version.split()[0], args.seed), flush=True)
     part = args.part
-    hostile_dir = os.path.join(FIXTURES, "differential_hostile") if part in ("hostile", "all") or args.config else None
-    cfgs = [c for c in configs(hostile_dir, part in ("generated", "all") or args.config)
-            if part == "all" or c.part == part or args.config]
+    wanted_set = args.config.split("/")[0] if args.config else None
+    want_hostile = wanted_set in hostile_fixtures.SET_NAMES if wanted_set else part in ("hostile", "all")
+    want_generated = wanted_set not in hostile_fixtures.SET_NAMES + ("matmul",) if wanted_set else \
+        part in ("generated", "all")
+    hostile_dir = os.path.join(FIXTURES, "differential_hostile") if want_hostile else None
+    cfgs = [c for c in configs(hostile_dir, want_generated) if part == "all" or c.part == part or args.config]
     if args.config:
         cfgs = [c for c in cfgs if c.name == args.config or c.name.split("/")[0] == args.config]
         if not cfgs:
@@ -870,32 +979,25 @@ def main():
     wsum = sum(c.weight for c in cfgs)
     tester = Tester(args)
     t0 = time.monotonic()
-    for c in cfgs:
-        n = max(1, round(total * c.weight / wsum))
-        before = tester.stats["queries"]
-        el = tester.run_config(c, n, args.only)
-        print("   %d queries in %.1f s" % (tester.stats["queries"] - before, el), flush=True)
-    elapsed = time.monotonic() - t0
-    s = tester.stats
-    print("\n%d queries (each on the virtual table and on its copy) in %.1f s: %.1f queries/s; %d rowid checks; "
-          "%d run after an interrupted scan; %d timeouts; %d errored on both sides" % (
-              s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9), s["rowid_checks"], s["interrupted_first"],
-              s["timeouts"], s["both_error"]))
-    print("classes: " + ", ".join("%s %d" % (k[6:], v) for k, v in sorted(s.items()) if k.startswith("class_")))
-    if args.verbose:
-        print("time by class: " + ", ".join("%s %.1f s" % kv for kv in tester.time_by.most_common()))
-        for dt, cname, i, sql in tester.slowest:
-            print("slow: %.2f s %s #%d %s" % (dt, cname, i, clip(sql, 250)))
-    if tester.errors_both:
-        print("errors on both sides (the query is refused by SQLite itself): " + "; ".join(
-            "%s x%d" % kv for kv in tester.errors_both.most_common(5)))
-    if tester.failures:
-        print("\nFAILED: %d differences. By table and query class:" % len(tester.failures))
-        for (table, cls), n in sorted(tester.by_sig.items()):
-            print("  %-22s %-16s %d" % (table, cls, n))
-        return 1
-    print("OK: no differences")
-    return 0
+    if args.child is not None or args.only is not None or args.inline:
+        # In this process (a child runs one configuration; --only and --inline run here).
+        if args.child is not None:
+            tester.crumb = os.open(args.crumb, os.O_WRONLY | os.O_CREAT, 0o644) if args.crumb else None
+        for c in cfgs:
+            n = args.child if args.child is not None else max(1, round(total * c.weight / wsum))
+            before = tester.stats["queries"]
+            el = tester.run_config(c, n, args.only)
+            print("   %d queries in %.1f s" % (tester.stats["queries"] - before, el), flush=True)
+        if args.child is not None:
+            print(SUMMARY + json.dumps(tester.summary()), flush=True)
+            return 0
+    else:
+        # Each configuration in a child process: a crash of the extension is reported with the
+        # statement that caused it, and the other configurations still run.
+        for c in cfgs:
+            n = max(1, round(total * c.weight / wsum))
+            tester.run_child(c, n, len(cfgs))
+    return tester.finish(time.monotonic() - t0)
 
 
 if __name__ == "__main__":
