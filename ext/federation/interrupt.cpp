@@ -22,7 +22,6 @@ bool host_interrupted(sqlite3* host) {
 
 bool InterruptWatch::poll() {
   if (stopped()) return true;
-  if (++calls_ % 16 != 1) return false;
   const auto now = std::chrono::steady_clock::now();
   if (now < next_poll_) return false;
   next_poll_ = now + kPollInterval;
@@ -31,7 +30,8 @@ bool InterruptWatch::poll() {
 }
 
 void InterruptWatch::check() {
-  if (poll()) raise();
+  if (stopped()) raise();
+  if (++calls_ % 16 == 1 && poll()) raise();
 }
 
 void InterruptWatch::raise() { throw Error("interrupted", SQLITE_INTERRUPT); }
