@@ -91,26 +91,25 @@ StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
       return v;
     case SQLITE_TEXT:
       if (numeric_affinity(a)) {
-        // Text that reads as a number is stored as that number (SQLite applies the conversion
-        // itself, so its exact rules hold).
-        v.holder = dup_value(sqlite3_column_value(stmt, col));
-        const int t = sqlite3_value_numeric_type(v.holder.get());
+        // Text that reads as a number is stored as that number. SQLite applies the conversion
+        // itself, so its exact rules hold: on the column's own value (a copy from
+        // sqlite3_value_dup has no connection, which newer SQLite's conversion needs), whose
+        // connection is the member's (one thread at a time) or the host's (held by this thread).
+        const int t = sqlite3_value_numeric_type(sqlite3_column_value(stmt, col));
         if (t == SQLITE_INTEGER) {
           if (a == Affinity::Real) {
             v.type = SQLITE_FLOAT;
-            v.d = static_cast<double>(sqlite3_value_int64(v.holder.get()));
+            v.d = static_cast<double>(sqlite3_column_int64(stmt, col));
           } else {
             v.type = SQLITE_INTEGER;
-            v.i = sqlite3_value_int64(v.holder.get());
+            v.i = sqlite3_column_int64(stmt, col);
           }
           return v;
         }
         if (t == SQLITE_FLOAT) {
-          set_real(v, sqlite3_value_double(v.holder.get()), a);
+          set_real(v, sqlite3_column_double(stmt, col), a);
           return v;
         }
-        set_bytes(v, SQLITE_TEXT, sqlite3_value_text(v.holder.get()), sqlite3_value_bytes(v.holder.get()));
-        return v;
       }
       {
         const auto* t = sqlite3_column_text(stmt, col);

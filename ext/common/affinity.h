@@ -22,14 +22,13 @@ inline bool numeric_affinity(Affinity a) {
 }
 
 // One value as a column of some affinity stores it. Text and blob bytes point into the statement's
-// current row or into `holder`; valid until the statement steps or the StoredValue dies.
+// current row; valid until the statement steps.
 struct StoredValue {
   int type = SQLITE_NULL;
   sqlite3_int64 i = 0;
   double d = 0;
   const void* bytes = nullptr;
   int length = 0;
-  Value holder;  // a converted copy, when the conversion needed one
 };
 
 // Result column `col` of `stmt`'s current row as a column of affinity `a` stores it.

@@ -91,7 +91,8 @@ void set_rpd_kind(SourceBuilder& b, const KindIds& k) {
     b.src.predicates[kind] = pred;
     all.push_back(pred);
   }
-  b.src.predicates["other"] = fmt::format("NOT ({})", fmt::join(all, " OR "));
+  // NULL when opType_id is NULL: coalesce, so that such an op (whose kind reads 'other') matches.
+  b.src.predicates["other"] = fmt::format("NOT coalesce({}, 0)", fmt::join(all, " OR "));
   b.col(kOpsKind, expr + " ELSE 'other' END");
   b.src.predicate_column = kOpsKind;
 }

@@ -165,6 +165,12 @@ class HostileRows(unittest.TestCase):
         self.assertEqual(rows(con, "SELECT count(*), count(name) FROM rocpd_apis"), [(2, 1)])
         self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops o JOIN rocpd_apis a USING (db)"), [(8,)])
         self.assertEqual(rows(con, "SELECT sum(calls) FROM rocpd_union('top')"), [(4,)])
+        # An op without an op type reads kind 'other', and `kind = 'other'` finds it.
+        make_rpd(os.path.join(self.tmp, "k.rpd"), ops=[(0, 0, 10, 5, 2), (0, 10, 20, 5, None), (0, 20, 30, 5, 77)])
+        con.execute("SELECT rocpd_open(?)", (os.path.join(self.tmp, "k.rpd"),))
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db = 'k' AND kind = 'other'"), [(2,)])
+        self.assertEqual(rows(con, "SELECT kind FROM rocpd_ops WHERE db = 'k' ORDER BY start"),
+                         [("kernel",), ("other",), ("other",)])
 
     def test_reversed_ops_count_zero_everywhere(self):
         # 10 ns, a reversed op (start 30, end 20), 5 ns: every figure counts the reversed one as 0 ns.
