@@ -245,7 +245,7 @@ def make_member_open(gen, tmp):
         write(d, "gen_" + fmt, members[fmt])
     # Hostile rows in a valid rpd v3 schema: names, types and times a tracer never writes.
     strings = ("INSERT INTO rocpd_string(id, string) VALUES (1, 'KernelExecution'), (2, '_ZUlvE_'), "
-               "(3, 'CopyHostToDevice'), (4, ''), (5, '_Z1f' || replace(zeroblob(2000), x'00', 'P') || 'i');")
+               "(3, 'CopyHostToDevice'), (4, ''), (5, '_Z1f' || printf('%.*c', 2000, 'P') || 'i');")
     write(d, "hostile_values", hostile_rpd(tmp, "hv.rpd", strings + """
         INSERT INTO rocpd_op(gpuId, queueId, sequenceId, start, "end", description_id, opType_id) VALUES
           (0, 0, 0, -9223372036854775808, 9223372036854775807, 2, 1),
