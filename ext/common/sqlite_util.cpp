@@ -48,6 +48,15 @@ Value dup_value(const sqlite3_value* v) {
   return copy;
 }
 
+std::string quote_id(std::string_view id) {
+  std::string out = "\"";
+  for (char c : id) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 char* sqlite_strdup(std::string_view msg) {
   return sqlite3_mprintf("%.*s", static_cast<int>(msg.size()), msg.data());
 }

@@ -56,6 +56,8 @@ void exec(sqlite3* db, const char* sql, std::string_view what = {});
 bool step(sqlite3_stmt* stmt, std::string_view what = {});
 // Text column as a string_view (empty for NULL); valid until the next step/finalize.
 std::string_view column_text(sqlite3_stmt* stmt, int col);
+// Quotes an SQL identifier ("a""b").
+std::string quote_id(std::string_view id);
 // sqlite3_mprintf'd copy of `msg`, for zErrMsg / pzErrMsg out-parameters.
 char* sqlite_strdup(std::string_view msg);
 

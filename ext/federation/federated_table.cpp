@@ -20,6 +20,7 @@
 #include "federation/member_prefetch.h"
 #include "federation/member_query.h"
 #include "federation/row_ids.h"
+#include "formats/adapter.h"
 #include "names/demangle.h"
 
 namespace rocpd::federation {
@@ -263,8 +264,7 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
 
 std::shared_ptr<const Profile> pid_profile(FedCursor* cur, Registry* reg, const CanonicalTable& t, const MemberPtr& m) {
   // rpd ops resolve their pid from the member's sessions, which the profile knows.
-  if (t.kind == TableKind::Ops && m->info.format == Format::Rpd && (cur->plan.used & (uint64_t{1} << kOpsPid)))
-    return reg->profile(m, cur->watch.get());
+  if (m->info.adapter->needs_profile(t.kind, cur->plan.used)) return reg->profile(m, cur->watch.get());
   return nullptr;
 }
 

@@ -14,25 +14,25 @@
 
 namespace rocpd::federation {
 
-enum class Format { Rpd, Rocpd };
-const char* format_name(Format f);
+class FormatAdapter;  // ext/formats/adapter.h: one per format family
+
+// What a format adapter keeps about one member beyond FormatInfo (its own subclass).
+struct FormatDetails {
+  virtual ~FormatDetails() = default;
+};
 
 // What probing a schema found out about the trace it holds (cheap: catalog + metadata only).
 struct FormatInfo {
-  Format format = Format::Rpd;
-  int schema_version = 0;
+  const FormatAdapter* adapter = nullptr;  // the format family that reads it
+  int schema_version = 0;                  // the major version
   std::string version_text;    // as written by the tracer, e.g. "3" or "3.0.0"
   std::string uuid;            // rocpd: the process UUID (with dashes); rpd: empty
-  std::string table_suffix;    // rocpd: "_<uuid with underscores>"; rpd: empty
   std::string hostname;        // empty when the format does not record it
-  bool has_api_domain = false; // rpd v3: rocpd_api.domain_id/category_id
-  bool has_ustring = false;    // rpd v3: argument strings live in rocpd_ustring
-  bool has_api_ops = false;    // rpd: op -> issuing API link table present
-  bool has_marker_samples = false;  // rocpd: rocpd_sample and rocpd_track present (instant marks)
   // Some column the canonical tables read is declared with another type affinity than the formats
   // use (e.g. times declared TEXT): its values are converted as a plain table would store them,
   // and no constraint is compared inside this member (it would compare the raw values).
   bool loose_types = false;
+  std::shared_ptr<const FormatDetails> details;  // the adapter's own
 };
 
 // Rowid ranges of one source table with the bounds of their rows' times, so that a time

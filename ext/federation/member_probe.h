@@ -1,4 +1,5 @@
-// Recognises the trace format of one schema from its catalog and metadata.
+// Recognises the trace format of one schema: the first format adapter that claims its catalog
+// probes it (ext/formats/adapters.cpp).
 #pragma once
 #include <optional>
 #include <string>
@@ -11,8 +12,5 @@ namespace rocpd::federation {
 // throws Error naming `label` when it looks like a trace but cannot be read (unknown version,
 // missing tables, several processes in one rocpd file...).
 std::optional<FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label);
-
-// Quotes an SQL identifier ("a""b").
-std::string quote_id(const std::string& id);
 
 }  // namespace rocpd::federation

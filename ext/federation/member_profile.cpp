@@ -6,7 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "federation/member_probe.h"
+#include "formats/adapter.h"
 #include "federation/member_sql.h"
 
 namespace rocpd::federation {
@@ -50,8 +50,8 @@ TimeValue read_time(sqlite3_stmt* stmt, int col) {
 // (ids of session s are offset by s << 32).
 void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
   const uint64_t used = (1u << kApisPid) | (1u << kApisStart) | (1u << kApisEnd) | (1u << kApisApiId);
-  const bool sessions = m.info.format == Format::Rpd;
-  for (const auto& src : api_sources(m)) {
+  const bool sessions = m.info.adapter->session_ids();
+  for (const auto& src : sources_for(TableKind::Apis, m, nullptr)) {
     auto q = build_member_query(src, used, {}, false);
     auto stmt = prepare(db, q.sql);
     const int pi = q.select_index[kApisPid], si = q.select_index[kApisStart], ei = q.select_index[kApisEnd],
@@ -73,10 +73,10 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
 }
 
 void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
-  const bool want_pid = m.info.format == Format::Rocpd;
+  const bool want_pid = m.info.adapter->cheap_op_pid();
   uint64_t used = (1u << kOpsGpu) | (1u << kOpsStart) | (1u << kOpsEnd);
   if (want_pid) used |= 1u << kOpsPid;
-  for (const auto& src : op_sources(m, nullptr)) {
+  for (const auto& src : sources_for(TableKind::Ops, m, nullptr)) {
     auto q = build_member_query(src, used, {}, false);
     auto stmt = prepare(db, q.sql + " ORDER BY " + src.rowid);
     std::vector<Zone> zones;

@@ -1,11 +1,6 @@
-// Maps each trace format onto the canonical tables: for every source table of a member (rpd:
-// rocpd_op; rocpd: kernel dispatches and memory copies), an SQL expression per canonical column
-// and the joins that expression needs, so a member query joins only what the user's columns and
-// constraints use.
-//
-// Rows never vanish: every lookup (names, agents, events, API links) is a LEFT JOIN on a key the
-// probe checked to be unique, so a dangling or NULL id gives NULL in that column, never a lost or
-// duplicated row.
+// The member queries of the canonical tables: the sources a member's format adapter declares
+// (ext/formats) turned into one SQL query per source, selecting the columns a statement uses and
+// filtering by the constraints that may be compared inside the member.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -16,34 +11,13 @@
 
 #include "federation/canonical_tables.h"
 #include "federation/member.h"
+#include "formats/source_sql.h"
 
 namespace rocpd::federation {
 
-struct SourceSql {
-  std::string from;                  // "<schema>.<table> AS x"
-  std::vector<std::string> joins;    // join clauses in dependency order
-  std::vector<uint32_t> join_deps;   // for each join, the bitmask of joins it needs itself
-  std::vector<std::string> expr;     // per canonical column; "" = computed outside SQL (db, derived)
-  std::vector<uint32_t> expr_joins;  // per canonical column, the joins its expression needs
-  std::string rowid;                 // rowid of the base table: block ranges and the rows' rowids
-  std::string where;                 // rows of the base table that belong to this source ("" = all)
-  uint32_t where_joins = 0;          // the joins `where` needs
-  // `column = '<value>'` rewritten as a cheaper predicate (rpd: kind as a list of opType ids).
-  int predicate_column = -1;
-  std::map<std::string, std::string> predicates;
-  // Canonical columns (bit i) whose equality is a primary-key lookup in this source.
-  uint64_t indexed = 0;
-  // Canonical columns whose expression may yield values of another type than the column's
-  // (json_extract): comparing them inside the member could disagree with SQLite's comparison of
-  // the returned value, so constraints on them are never pushed.
-  uint64_t unpushable = 0;
-};
-
-// `profile` may be null; rpd ops then resolve pid through the op -> API link. With `db` (the
-// member's connection), rpd op kinds are resolved to literal opType id lists first, which makes
-// `kind` and its constraints several times cheaper than a per-row string lookup.
-std::vector<SourceSql> op_sources(const Member& m, const Profile* profile, sqlite3* db = nullptr);
-std::vector<SourceSql> api_sources(const Member& m);
+// `profile` may be null (see FormatAdapter::needs_profile). With `db` (the member's connection), an
+// adapter may resolve string ids to literals first (rpd op kinds), several times cheaper than a
+// per-row string lookup.
 std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db = nullptr);
 // Fills m.op_shapes / m.api_shapes from the member's format (call once its info is set).
 void shape_sources(Member& m);

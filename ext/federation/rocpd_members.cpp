@@ -9,6 +9,7 @@
 
 #include "federation/interrupt.h"
 #include "federation/member_probe.h"
+#include "formats/adapter.h"
 
 namespace rocpd::federation {
 
@@ -109,7 +110,7 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
   switch (col) {
     case kDb: result_text(ctx, m.alias); break;
     case kPath: result_text(ctx, m.path); break;
-    case kFormat: sqlite3_result_text(ctx, format_name(m.info.format), -1, SQLITE_STATIC); break;
+    case kFormat: sqlite3_result_text(ctx, m.info.adapter->name(), -1, SQLITE_STATIC); break;
     case kVersion: sqlite3_result_int(ctx, m.info.schema_version); break;
     case kUuid: result_text(ctx, m.info.uuid); break;
     case kHostname: result_text(ctx, m.info.hostname); break;

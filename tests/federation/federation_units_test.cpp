@@ -8,6 +8,8 @@
 
 #include "federation/member_files.h"
 #include "federation/member_sql.h"
+#include "formats/rocpd3.h"
+#include "formats/rpd.h"
 
 // The extension reaches SQLite through this table; these units never call SQLite.
 const sqlite3_api_routines* sqlite3_api = nullptr;
@@ -19,11 +21,13 @@ Member rpd_member(int version) {
   Member m;
   m.alias = "r0";
   m.schema = "r0";
-  m.info.format = Format::Rpd;
+  m.info.adapter = &rpd_adapter();
   m.info.schema_version = version;
-  m.info.has_api_ops = true;
-  m.info.has_ustring = version == 3;
-  m.info.has_api_domain = version == 3;
+  auto d = std::make_shared<RpdDetails>();
+  d->has_api_ops = true;
+  d->has_ustring = version == 3;
+  d->has_api_domain = version == 3;
+  m.info.details = d;
   return m;
 }
 
@@ -31,12 +35,17 @@ Member rocpd_member() {
   Member m;
   m.alias = "p";
   m.schema = "main";
-  m.info.format = Format::Rocpd;
+  m.info.adapter = &rocpd3_adapter();
   m.info.schema_version = 3;
-  m.info.table_suffix = "_0199_abc";
-  m.info.has_marker_samples = true;
+  auto d = std::make_shared<RocpdDetails>();
+  d->suffix = "_0199_abc";
+  d->has_marker_samples = true;
+  m.info.details = d;
   return m;
 }
+
+std::vector<SourceSql> op_sources(const Member& m, const Profile* p) { return sources_for(TableKind::Ops, m, p); }
+std::vector<SourceSql> api_sources(const Member& m) { return sources_for(TableKind::Apis, m, nullptr); }
 
 uint64_t bit(int c) { return uint64_t{1} << c; }
 

@@ -1,0 +1,37 @@
+// What the adapters' probes share: reading a schema's catalog and metadata, parsing versions,
+// and checking the tables a format reads (docs/guarantees.md: keys that cannot repeat, columns
+// present, declared types).
+#pragma once
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "formats/adapter.h"
+
+namespace rocpd::federation {
+
+Catalog read_catalog(sqlite3* db, const std::string& schema);
+// `table` is qualified and quoted ("main"."rocpd_metadata"); nullopt when the tag is absent or NULL.
+std::optional<std::string> metadata_value(sqlite3* db, const std::string& table, const char* tag);
+bool has_column(sqlite3* db, const std::string& schema, const std::string& table, const char* column);
+// "3", "3.0.0", "4.1" -> 3, 3, 4; anything else -> -1.
+int major_version(const std::string& text);
+
+// The columns the canonical tables read from one member table: 'n' numeric, 't' text.
+struct TableColumns {
+  std::string table;
+  std::vector<std::pair<const char*, char>> columns;
+};
+
+// Each table must be a table (not a view, not WITHOUT ROWID) whose `id` is its INTEGER PRIMARY KEY
+// (every lookup joins on it; a key that could repeat would duplicate rows) and hold the columns
+// read; errors name `label`, the table and the column. Returns false when some column's declared
+// affinity is not the one the format uses (FormatInfo::loose_types).
+bool check_tables(sqlite3* db, const std::string& schema, const std::string& label,
+                  const std::vector<TableColumns>& tables);
+
+void require_tables(const Catalog& names, const std::vector<std::string>& needed, const std::string& label,
+                    const char* what);
+
+}  // namespace rocpd::federation

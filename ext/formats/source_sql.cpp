@@ -1,0 +1,37 @@
+#include "formats/source_sql.h"
+
+#include <fmt/format.h>
+
+namespace rocpd::federation {
+
+SourceBuilder::SourceBuilder(std::string table, const std::string& alias, size_t columns) {
+  src_.from = table + " AS " + alias;
+  src_.base_table = std::move(table);
+  src_.rowid = alias + ".id";  // probes check every base table's id is its INTEGER PRIMARY KEY
+  src_.expr.assign(columns, "");
+  src_.expr_joins.assign(columns, 0);
+}
+
+uint32_t SourceBuilder::mask(std::initializer_list<const char*> names) const {
+  uint32_t m = 0;
+  for (const char* n : names)
+    for (size_t i = 0; i < join_names_.size(); ++i)
+      if (join_names_[i] == n) m |= 1u << i;
+  return m;
+}
+
+void SourceBuilder::join(const char* name, std::string clause, std::initializer_list<const char*> deps) {
+  if (src_.joins.size() >= 32) throw Error("rocpd: too many joins in a member source");
+  src_.join_deps.push_back(mask(deps));
+  src_.joins.push_back(std::move(clause));
+  join_names_.emplace_back(name);
+}
+
+void SourceBuilder::col(int c, std::string expr, std::initializer_list<const char*> joins) {
+  src_.expr[static_cast<size_t>(c)] = std::move(expr);
+  src_.expr_joins[static_cast<size_t>(c)] = mask(joins);
+}
+
+std::string duration_sql(const char* alias) { return fmt::format("max({0}.\"end\" - {0}.start, 0)", alias); }
+
+}  // namespace rocpd::federation
