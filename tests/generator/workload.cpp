@@ -373,6 +373,24 @@ ProcessTrace generate_process(const WorkloadParams& params, int rank, int sessio
 std::string_view marker_message(int index) { return kMarkerMessages.at(static_cast<size_t>(index)); }
 int marker_message_count() { return static_cast<int>(kMarkerMessages.size()); }
 
+MarkerKind marker_kind(const ProcessTrace& trace, size_t call_index) {
+  const HostCall& c = trace.calls[call_index];
+  if (c.end == c.start) return MarkerKind::Mark;
+  // About one range in five is a start/stop range (drawn from a hash: the workload's random
+  // stream is not touched, so existing workloads stay as they were).
+  return mix64(static_cast<uint64_t>(trace.pid) * 0x2545f4914f6cdd1dULL + call_index) % 5 == 0 ? MarkerKind::ProcessRange
+                                                                                                  : MarkerKind::ThreadRange;
+}
+
+std::string_view roctx_region_name(MarkerKind kind) {
+  switch (kind) {
+    case MarkerKind::ThreadRange: return "roctxThreadRangeA";
+    case MarkerKind::ProcessRange: return "roctxProcessRangeA";
+    case MarkerKind::Mark: break;
+  }
+  return "";
+}
+
 LaunchDims launch_dims(const ProcessTrace& trace, size_t op_index) {
   const Op& op = trace.ops[op_index];
   const uint64_t h = mix64(static_cast<uint64_t>(trace.pid) * 0x100000001b3ULL + op_index);

@@ -73,6 +73,14 @@ struct ProcessTrace {
 // The process of (rank, session): a pure function of its arguments.
 ProcessTrace generate_process(const WorkloadParams& params, int rank, int session);
 
+// How a marker call was made. A mark (roctxMarkA) has start == end; ranges are push/pop
+// (roctxRangePushA/Pop, a thread range) or start/stop (roctxRangeStartA/Stop, a process range).
+// The range kind is a pure function of the process and call index, so every format agrees.
+enum class MarkerKind : uint8_t { Mark, ThreadRange, ProcessRange };
+MarkerKind marker_kind(const ProcessTrace& trace, size_t call_index);
+// rocprofv3's region name of a range: "roctxThreadRangeA" / "roctxProcessRangeA" (empty for marks).
+std::string_view roctx_region_name(MarkerKind kind);
+
 // Marker texts (roctx messages) used by the generator.
 std::string_view marker_message(int index);
 int marker_message_count();

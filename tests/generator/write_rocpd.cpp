@@ -185,7 +185,9 @@ class RocpdWriter {
           new_event(kMarkerCategory, corr, 0, corr, fmt::format("{{\"message\":{}}}", json_string(message)));
       arg.add(event, 0, "const char*", "message", message);
       if (c.end > c.start) {
-        region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(message), event);
+        // rocprofv3 names a roctx range region after the roctx operation, not the message: the
+        // message is only in the event's extdata (and the argument row).
+        region.add(corr, nid_, t_.pid, c.tid, c.start, c.end, string_id(roctx_region_name(marker_kind(t_, i))), event);
         continue;
       }
       auto [it, inserted] = tracks.try_emplace(c.tid, static_cast<int64_t>(tracks.size()) + 1);
