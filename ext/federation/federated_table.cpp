@@ -58,6 +58,24 @@ struct Bounds {
   bool excludes(int64_t min_start, int64_t max_start, int64_t min_end, int64_t max_end) const {
     return max_start < start_lo || min_start > start_hi || max_end < end_lo || min_end > end_hi;
   }
+  // The same bounds on a member's own clock: profiles and zones hold its raw times, the user's
+  // bounds are on the job's clock (raw time + the member's clock offset).
+  Bounds raw(int64_t offset) const {
+    if (offset == 0) return *this;
+    auto shift = [offset](int64_t v) {
+      if (v == std::numeric_limits<int64_t>::min() || v == std::numeric_limits<int64_t>::max()) return v;
+      int64_t r = 0;
+      if (__builtin_sub_overflow(v, offset, &r))
+        return offset > 0 ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+      return r;
+    };
+    Bounds b = *this;
+    b.start_lo = shift(start_lo);
+    b.start_hi = shift(start_hi);
+    b.end_lo = shift(end_lo);
+    b.end_hi = shift(end_hi);
+    return b;
+  }
 };
 
 struct WorkItem {
@@ -458,7 +476,9 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->work.clear();
   const auto& members = *cur->members;
-  const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0;
+  // Only ops and API calls have profiles (bounds, gpus, zones) to prune with.
+  const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0 &&
+                     (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
   size_t first = 0, last = members.size();
   if (cur->db_nothing) {
     last = 0;
@@ -478,11 +498,12 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       planned += cur->work.size() > before;
       continue;
     }
+    const Bounds bounds = cur->bounds.raw(m->clock_offset.load());
     const auto p = reg->profile(m, cur->watch.get());
     if (cur->bounds.gpu && !p->gpu_unknown && !p->gpus.count(*cur->bounds.gpu) && t.kind == TableKind::Ops) continue;
     if (t.kind == TableKind::Apis) {
       if (cur->bounds.timed && !p->times_unbounded && p->first_ns &&
-          cur->bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
+          bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
         continue;
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       planned += cur->work.size() > before;
@@ -492,7 +513,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       // Ops without any numeric time can match no time window (a NULL compares with nothing).
       const int64_t min_start = p->ops_min_start.value_or(INT64_MAX), max_start = p->ops_max_start.value_or(INT64_MIN);
       const int64_t min_end = p->ops_min_end.value_or(INT64_MAX), max_end = p->ops_max_end.value_or(INT64_MIN);
-      if (cur->bounds.excludes(min_start, max_start, min_end, max_end)) continue;
+      if (bounds.excludes(min_start, max_start, min_end, max_end)) continue;
     }
     for (size_t s = 0; s < nsources; ++s) {
       if (!cur->bounds.timed || s >= p->op_zones.size()) {
@@ -502,7 +523,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
       // Merge the zones that may hold matching rows into rowid ranges.
       std::optional<WorkItem> range;
       for (const auto& z : p->op_zones[s]) {
-        if (!z.unbounded && cur->bounds.excludes(z.min_start, z.max_start, z.min_end, z.max_end)) {
+        if (!z.unbounded && bounds.excludes(z.min_start, z.max_start, z.min_end, z.max_end)) {
           if (range) cur->work.push_back(*range);
           range.reset();
           continue;

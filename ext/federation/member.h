@@ -1,6 +1,7 @@
 // A member is one trace database federated by the extension: a schema of the host connection
 // (main or ATTACHed) or a file opened by rocpd_open() on a private read-only connection.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "common/sqlite_util.h"
+#include "federation/canonical_tables.h"
 
 namespace rocpd::federation {
 
@@ -77,7 +79,13 @@ struct Member {
   std::string schema;   // schema name to qualify tables with ("main" for opened files)
   std::string vfs;      // opened files: VFS to open with (empty = default)
   FormatInfo info;
-  std::vector<SourceShape> op_shapes, api_shapes;  // one per source table (see member_sql.h)
+  // Per canonical table, one shape per source table of the member (see member_sql.h).
+  std::array<std::vector<SourceShape>, kTableKinds> shapes;
+  // Rowids pack the source index in this many bits (enough for the table with most sources).
+  int source_bits = 0;
+  // Added to every time column the member returns (rocpd_clock_offset, rocpd_align): members
+  // from different hosts do not share a clock.
+  std::atomic<int64_t> clock_offset{0};
 
   // Private connection of an opened member; managed by Registry's bounded pool.
   Db conn;

@@ -38,7 +38,8 @@ OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, cons
       }
     }
     const auto sources = sources_for(t.kind, m, profile, uses_kind(t.kind, used, effective) ? db : nullptr);
-    q.query = build_member_query(sources.at(static_cast<size_t>(source)), used, effective, ranged);
+    q.query = build_member_query(sources.at(static_cast<size_t>(source)), used, effective, ranged, time_columns(t),
+                                 m.clock_offset.load());
     q.stmt = prepare(db, q.query.sql);
     q.rebind(pushed, lo, hi);
     q.affinity.assign(static_cast<size_t>(sqlite3_column_count(q.stmt.get())), Affinity::Blob);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "formats/adapter.h"
 
 namespace rocpd::federation {
@@ -11,10 +13,22 @@ std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profil
 }
 
 void shape_sources(Member& m) {
-  m.op_shapes.clear();
-  m.api_shapes.clear();
-  for (const auto& s : sources_for(TableKind::Ops, m, nullptr)) m.op_shapes.push_back({s.indexed, s.unpushable});
-  for (const auto& s : sources_for(TableKind::Apis, m, nullptr)) m.api_shapes.push_back({s.indexed, s.unpushable});
+  size_t most = 1;
+  for (size_t k = 0; k < kTableKinds; ++k) {
+    auto& shapes = m.shapes[k];
+    shapes.clear();
+    for (const auto& s : sources_for(static_cast<TableKind>(k), m, nullptr)) shapes.push_back({s.indexed, s.unpushable});
+    most = std::max(most, shapes.size());
+  }
+  m.source_bits = 0;
+  while ((size_t{1} << m.source_bits) < most) ++m.source_bits;
+}
+
+uint64_t time_columns(const CanonicalTable& table) {
+  uint64_t mask = 0;
+  for (size_t c = 0; c < table.columns.size(); ++c)
+    if (table.columns[c].time) mask |= uint64_t{1} << c;
+  return mask;
 }
 
 const char* constraint_sql_op(unsigned char op) {
@@ -58,17 +72,22 @@ const char* collate_clause(Collation c) {
 }  // namespace
 
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
-                               bool rowid_range) {
+                               bool rowid_range, uint64_t time_columns, int64_t clock_offset) {
   MemberQuery q;
   const size_t ncol = src.expr.size();
   q.select_index.assign(ncol, -1);
+  // A time column of a member on another host's clock reads shifted onto the job's clock.
+  auto expr = [&](size_t c) -> std::string {
+    if (clock_offset == 0 || !(time_columns & (uint64_t{1} << c))) return src.expr[c];
+    return fmt::format("({} + {})", src.expr[c], clock_offset);
+  };
   uint32_t joins = 0;
   std::string select = src.rowid;
   int n = 1;
   for (size_t c = 0; c < ncol; ++c) {
     if (!(used & (uint64_t{1} << c)) || src.expr[c].empty()) continue;
     select += ", ";
-    select += src.expr[c];
+    select += expr(c);
     joins |= src.expr_joins[c];
     q.select_index[c] = n++;
   }
@@ -88,7 +107,7 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<co
         continue;
       }
     }
-    where += fmt::format("{} {} ?{}{}", src.expr[static_cast<size_t>(con.column)], constraint_sql_op(con.op), param,
+    where += fmt::format("{} {} ?{}{}", expr(static_cast<size_t>(con.column)), constraint_sql_op(con.op), param,
                          collate_clause(con.collation));
     joins |= src.expr_joins[static_cast<size_t>(con.column)];
   }

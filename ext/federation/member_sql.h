@@ -19,10 +19,10 @@ namespace rocpd::federation {
 // adapter may resolve string ids to literals first (rpd op kinds), several times cheaper than a
 // per-row string lookup.
 std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db = nullptr);
-// Fills m.op_shapes / m.api_shapes from the member's format (call once its info is set).
+// Fills m.shapes and m.source_bits from the member's format (call once its info is set).
 void shape_sources(Member& m);
 inline const std::vector<SourceShape>& shapes_of(TableKind kind, const Member& m) {
-  return kind == TableKind::Ops ? m.op_shapes : m.api_shapes;
+  return m.shapes[static_cast<size_t>(kind)];
 }
 
 // How a text comparison collates, as SQLite's built-in collations (others are never pushed).
@@ -46,8 +46,12 @@ struct MemberQuery {
 // filtered by `constraints` (bound as ?1..?n in order, see bind_constraints) and, if
 // `rowid_range`, by rowid BETWEEN two params. Equality constraints on the source's predicate
 // column use the source's predicates; a constraint so rewritten leaves its parameter unused.
+// Columns in `time_columns` (bit i) are shifted by `clock_offset` ns, in the selection and in the
+// constraints alike.
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
-                               bool rowid_range);
+                               bool rowid_range, uint64_t time_columns = 0, int64_t clock_offset = 0);
+// The time columns of `table` as a bitmask.
+uint64_t time_columns(const CanonicalTable& table);
 void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> constraints);
 
 const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed

@@ -1,10 +1,15 @@
-// Registers the federation capability: rocpd_open, rocpd_close, rocpd_members, rocpd_ops,
-// rocpd_apis and rocpd_union, all sharing one member registry per connection.
+// Registers the federation capability: rocpd_open, rocpd_close, rocpd_members, the canonical
+// tables (rocpd_ops, rocpd_apis, rocpd_kernels, rocpd_copies, rocpd_memory, rocpd_counters,
+// rocpd_hip_events), rocpd_union and the clock functions, all sharing one member registry per
+// connection.
 #include "common/sqlite_util.h"
 #include "federation/federated_table.h"
 #include "federation/rocpd_members.h"
 #include "federation/rocpd_open.h"
+#include "federation/rocpd_clock.h"
 #include "federation/rocpd_union.h"
+
+#include <fmt/format.h>
 
 int rocpd_register_federation(sqlite3* db, char** err) {
   using namespace rocpd::federation;
@@ -12,18 +17,19 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     auto registry = std::make_shared<Registry>(db);
     int rc = register_rocpd_open(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_members(db, registry);
-    if (rc == SQLITE_OK) rc = register_federated_table(db, registry, ops_table());
-    if (rc == SQLITE_OK) rc = register_federated_table(db, registry, apis_table());
+    for (const CanonicalTable* table : canonical_tables())
+      if (rc == SQLITE_OK) rc = register_federated_table(db, registry, *table);
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);
+    if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
     // The extension's views and internal SQL read temp.rocpd_ops etc.: an attached database with
     // its own table named rocpd_ops would otherwise take the name's place (SQLite looks up real
     // tables before eponymous ones), and nothing outside this connection can add a TEMP table.
-    if (rc == SQLITE_OK)
-      rocpd::exec(db,
-                  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_ops USING rocpd_ops;"
-                  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_apis USING rocpd_apis;"
-                  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_members USING rocpd_members;",
-                  "rocpd_ext: creating temp.rocpd_ops, temp.rocpd_apis, temp.rocpd_members");
+    if (rc == SQLITE_OK) {
+      std::string sql = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_members USING rocpd_members;";
+      for (const CanonicalTable* table : canonical_tables())
+        sql += fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0} USING {0};", table->name);
+      rocpd::exec(db, sql.c_str(), "rocpd_ext: creating the extension's temp tables");
+    }
     return rc;
   });
 }

@@ -99,6 +99,7 @@ std::vector<MemberPtr> Registry::members() {
         m->schema = schema;
         m->info = std::move(*info);
         shape_sources(*m);
+        if (auto off = attached_offsets_.find(schema); off != attached_offsets_.end()) m->clock_offset = off->second;
         entry.member = std::move(m);
       }
       entry.cookie = cookie;
@@ -111,11 +112,31 @@ std::vector<MemberPtr> Registry::members() {
       continue;
     }
     give_back_ordinal(it->second.ordinal);
+    attached_offsets_.erase(it->first);
     it = attached_.erase(it);
   }
   out.insert(out.end(), opened_.begin(), opened_.end());
   known_members_ = out.size();
   return out;
+}
+
+int64_t Registry::clock_offset(const std::string& alias) {
+  for (const auto& m : members())
+    if (m->alias == alias) return m->clock_offset.load();
+  throw Error(fmt::format("rocpd_clock_offset: no member is named '{}'", alias));
+}
+
+void Registry::set_clock_offset(const std::string& alias, int64_t offset) {
+  for (const auto& m : members()) {  // members() takes the lock itself
+    if (m->alias != alias) continue;
+    m->clock_offset = offset;
+    if (m->attached) {
+      std::lock_guard lock(mutex_);
+      attached_offsets_[m->schema] = offset;
+    }
+    return;
+  }
+  throw Error(fmt::format("rocpd_clock_offset: no member is named '{}'", alias));
 }
 
 size_t Registry::known_members() const {

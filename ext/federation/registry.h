@@ -15,7 +15,7 @@
 namespace rocpd::federation {
 
 // Members are numbered below this (the ordinal is packed into rowids).
-inline constexpr uint32_t kMaxMembers = 1u << 16;
+inline constexpr uint32_t kMaxMembers = 1u << 14;  // row_ids.h packs the ordinal in 14 bits
 
 class Registry {
  public:
@@ -64,6 +64,11 @@ class Registry {
 
   size_t max_open_connections = 64;
 
+  // The clock offset of member `alias` (ns added to its times); setting one keeps it for the
+  // member's life (an attached schema keeps it across re-probes). Throws for an unknown member.
+  int64_t clock_offset(const std::string& alias);
+  void set_clock_offset(const std::string& alias, int64_t offset);
+
   // For query planning, without reading anything: how many members the last members() call
   // found, and the mean op / API rows of the members profiled so far (0 when none is).
   size_t known_members() const;
@@ -109,6 +114,7 @@ class Registry {
   size_t open_connections_ = 0;
   uint64_t clock_ = 0;
   size_t known_members_ = 0;
+  std::map<std::string, int64_t> attached_offsets_;  // by schema name
   std::set<uint32_t> free_ordinals_;
   uint32_t next_ordinal_ = 0;
 };

@@ -15,7 +15,10 @@ namespace rocpd::federation {
 
 namespace {
 
-enum Col { kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kPids, kFirst, kLast, kOps, kApis, kBadOps };
+enum Col {
+  kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
+  kPids, kFirst, kLast, kOps, kApis, kBadOps
+};
 constexpr int kFirstProfiledColumn = kPids;
 
 struct MembersVtab : sqlite3_vtab {
@@ -37,7 +40,8 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
     const int rc = sqlite3_declare_vtab(
         db,
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
-        "source TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, ops INTEGER, apis INTEGER, bad_ops INTEGER)");
+        "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
+        "ops INTEGER, apis INTEGER, bad_ops INTEGER)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -87,6 +91,13 @@ void result_opt(sqlite3_context* ctx, const std::optional<int64_t>& v) {
   if (v) sqlite3_result_int64(ctx, *v);
 }
 
+std::optional<int64_t> shifted(const std::optional<int64_t>& v, int64_t offset) {
+  if (!v) return v;
+  int64_t r = 0;
+  if (__builtin_add_overflow(*v, offset, &r)) return offset > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+
 void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col);
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
@@ -115,9 +126,12 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kUuid: result_text(ctx, m.info.uuid); break;
     case kHostname: result_text(ctx, m.info.hostname); break;
     case kSource: sqlite3_result_text(ctx, m.attached ? "attached" : "opened", -1, SQLITE_STATIC); break;
+    case kClockOffset: sqlite3_result_int64(ctx, m.clock_offset.load()); break;
+    case kVersionText: result_text(ctx, m.info.version_text); break;
     case kPids: result_text(ctx, fmt::format("[{}]", fmt::join(p->pids, ","))); break;
-    case kFirst: result_opt(ctx, p->first_ns); break;
-    case kLast: result_opt(ctx, p->last_ns); break;
+    // On the job's clock: the member's offset added (saturating, as SQLite's own overflow would not).
+    case kFirst: result_opt(ctx, shifted(p->first_ns, m.clock_offset.load())); break;
+    case kLast: result_opt(ctx, shifted(p->last_ns, m.clock_offset.load())); break;
     case kOps: sqlite3_result_int64(ctx, p->ops); break;
     case kApis: sqlite3_result_int64(ctx, p->apis); break;
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;

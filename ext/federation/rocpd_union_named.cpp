@@ -22,12 +22,13 @@
 #include "federation/member_query.h"
 #include "federation/member_sql.h"
 #include "federation/rocpd_union.h"
+#include "federation/row_ids.h"
 
 namespace rocpd::federation {
 
 namespace {
 
-constexpr int kOwnBits = 47;
+constexpr int kOwnBits = 63 - kOrdinalBits;  // below the member ordinal (row_ids.h)
 
 struct NamedVtab : UnionVtab {
   std::string object;

@@ -1,11 +1,13 @@
 // Rowids of the federated tables: unique across members and stable for a row as long as its
 // member is one, so SQLite's multi-index OR plans (which de-duplicate by rowid) and users'
-// `rowid` see a plain table's behaviour. A row's rowid packs, from the top:
-//   16 bits  the member's ordinal (Member::ordinal)
-//    3 bits  the source table within the member (rocpd: kernel dispatches, memory copies, ...)
-//   44 bits  the row's own rowid in that source table
-// so it is never negative. A member row whose own rowid lies outside [0, 2^44) cannot be numbered:
-// an error names it (no tracer writes such ids; rpd's session offsets reach 2^44 after 4096 sessions).
+// `rowid` see a plain table's behaviour. A row's rowid packs, from the top (63 bits, never
+// negative):
+//   14 bits                the member's ordinal (Member::ordinal, kMaxMembers)
+//   Member::source_bits    the source table within the member (rocprofv3: kernel dispatches,
+//                          memory copies, ... of each process in the file)
+//   the rest (>= 40 bits)  the row's own rowid in that source table
+// A member row whose own rowid does not fit cannot be numbered: an error names it (rpd's session
+// offsets, session << 32, fit up to 2^(own bits - 32) sessions).
 #pragma once
 #include <cstdint>
 
@@ -15,16 +17,17 @@
 
 namespace rocpd::federation {
 
-inline constexpr int kOwnRowidBits = 44;
-inline constexpr int kSourceBits = 3;
+inline constexpr int kOrdinalBits = 14;
+
+inline int own_rowid_bits(const Member& m) { return 63 - kOrdinalBits - m.source_bits; }
 
 inline int64_t pack_rowid(const Member& m, int source, int64_t own, const char* table) {
-  if (own < 0 || own >= (int64_t{1} << kOwnRowidBits))
+  const int own_bits = own_rowid_bits(m);
+  if (own < 0 || own >= (int64_t{1} << own_bits))
     throw Error(fmt::format("{}: member {}: row id {} is outside 0..2^{}-1, the range {} can number", table, m.alias,
-                            own, kOwnRowidBits, table));
-  if (source < 0 || source >= (1 << kSourceBits)) throw Error(fmt::format("{}: too many source tables", table));
-  return (static_cast<int64_t>(m.ordinal) << (kOwnRowidBits + kSourceBits)) |
-         (static_cast<int64_t>(source) << kOwnRowidBits) | own;
+                            own, own_bits, table));
+  if (source < 0 || source >= (1 << m.source_bits)) throw Error(fmt::format("{}: too many source tables", table));
+  return (static_cast<int64_t>(m.ordinal) << (63 - kOrdinalBits)) | (static_cast<int64_t>(source) << own_bits) | own;
 }
 
 }  // namespace rocpd::federation

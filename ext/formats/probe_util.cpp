@@ -58,18 +58,19 @@ bool check_table(sqlite3* db, const std::string& schema, const std::string& labe
   sqlite3_bind_text(info.get(), 2, schema.c_str(), -1, SQLITE_TRANSIENT);
   std::map<std::string, std::string> types;
   int pk_columns = 0;
-  bool id_is_rowid = false;
+  bool key_ok = false;
+  const std::string key = t.key;
   while (step(info.get())) {
     const std::string name(column_text(info.get(), 0));
     std::string type(column_text(info.get(), 1));
     types[name] = type;
     if (sqlite3_column_int(info.get(), 2) > 0) ++pk_columns;
     for (auto& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (name == "id" && type == "INTEGER" && sqlite3_column_int(info.get(), 2) == 1) id_is_rowid = true;
+    if (name == key && sqlite3_column_int(info.get(), 2) == 1 && (key != "id" || type == "INTEGER")) key_ok = true;
   }
-  if (!id_is_rowid || pk_columns != 1)
-    throw Error(fmt::format("{}: table {}: column id is not its INTEGER PRIMARY KEY, so rows cannot be told apart",
-                            label, t.table));
+  if (!key_ok || pk_columns != 1)
+    throw Error(fmt::format("{}: table {}: column {} is not its {}PRIMARY KEY, so rows cannot be told apart", label,
+                            t.table, key, key == "id" ? "INTEGER " : ""));
   bool exact = true;
   for (const auto& [column, want] : t.columns) {
     auto it = types.find(column);

@@ -22,9 +22,12 @@ int major_version(const std::string& text);
 struct TableColumns {
   std::string table;
   std::vector<std::pair<const char*, char>> columns;
+  // The column lookups join on: the table's only PRIMARY KEY column (for "id", its INTEGER
+  // PRIMARY KEY; rpd's subclass tables key on api_ptr_id).
+  const char* key = "id";
 };
 
-// Each table must be a table (not a view, not WITHOUT ROWID) whose `id` is its INTEGER PRIMARY KEY
+// Each table must be a table (not a view, not WITHOUT ROWID) whose key is its PRIMARY KEY
 // (every lookup joins on it; a key that could repeat would duplicate rows) and hold the columns
 // read; errors name `label`, the table and the column. Returns false when some column's declared
 // affinity is not the one the format uses (FormatInfo::loose_types).

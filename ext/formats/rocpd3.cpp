@@ -1,6 +1,9 @@
-// rocprofv3's rocpd files, schema 3.x (schema/rocpd_v3.sql): one process per file, every table
-// named rocpd_<name>_<uuid>; kernel dispatches and memory copies are the ops, regions (and the
-// instant marks kept as samples on marker tracks) the API calls.
+// rocprofv3's rocpd files, schema 3 and 3.0.0 .. 3.0.5 (schema/rocpd_v3.sql, rocpd_v3_0_5.sql): every
+// table named rocpd_<name>_<uuid>, one process per file, or several in a file written by
+// `rocpd merge` (schema/rocpd_merged.md: each process's suffixed tables are its sources, the
+// union views are never read). Kernel dispatches and memory copies are the ops, regions (and the
+// instant marks kept as samples on marker tracks) the API calls; the details tables read the
+// dispatch geometry, allocations, per-dispatch counters and HIP events where the version has them.
 #include <fmt/format.h>
 
 #include "formats/rocpd3.h"
@@ -12,79 +15,167 @@ namespace {
 
 const RocpdDetails& details(const Member& m) { return static_cast<const RocpdDetails&>(*m.info.details); }
 
-std::string table(const Member& m, const char* name) {
-  return quote_id(m.schema) + "." + quote_id(name + details(m).suffix);
+std::string table(const Member& m, const RocpdProcess& p, const char* name) {
+  return quote_id(m.schema) + "." + quote_id(name + p.suffix);
 }
+
+// The GPU number of an agent row: its index among the GPUs (NULL for CPUs and NICs).
+std::string gpu_of(const char* agent) { return fmt::format("CASE WHEN {0}.type = 'GPU' THEN {0}.type_index END", agent); }
 
 // rocprofv3 keeps the internal correlation id (the one linking an API call to the dispatch or
 // copy it issued) in rocpd_event.stack_id; rocpd_event.correlation_id holds the external id
 // (a user-supplied value, usually 0).
-SourceSql kernels(const Member& m) {
-  SourceBuilder b(table(m, "rocpd_kernel_dispatch"), "k", kOpsColumnCount);
-  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", table(m, "rocpd_info_agent")));
-  b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", table(m, "rocpd_info_kernel_symbol")));
-  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = k.event_id", table(m, "rocpd_event")));
-  b.col(kOpsPid, "k.pid");
-  b.col(kOpsGpu, "a.type_index", {"a"});
-  b.col(kOpsQueue, "k.queue_id");
-  b.col(kOpsStream, "k.stream_id");
+void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int pid, int gpu, int queue,
+                      int stream, int name, int start, int end, int duration, int corr, int op_id, int graph) {
+  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", table(m, p, "rocpd_info_agent")));
+  b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", table(m, p, "rocpd_info_kernel_symbol")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = k.event_id", table(m, p, "rocpd_event")));
+  b.col(pid, "k.pid");
+  b.col(gpu, "a.type_index", {"a"});
+  b.col(queue, "k.queue_id");
+  b.col(stream, "k.stream_id");
+  b.col(name, "ks.kernel_name", {"ks"});
+  b.col(start, "k.start");
+  b.col(end, "k.\"end\"");
+  b.col(duration, duration_sql("k"));
+  b.col(corr, "e.stack_id", {"e"});
+  b.col(op_id, "k.id");
+  // 0 = not launched from a graph (3.0.2+); files before 3.0.2 know no graphs.
+  b.col(graph, p.has_graph_ids ? "NULLIF(k.graph_exec_id, 0)" : "NULL");
+  b.src().indexed = uint64_t{1} << op_id;
+}
+
+SourceSql kernels(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", kOpsColumnCount);
+  dispatch_columns(b, m, p, kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration,
+                   kOpsCorrelationId, kOpsOpId, kOpsGraphId);
   b.col(kOpsKind, "'kernel'");
-  b.col(kOpsName, "ks.kernel_name", {"ks"});
-  b.col(kOpsStart, "k.start");
-  b.col(kOpsEnd, "k.\"end\"");
-  b.col(kOpsDuration, duration_sql("k"));
-  b.col(kOpsCorrelationId, "e.stack_id", {"e"});
-  b.col(kOpsOpId, "k.id");
-  b.src().indexed = uint64_t{1} << kOpsOpId;
+  b.col(kOpsNode, "0");
   return b.take();
 }
 
-SourceSql copies(const Member& m) {
-  SourceBuilder b(table(m, "rocpd_memory_copy"), "c", kOpsColumnCount);
-  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = c.name_id", table(m, "rocpd_string")));
-  b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", table(m, "rocpd_info_agent")));
-  b.join("sa", fmt::format("LEFT JOIN {} AS sa ON sa.id = c.src_agent_id", table(m, "rocpd_info_agent")));
-  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = c.event_id", table(m, "rocpd_event")));
-  b.col(kOpsPid, "c.pid");
+// Launch geometry and resources (rocpd_kernels). rocprofv3 records the dispatch packet: grid in
+// work-items, LDS = group segment (static + dynamic), scratch = private segment per work-item.
+SourceSql kernel_details(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", kKernColumnCount);
+  dispatch_columns(b, m, p, kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd,
+                   kKernDuration, kKernCorrelationId, kKernOpId, kKernGraphId);
+  b.col(kKernGridX, "k.grid_size_x");
+  b.col(kKernGridY, "k.grid_size_y");
+  b.col(kKernGridZ, "k.grid_size_z");
+  b.col(kKernWorkgroupX, "k.workgroup_size_x");
+  b.col(kKernWorkgroupY, "k.workgroup_size_y");
+  b.col(kKernWorkgroupZ, "k.workgroup_size_z");
+  if (p.has_dispatch_segments) {
+    b.col(kKernLdsBytes, "k.group_segment_size");
+    b.col(kKernScratchBytes, "k.private_segment_size");
+  } else {
+    b.col(kKernLdsBytes, "NULL");
+    b.col(kKernScratchBytes, "NULL");
+  }
+  if (p.has_symbol_registers) {
+    b.col(kKernSgpr, "ks.sgpr_count", {"ks"});
+    b.col(kKernVgpr, "ks.arch_vgpr_count", {"ks"});
+    b.col(kKernAgpr, "ks.accum_vgpr_count", {"ks"});
+  } else {
+    b.col(kKernSgpr, "NULL");
+    b.col(kKernVgpr, "NULL");
+    b.col(kKernAgpr, "NULL");
+  }
+  return b.take();
+}
+
+// rocprofv3 copy names spelled as rpd op types, so summaries agree across formats.
+constexpr const char* kCopyNameSql =
+    "CASE n.string WHEN 'MEMORY_COPY_HOST_TO_DEVICE' THEN 'CopyHostToDevice' "
+    "WHEN 'MEMORY_COPY_DEVICE_TO_HOST' THEN 'CopyDeviceToHost' "
+    "WHEN 'MEMORY_COPY_DEVICE_TO_DEVICE' THEN 'CopyDeviceToDevice' "
+    "WHEN 'MEMORY_COPY_HOST_TO_HOST' THEN 'CopyHostToHost' "
+    "WHEN 'MEMORY_COPY_PEER_TO_PEER' THEN 'CopyPeerToPeer' ELSE n.string END";
+
+void copy_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int pid, int gpu, int queue, int stream,
+                  int name, int start, int end, int duration, int corr, int op_id, int graph) {
+  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = c.name_id", table(m, p, "rocpd_string")));
+  b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", table(m, p, "rocpd_info_agent")));
+  b.join("sa", fmt::format("LEFT JOIN {} AS sa ON sa.id = c.src_agent_id", table(m, p, "rocpd_info_agent")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = c.event_id", table(m, p, "rocpd_event")));
+  b.col(pid, "c.pid");
   // The GPU a copy occupies: the destination GPU, else the source GPU (device-to-host).
-  b.col(kOpsGpu,
-        "COALESCE(CASE WHEN da.type = 'GPU' THEN da.type_index END, CASE WHEN sa.type = 'GPU' THEN sa.type_index END)",
-        {"da", "sa"});
-  b.col(kOpsQueue, "c.queue_id");
-  b.col(kOpsStream, "c.stream_id");
+  b.col(gpu, fmt::format("COALESCE({}, {})", gpu_of("da"), gpu_of("sa")), {"da", "sa"});
+  b.col(queue, "c.queue_id");
+  b.col(stream, "c.stream_id");
+  b.col(name, kCopyNameSql, {"n"});
+  b.col(start, "c.start");
+  b.col(end, "c.\"end\"");
+  b.col(duration, duration_sql("c"));
+  b.col(corr, "e.stack_id", {"e"});
+  b.col(op_id, "c.id");
+  b.col(graph, p.has_graph_ids ? "NULLIF(c.graph_exec_id, 0)" : "NULL");
+  b.src().indexed = uint64_t{1} << op_id;
+}
+
+SourceSql copies(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", kOpsColumnCount);
+  copy_columns(b, m, p, kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration,
+               kOpsCorrelationId, kOpsOpId, kOpsGraphId);
   b.col(kOpsKind, "'copy'");
-  // rocprofv3 copy names spelled as rpd op types, so summaries agree across formats.
-  b.col(kOpsName,
-        "CASE n.string WHEN 'MEMORY_COPY_HOST_TO_DEVICE' THEN 'CopyHostToDevice' "
-        "WHEN 'MEMORY_COPY_DEVICE_TO_HOST' THEN 'CopyDeviceToHost' "
-        "WHEN 'MEMORY_COPY_DEVICE_TO_DEVICE' THEN 'CopyDeviceToDevice' "
-        "WHEN 'MEMORY_COPY_HOST_TO_HOST' THEN 'CopyHostToHost' "
-        "WHEN 'MEMORY_COPY_PEER_TO_PEER' THEN 'CopyPeerToPeer' ELSE n.string END",
-        {"n"});
-  b.col(kOpsStart, "c.start");
-  b.col(kOpsEnd, "c.\"end\"");
-  b.col(kOpsDuration, duration_sql("c"));
-  b.col(kOpsCorrelationId, "e.stack_id", {"e"});
-  b.col(kOpsOpId, "c.id");
-  b.src().indexed = uint64_t{1} << kOpsOpId;
+  b.col(kOpsNode, "0");
   return b.take();
 }
 
-SourceSql regions(const Member& m) {
-  SourceBuilder b(table(m, "rocpd_region"), "r", kApisColumnCount);
-  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = r.name_id", table(m, "rocpd_string")));
-  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", table(m, "rocpd_event")));
-  b.join("ct", fmt::format("LEFT JOIN {} AS ct ON ct.id = e.category_id", table(m, "rocpd_string")), {"e"});
+SourceSql copy_details(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", kCopyColumnCount);
+  copy_columns(b, m, p, kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
+               kCopyCorrelationId, kCopyOpId, kCopyGraphId);
+  b.col(kCopyBytes, "c.size");
+  b.col(kCopySrcGpu, gpu_of("sa"), {"sa"});
+  b.col(kCopyDstGpu, gpu_of("da"), {"da"});
+  return b.take();
+}
+
+// A roctx range is named after the roctx call (roctxThreadRangeA / roctxProcessRangeA); the user's
+// message is in its event's extdata, which upstream's own views show as the name. CAST: a message
+// written as a JSON number reads as the text a TEXT column would store.
+constexpr const char* kMarkerName = "CAST(json_extract(e.extdata, '$.message') AS TEXT)";
+
+// API domain from the event category. rocprofv3 names categories after the SDK's buffer kinds
+// (HIP_RUNTIME_API_EXT, HSA_CORE_API, MARKER_CORE_RANGE_API, RCCL_API...), rocprofiler-systems
+// after its own (rocm_hip_api, rocm_marker_api, ...; host-side ones such as python or mpi).
+constexpr const char* kDomain =
+    "CASE WHEN ct.string LIKE 'HIP%' OR ct.string LIKE 'rocm\\_hip%' ESCAPE '\\' THEN 'hip' "
+    "WHEN ct.string LIKE 'HSA%' OR ct.string LIKE 'rocm\\_hsa%' ESCAPE '\\' THEN 'hsa' "
+    "WHEN ct.string LIKE 'MARKER%' OR ct.string LIKE 'rocm\\_marker%' ESCAPE '\\' THEN 'marker' "
+    "WHEN ct.string LIKE 'RCCL%' OR ct.string LIKE 'rocm\\_rccl%' ESCAPE '\\' THEN 'rccl' "
+    "WHEN ct.string LIKE 'rocm\\_%' ESCAPE '\\' THEN lower(substr(ct.string, 6)) "
+    "ELSE lower(ct.string) END";
+constexpr const char* kIsMarker = "(ct.string LIKE 'MARKER%' OR ct.string LIKE 'rocm\\_marker%' ESCAPE '\\')";
+
+SourceSql regions(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_region"), "r", kApisColumnCount);
+  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = r.name_id", table(m, p, "rocpd_string")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", table(m, p, "rocpd_event")));
+  b.join("ct", fmt::format("LEFT JOIN {} AS ct ON ct.id = e.category_id", table(m, p, "rocpd_string")), {"e"});
   b.col(kApisPid, "r.pid");
-  b.col(kApisTid, "r.tid");
+  if (!p.rocprofsys) b.col(kApisTid, "r.tid");
   // rocprofv3 categories: HIP_RUNTIME_API[_EXT], HIP_COMPILER_API, HSA_*_API, MARKER_*_API, RCCL_API...
-  b.col(kApisDomain,
-        "CASE WHEN ct.string LIKE 'HIP%' THEN 'hip' WHEN ct.string LIKE 'HSA%' THEN 'hsa' "
-        "WHEN ct.string LIKE 'MARKER%' THEN 'marker' WHEN ct.string LIKE 'RCCL%' THEN 'rccl' "
-        "ELSE lower(ct.string) END",
-        {"e", "ct"});
+  b.col(kApisDomain, kDomain, {"e", "ct"});
   b.col(kApisCategory, "ct.string", {"e", "ct"});
-  b.col(kApisName, "n.string", {"n"});
+  if (p.rocprofsys) {
+    // rocprofiler-systems: the message is the call's 'message' argument (the first, by id).
+    b.join("am", fmt::format("LEFT JOIN (SELECT event_id, value, min(id) FROM {} WHERE name = 'message' "
+                             "GROUP BY event_id) AS am ON am.event_id = r.event_id",
+                             table(m, p, "rocpd_arg")));
+    b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = r.tid", table(m, p, "rocpd_info_thread")));
+    b.col(kApisTid, "th.tid", {"th"});
+    b.col(kApisName,
+          fmt::format("CASE WHEN {} THEN COALESCE({}, CAST(am.value AS TEXT), n.string) ELSE n.string END", kIsMarker,
+                      kMarkerName),
+          {"n", "e", "ct", "am"});
+  } else {
+    b.col(kApisName,
+          fmt::format("CASE WHEN {} THEN COALESCE({}, n.string) ELSE n.string END", kIsMarker, kMarkerName),
+          {"n", "e", "ct"});
+  }
   // rocprofv3 keeps arguments as rows of rocpd_arg; use rocpd_union('rocpd_arg') to read them.
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "r.start");
@@ -92,37 +183,113 @@ SourceSql regions(const Member& m) {
   b.col(kApisDuration, duration_sql("r"));
   b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "r.id");
+  b.col(kApisNode, "0");
   b.src().indexed = uint64_t{1} << kApisApiId;
   return b.take();
 }
 
 // Instant roctx marks: rocprofv3 writes them as samples on a track (its `sample_regions` view),
-// the message in the event's extdata, else the track's name.
-SourceSql marks(const Member& m) {
-  SourceBuilder b(table(m, "rocpd_sample"), "sm", kApisColumnCount);
+// the message in the event's extdata, else the track's name. SPM samples (3.0.3) sit on the
+// 'SPM' track with dispatch events: the category keeps them out.
+SourceSql marks(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_sample"), "sm", kApisColumnCount);
   // Only the event and its category decide which samples are marks (the source's WHERE, always
   // joined); every other join is LEFT, so the rows never depend on the columns selected.
-  b.join("tr", fmt::format("LEFT JOIN {} AS tr ON tr.id = sm.track_id", table(m, "rocpd_track")));
-  b.join("e", fmt::format("JOIN {} AS e ON e.id = sm.event_id", table(m, "rocpd_event")));
-  b.join("ct", fmt::format("JOIN {} AS ct ON ct.id = e.category_id", table(m, "rocpd_string")), {"e"});
-  b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", table(m, "rocpd_string")), {"tr"});
+  b.join("tr", fmt::format("LEFT JOIN {} AS tr ON tr.id = sm.track_id", table(m, p, "rocpd_track")));
+  b.join("e", fmt::format("JOIN {} AS e ON e.id = sm.event_id", table(m, p, "rocpd_event")));
+  b.join("ct", fmt::format("JOIN {} AS ct ON ct.id = e.category_id", table(m, p, "rocpd_string")), {"e"});
+  b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", table(m, p, "rocpd_string")), {"tr"});
   b.src().where = "ct.string LIKE 'MARKER%'";
   b.src().where_joins = b.mask({"e", "ct"});
   b.col(kApisPid, "tr.pid", {"tr"});
   b.col(kApisTid, "tr.tid", {"tr"});
   b.col(kApisDomain, "'marker'");
   b.col(kApisCategory, "ct.string", {"e", "ct"});
-  b.col(kApisName, "COALESCE(json_extract(e.extdata, '$.message'), tn.string)", {"e", "tr", "tn"});
+  b.col(kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "sm.timestamp");
   b.col(kApisEnd, "sm.timestamp");
   b.col(kApisDuration, "0");
   b.col(kApisCorrelationId, "e.stack_id", {"e"});
   b.col(kApisApiId, "sm.id");
+  b.col(kApisNode, "0");
   b.src().indexed = uint64_t{1} << kApisApiId;
-  // A message in JSON may be a number: comparing it inside the member would not be the
-  // comparison of the text SQLite sees.
-  b.src().unpushable = uint64_t{1} << kApisName;
+  return b.take();
+}
+
+// Allocations, frees and scratch reservations (rocpd_memory_allocate).
+SourceSql memory(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_memory_allocate"), "ma", kMemColumnCount);
+  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = ma.agent_id", table(m, p, "rocpd_info_agent")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = ma.event_id", table(m, p, "rocpd_event")));
+  b.col(kMemPid, "ma.pid");
+  if (p.rocprofsys) {
+    b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = ma.tid", table(m, p, "rocpd_info_thread")));
+    b.col(kMemTid, "th.tid", {"th"});
+  } else {
+    b.col(kMemTid, "ma.tid");
+  }
+  b.col(kMemGpu, gpu_of("a"), {"a"});
+  b.col(kMemOperation, "ma.type");
+  b.col(kMemLevel, "ma.level");
+  b.col(kMemAddress, "ma.address");
+  b.col(kMemBytes, "ma.size");
+  b.col(kMemStart, "ma.start");
+  b.col(kMemEnd, "ma.\"end\"");
+  b.col(kMemCorrelationId, "e.stack_id", {"e"});
+  b.col(kMemId, "ma.id");
+  b.src().indexed = uint64_t{1} << kMemId;
+  return b.take();
+}
+
+// Per-dispatch counter values: one row per value rocprofv3 stored (a dimensioned counter has
+// several per dispatch: sum them). SPM rows (3.0.3+, with a sample_id) are not per dispatch.
+SourceSql counters(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_pmc_event"), "pe", kCntColumnCount);
+  b.join("pm", fmt::format("LEFT JOIN {} AS pm ON pm.id = pe.pmc_id", table(m, p, "rocpd_info_pmc")));
+  // The dispatch of the value's event; event ids are not declared unique in the dispatch table,
+  // so the first dispatch per event stands (a row never repeats).
+  b.join("ke", fmt::format("LEFT JOIN (SELECT event_id, min(id) AS id FROM {} GROUP BY event_id) AS ke "
+                           "ON ke.event_id = pe.event_id",
+                           table(m, p, "rocpd_kernel_dispatch")));
+  b.join("k", fmt::format("LEFT JOIN {} AS k ON k.id = ke.id", table(m, p, "rocpd_kernel_dispatch")), {"ke"});
+  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", table(m, p, "rocpd_info_agent")), {"ke", "k"});
+  b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", table(m, p, "rocpd_info_kernel_symbol")),
+         {"ke", "k"});
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = pe.event_id", table(m, p, "rocpd_event")));
+  if (p.has_spm) b.src().where = "pe.sample_id IS NULL";
+  b.col(kCntPid, "k.pid", {"ke", "k"});
+  b.col(kCntGpu, "a.type_index", {"ke", "k", "a"});
+  b.col(kCntOpId, "k.id", {"ke", "k"});
+  b.col(kCntCorrelationId, "e.stack_id", {"e"});
+  b.col(kCntName, "ks.kernel_name", {"ke", "k", "ks"});
+  b.col(kCntCounter, "pm.name", {"pm"});
+  b.col(kCntValue, "pe.value");
+  b.col(kCntUnits, "pm.units", {"pm"});
+  b.col(kCntStart, "k.start", {"ke", "k"});
+  b.col(kCntEnd, "k.\"end\"", {"ke", "k"});
+  b.col(kCntId, "pe.id");
+  b.src().indexed = uint64_t{1} << kCntId;
+  return b.take();
+}
+
+// HIP event records and waits (3.0.4+): barrier packets on a queue, not GPU work.
+SourceSql hip_events(const Member& m, const RocpdProcess& p) {
+  SourceBuilder b(table(m, p, "rocpd_hip_event"), "h", kHevColumnCount);
+  b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = h.name_id", table(m, p, "rocpd_string")));
+  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = h.agent_id", table(m, p, "rocpd_info_agent")));
+  b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = h.event_id", table(m, p, "rocpd_event")));
+  b.col(kHevPid, "h.pid");
+  b.col(kHevGpu, gpu_of("a"), {"a"});
+  b.col(kHevQueue, "h.queue_id");
+  b.col(kHevKind,
+        "CASE WHEN n.string LIKE '%RECORD%' THEN 'record' WHEN n.string LIKE '%WAIT%' THEN 'wait' END", {"n"});
+  b.col(kHevName, "n.string", {"n"});
+  b.col(kHevStart, "h.start");
+  b.col(kHevEnd, "h.\"end\"");
+  b.col(kHevCorrelationId, "e.stack_id", {"e"});
+  b.col(kHevId, "h.id");
+  b.src().indexed = uint64_t{1} << kHevId;
   return b.take();
 }
 
@@ -133,6 +300,79 @@ std::vector<std::string> metadata_tables(const Catalog& c) {
   return out;
 }
 
+// One process's tables: probed like a single-process file (its own version, its optional columns).
+RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog& names, const std::string& meta_table,
+                           const std::string& label) {
+  RocpdProcess p;
+  p.suffix = meta_table.substr(std::string("rocpd_metadata").size());
+  const std::string meta = quote_id(schema) + "." + quote_id(meta_table);
+  auto version = metadata_value(db, meta, "schema_version");
+  if (!version) throw Error(fmt::format("{}: table {} has no schema_version", label, meta_table));
+  p.version = *version;
+  if (major_version(*version) != 3)
+    throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' in {} (supported: 3, 3.0.0 .. 3.0.5; "
+                            "4.x is read by the rocpd4 reader when its tables are present)",
+                            label, *version, meta_table));
+  const std::string& u = p.suffix;
+  std::vector<std::string> needed;
+  for (const char* t : {"rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_event",
+                        "rocpd_region", "rocpd_kernel_dispatch", "rocpd_memory_copy"})
+    needed.push_back(t + u);
+  require_tables(names, needed, label, "rocpd");
+  p.has_marker_samples = names.count("rocpd_sample" + u) && names.count("rocpd_track" + u);
+  auto has = [&](const char* t, const char* c) { return has_column(db, schema, t + u, c); };
+  p.has_graph_ids = has("rocpd_kernel_dispatch", "graph_exec_id") && has("rocpd_memory_copy", "graph_exec_id");
+  p.has_symbol_registers = has("rocpd_info_kernel_symbol", "sgpr_count") &&
+                           has("rocpd_info_kernel_symbol", "arch_vgpr_count") &&
+                           has("rocpd_info_kernel_symbol", "accum_vgpr_count");
+  p.has_dispatch_segments =
+      has("rocpd_kernel_dispatch", "group_segment_size") && has("rocpd_kernel_dispatch", "private_segment_size");
+  p.has_memory = names.count("rocpd_memory_allocate" + u) > 0;
+  p.has_counters = names.count("rocpd_pmc_event" + u) && names.count("rocpd_info_pmc" + u);
+  p.has_spm = p.has_counters && has("rocpd_pmc_event", "sample_id");
+  p.has_hip_events = names.count("rocpd_hip_event" + u) > 0;
+  p.rocprofsys = metadata_value(db, meta, "upid").has_value();
+  if (p.rocprofsys) require_tables(names, {"rocpd_arg" + u, "rocpd_info_thread" + u}, label, "rocprofiler-systems rocpd");
+  return p;
+}
+
+// The tables and columns a process's sources read (checked once per process).
+std::vector<TableColumns> read_columns(const RocpdProcess& p) {
+  const std::string& u = p.suffix;
+  std::vector<TableColumns> t = {
+      {"rocpd_string" + u, {{"string", 't'}}},
+      {"rocpd_info_agent" + u, {{"type", 't'}, {"type_index", 'n'}}},
+      {"rocpd_info_kernel_symbol" + u, {{"kernel_name", 't'}}},
+      {"rocpd_event" + u, {{"stack_id", 'n'}, {"category_id", 'n'}}},
+      {"rocpd_region" + u,
+       {{"pid", 'n'}, {"tid", 'n'}, {"start", 'n'}, {"end", 'n'}, {"name_id", 'n'}, {"event_id", 'n'}}},
+      {"rocpd_kernel_dispatch" + u,
+       {{"pid", 'n'}, {"agent_id", 'n'}, {"kernel_id", 'n'}, {"queue_id", 'n'}, {"stream_id", 'n'}, {"start", 'n'},
+        {"end", 'n'}, {"event_id", 'n'}, {"grid_size_x", 'n'}, {"grid_size_y", 'n'}, {"grid_size_z", 'n'},
+        {"workgroup_size_x", 'n'}, {"workgroup_size_y", 'n'}, {"workgroup_size_z", 'n'}}},
+      {"rocpd_memory_copy" + u,
+       {{"pid", 'n'}, {"name_id", 'n'}, {"dst_agent_id", 'n'}, {"src_agent_id", 'n'}, {"queue_id", 'n'},
+        {"stream_id", 'n'}, {"start", 'n'}, {"end", 'n'}, {"event_id", 'n'}, {"size", 'n'}}}};
+  if (p.rocprofsys) t.push_back({"rocpd_info_thread" + u, {{"tid", 'n'}}});
+  if (p.has_marker_samples) {
+    t.push_back({"rocpd_sample" + u, {{"track_id", 'n'}, {"event_id", 'n'}, {"timestamp", 'n'}}});
+    t.push_back({"rocpd_track" + u, {{"pid", 'n'}, {"tid", 'n'}, {"name_id", 'n'}}});
+  }
+  if (p.has_memory)
+    t.push_back({"rocpd_memory_allocate" + u,
+                 {{"pid", 'n'}, {"tid", 'n'}, {"agent_id", 'n'}, {"type", 't'}, {"level", 't'}, {"start", 'n'},
+                  {"end", 'n'}, {"address", 'n'}, {"size", 'n'}, {"event_id", 'n'}}});
+  if (p.has_counters) {
+    t.push_back({"rocpd_pmc_event" + u, {{"event_id", 'n'}, {"pmc_id", 'n'}, {"value", 'n'}}});
+    t.push_back({"rocpd_info_pmc" + u, {{"name", 't'}, {"units", 't'}}});
+  }
+  if (p.has_hip_events)
+    t.push_back({"rocpd_hip_event" + u,
+                 {{"pid", 'n'}, {"agent_id", 'n'}, {"queue_id", 'n'}, {"start", 'n'}, {"end", 'n'},
+                  {"name_id", 'n'}, {"event_id", 'n'}}});
+  return t;
+}
+
 class Rocpd3Adapter : public FormatAdapter {
  public:
   const char* name() const override { return "rocpd"; }
@@ -141,48 +381,22 @@ class Rocpd3Adapter : public FormatAdapter {
 
   FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
                    const std::string& label) const override {
-    const auto meta_tables = metadata_tables(names);
-    if (meta_tables.size() > 1)
-      throw Error(fmt::format("{}: rocpd file holds {} processes (tables {} and {}); only one per file is supported",
-                              label, meta_tables.size(), meta_tables[0], meta_tables[1]));
     FormatInfo info;
     auto d = std::make_shared<RocpdDetails>();
-    d->suffix = meta_tables[0].substr(std::string("rocpd_metadata").size());
-    const std::string meta = quote_id(schema) + "." + quote_id(meta_tables[0]);
-    auto version = metadata_value(db, meta, "schema_version");
-    if (!version) throw Error(fmt::format("{}: table {} has no schema_version", label, meta_tables[0]));
-    info.version_text = *version;
-    info.schema_version = major_version(*version);
-    if (info.schema_version != 3)
-      throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' (supported: 3)", label, *version));
-    const std::string& u = d->suffix;
-    std::vector<std::string> needed;
-    for (const char* t : {"rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_event",
-                          "rocpd_region", "rocpd_kernel_dispatch", "rocpd_memory_copy"})
-      needed.push_back(t + u);
-    require_tables(names, needed, label, "rocpd");
-    d->has_marker_samples = names.count("rocpd_sample" + u) && names.count("rocpd_track" + u);
-    std::vector<TableColumns> tables = {
-        {"rocpd_string" + u, {{"string", 't'}}},
-        {"rocpd_info_agent" + u, {{"type", 't'}, {"type_index", 'n'}}},
-        {"rocpd_info_kernel_symbol" + u, {{"kernel_name", 't'}}},
-        {"rocpd_event" + u, {{"stack_id", 'n'}, {"category_id", 'n'}}},
-        {"rocpd_region" + u,
-         {{"pid", 'n'}, {"tid", 'n'}, {"start", 'n'}, {"end", 'n'}, {"name_id", 'n'}, {"event_id", 'n'}}},
-        {"rocpd_kernel_dispatch" + u,
-         {{"pid", 'n'}, {"agent_id", 'n'}, {"kernel_id", 'n'}, {"queue_id", 'n'}, {"stream_id", 'n'}, {"start", 'n'},
-          {"end", 'n'}, {"event_id", 'n'}}},
-        {"rocpd_memory_copy" + u,
-         {{"pid", 'n'}, {"name_id", 'n'}, {"dst_agent_id", 'n'}, {"src_agent_id", 'n'}, {"queue_id", 'n'},
-          {"stream_id", 'n'}, {"start", 'n'}, {"end", 'n'}, {"event_id", 'n'}}}};
-    if (d->has_marker_samples) {
-      tables.push_back({"rocpd_sample" + u, {{"track_id", 'n'}, {"event_id", 'n'}, {"timestamp", 'n'}}});
-      tables.push_back({"rocpd_track" + u, {{"pid", 'n'}, {"tid", 'n'}, {"name_id", 'n'}}});
+    std::vector<TableColumns> tables;
+    for (const auto& meta_table : metadata_tables(names)) {
+      d->processes.push_back(probe_process(db, schema, names, meta_table, label));
+      for (auto& t : read_columns(d->processes.back())) tables.push_back(std::move(t));
     }
+    const RocpdProcess& first = d->processes.front();
+    info.version_text = first.version;
+    info.schema_version = 3;
     info.loose_types = !check_tables(db, schema, label, tables);
+    // One process: its UUID. Several (a merged file): the first's, as rocpd_members shows one.
+    const std::string meta = quote_id(schema) + "." + quote_id("rocpd_metadata" + first.suffix);
     if (auto uuid = metadata_value(db, meta, "guid")) info.uuid = *uuid;
     else if (auto uu = metadata_value(db, meta, "uuid")) info.uuid = *uu;
-    const std::string node = "rocpd_info_node" + u;
+    const std::string node = "rocpd_info_node" + first.suffix;
     if (names.count(node)) {
       auto stmt = prepare(db, fmt::format("SELECT hostname FROM {}.{} WHERE hostname IS NOT NULL ORDER BY id LIMIT 1",
                                           quote_id(schema), quote_id(node)));
@@ -193,13 +407,31 @@ class Rocpd3Adapter : public FormatAdapter {
   }
 
   std::vector<SourceSql> sources(TableKind t, const Member& m, const Profile*, sqlite3*) const override {
-    switch (t) {
-      case TableKind::Ops: return {kernels(m), copies(m)};
-      case TableKind::Apis:
-        if (!details(m).has_marker_samples) return {regions(m)};
-        return {regions(m), marks(m)};
+    std::vector<SourceSql> out;
+    for (const RocpdProcess& p : details(m).processes) {
+      switch (t) {
+        case TableKind::Ops:
+          out.push_back(kernels(m, p));
+          out.push_back(copies(m, p));
+          break;
+        case TableKind::Apis:
+          out.push_back(regions(m, p));
+          if (p.has_marker_samples) out.push_back(marks(m, p));
+          break;
+        case TableKind::Kernels: out.push_back(kernel_details(m, p)); break;
+        case TableKind::Copies: out.push_back(copy_details(m, p)); break;
+        case TableKind::Memory:
+          if (p.has_memory) out.push_back(memory(m, p));
+          break;
+        case TableKind::Counters:
+          if (p.has_counters) out.push_back(counters(m, p));
+          break;
+        case TableKind::HipEvents:
+          if (p.has_hip_events) out.push_back(hip_events(m, p));
+          break;
+      }
     }
-    return {};
+    return out;
   }
 };
 

@@ -3,6 +3,9 @@
 // one file, each as a "session" whose ids are offset by session << 32 (schema/rpd_v3.sql).
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include "formats/rpd.h"
 #include "formats/probe_util.h"
 
@@ -12,15 +15,36 @@ namespace {
 
 const RpdDetails& details(const Member& m) { return static_cast<const RpdDetails&>(*m.info.details); }
 
-std::string pid_expr(const Member& m, const Profile* p) {
+// A value of the multi-node convention without its node part (values below the stride are not
+// encoded and stay as they are).
+std::string decoded(int64_t stride, const char* column) {
+  if (stride <= 0) return column;
+  return fmt::format("CASE WHEN {0} >= {1} THEN {0} % {1} ELSE {0} END", column, stride);
+}
+// The node part of such a value (0 when not encoded).
+std::string node_of(int64_t stride, const char* column) {
+  if (stride <= 0) return "0";
+  return fmt::format("CASE WHEN {0} >= {1} THEN {0} / {1} ELSE 0 END", column, stride);
+}
+
+// The op types of each canonical kind, as an uncorrelated subquery (evaluated once per query).
+std::string kind_subquery(const std::string& schema, const char* where) {
+  return fmt::format("(SELECT id FROM {}.rocpd_string WHERE {})", schema, where);
+}
+constexpr const char* kKernelTypes = "string IN ('KernelExecution', 'Task')";
+constexpr const char* kCopyTypes = "string LIKE 'Copy%'";
+
+// The pid of the process that wrote row id `id` (an op's pid is its session's).
+std::string pid_expr(const Member& m, const Profile* p, const char* id) {
   if (p && p->session_pid_exact && !p->session_pid.empty()) {
     if (p->session_pid.size() == 1) return std::to_string(p->session_pid.begin()->second);
-    std::string e = "CASE (o.id >> 32)";
+    std::string e = fmt::format("CASE ({} >> 32)", id);
     for (auto [session, pid] : p->session_pid) e += fmt::format(" WHEN {} THEN {}", session, pid);
     return e + " END";
   }
   if (!details(m).has_api_ops) return "NULL";
-  return fmt::format("(SELECT a.pid FROM {}.rocpd_api AS a WHERE a.id = ao.api_id)", quote_id(m.schema));
+  return fmt::format("(SELECT {} FROM {}.rocpd_api AS a WHERE a.id = ao.api_id)", decoded(details(m).pid_stride, "a.pid"),
+                     quote_id(m.schema));
 }
 
 // opType -> canonical kind. Kinds are tested on the op type's string id, never by joining the
@@ -28,15 +52,15 @@ std::string pid_expr(const Member& m, const Profile* p) {
 // uncorrelated IN subqueries (evaluated once per query) stand in.
 std::map<std::string, std::string> kind_id_lists(const std::string& schema, sqlite3* db) {
   static const std::vector<std::pair<const char*, const char*>> kinds = {
-      {"kernel", "string IN ('KernelExecution', 'Task')"},
-      {"copy", "string LIKE 'Copy%'"},
+      {"kernel", kKernelTypes},
+      {"copy", kCopyTypes},
       {"barrier", "string LIKE 'Barrier%'"},
       {"fill", "string = 'FillBuffer'"}};
   std::map<std::string, std::string> lists;
   for (const auto& [kind, where] : kinds) {
     const std::string select = fmt::format("SELECT id FROM {}.rocpd_string WHERE {}", schema, where);
     if (!db) {
-      lists[kind] = "(" + select + ")";
+      lists[kind] = kind_subquery(schema, where);
       continue;
     }
     auto stmt = prepare(db, select);
@@ -62,36 +86,141 @@ void set_kind(SourceBuilder& b, const std::map<std::string, std::string>& lists)
   b.src().predicate_column = kOpsKind;
 }
 
-SourceSql ops(const Member& m, const Profile* p, sqlite3* db) {
+// The columns every op source shares (rocpd_ops, rocpd_kernels, rocpd_copies): indexes of the
+// canonical columns in the table being built.
+struct OpColumns {
+  int pid, gpu, queue, stream, name, start, end, duration, corr, op_id, graph;
+};
+
+void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpColumns& c) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".rocpd_op", "o", kOpsColumnCount);
+  const RpdDetails& d = details(m);
   b.join("t", fmt::format("LEFT JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
   b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s));
-  const bool link = details(m).has_api_ops;
+  const bool link = d.has_api_ops;
   // One issuing call per op even when the link table lists several (the first by id).
   if (link)
     b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
                              "AS ao ON ao.op_id = o.id",
                              s));
-  const std::string pid = pid_expr(m, p);
-  if (pid.find("ao.") != std::string::npos) b.col(kOpsPid, pid, {"ao"});
-  else b.col(kOpsPid, pid);
-  b.col(kOpsGpu, "o.gpuId");
-  b.col(kOpsQueue, "o.queueId");
-  b.col(kOpsStream, "NULL");
-  set_kind(b, kind_id_lists(s, db));
+  const std::string pid = pid_expr(m, p, "o.id");
+  if (pid.find("ao.") != std::string::npos) b.col(c.pid, pid, {"ao"});
+  else b.col(c.pid, pid);
+  b.col(c.gpu, decoded(d.gpu_stride, "o.gpuId"));
+  b.col(c.queue, decoded(d.gpu_stride, "o.queueId"));
+  b.col(c.stream, "NULL");
   // Copies and barriers have an empty description: they are named by their op type. A
   // description id that names no string gives NULL.
-  b.col(kOpsName, "CASE WHEN d.string <> '' THEN d.string WHEN d.string = '' THEN t.string END", {"t", "d"});
-  b.col(kOpsStart, "o.start");
-  b.col(kOpsEnd, "o.\"end\"");
-  b.col(kOpsDuration, duration_sql("o"));
-  if (link) b.col(kOpsCorrelationId, "ao.api_id", {"ao"});
-  else b.col(kOpsCorrelationId, "NULL");
-  b.col(kOpsOpId, "o.id");
+  b.col(c.name, "CASE WHEN d.string <> '' THEN d.string WHEN d.string = '' THEN t.string END", {"t", "d"});
+  b.col(c.start, "o.start");
+  b.col(c.end, "o.\"end\"");
+  b.col(c.duration, duration_sql("o"));
+  if (link) b.col(c.corr, "ao.api_id", {"ao"});
+  else b.col(c.corr, "NULL");
+  b.col(c.op_id, "o.id");
+  b.col(c.graph, "NULL");  // rpd records no graph ids
   // op_id is the primary key, but a lookup that needs the API link materialises the link table:
   // the cursor's lookup index serves those better (federated_table.cpp).
-  b.src().indexed = link ? 0 : uint64_t{1} << kOpsOpId;
+  b.src().indexed = link ? 0 : uint64_t{1} << c.op_id;
+}
+
+SourceSql ops(const Member& m, const Profile* p, sqlite3* db) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".rocpd_op", "o", kOpsColumnCount);
+  op_columns(b, m, p,
+             {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration, kOpsCorrelationId,
+              kOpsOpId, kOpsGraphId});
+  set_kind(b, kind_id_lists(s, db));
+  b.col(kOpsNode, node_of(details(m).gpu_stride, "o.gpuId"));
+  return b.take();
+}
+
+// Kernel ops with the launch parameters of their issuing call (rocpd_kernelapi). The roctracer
+// source records the grid in blocks for most launch APIs and in work-items for the module launches
+// that take a global size (schema/rpd_multinode.md); rocpd_kernels holds work-items.
+SourceSql kernel_details(const Member& m, const Profile* p) {
+  const std::string s = quote_id(m.schema);
+  const RpdDetails& d = details(m);
+  SourceBuilder b(s + ".rocpd_op", "o", kKernColumnCount);
+  op_columns(b, m, p,
+             {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
+              kKernCorrelationId, kKernOpId, kKernGraphId});
+  b.src().where = "o.opType_id IN " + kind_subquery(s, kKernelTypes);
+  if (d.has_api_ops && d.has_kernelapi) {
+    b.join("ka", fmt::format("LEFT JOIN {}.rocpd_kernelapi AS ka ON ka.api_ptr_id = ao.api_id", s), {"ao"});
+    b.join("la", fmt::format("LEFT JOIN {}.rocpd_api AS la ON la.id = ao.api_id", s), {"ao"});
+    b.join("ln", fmt::format("LEFT JOIN {}.rocpd_string AS ln ON ln.id = la.apiName_id", s), {"ao", "la"});
+    const char* dims[3][2] = {{"gridX", "workgroupX"}, {"gridY", "workgroupY"}, {"gridZ", "workgroupZ"}};
+    for (int i = 0; i < 3; ++i) {
+      b.col(kKernGridX + i,
+            fmt::format("CASE WHEN ln.string IN ('hipExtModuleLaunchKernel', 'hipHccModuleLaunchKernel') "
+                        "THEN ka.{0} ELSE ka.{0} * ka.{1} END",
+                        dims[i][0], dims[i][1]),
+            {"ao", "ka", "la", "ln"});
+      b.col(kKernWorkgroupX + i, fmt::format("ka.{}", dims[i][1]), {"ao", "ka"});
+    }
+    b.col(kKernLdsBytes, "ka.groupSegmentSize", {"ao", "ka"});
+    b.col(kKernScratchBytes, "ka.privateSegmentSize", {"ao", "ka"});
+  } else {
+    for (int c = kKernGridX; c <= kKernScratchBytes; ++c) b.col(c, "NULL");
+  }
+  // rpd records no register counts.
+  for (int c : {kKernSgpr, kKernVgpr, kKernAgpr}) b.col(c, "NULL");
+  return b.take();
+}
+
+// Copy ops with the size of their issuing call (rocpd_copyapi; '' = not recorded). The tracer
+// swaps the device columns, and the roctracer source leaves them 0: the GPU at each end comes
+// from the op's direction instead (the op runs on the GPU it names).
+SourceSql copy_details(const Member& m, const Profile* p) {
+  const std::string s = quote_id(m.schema);
+  const RpdDetails& d = details(m);
+  SourceBuilder b(s + ".rocpd_op", "o", kCopyColumnCount);
+  op_columns(b, m, p,
+             {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
+              kCopyCorrelationId, kCopyOpId, kCopyGraphId});
+  b.src().where = "o.opType_id IN " + kind_subquery(s, kCopyTypes);
+  if (d.has_api_ops && d.has_copyapi) {
+    b.join("cp", fmt::format("LEFT JOIN {}.rocpd_copyapi AS cp ON cp.api_ptr_id = ao.api_id", s), {"ao"});
+    b.col(kCopyBytes, "CASE WHEN cp.size <> '' THEN cp.size END", {"ao", "cp"});
+  } else {
+    b.col(kCopyBytes, "NULL");
+  }
+  const std::string gpu = decoded(d.gpu_stride, "o.gpuId");
+  b.col(kCopySrcGpu, fmt::format("CASE WHEN t.string IN ('CopyDeviceToHost', 'CopyDeviceToDevice') THEN {} END", gpu),
+        {"t"});
+  b.col(kCopyDstGpu, fmt::format("CASE WHEN t.string IN ('CopyHostToDevice', 'CopyDeviceToDevice') THEN {} END", gpu),
+        {"t"});
+  return b.take();
+}
+
+// Post-processed counters (rocpd_counter: one value per op and counter, when a tool filled it).
+SourceSql counters(const Member& m, const Profile* p) {
+  const std::string s = quote_id(m.schema);
+  const RpdDetails& d = details(m);
+  SourceBuilder b(s + ".rocpd_counter", "c", kCntColumnCount);
+  b.join("o", fmt::format("LEFT JOIN {}.rocpd_op AS o ON o.id = c.op_id", s));
+  b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s), {"o"});
+  b.join("n", fmt::format("LEFT JOIN {}.rocpd_string AS n ON n.id = c.name_id", s));
+  if (d.has_api_ops)
+    b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
+                             "AS ao ON ao.op_id = c.op_id",
+                             s));
+  const std::string pid = pid_expr(m, p, "c.op_id");
+  if (pid.find("ao.") != std::string::npos) b.col(kCntPid, pid, {"ao"});
+  else b.col(kCntPid, pid);
+  b.col(kCntGpu, decoded(d.gpu_stride, "o.gpuId"), {"o"});
+  b.col(kCntOpId, "c.op_id");
+  if (d.has_api_ops) b.col(kCntCorrelationId, "ao.api_id", {"ao"});
+  else b.col(kCntCorrelationId, "NULL");
+  b.col(kCntName, "d.string", {"o", "d"});
+  b.col(kCntCounter, "n.string", {"n"});
+  b.col(kCntValue, "c.value");
+  b.col(kCntUnits, "NULL");
+  b.col(kCntStart, "o.start", {"o"});
+  b.col(kCntEnd, "o.\"end\"", {"o"});
+  b.col(kCntId, "c.id");
+  b.src().indexed = uint64_t{1} << kCntId;
   return b.take();
 }
 
@@ -121,8 +250,9 @@ SourceSql apis(const Member& m) {
     b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kDomainFromName, {"an"});
     b.col(kApisCategory, "NULL");
   }
-  b.col(kApisPid, "a.pid");
-  b.col(kApisTid, "a.tid");
+  b.col(kApisPid, decoded(d.pid_stride, "a.pid"));
+  b.col(kApisTid, decoded(d.pid_stride, "a.tid"));
+  b.col(kApisNode, node_of(d.pid_stride, "a.pid"));
   // A roctx marker's name is its message (rpd keeps it in the arguments).
   b.col(kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
   b.col(kApisArgs, "ar.string", {"ar"});
@@ -133,6 +263,19 @@ SourceSql apis(const Member& m) {
   b.col(kApisApiId, "a.id");
   b.src().indexed = (uint64_t{1} << kApisCorrelationId) | (uint64_t{1} << kApisApiId);
   return b.take();
+}
+
+// A multi-node stride tag (TEXT in the files); 0 when absent. A tag that is not a positive integer
+// is refused: decoding with it would give wrong gpus and pids.
+int64_t stride(sqlite3* db, const std::string& meta, const char* tag, const std::string& label) {
+  const auto text = metadata_value(db, meta, tag);
+  if (!text) return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text->c_str(), &end, 10);
+  if (end == text->c_str() || *end != '\0' || errno == ERANGE || v <= 0)
+    throw Error(fmt::format("{}: rpd metadata {} is '{}', not a positive integer", label, tag, *text));
+  return v;
 }
 
 class RpdAdapter : public FormatAdapter {
@@ -170,6 +313,21 @@ class RpdAdapter : public FormatAdapter {
       tables[1].columns.insert(tables[1].columns.end(), {{"domain_id", 'n'}, {"category_id", 'n'}});
     if (d->has_ustring) tables.push_back({"rocpd_ustring", {{"string", 't'}}});
     if (d->has_api_ops) tables.push_back({"rocpd_api_ops", {{"api_id", 'n'}, {"op_id", 'n'}}});
+    d->has_kernelapi = names.count("rocpd_kernelapi") > 0;
+    d->has_copyapi = names.count("rocpd_copyapi") > 0;
+    d->has_counter = names.count("rocpd_counter") > 0;
+    if (d->has_kernelapi)
+      tables.push_back({"rocpd_kernelapi",
+                        {{"gridX", 'n'}, {"gridY", 'n'}, {"gridZ", 'n'}, {"workgroupX", 'n'}, {"workgroupY", 'n'},
+                         {"workgroupZ", 'n'}, {"groupSegmentSize", 'n'}, {"privateSegmentSize", 'n'}},
+                        "api_ptr_id"});
+    // size is '' when not recorded, in files whose column is declared integer: no type check.
+    if (d->has_copyapi) tables.push_back({"rocpd_copyapi", {}, "api_ptr_id"});
+    if (d->has_counter) tables.push_back({"rocpd_counter", {{"value", 'n'}, {"op_id", 'n'}, {"name_id", 'n'}}});
+    if (info.schema_version == 3) {
+      d->gpu_stride = stride(db, meta, "gpu_stride", label);
+      d->pid_stride = stride(db, meta, "pid_stride", label);
+    }
     info.loose_types = !check_tables(db, schema, label, tables);
     if (auto host = metadata_value(db, meta, "hostname")) info.hostname = *host;
     info.details = std::move(d);
@@ -181,12 +339,26 @@ class RpdAdapter : public FormatAdapter {
     switch (table) {
       case TableKind::Ops: return {ops(m, profile, db)};
       case TableKind::Apis: return {apis(m)};
+      case TableKind::Kernels: return {kernel_details(m, profile)};
+      case TableKind::Copies: return {copy_details(m, profile)};
+      case TableKind::Counters:
+        if (details(m).has_counter) return {counters(m, profile)};
+        return {};
+      case TableKind::Memory:     // rpd records allocations only as hipMalloc/hipFree calls
+      case TableKind::HipEvents:  // and HIP events only as API calls
+        return {};
     }
     return {};
   }
 
   bool needs_profile(TableKind table, uint64_t used) const override {
-    return table == TableKind::Ops && (used & (uint64_t{1} << kOpsPid));
+    switch (table) {
+      case TableKind::Ops: return used & (uint64_t{1} << kOpsPid);
+      case TableKind::Kernels: return used & (uint64_t{1} << kKernPid);
+      case TableKind::Copies: return used & (uint64_t{1} << kCopyPid);
+      case TableKind::Counters: return used & (uint64_t{1} << kCntPid);
+      default: return false;
+    }
   }
   bool session_ids() const override { return true; }
   bool cheap_op_pid() const override { return false; }

@@ -142,7 +142,7 @@ class Budget(unittest.TestCase):
     # Frames being copied from outside the cache: the query's thread and the prefetch lanes.
     IN_FLIGHT = 4 * FRAME
     # SQLite's page caches (16 connections and the federation's pool), the interpreter.
-    OTHER = 64 * MIB
+    OTHER = 96 * MIB
 
     @classmethod
     def setUpClass(cls):

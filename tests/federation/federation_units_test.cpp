@@ -17,8 +17,9 @@ const sqlite3_api_routines* sqlite3_api = nullptr;
 namespace rocpd::federation {
 namespace {
 
-Member rpd_member(int version) {
-  Member m;
+std::unique_ptr<Member> rpd_member(int version) {
+  auto owned = std::make_unique<Member>();
+  Member& m = *owned;
   m.alias = "r0";
   m.schema = "r0";
   m.info.adapter = &rpd_adapter();
@@ -28,20 +29,23 @@ Member rpd_member(int version) {
   d->has_ustring = version == 3;
   d->has_api_domain = version == 3;
   m.info.details = d;
-  return m;
+  return owned;
 }
 
-Member rocpd_member() {
-  Member m;
+std::unique_ptr<Member> rocpd_member() {
+  auto owned = std::make_unique<Member>();
+  Member& m = *owned;
   m.alias = "p";
   m.schema = "main";
   m.info.adapter = &rocpd3_adapter();
   m.info.schema_version = 3;
   auto d = std::make_shared<RocpdDetails>();
-  d->suffix = "_0199_abc";
-  d->has_marker_samples = true;
+  RocpdProcess proc;
+  proc.suffix = "_0199_abc";
+  proc.has_marker_samples = true;
+  d->processes.push_back(proc);
   m.info.details = d;
-  return m;
+  return owned;
 }
 
 std::vector<SourceSql> op_sources(const Member& m, const Profile* p) { return sources_for(TableKind::Ops, m, p); }
@@ -50,13 +54,13 @@ std::vector<SourceSql> api_sources(const Member& m) { return sources_for(TableKi
 uint64_t bit(int c) { return uint64_t{1} << c; }
 
 TEST(MemberQuery, CountNeedsNoColumnAndNoJoin) {
-  const auto src = op_sources(rpd_member(2), nullptr).at(0);
+  const auto src = op_sources(*rpd_member(2), nullptr).at(0);
   const auto q = build_member_query(src, 0, {}, false);
   EXPECT_EQ(q.sql, "SELECT o.id FROM \"r0\".rocpd_op AS o");
 }
 
 TEST(MemberQuery, OnlyUsedColumnsAndTheirJoins) {
-  const auto src = op_sources(rpd_member(2), nullptr).at(0);
+  const auto src = op_sources(*rpd_member(2), nullptr).at(0);
   const auto q = build_member_query(src, bit(kOpsDuration) | bit(kOpsGpu), {}, false);
   // A reversed op (end < start) lasts 0 ns, as every interval function counts it.
   EXPECT_EQ(q.sql, "SELECT o.id, o.gpuId, max(o.\"end\" - o.start, 0) FROM \"r0\".rocpd_op AS o");
@@ -71,7 +75,7 @@ TEST(MemberQuery, OnlyUsedColumnsAndTheirJoins) {
 }
 
 TEST(MemberQuery, ConstraintsAndRowidRange) {
-  const auto src = op_sources(rpd_member(3), nullptr).at(0);
+  const auto src = op_sources(*rpd_member(3), nullptr).at(0);
   const std::vector<PushedConstraint> pushed = {{kOpsStart, SQLITE_INDEX_CONSTRAINT_GE},
                                                 {kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ},
                                                 {kOpsName, SQLITE_INDEX_CONSTRAINT_EQ, Collation::NoCase}};
@@ -90,16 +94,17 @@ TEST(MemberQuery, ConstraintsAndRowidRange) {
 TEST(MemberQuery, SessionPidsFromTheProfile) {
   Profile p;
   p.session_pid = {{0, 100}, {1, 200}};
-  const auto src = op_sources(rpd_member(3), &p).at(0);
+  const auto src = op_sources(*rpd_member(3), &p).at(0);
   EXPECT_EQ(src.expr[kOpsPid], "CASE (o.id >> 32) WHEN 0 THEN 100 WHEN 1 THEN 200 END");
   p.session_pid = {{0, 7}};
-  EXPECT_EQ(op_sources(rpd_member(3), &p).at(0).expr[kOpsPid], "7");
+  EXPECT_EQ(op_sources(*rpd_member(3), &p).at(0).expr[kOpsPid], "7");
   // Without a profile the pid comes through the issuing API call.
-  EXPECT_NE(op_sources(rpd_member(3), nullptr).at(0).expr[kOpsPid].find("ao.api_id"), std::string::npos);
+  EXPECT_NE(op_sources(*rpd_member(3), nullptr).at(0).expr[kOpsPid].find("ao.api_id"), std::string::npos);
 }
 
 TEST(MemberQuery, RocpdSourcesAndJoinDependencies) {
-  const auto m = rocpd_member();
+  const auto owned = rocpd_member();
+  const Member& m = *owned;
   const auto ops = op_sources(m, nullptr);
   ASSERT_EQ(ops.size(), 2u);  // kernel dispatches, memory copies
   EXPECT_EQ(ops[0].expr[kOpsKind], "'kernel'");

@@ -384,7 +384,16 @@ class MemberLifecycle(unittest.TestCase):
                   "c=sqlite3.connect(':memory:');c.enable_load_extension(True);c.load_extension(sys.argv[1]);"
                   "print(c.execute('SELECT rocpd_open(?)',(sys.argv[2],)).fetchone()[0]);"
                   "print(c.execute('SELECT count(*) FROM rocpd_ops').fetchone()[0])")
-        out = subprocess.run([sys.executable, "-c", script, EXT, d], capture_output=True, text=True, timeout=300)
+        # UBSan's vptr check probes memory through a pipe: at the descriptor limit the probe fails and
+        # reports every object as invalid. The limit is the point of this child, so that check is
+        # suppressed in it (other sanitizer checks stay on; without sanitizers this is inert).
+        supp = os.path.join(self.tmp, "ubsan.supp")
+        with open(supp, "w") as f:
+            f.write("vptr_check:*\n")
+        env = dict(os.environ)
+        env["UBSAN_OPTIONS"] = ":".join(filter(None, [env.get("UBSAN_OPTIONS", ""), f"suppressions={supp}"]))
+        out = subprocess.run([sys.executable, "-c", script, EXT, d], capture_output=True, text=True, timeout=300,
+                             env=env)
         self.assertEqual(out.returncode, 0, out.stderr)
         con = connect()
         con.execute("SELECT rocpd_open(?)", (src,))
@@ -412,18 +421,27 @@ class Interrupts(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def interrupted_within(self, con, sql, delay=0.3, limit=0.5):
-        timer = threading.Timer(delay, con.interrupt)
-        started = time.monotonic()
-        timer.start()
-        try:
-            with self.assertRaises(sqlite3.OperationalError) as cm:
-                con.execute(sql).fetchall()
-        finally:
-            timer.cancel()
-        stopped = time.monotonic() - started - delay
-        self.assertEqual(str(cm.exception), "interrupted")
-        self.assertLess(stopped, limit, f"{sql}: stopped {stopped:.2f} s after the interrupt")
+    def interrupted_within(self, con_factory, sql, delay=0.3, limit=0.5, tries=3):
+        # The best of a few tries must stop within the limit: a machine busy with other builds can
+        # delay one try's thread by more than the limit, while a statement that does not honour the
+        # interrupt (2-15 s before the fix) fails every try.
+        times = []
+        for _ in range(tries):
+            con = con_factory()
+            timer = threading.Timer(delay, con.interrupt)
+            started = time.monotonic()
+            timer.start()
+            try:
+                with self.assertRaises(sqlite3.OperationalError) as cm:
+                    con.execute(sql).fetchall()
+            finally:
+                timer.cancel()
+            times.append(time.monotonic() - started - delay)
+            self.assertEqual(str(cm.exception), "interrupted")
+            con.close()
+            if times[-1] < limit:
+                return
+        self.fail(f"{sql}: stopped {', '.join(f'{t:.2f}' for t in times)} s after the interrupt")
 
     def test_queries_stop(self):
         for sql in ("SELECT sum(duration) FROM rocpd_ops",                     # prefetch threads
@@ -435,14 +453,18 @@ class Interrupts(unittest.TestCase):
                     "SELECT sum(o.duration) FROM rocpd_apis a JOIN rocpd_ops o "
                     "ON o.db = a.db AND o.correlation_id = a.api_id"):
             with self.subTest(sql=sql):
-                con = connect()
-                con.execute("SELECT rocpd_open(?)", (self.slow,))
-                self.interrupted_within(con, sql)
+                def opened():
+                    con = connect()
+                    con.execute("SELECT rocpd_open(?)", (self.slow,))
+                    return con
+                self.interrupted_within(opened, sql)
 
     def test_attached_member_stops(self):
-        con = connect()
-        con.execute("ATTACH ? AS slow", (self.slow,))
-        self.interrupted_within(con, "SELECT sum(duration) FROM rocpd_ops")
+        def attached():
+            con = connect()
+            con.execute("ATTACH ? AS slow", (self.slow,))
+            return con
+        self.interrupted_within(attached, "SELECT sum(duration) FROM rocpd_ops")
 
 
 class JoinPlans(unittest.TestCase):
