@@ -310,8 +310,7 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
   if (!version) throw Error(fmt::format("{}: table {} has no schema_version", label, meta_table));
   p.version = *version;
   if (major_version(*version) != 3)
-    throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' in {} (supported: 3, 3.0.0 .. 3.0.5; "
-                            "4.x is read by the rocpd4 reader when its tables are present)",
+    throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' in {} (supported: 3, 3.0.0 .. 3.0.5)",
                             label, *version, meta_table));
   const std::string& u = p.suffix;
   std::vector<std::string> needed;

@@ -224,12 +224,8 @@ std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string
   return out;
 }
 
-std::optional<Interval> job_range(sqlite3* conn, const std::optional<std::string>& db) {
-  Stmt stmt = prepare(conn,
-                      db ? "SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members WHERE db = ?1"
-                         : "SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members",
-                      "reading rocpd_members");
-  if (db) sqlite3_bind_text(stmt.get(), 1, db->data(), static_cast<int>(db->size()), SQLITE_TRANSIENT);
+std::optional<Interval> job_range(sqlite3* conn) {
+  Stmt stmt = prepare(conn, "SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members", "reading rocpd_members");
   if (!step(stmt.get(), "reading rocpd_members") || sqlite3_column_type(stmt.get(), 0) == SQLITE_NULL ||
       sqlite3_column_type(stmt.get(), 1) == SQLITE_NULL)
     return std::nullopt;

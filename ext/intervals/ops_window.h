@@ -63,8 +63,8 @@ struct MemberRef {
 // The members to visit, in db order; only `db` when given.
 std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string>& db);
 
-// First and last timestamp of the members selected (`db`, else all), for aligning buckets.
-std::optional<Interval> job_range(sqlite3* conn, const std::optional<std::string>& db);
+// First and last timestamp of the whole job (all members), for aligning buckets.
+std::optional<Interval> job_range(sqlite3* conn);
 
 // A gpu value as rocpd_ops returns it: normally an integer or NULL, but a hostile file's text,
 // real or blob is a group of its own, as `GROUP BY gpu` makes it. Ordered as SQLite orders values

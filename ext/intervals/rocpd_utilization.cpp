@@ -5,10 +5,9 @@
 // 1 ns, and bucket_ns reads NULL.
 //   columns: db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization,
 //            HIDDEN bucket_ns, lo, hi, buckets (the arguments; the values actually used)
-// All buckets of a query share one grid: it starts at lo, or at the first timestamp of the members
-// the query selects (min rocpd_members.first_ns; with `db = x` that member's, otherwise the job's),
-// and ends at hi or their last timestamp, so the ranks of a job compare bucket by bucket and a
-// member from another host (another clock) does not stretch the grid of a query on one member. The last bucket is cut at hi. `db = x` and `gpu = x` are pushed down.
+// All buckets of a query share one grid: it starts at lo, or at the job's first timestamp
+// (min rocpd_members.first_ns), and ends at hi or the job's last timestamp, so the ranks of a job
+// compare bucket by bucket. The last bucket is cut at hi. `db = x` and `gpu = x` are pushed down.
 #include <fmt/format.h>
 
 #include <memory>
@@ -92,7 +91,7 @@ struct Cursor : sqlite3_vtab_cursor {
     if (w.nothing) return false;
     int64_t lo = 0, hi = 0;
     if (!w.arg_lo || !w.arg_hi) {
-      const auto job = job_range(table().conn, w.db);
+      const auto job = job_range(table().conn);
       if (!job) return false;  // no member has any event
       lo = w.arg_lo.value_or(job->start);
       hi = w.arg_hi.value_or(job->end);

@@ -84,7 +84,8 @@ class OpenErrors(ChecksumGuard):
         w.commit()
         w.close()
         self.assertError("SELECT rocpd_open(?)",
-                         f"rocpd_open: '{p}': unsupported rocpd schema_version '4.1.0' (supported: 3)", (p,))
+                         f"rocpd_open: '{p}': unsupported rocpd schema_version '4.1.0' in {meta} "
+                         "(supported: 3, 3.0.0 .. 3.0.5)", (p,))
 
     def test_rpd_missing_table(self):
         p = copy_of(set_files("same_rpd2")[0], self.tmp, "noapi.rpd")

@@ -397,11 +397,18 @@ class Clocks(unittest.TestCase):
         con.execute("SELECT rocpd_open(?)", (self.b,))
         return con
 
-    def test_grid_spans_the_selected_member_only(self):
+    def test_aligned_members_share_one_grid(self):
+        # Before alignment the job spans both hosts' clocks (8.4e9 ns): 100 ns buckets are refused.
         con = self.opened()
-        got = rows(con, "SELECT bucket_start, busy_ns FROM rocpd_utilization(100) WHERE db = 'a' ORDER BY bucket")
-        self.assertEqual(len(got), 9)  # a spans 100 .. 1000
-        self.assertEqual(sum(b for _, b in got), 300 + 500)
+        with self.assertRaises(sqlite3.OperationalError) as cm:
+            con.execute("SELECT count(*) FROM rocpd_utilization(100) WHERE db = 'a'").fetchall()
+        self.assertIn("buckets per gpu are too many", str(cm.exception))
+        con.execute("SELECT rocpd_align('collective')")
+        got = rows(con, "SELECT db, bucket_start, busy_ns FROM rocpd_utilization(100) ORDER BY db, bucket")
+        self.assertEqual([r[1] for r in got if r[0] == "a"], [r[1] for r in got if r[0] == "b"])
+        self.assertEqual(len(got), 2 * 9)  # the job spans 100 .. 1000 on the aligned clock
+        self.assertEqual(sum(b for d, _, b in got if d == "a"), 300 + 500)
+        self.assertEqual(sum(b for d, _, b in got if d == "b"), 100 + 300)
 
     def test_offset_shifts_every_time(self):
         con = self.opened()
