@@ -66,8 +66,14 @@ def read_rpd(path):
     return ops, [(pid, s, e, name, msg if name == "UserMarker" else None) for pid, s, e, name, msg in calls]
 
 
-def read_rocpd(path):
+def read_rocpd(path, suffix=None):
+    """Ops and calls of a rocpd file; with suffix, of one process of a merged file (its own tables)."""
     db = connect(path)
+    if suffix:
+        # Read the process's suffixed tables through TEMP views of the unsuffixed names.
+        for name in ("kernel_dispatch", "info_agent", "info_kernel_symbol", "memory_copy", "string", "region",
+                     "event", "sample", "track"):
+            db.execute(f'CREATE TEMP VIEW "rocpd_{name}" AS SELECT * FROM "rocpd_{name}_{suffix}"')
     kernels = db.execute(
         """SELECT k.pid, a.type_index, k.start, k."end", s.kernel_name, 'kernel'
              FROM rocpd_kernel_dispatch k
@@ -80,6 +86,8 @@ def read_rocpd(path):
              JOIN rocpd_string n ON n.id = c.name_id AND n.guid = c.guid
              JOIN rocpd_info_agent d ON d.id = c.dst_agent_id AND d.guid = c.guid
              JOIN rocpd_info_agent s ON s.id = c.src_agent_id AND s.guid = c.guid""").fetchall()
+    # rocprofv3 keeps the kernel descriptor's '.kd' in kernel_name (versioned layouts).
+    kernels = [(p, g, s, e, n[:-3] if n.endswith(".kd") else n, k) for p, g, s, e, n, k in kernels]
     ops = kernels + [(p, g, s, e, ROCPD_COPY_NAMES[n], k) for p, g, s, e, n, k in copies]
     regions = db.execute(
         """SELECT r.pid, r.start, r."end", n.string, c.string, json_extract(e.extdata, '$.message')
@@ -104,6 +112,8 @@ def read_rocpd(path):
             assert category == "HIP_RUNTIME_API_EXT", category
             calls.append((pid, s, e, name, None))
     for pid, s, e, category, message in samples:
+        if category == "KERNEL_DISPATCH":
+            continue  # SPM counter samples (3.0.3+): not markers
         assert category == "MARKER_CORE_RANGE_API", category
         calls.append((pid, s, e, "UserMarker", message))
     return ops, calls
@@ -173,6 +183,19 @@ def summarise(ops, calls):
 
 
 IDENTITY = ("file", "db", "format", "schema_version", "uuid")
+# Keys only options add (docs/generator.md); not part of the summary recomputed from ops and calls.
+OPTION_KEYS = ("rocpd_version", "kernel_sgpr_sum", "kernel_arch_vgpr_sum", "kernel_accum_vgpr_sum", "kernel_lds_sum",
+               "kernel_scratch_sum", "graph_launches", "graph_ops", "graph_kernels", "hip_events", "memory_allocs",
+               "memory_alloc_bytes", "memory_frees", "scratch_allocs", "counters", "counter_sums", "spm_samples",
+               "spm_values", "uuids", "hostnames", "node", "nodes", "clock_offset_ns", "clock_offsets_ns",
+               "collective_end_true_ns")
+
+
+def base_truth(entry):
+    """The truth keys recomputed by summarise()."""
+    expected = {k: v for k, v in entry.items() if k not in IDENTITY + OPTION_KEYS + ("hostname",)}
+    expected["pids"] = sorted(expected["pids"])
+    return expected
 
 
 def without_identity(truth):
@@ -220,9 +243,7 @@ class GeneratedJob(unittest.TestCase):
             for entry in truth["files"]:
                 with self.subTest(set=name, file=entry["file"]):
                     got = summarise(*self.read(directory, entry))
-                    expected = {k: v for k, v in entry.items() if k not in IDENTITY + ("hostname",)}
-                    expected["pids"] = sorted(expected["pids"])
-                    self.assertEqual(got, expected)
+                    self.assertEqual(got, base_truth(entry))
 
     def test_job_totals(self):
         for name, (directory, truth) in self.sets.items():
@@ -511,6 +532,227 @@ class GeneratedJob(unittest.TestCase):
         self.check_error(["--out", lonely, "--procs", "1", "--format", "rpd2", "--ops", "5", "--seed", "1"], 1,
                          f"rocpd_gen: refusing to overwrite existing file '{os.path.join(lonely, 'truth.json')}'")
         self.assertEqual(os.listdir(lonely), ["truth.json"])
+
+
+VERSIONS = ("3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.0.4", "3.0.5")
+
+
+def columns(db, table):
+    return [r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
+
+
+def scalar(db, sql, *args):
+    return db.execute(sql, args).fetchone()[0]
+
+
+class RocpdVersions(unittest.TestCase):
+    """--rocpd-version 3.0.x (and --counters): each revision's layout, checked with plain SQL."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not GEN or not os.path.exists(GEN):
+            sys.exit(77)
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_gen_versions_")
+        cls.sets = {}
+        for v in VERSIONS:
+            cls.sets[v] = GeneratedJob.make.__func__(cls, v, "--procs", 2, "--format", "rocpd", "--ops", 900, "--seed", 21,
+                                                     "--rocpd-version", v, "--counters", 3)
+        cls.sets["mixed"] = GeneratedJob.make.__func__(cls, "mixed", "--procs", 3, "--format", "mixed", "--ops", 700,
+                                                       "--seed", 22, "--rocpd-version", "3.0.4")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def files(self, version):
+        directory, truth = self.sets[version]
+        for entry in truth["files"]:
+            yield entry, connect(os.path.join(directory, entry["file"]))
+
+    def test_truth_matches_the_files(self):
+        for name, (directory, truth) in self.sets.items():
+            for entry in truth["files"]:
+                with self.subTest(set=name, file=entry["file"]):
+                    got = summarise(*GeneratedJob.read(self, directory, entry))
+                    self.assertEqual(got, base_truth(entry))
+
+    def test_metadata_tables_and_columns_per_revision(self):
+        for v in VERSIONS:
+            patch = int(v[-1])
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    suffix = entry["uuid"].replace("-", "_")
+                    meta = dict(db.execute("SELECT tag, value FROM rocpd_metadata"))
+                    if patch == 0:  # 3.0.0 writers (ROCm 7.0) store the bare '3'
+                        self.assertEqual(meta, {"schema_version": "3", "uuid": "_" + suffix, "guid": entry["uuid"]})
+                    else:
+                        self.assertEqual(meta, {"schema_version": v, "schema_version_major": "3",
+                                                "schema_version_minor": "0", "schema_version_patch": str(patch),
+                                                "schema_creation_time": "2026-01-01 00:00:00",
+                                                "uuid": "_" + suffix, "guid": entry["uuid"]})
+                    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                    has = lambda t: f"rocpd_{t}_{suffix}" in tables
+                    self.assertEqual(has("graph_launch"), patch >= 2)
+                    self.assertEqual(has("hip_event"), patch >= 4)
+                    self.assertEqual(has("event_operation"), 1 <= patch <= 3)
+                    self.assertEqual("graph_exec_id" in columns(db, f"rocpd_kernel_dispatch_{suffix}"), patch >= 2)
+                    self.assertEqual("graph_node_id" in columns(db, f"rocpd_memory_copy_{suffix}"), patch >= 2)
+                    self.assertEqual("sample_id" in columns(db, f"rocpd_pmc_event_{suffix}"), patch >= 3)
+                    self.assertEqual("spm_support" in columns(db, f"rocpd_info_pmc_{suffix}"), patch >= 3)
+                    self.assertEqual("shader_array" in columns(db, f"rocpd_pmc_event_{suffix}"), patch >= 5)
+                    self.assertEqual("replay_pass" in columns(db, f"rocpd_kernel_dispatch_{suffix}"), patch >= 5)
+                    agent_check = scalar(db, "SELECT sql FROM sqlite_master WHERE name = ?", f"rocpd_info_agent_{suffix}")
+                    self.assertEqual("'NIC'" in agent_check, patch >= 1)
+                    views = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")}
+                    self.assertEqual("graph_launches" in views, patch >= 2)
+                    self.assertEqual("hip_events" in views, patch >= 4)
+                    self.assertEqual("spm_counters" in views, patch >= 3)
+                    # Every shipped view runs.
+                    for view in views:
+                        db.execute(f'SELECT * FROM "{view}" LIMIT 1').fetchall()
+                    storage = {r[0] for r in db.execute("SELECT DISTINCT storage_type FROM rocpd_info_code_object")}
+                    self.assertEqual(storage, {None} if patch == 0 else {"FILE"})
+                    self.assertEqual(entry["rocpd_version"], v)
+                    db.close()
+
+    def test_kernel_symbols_and_resources(self):
+        for v in VERSIONS:
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_info_kernel_symbol WHERE kernel_name NOT LIKE '%.kd'"), 0)
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_info_kernel_symbol WHERE display_name LIKE '%.kd'"), 0)
+                    sums = db.execute(
+                        """SELECT sum(s.sgpr_count), sum(s.arch_vgpr_count), sum(s.accum_vgpr_count),
+                                  sum(k.group_segment_size), sum(k.private_segment_size),
+                                  sum(k.group_segment_size < s.group_segment_size),
+                                  sum(k.private_segment_size <> s.private_segment_size)
+                             FROM rocpd_kernel_dispatch k JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id""").fetchone()
+                    self.assertEqual(sums, (entry["kernel_sgpr_sum"], entry["kernel_arch_vgpr_sum"],
+                                            entry["kernel_accum_vgpr_sum"], entry["kernel_lds_sum"],
+                                            entry["kernel_scratch_sum"], 0, 0))
+                    db.close()
+
+    def test_graph_launches(self):
+        for v in VERSIONS[2:]:
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    self.assertGreater(entry["graph_launches"], 0)
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_graph_launch"), entry["graph_launches"])
+                    graph_ops = scalar(db, "SELECT (SELECT count(*) FROM rocpd_kernel_dispatch WHERE graph_exec_id <> 0)"
+                                           " + (SELECT count(*) FROM rocpd_memory_copy WHERE graph_exec_id <> 0)")
+                    self.assertEqual(graph_ops, entry["graph_ops"])
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_kernel_dispatch WHERE graph_exec_id <> 0"),
+                                     entry["graph_kernels"])
+                    self.assertEqual(scalar(db, "SELECT sum(kernel_dispatch_count) FROM rocpd_graph_launch"), entry["graph_kernels"])
+                    # Every launch: a hipGraphLaunch region with the same correlation id, its ops
+                    # inside [start, end] with its exec id; a node id is never 0 on a graph op.
+                    rows = db.execute(
+                        """SELECT g.graph_exec_id, g.start, g."end", g.kernel_dispatch_count, n.string,
+                                  (SELECT count(*) FROM rocpd_kernel_dispatch k JOIN rocpd_event ke ON ke.id = k.event_id
+                                    WHERE ke.correlation_id = e.correlation_id AND k.graph_exec_id = g.graph_exec_id
+                                      AND k.graph_node_id <> 0 AND k.start >= g.start AND k."end" <= g."end")
+                             FROM rocpd_graph_launch g JOIN rocpd_event e ON e.id = g.event_id
+                             JOIN rocpd_region r ON r.id = e.correlation_id JOIN rocpd_string n ON n.id = r.name_id""").fetchall()
+                    for exec_id, start, end, count, api, inside in rows:
+                        self.assertEqual(api, "hipGraphLaunch")
+                        self.assertEqual(inside, count)
+                        self.assertLess(start, end)
+                    self.assertEqual(len({r[0] for r in rows}), 3, "three graph execs, launched repeatedly")
+                    db.close()
+
+    def test_hip_events_are_not_gpu_ops(self):
+        for v in ("3.0.4", "3.0.5"):
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    self.assertGreater(entry["hip_events"], 0)
+                    rows = db.execute(
+                        """SELECT h.queue_id, h.source_queue_id, n.string, c.string, api.string, h.start, h."end"
+                             FROM rocpd_hip_event h JOIN rocpd_string n ON n.id = h.name_id
+                             JOIN rocpd_event e ON e.id = h.event_id JOIN rocpd_string c ON c.id = e.category_id
+                             JOIN rocpd_region r ON r.id = e.correlation_id JOIN rocpd_string api ON api.id = r.name_id""").fetchall()
+                    self.assertEqual(len(rows), entry["hip_events"])
+                    self.assertEqual(len(rows), scalar(db, "SELECT count(*) FROM hip_events"))
+                    for queue, source, name, category, api, start, end in rows:
+                        self.assertEqual(category, "HIP_EVENT")
+                        if name == "HIP_EVENT_RECORD":
+                            self.assertEqual((api, queue), ("hipEventRecord", source))
+                        else:
+                            self.assertEqual((name, api), ("HIP_EVENT_WAIT", "hipStreamWaitEvent"))
+                        self.assertLess(start, end)
+                    self.assertGreater(scalar(db, "SELECT count(*) FROM hip_events WHERE name LIKE '%HIP_EVENT_WAIT%' "
+                                                  "AND queue_id <> source_queue_id"), 0)
+                    db.close()
+
+    def test_memory_allocations(self):
+        for v in VERSIONS:
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    got = db.execute(
+                        """SELECT sum(type = 'ALLOC' AND level = 'REAL'), sum(CASE WHEN type = 'ALLOC' AND level = 'REAL' THEN size END),
+                                  sum(type = 'FREE' AND level = 'REAL'), sum(level = 'SCRATCH'),
+                                  sum(type = 'FREE' AND size <> 0), sum(type = 'ALLOC' AND agent_id IS NULL)
+                             FROM rocpd_memory_allocate""").fetchone()
+                    self.assertEqual(got, (entry["memory_allocs"], entry["memory_alloc_bytes"], entry["memory_frees"],
+                                           entry["scratch_allocs"], 0, 0))
+                    self.assertGreater(entry["memory_frees"], 0)
+                    # Frees release earlier allocations: a paired free names the allocation's agent.
+                    paired = scalar(db, """SELECT count(*) FROM rocpd_memory_allocate f JOIN rocpd_memory_allocate a
+                                             ON a.address = f.address AND a.type = 'ALLOC' AND a.start < f.start
+                                          WHERE f.type = 'FREE' AND f.agent_id = a.agent_id""")
+                    self.assertEqual(paired, scalar(db, "SELECT count(*) FROM rocpd_memory_allocate WHERE type = 'FREE' AND agent_id IS NOT NULL"))
+                    self.assertGreater(paired, 0)
+                    cats = {r[0] for r in db.execute("""SELECT DISTINCT c.string FROM rocpd_memory_allocate m
+                                                         JOIN rocpd_event e ON e.id = m.event_id JOIN rocpd_string c ON c.id = e.category_id""")}
+                    self.assertEqual(cats, {"MEMORY_ALLOCATION", "SCRATCH_MEMORY"})
+                    db.close()
+
+    def test_counters_and_spm(self):
+        for v in VERSIONS:
+            patch = int(v[-1])
+            for entry, db in self.files(v):
+                with self.subTest(version=v, file=entry["file"]):
+                    where = "WHERE e.sample_id IS NULL" if patch >= 3 else ""
+                    rows = db.execute(f"""SELECT i.name, count(*), sum(e.value) FROM rocpd_pmc_event e
+                                           JOIN rocpd_info_pmc i ON i.id = e.pmc_id {where} GROUP BY i.name""").fetchall()
+                    self.assertEqual(sum(r[1] for r in rows), entry["counters"])
+                    self.assertEqual({r[0]: int(r[2]) for r in rows}, entry["counter_sums"])
+                    self.assertEqual(sorted(entry["counter_sums"]), sorted(["SQ_WAVES", "SQ_INSTS_VALU", "SQ_INSTS_SALU"]))
+                    # Every counter row belongs to a kernel dispatch's event.
+                    self.assertEqual(scalar(db, """SELECT count(*) FROM rocpd_pmc_event e
+                                                    LEFT JOIN rocpd_kernel_dispatch k ON k.event_id = e.event_id
+                                                   WHERE k.id IS NULL"""), 0)
+                    if patch >= 3:
+                        spm = db.execute("""SELECT count(DISTINCT s.id), count(*) FROM rocpd_pmc_event e
+                                             JOIN rocpd_sample s ON s.id = e.sample_id
+                                             JOIN rocpd_track t ON t.id = s.track_id JOIN rocpd_string n ON n.id = t.name_id
+                                            WHERE n.string = 'SPM'""").fetchone()
+                        self.assertEqual(spm, (entry["spm_samples"], entry["spm_values"]))
+                        self.assertGreater(entry["spm_samples"], 0)
+                        self.assertEqual(scalar(db, "SELECT count(*) FROM spm_counters"), entry["spm_values"])
+                        # The shipped counters_collection view leaves SPM rows out.
+                        self.assertEqual(scalar(db, "SELECT sum(value) FROM counters_collection"),
+                                         sum(entry["counter_sums"].values()))
+                    else:
+                        self.assertNotIn("spm_samples", entry)
+                    db.close()
+
+    def test_mixed_job_with_graphs(self):
+        directory, truth = self.sets["mixed"]
+        self.assertEqual([f["format"] for f in truth["files"]], ["rpd", "rpd", "rocpd"])
+        self.assertNotIn("rocpd_version", truth["files"][0])
+        for entry in truth["files"][:2]:
+            db = connect(os.path.join(directory, entry["file"]))
+            rows = db.execute("""SELECT a.id, count(DISTINCT l.op_id), k.gridX + k.workgroupX + k.groupSegmentSize
+                                   FROM rocpd_api a JOIN rocpd_string n ON n.id = a.apiName_id
+                                   JOIN rocpd_api_ops l ON l.api_id = a.id
+                                   LEFT JOIN rocpd_kernelapi k ON k.api_ptr_id = a.id
+                                  WHERE n.string = 'hipGraphLaunch' GROUP BY a.id""").fetchall()
+            self.assertGreater(len(rows), 0)
+            for _, ops, sizes in rows:
+                self.assertGreaterEqual(ops, 3)
+                self.assertEqual(sizes, 0)
+            self.assertEqual(scalar(db, "SELECT count(*) FROM (SELECT api_ptr_id FROM rocpd_kernelapi GROUP BY 1 HAVING count(*) > 1)"), 0)
+            db.close()
 
 
 if __name__ == "__main__":
