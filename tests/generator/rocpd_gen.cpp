@@ -92,9 +92,8 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     write_rocpd(plan.path, traces, identities, features);
     truth.format = "rocpd";
     truth.schema_version = 3;
-    if (identities.size() == 1) {
-      truth.uuid = identities[0].guid;
-    } else {
+    if (identities.size() == 1) truth.uuid = identities[0].guid;
+    if (o.merge > 0) {
       std::vector<std::string> uuids, hostnames;
       for (size_t i = 0; i < traces.size(); ++i) {
         uuids.push_back(json_string(identities[i].guid));

@@ -755,5 +755,91 @@ class RocpdVersions(unittest.TestCase):
             db.close()
 
 
+class MergedFiles(unittest.TestCase):
+    """--merge K: `rocpd merge` files of K processes (schema/rocpd_merged.md)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not GEN or not os.path.exists(GEN):
+            sys.exit(77)
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_gen_merged_")
+        cls.sets = {
+            "3.0.3": GeneratedJob.make.__func__(cls, "v303", "--procs", 5, "--format", "rocpd", "--ops", 500, "--seed", 31,
+                                                "--merge", 2, "--rocpd-version", "3.0.3", "--counters", 2),
+            "3": GeneratedJob.make.__func__(cls, "v3", "--procs", 3, "--format", "rocpd", "--ops", 400, "--seed", 32,
+                                            "--merge", 3),
+        }
+        cls.single = GeneratedJob.make.__func__(cls, "single", "--procs", 5, "--format", "rocpd", "--ops", 500, "--seed", 31,
+                                                "--rocpd-version", "3.0.3", "--counters", 2)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_files_and_truth_entries(self):
+        directory, truth = self.sets["3.0.3"]
+        self.assertEqual(sorted(os.listdir(directory)), ["merged0.db", "merged1.db", "merged2.db", "truth.json"])
+        self.assertEqual([(f["file"], f["db"], len(f["pids"])) for f in truth["files"]],
+                         [("merged0.db", "merged0", 2), ("merged1.db", "merged1", 2), ("merged2.db", "merged2", 1)])
+        # The same processes as the unmerged job: pids, uuids and per-process sums add up.
+        _, single = self.single
+        self.assertEqual([p for f in truth["files"] for p in f["pids"]], [p for f in single["files"] for p in f["pids"]])
+        self.assertEqual([u for f in truth["files"] for u in f["uuids"]], [f["uuid"] for f in single["files"]])
+        self.assertEqual(truth["files"][0]["uuid"], None)
+        self.assertEqual(truth["files"][2]["uuid"], truth["files"][2]["uuids"][0])
+        for key in ("ops", "kernels", "apis", "markers", "ops_sum_ns", "graph_ops", "memory_allocs",
+                    "counters", "spm_values", "kernel_sgpr_sum"):
+            self.assertEqual(truth["files"][0][key], single["files"][0][key] + single["files"][1][key], key)
+        self.assertEqual(truth["files"][0]["counter_sums"],
+                         {k: v + single["files"][1]["counter_sums"][k] for k, v in single["files"][0]["counter_sums"].items()})
+        self.assertEqual(truth["job"], single["job"])
+
+    def test_layout(self):
+        for name, (directory, truth) in self.sets.items():
+            for entry in truth["files"]:
+                with self.subTest(set=name, file=entry["file"]):
+                    db = connect(os.path.join(directory, entry["file"]))
+                    suffixes = [u.replace("-", "_") for u in entry["uuids"]]
+                    metas = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB "
+                                                      "'rocpd_metadata_*' ORDER BY rowid")]
+                    self.assertEqual(metas, [f"rocpd_metadata_{x}" for x in suffixes])
+                    for x, guid in zip(suffixes, entry["uuids"]):
+                        meta = dict(db.execute(f'SELECT tag, value FROM "rocpd_metadata_{x}"'))
+                        self.assertEqual((meta["uuid"], meta["guid"]), ("_" + x, guid))
+                        self.assertEqual(meta["schema_version"], name)
+                        for t in ("region", "kernel_dispatch", "string", "event"):
+                            self.assertEqual(scalar(db, f'SELECT count(*) FROM "rocpd_{t}_{x}" WHERE guid <> ?', guid), 0)
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_metadata WHERE tag = 'schema_version'"), len(suffixes))
+                    if len(suffixes) > 1:
+                        view = scalar(db, "SELECT sql FROM sqlite_master WHERE name = 'rocpd_kernel_dispatch'")
+                        self.assertEqual(view, 'CREATE VIEW "rocpd_kernel_dispatch" AS ' + " UNION ALL ".join(
+                            f'SELECT * FROM "rocpd_kernel_dispatch_{x}"' for x in suffixes))
+                    views = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]
+                    self.assertEqual(len(views), len(set(views)))
+                    for v in ("kernels", "regions", "top", "busy", "memory_copies"):
+                        self.assertIn(v, views)
+                    self.assertEqual(scalar(db, "SELECT count(*) FROM kernels"), entry["kernels"])
+                    db.close()
+
+    def test_truth_matches_per_process_tables_and_union_views(self):
+        for name, (directory, truth) in self.sets.items():
+            for entry in truth["files"]:
+                with self.subTest(set=name, file=entry["file"]):
+                    path = os.path.join(directory, entry["file"])
+                    ops, calls = [], []
+                    for u in entry["uuids"]:
+                        o, c = read_rocpd(path, u.replace("-", "_"))
+                        ops += o
+                        calls += c
+                    self.assertEqual(summarise(ops, calls), base_truth(entry))
+                    self.assertEqual(summarise(*read_rocpd(path)), base_truth(entry))
+                    if name == "3.0.3":
+                        db = connect(path)
+                        rows = db.execute("""SELECT i.name, sum(e.value) FROM rocpd_pmc_event e JOIN rocpd_info_pmc i
+                                               ON i.id = e.pmc_id AND i.guid = e.guid WHERE e.sample_id IS NULL GROUP BY 1""")
+                        self.assertEqual({n: int(v) for n, v in rows}, entry["counter_sums"])
+                        db.close()
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
