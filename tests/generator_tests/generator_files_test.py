@@ -841,5 +841,110 @@ class MergedFiles(unittest.TestCase):
                         db.close()
 
 
+PID_STRIDE, GPU_STRIDE = 10_000_000, 1000
+
+
+class MultiNode(unittest.TestCase):
+    """--rpd-nodes N (stride encoding in rpd3 files, hosts) and --host-skew NS (clocks, collective)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not GEN or not os.path.exists(GEN):
+            sys.exit(77)
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_gen_nodes_")
+        make = lambda *a: GeneratedJob.make.__func__(cls, *a)
+        cls.sets = {
+            "rpd3": make("rpd3", "--procs", 4, "--format", "rpd3", "--ops", 400, "--seed", 41, "--rpd-nodes", 2, "--sessions", 2),
+            "mixed": make("mixed", "--procs", 6, "--format", "mixed", "--ops", 300, "--seed", 42, "--rpd-nodes", 3,
+                          "--host-skew", 3_000_000, "--rocpd-version", "3.0.1"),
+            "merged": make("merged", "--procs", 4, "--format", "rocpd", "--ops", 300, "--seed", 43, "--merge", 2,
+                           "--host-skew", 1_000_000),
+        }
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def read_decoded(self, directory, entry):
+        """Ops and calls with pids and gpu ids decoded (rpd schema 3 files); checks every row's node."""
+        path = os.path.join(directory, entry["file"])
+        if entry["format"] == "rocpd":
+            return read_rocpd(path)
+        ops, calls = read_rpd(path)
+        if entry["schema_version"] == 2:
+            self.assertTrue(all(o[0] < PID_STRIDE and o[1] < GPU_STRIDE for o in ops), "rpd v2 has no strides")
+            return ops, calls
+        node = entry["node"]
+        self.assertEqual({o[0] // PID_STRIDE for o in ops} | {c[0] // PID_STRIDE for c in calls}, {node})
+        self.assertEqual({o[1] // GPU_STRIDE for o in ops}, {node})
+        return ([(p % PID_STRIDE, g % GPU_STRIDE) + tuple(rest) for p, g, *rest in ops],
+                [(p % PID_STRIDE,) + tuple(rest) for p, *rest in calls])
+
+    def test_truth_matches_the_decoded_files(self):
+        for name, (directory, truth) in self.sets.items():
+            for entry in truth["files"]:
+                with self.subTest(set=name, file=entry["file"]):
+                    self.assertEqual(summarise(*self.read_decoded(directory, entry)), base_truth(entry))
+
+    def test_nodes_hosts_and_strides(self):
+        for name in ("rpd3", "mixed"):
+            directory, truth = self.sets[name]
+            nodes = 2 if name == "rpd3" else 3
+            for rank, entry in enumerate(truth["files"]):
+                with self.subTest(set=name, file=entry["file"]):
+                    self.assertEqual(entry["node"], rank % nodes)
+                    self.assertEqual(entry["hostname"], f"node{rank % nodes}")
+                    db = connect(os.path.join(directory, entry["file"]))
+                    if entry["format"] == "rocpd":
+                        self.assertEqual(scalar(db, "SELECT hostname FROM rocpd_info_node"), entry["hostname"])
+                    elif entry["schema_version"] == 3:
+                        meta = dict(db.execute("SELECT tag, value FROM rocpd_metadata"))
+                        self.assertEqual((meta["gpu_stride"], meta["pid_stride"]), ("1000", "10000000"))
+                        # rpd records no host: no table or tag names one.
+                        self.assertFalse([t for t in meta if "host" in t or "node" in t])
+                        # The shipped napi/nop views decode the values.
+                        self.assertEqual([r[0] for r in db.execute("SELECT DISTINCT node FROM napi")], [entry["node"]])
+                        self.assertEqual(sorted(r[0] for r in db.execute("SELECT DISTINCT pid FROM napi")), sorted(entry["pids"]))
+                        self.assertEqual([r[0] for r in db.execute("SELECT DISTINCT node FROM nop")], [entry["node"]])
+                        self.assertEqual(sorted(r[0] for r in db.execute("SELECT DISTINCT gpuId FROM nop")),
+                                         [g["gpu"] for g in entry["gpus"]])
+                    db.close()
+
+    def test_clock_offsets_and_final_collective(self):
+        for name in ("mixed", "merged"):
+            directory, truth = self.sets[name]
+            ends = set()
+            offsets_by_node = {}
+            for entry in truth["files"]:
+                offsets = entry.get("clock_offsets_ns", [entry.get("clock_offset_ns")])
+                nodes = entry.get("nodes", [entry.get("node")])
+                for node, offset in zip(nodes, offsets):
+                    self.assertLessEqual(abs(offset), 3_000_000)
+                    self.assertEqual(offsets_by_node.setdefault(node, offset), offset, "one clock per host")
+                    if node == 0:
+                        self.assertEqual(offset, 0)
+                db = connect(os.path.join(directory, entry["file"]))
+                if entry["format"] == "rpd":
+                    last = db.execute("""SELECT a.pid % 10000000, o.gpuId % 1000, o.start, o."end", d.string FROM rocpd_op o
+                                           JOIN rocpd_string d ON d.id = o.description_id JOIN rocpd_api_ops l ON l.op_id = o.id
+                                           JOIN rocpd_api a ON a.id = l.api_id
+                                          WHERE o.id IN (SELECT max(id) FROM rocpd_op GROUP BY id >> 32)""").fetchall()
+                else:
+                    last = db.execute("""SELECT k.pid, a.type_index, k.start, k."end", s.kernel_name FROM rocpd_kernel_dispatch k
+                                           JOIN rocpd_info_agent a ON a.id = k.agent_id AND a.guid = k.guid
+                                           JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id AND s.guid = k.guid
+                                          WHERE k.id = (SELECT max(id) FROM rocpd_kernel_dispatch x WHERE x.guid = k.guid)""").fetchall()
+                db.close()
+                self.assertEqual(len(last), len(entry["pids"]))
+                for pid, gpu, start, end, kernel in last:
+                    self.assertEqual((gpu, kernel.removesuffix(".kd")), (0, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))
+                    offset = offsets[entry["pids"].index(pid)]
+                    ends.add(end - offset)
+                    self.assertLess(start, end)
+                    self.assertLessEqual(end, entry["last_ns"])
+                self.assertEqual(ends, {entry["collective_end_true_ns"]})
+            self.assertGreater(len(set(offsets_by_node.values())), 1, "hosts disagree")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
