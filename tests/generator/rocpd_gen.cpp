@@ -19,6 +19,7 @@
 #include "truth.h"
 #include "workload.h"
 #include "write_rocpd.h"
+#include "write_rocpd4.h"
 #include "write_rpd.h"
 
 namespace fs = std::filesystem;
@@ -47,14 +48,14 @@ std::vector<FilePlan> plan_files(const Options& o) {
   }
   for (int rank = 0; rank < o.procs; ++rank) {
     const Format f = file_format(o, rank);
-    const std::string name = fmt::format("rank{}.{}", rank, f == Format::Rocpd ? "db" : "rpd");
+    const std::string name = fmt::format("rank{}.{}", rank, f == Format::Rocpd || f == Format::Rocpd4 ? "db" : "rpd");
     plan.push_back({{rank}, f, fs::path(o.out) / name, name, fmt::format("rank{}", rank)});
   }
   return plan;
 }
 
 int sessions_of(const Options& o, const FilePlan& plan, int rank) {
-  return (rank == 0 && plan.format != Format::Rocpd) ? o.sessions : 1;
+  return (rank == 0 && (plan.format == Format::Rpd2 || plan.format == Format::Rpd3)) ? o.sessions : 1;
 }
 
 // The clock offset of a node's host: 0 for node 0, else within [-skew, skew] (deterministic).
@@ -102,6 +103,16 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
       truth.extra.emplace_back("uuids", json_list(uuids));
       truth.extra.emplace_back("hostnames", json_list(hostnames));
     }
+    for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
+  } else if (plan.format == Format::Rocpd4) {
+    const RocpdIdentity identity = rocpd_identity(o.seed, traces.front());
+    write_rocpd4(plan.path, traces.front(), identity);
+    truth.format = "rocpd";
+    truth.schema_version = 4;
+    truth.uuid = identity.guid;
+    RocpdFeatures features;  // the truth keys of the versioned 3.0.x rows (no graphs, HIP events or counters)
+    features.patch = 0;
+    features.version = "4.1.0";
     for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
   } else {
     const int version = plan.format == Format::Rpd2 ? 2 : 3;
@@ -177,7 +188,7 @@ int run(const Options& o) {
   params.apis_extra = o.apis_extra;
   params.markers = o.markers;
   params.graphs = o.rocpd_patch >= 2;
-  params.paired_frees = o.rocpd_patch >= 0;
+  params.paired_frees = o.rocpd_patch >= 0 || o.format == Format::Rocpd4;
   params.nodes = o.rpd_nodes;
   params.final_collective = o.host_skew > 0;
 

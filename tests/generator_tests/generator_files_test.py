@@ -500,7 +500,7 @@ class GeneratedJob(unittest.TestCase):
     def test_bad_arguments(self):
         out = os.path.join(self.tmp, "never")
         self.check_error(["--out", out, "--procs", "2", "--format", "rpd5", "--ops", "5", "--seed", "1"], 2,
-                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd or mixed, got 'rpd5'")
+                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd, rocpd4 or mixed, got 'rpd5'")
         self.check_error(["--out", out, "--procs", "2", "--ops", "5", "--seed", "1"], 2,
                          "rocpd_gen: missing required option --format")
         self.check_error(["--out", out, "--procs", "1", "--format", "rocpd", "--ops", "5", "--seed", "1", "--sessions", "2"], 2,
@@ -944,6 +944,107 @@ class MultiNode(unittest.TestCase):
                     self.assertLessEqual(end, entry["last_ns"])
                 self.assertEqual(ends, {entry["collective_end_true_ns"]})
             self.assertGreater(len(set(offsets_by_node.values())), 1, "hosts disagree")
+
+
+def read_rocpd4(path):
+    """Ops and calls of a rocpd 4.1.0 file: who/where from rocpd_track, categories from rocpd_info_category."""
+    db = connect(path)
+    kernels = db.execute(
+        """SELECT t.pid, a.type_index, k.start, k."end", s.kernel_name, 'kernel' FROM rocpd_kernel_dispatch k
+             JOIN rocpd_track t ON t.id = k.track_id AND t.guid = k.guid
+             JOIN rocpd_info_agent a ON a.id = t.agent_id AND a.guid = t.guid
+             JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id AND s.guid = k.guid""").fetchall()
+    copies = db.execute(
+        """SELECT t.pid, CASE WHEN d.type = 'GPU' THEN d.type_index ELSE s.type_index END, c.start, c."end", n.string, 'copy'
+             FROM rocpd_memory_copy c JOIN rocpd_track t ON t.id = c.track_id AND t.guid = c.guid
+             JOIN rocpd_string n ON n.id = c.name_id AND n.guid = c.guid
+             JOIN rocpd_info_agent d ON d.id = c.dst_agent_id AND d.guid = c.guid
+             JOIN rocpd_info_agent s ON s.id = c.src_agent_id AND s.guid = c.guid""").fetchall()
+    ops = [(p, g, st, e, n.removesuffix(".kd"), k) for p, g, st, e, n, k in kernels]
+    ops += [(p, g, st, e, ROCPD_COPY_NAMES[n], k) for p, g, st, e, n, k in copies]
+    rows = db.execute(
+        """SELECT t.pid, r.start, r."end", n.string, c.name, json_extract(e.extdata, '$.message') FROM rocpd_region r
+             JOIN rocpd_track t ON t.id = r.track_id AND t.guid = r.guid
+             JOIN rocpd_string n ON n.id = r.name_id AND n.guid = r.guid
+             JOIN rocpd_event e ON e.id = r.event_id AND e.guid = r.guid
+             JOIN rocpd_info_category c ON c.id = e.category_id AND c.guid = e.guid
+           UNION ALL
+           SELECT t.pid, m.timestamp, m.timestamp, n.string, c.name, json_extract(e.extdata, '$.message') FROM rocpd_sample m
+             JOIN rocpd_track t ON t.id = m.track_id AND t.guid = m.guid
+             JOIN rocpd_string n ON n.id = m.name_id AND n.guid = m.guid
+             JOIN rocpd_event e ON e.id = m.event_id AND e.guid = m.guid
+             JOIN rocpd_info_category c ON c.id = e.category_id AND c.guid = e.guid""").fetchall()
+    db.close()
+    calls = []
+    for pid, st, e, name, category, message in rows:
+        if category == "marker_api":
+            assert name in ("roctxThreadRangeA", "roctxProcessRangeA", "roctxMarkA"), name
+            calls.append((pid, st, e, "UserMarker", message))
+        else:
+            assert category == "hip_api", category
+            calls.append((pid, st, e, name, None))
+    return ops, calls
+
+
+class Rocpd4Files(unittest.TestCase):
+    """--format rocpd4: rocpd schema 4.1.0 (schema/rocpd_v4.sql)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not GEN or not os.path.exists(GEN):
+            sys.exit(77)
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_gen_v4_")
+        make = lambda *a: GeneratedJob.make.__func__(cls, *a)
+        cls.v4 = make("v4", "--procs", 2, "--format", "rocpd4", "--ops", 900, "--seed", 61)
+        cls.rpd = make("rpd", "--procs", 2, "--format", "rpd3", "--ops", 900, "--seed", 61)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_truth_matches_the_files(self):
+        directory, truth = self.v4
+        for entry in truth["files"]:
+            with self.subTest(file=entry["file"]):
+                self.assertEqual((entry["format"], entry["schema_version"], entry["rocpd_version"]), ("rocpd", 4, "4.1.0"))
+                self.assertEqual(summarise(*read_rocpd4(os.path.join(directory, entry["file"]))), base_truth(entry))
+        # The same workload as any other format, except that hipFree is paired with hipMalloc
+        # (a different argument, same times).
+        strip = lambda t: [base_truth(f) for f in t["files"]]
+        self.assertEqual(strip(truth), strip(self.rpd[1]))
+
+    def test_layout_and_option_keys(self):
+        directory, truth = self.v4
+        for entry in truth["files"]:
+            db = connect(os.path.join(directory, entry["file"]))
+            suffix = entry["uuid"].replace("-", "_")
+            meta = dict(db.execute("SELECT tag, value FROM rocpd_metadata"))
+            self.assertEqual(meta, {"schema_version": "4.1.0", "schema_version_major": "4", "schema_version_minor": "1",
+                                    "schema_version_patch": "0", "schema_creation_time": "2026-01-01 00:00:00",
+                                    "uuid": "_" + suffix, "guid": entry["uuid"]})
+            self.assertNotIn("pid", columns(db, f"rocpd_kernel_dispatch_{suffix}"))
+            self.assertIn("track_id", columns(db, f"rocpd_region_{suffix}"))
+            views = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]
+            for view in views:
+                db.execute(f'SELECT * FROM "{view}" LIMIT 1').fetchall()
+            self.assertEqual(scalar(db, "SELECT count(*) FROM kernels"), entry["kernels"])
+            self.assertEqual(scalar(db, "SELECT count(*) FROM regions_and_samples"), entry["apis"] + entry["markers"])
+            self.assertEqual({r[0] for r in db.execute("SELECT name FROM rocpd_info_category")},
+                             {"hip_api", "marker_api", "kernel_dispatch", "memory_copy", "memory_allocation", "scratch_memory"})
+            # One track per distinct (tid, agent, queue, stream, name).
+            self.assertEqual(scalar(db, """SELECT count(*) FROM (SELECT 1 FROM rocpd_track GROUP BY tid, agent_id, queue_id,
+                                            stream_id, name_id HAVING count(*) > 1)"""), 0)
+            sums = db.execute("""SELECT sum(s.sgpr_count), sum(s.arch_vgpr_count), sum(s.accum_vgpr_count),
+                                        sum(k.group_segment_size), sum(k.private_segment_size)
+                                   FROM rocpd_kernel_dispatch k JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id""").fetchone()
+            self.assertEqual(sums, (entry["kernel_sgpr_sum"], entry["kernel_arch_vgpr_sum"], entry["kernel_accum_vgpr_sum"],
+                                    entry["kernel_lds_sum"], entry["kernel_scratch_sum"]))
+            alloc = db.execute("""SELECT sum(type = 'ALLOC' AND level = 'REAL'),
+                                         sum(CASE WHEN type = 'ALLOC' AND level = 'REAL' THEN size END),
+                                         sum(type = 'FREE'), sum(level = 'SCRATCH') FROM memory_allocations""").fetchone()
+            self.assertEqual(alloc, (entry["memory_allocs"], entry["memory_alloc_bytes"], entry["memory_frees"],
+                                     entry["scratch_allocs"]))
+            db.close()
 
 
 if __name__ == "__main__":
