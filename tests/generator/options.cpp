@@ -30,17 +30,17 @@ uint64_t parse_seed(std::string_view text) {
 }  // namespace
 
 std::string_view usage_text() {
-  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|mixed --ops N --seed S\n"
+  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
-         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
+         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
          "DIR/truth.json holds the ground truth (counts, sums, per-gpu busy time).\n"
          "\n"
          "  --out DIR         output directory\n"
          "  --procs N         number of processes (files), 1..100000\n"
-         "  --format F        rpd2 | rpd3 | rocpd | rocpd4 (schema 4.1.0) | mixed\n"
+         "  --format F        rpd2 | rpd3 | rocpd | rocpd4 (schema 4.1.0) | rocprofsys | mixed\n"
          "  --ops N           GPU ops per process, 1..100000000\n"
          "  --seed S          workload seed; same seed and sizes give the same workload in every format\n"
          "  --gpus G          GPUs per process (default 4), 1..64\n"
@@ -95,8 +95,9 @@ Options parse_options(const std::vector<std::string_view>& args) {
       else if (value == "rpd3") o.format = Format::Rpd3;
       else if (value == "rocpd") o.format = Format::Rocpd;
       else if (value == "rocpd4") o.format = Format::Rocpd4;
+      else if (value == "rocprofsys") o.format = Format::Rocprofsys;
       else if (value == "mixed") o.format = Format::Mixed;
-      else throw UsageError(fmt::format("option --format must be rpd2, rpd3, rocpd, rocpd4 or mixed, got '{}'", value));
+      else throw UsageError(fmt::format("option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got '{}'", value));
       o.format_name = value;
       have_format = true;
     } else if (name == "--ops") {
@@ -137,7 +138,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
   if (!have_format) throw UsageError("missing required option --format");
   if (!have_ops) throw UsageError("missing required option --ops");
   if (!have_seed) throw UsageError("missing required option --seed");
-  if (o.sessions > 1 && (o.format == Format::Rocpd || o.format == Format::Rocpd4))
+  if (o.sessions > 1 && (o.format == Format::Rocpd || o.format == Format::Rocpd4 || o.format == Format::Rocprofsys))
     throw UsageError("option --sessions applies to rpd files only (rocpd files hold one process each)");
   const bool rocpd_files = o.format == Format::Rocpd || o.format == Format::Mixed;
   if (!o.rocpd_version.empty() && !rocpd_files)

@@ -9,13 +9,13 @@
 
 namespace rocpd_gen {
 
-enum class Format { Rpd2, Rpd3, Rocpd, Rocpd4, Mixed };
+enum class Format { Rpd2, Rpd3, Rocpd, Rocpd4, Rocprofsys, Mixed };
 
 struct Options {
   std::string out;
   int procs = 0;
   Format format = Format::Rpd2;
-  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | rocpd4 | mixed
+  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | rocpd4 | rocprofsys | mixed
   int64_t ops = 0;
   uint64_t seed = 0;
   int gpus = 4;

@@ -20,6 +20,7 @@
 #include "workload.h"
 #include "write_rocpd.h"
 #include "write_rocpd4.h"
+#include "write_rocprofsys.h"
 #include "write_rpd.h"
 
 namespace fs = std::filesystem;
@@ -48,7 +49,7 @@ std::vector<FilePlan> plan_files(const Options& o) {
   }
   for (int rank = 0; rank < o.procs; ++rank) {
     const Format f = file_format(o, rank);
-    const std::string name = fmt::format("rank{}.{}", rank, f == Format::Rocpd || f == Format::Rocpd4 ? "db" : "rpd");
+    const std::string name = fmt::format("rank{}.{}", rank, f == Format::Rpd2 || f == Format::Rpd3 ? "rpd" : "db");
     plan.push_back({{rank}, f, fs::path(o.out) / name, name, fmt::format("rank{}", rank)});
   }
   return plan;
@@ -114,6 +115,16 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     features.patch = 0;
     features.version = "4.1.0";
     for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
+  } else if (plan.format == Format::Rocprofsys) {
+    write_rocprofsys(plan.path, traces.front());
+    truth.format = "rocpd";
+    truth.schema_version = 3;
+    truth.uuid = rocprofsys_upid(traces.front());
+    truth.extra.emplace_back("writer", "\"rocprofiler-systems\"");
+    RocpdFeatures features;  // kernel and allocation keys as for 3.0.x
+    features.patch = 0;
+    for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
+    truth.extra.emplace_back("metric_samples", std::to_string(traces.front().gpus * kRocprofsysMetricSamplesPerGpu));
   } else {
     const int version = plan.format == Format::Rpd2 ? 2 : 3;
     write_rpd(plan.path, version, traces, o.rpd_nodes > 0);
@@ -188,7 +199,7 @@ int run(const Options& o) {
   params.apis_extra = o.apis_extra;
   params.markers = o.markers;
   params.graphs = o.rocpd_patch >= 2;
-  params.paired_frees = o.rocpd_patch >= 0 || o.format == Format::Rocpd4;
+  params.paired_frees = o.rocpd_patch >= 0 || o.format == Format::Rocpd4 || o.format == Format::Rocprofsys;
   params.nodes = o.rpd_nodes;
   params.final_collective = o.host_skew > 0;
 

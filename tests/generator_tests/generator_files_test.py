@@ -188,7 +188,7 @@ OPTION_KEYS = ("rocpd_version", "kernel_sgpr_sum", "kernel_arch_vgpr_sum", "kern
                "kernel_scratch_sum", "graph_launches", "graph_ops", "graph_kernels", "hip_events", "memory_allocs",
                "memory_alloc_bytes", "memory_frees", "scratch_allocs", "counters", "counter_sums", "spm_samples",
                "spm_values", "uuids", "hostnames", "node", "nodes", "clock_offset_ns", "clock_offsets_ns",
-               "collective_end_true_ns")
+               "collective_end_true_ns", "writer", "metric_samples")
 
 
 def base_truth(entry):
@@ -500,7 +500,7 @@ class GeneratedJob(unittest.TestCase):
     def test_bad_arguments(self):
         out = os.path.join(self.tmp, "never")
         self.check_error(["--out", out, "--procs", "2", "--format", "rpd5", "--ops", "5", "--seed", "1"], 2,
-                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd, rocpd4 or mixed, got 'rpd5'")
+                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got 'rpd5'")
         self.check_error(["--out", out, "--procs", "2", "--ops", "5", "--seed", "1"], 2,
                          "rocpd_gen: missing required option --format")
         self.check_error(["--out", out, "--procs", "1", "--format", "rocpd", "--ops", "5", "--seed", "1", "--sessions", "2"], 2,
@@ -1044,6 +1044,99 @@ class Rocpd4Files(unittest.TestCase):
                                          sum(type = 'FREE'), sum(level = 'SCRATCH') FROM memory_allocations""").fetchone()
             self.assertEqual(alloc, (entry["memory_allocs"], entry["memory_alloc_bytes"], entry["memory_frees"],
                                      entry["scratch_allocs"]))
+            db.close()
+
+
+def read_rocprofsys(path):
+    """Ops and calls of a rocprofiler-systems file: rowid agents and threads, messages in rocpd_arg."""
+    db = connect(path)
+    kernels = db.execute(
+        """SELECT k.pid, a.type_index, k.start, k."end", s.kernel_name, 'kernel' FROM rocpd_kernel_dispatch k
+             JOIN rocpd_info_agent a ON a.id = k.agent_id JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id""").fetchall()
+    copies = db.execute(
+        """SELECT c.pid, CASE WHEN d.type = 'GPU' THEN d.type_index ELSE s.type_index END, c.start, c."end", n.string, 'copy'
+             FROM rocpd_memory_copy c JOIN rocpd_string n ON n.id = c.name_id
+             JOIN rocpd_info_agent d ON d.id = c.dst_agent_id JOIN rocpd_info_agent s ON s.id = c.src_agent_id""").fetchall()
+    ops = [(p, g, st, e, n.removesuffix(".kd"), k) for p, g, st, e, n, k in kernels]
+    ops += [(p, g, st, e, ROCPD_COPY_NAMES[n], k) for p, g, st, e, n, k in copies]
+    rows = db.execute(
+        """SELECT r.pid, r.start, r."end", n.string, c.string,
+                  (SELECT value FROM rocpd_arg a WHERE a.event_id = r.event_id AND a.name = 'message')
+             FROM rocpd_region r JOIN rocpd_string n ON n.id = r.name_id
+             JOIN rocpd_event e ON e.id = r.event_id JOIN rocpd_string c ON c.id = e.category_id""").fetchall()
+    db.close()
+    calls = []
+    for pid, st, e, name, category, message in rows:
+        if category == "rocm_marker_api":
+            assert name in ("roctxRangePushA", "roctxRangeStartA", "roctxMarkA"), name
+            calls.append((pid, st, e, "UserMarker", message))
+        else:
+            assert category == "rocm_hip_api", category
+            calls.append((pid, st, e, name, None))
+    return ops, calls
+
+
+class RocprofsysFiles(unittest.TestCase):
+    """--format rocprofsys: rocprofiler-systems' rocpd files (schema/rocprofsys.sql)."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not GEN or not os.path.exists(GEN):
+            sys.exit(77)
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_gen_sys_")
+        make = lambda *a: GeneratedJob.make.__func__(cls, *a)
+        cls.sys = make("sys", "--procs", 2, "--format", "rocprofsys", "--ops", 900, "--seed", 61)
+        cls.v4 = make("v4", "--procs", 2, "--format", "rocpd4", "--ops", 900, "--seed", 61)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_truth_matches_the_files(self):
+        directory, truth = self.sys
+        for entry in truth["files"]:
+            with self.subTest(file=entry["file"]):
+                self.assertEqual((entry["format"], entry["schema_version"], entry["writer"]), ("rocpd", 3, "rocprofiler-systems"))
+                self.assertEqual(summarise(*read_rocprofsys(os.path.join(directory, entry["file"]))), base_truth(entry))
+        strip = lambda t: [base_truth(f) for f in t["files"]]
+        self.assertEqual(strip(truth), strip(self.v4[1]))
+        for a, b in zip(truth["files"], self.v4[1]["files"]):
+            for key in ("kernel_sgpr_sum", "kernel_lds_sum", "memory_allocs", "memory_alloc_bytes", "memory_frees", "scratch_allocs"):
+                self.assertEqual(a[key], b[key], key)
+
+    def test_layout(self):
+        directory, truth = self.sys
+        for entry in truth["files"]:
+            db = connect(os.path.join(directory, entry["file"]))
+            upid = entry["uuid"]
+            self.assertRegex(upid, r"^[0-9a-f]{32}$")
+            self.assertEqual(dict(db.execute("SELECT tag, value FROM rocpd_metadata")),
+                             {"schema_version": "3", "uuid": "_" + upid, "guid": upid, "upid": upid})
+            for t in ("region", "kernel_dispatch", "event", "string", "info_agent"):
+                self.assertEqual(scalar(db, f'SELECT count(*) FROM "rocpd_{t}_{upid}" WHERE guid <> ?', upid), 0)
+            # Rowids: threads 1.., regions and dispatches 1.. (not correlation or dispatch ids of the SDK).
+            threads = db.execute("SELECT id, tid, name FROM rocpd_info_thread ORDER BY id").fetchall()
+            self.assertEqual([t[0] for t in threads], list(range(1, len(threads) + 1)))
+            self.assertTrue(all(name == f"Thread {tid}" for _, tid, name in threads))
+            self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_region WHERE tid NOT IN (SELECT id FROM rocpd_info_thread)"), 0)
+            self.assertEqual(scalar(db, "SELECT min(id) FROM rocpd_info_agent"), 1)
+            self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_event WHERE correlation_id <> 0"), 0)
+            self.assertEqual(scalar(db, "SELECT sum(init + fini + start + \"end\") FROM rocpd_info_process"), 0)
+            # Ops link to their launch through the event's stack_id.
+            rows = db.execute("""SELECT n.string FROM rocpd_kernel_dispatch k JOIN rocpd_event ke ON ke.id = k.event_id
+                                   JOIN rocpd_event re ON re.stack_id = ke.stack_id
+                                   JOIN rocpd_region r ON r.event_id = re.id JOIN rocpd_string n ON n.id = r.name_id""").fetchall()
+            self.assertEqual(len(rows), entry["kernels"])
+            self.assertTrue(all(r[0] in LAUNCH_APIS for r in rows))
+            # Device metrics: samples on thread-less tracks with a pmc time series; not markers.
+            got = db.execute("""SELECT count(*), count(DISTINCT s.track_id), count(p.id) FROM rocpd_sample s
+                                  JOIN rocpd_track t ON t.id = s.track_id JOIN rocpd_string n ON n.id = t.name_id
+                                  LEFT JOIN rocpd_pmc_event p ON p.event_id = s.event_id
+                                 WHERE n.string = 'device_busy_gfx' AND t.tid IS NULL""").fetchone()
+            self.assertEqual(got, (entry["metric_samples"], 4, entry["metric_samples"]))
+            self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_sample"), entry["metric_samples"])
+            for view in [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]:
+                db.execute(f'SELECT * FROM "{view}" LIMIT 1').fetchall()
             db.close()
 
 
