@@ -10,4 +10,13 @@ done
 # A mixed job of 8 ranks, and an rpd file holding two sessions.
 "$gen" --out "$out/sets/mixed8" --procs 8 --format mixed --ops 2000 --seed 11
 "$gen" --out "$out/sets/sessions" --procs 1 --format rpd3 --ops 2000 --seed 13 --sessions 2
-echo "fixtures ready in $out/sets"
+# The newer upstream layouts, outside sets/ so that tests iterating over sets/* opt in to them
+# one by one (docs/generator.md, "Fixtures"): rocprofv3 3.0.0 and 3.0.5 files with counters,
+# rocpd merge files, and a multi-node mixed job with encoded rpd ids and skewed host clocks.
+rm -rf "$out"/layouts && mkdir -p "$out"/layouts
+"$gen" --out "$out/layouts/rocpd_v300" --procs 2 --format rocpd --ops 2000 --seed 17 --rocpd-version 3.0.0
+"$gen" --out "$out/layouts/rocpd_v305" --procs 3 --format rocpd --ops 2000 --seed 17 --rocpd-version 3.0.5 --counters 3
+"$gen" --out "$out/layouts/merged" --procs 4 --format rocpd --ops 1500 --seed 19 --merge 2 --rocpd-version 3.0.3 --counters 2
+"$gen" --out "$out/layouts/multinode" --procs 4 --format mixed --ops 1500 --seed 23 --rpd-nodes 2 --host-skew 2000000 \
+  --rocpd-version 3.0.4
+echo "fixtures ready in $out/sets and $out/layouts"

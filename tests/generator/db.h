@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,10 @@ class Stmt {
   void bind(int index, const std::string& value) { bind(index, std::string_view(value)); }
   void bind(int index, const char* value) { bind(index, std::string_view(value)); }
   void bind(int index, std::nullptr_t);
+  void bind(int index, const std::optional<int64_t>& value) {
+    if (value) bind(index, *value);
+    else bind(index, nullptr);
+  }
   void step();
 
   Db& db_;

@@ -21,6 +21,7 @@ std::string_view host_api_name(HostApi api) {
     case HostApi::HipGetLastError: return "hipGetLastError";
     case HostApi::HipPointerGetAttributes: return "hipPointerGetAttributes";
     case HostApi::UserMarker: return "UserMarker";
+    case HostApi::HipGraphLaunch: return "hipGraphLaunch";
   }
   return "";
 }

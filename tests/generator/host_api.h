@@ -24,6 +24,7 @@ enum class HostApi : uint8_t {
   HipGetLastError,
   HipPointerGetAttributes,
   UserMarker,  // a roctx range or mark; its message is the marker text
+  HipGraphLaunch,  // launches the ops of one graph exec (only with graph launches enabled)
 };
 
 // The API name as both rpd (rocpd_api.apiName) and rocpd (rocpd_region name) spell it.

@@ -30,16 +30,17 @@ uint64_t parse_seed(std::string_view text) {
 }  // namespace
 
 std::string_view usage_text() {
-  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|mixed --ops N --seed S\n"
+  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
+         "                 [--rocpd-version V] [--counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
-         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
+         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
          "DIR/truth.json holds the ground truth (counts, sums, per-gpu busy time).\n"
          "\n"
          "  --out DIR         output directory\n"
          "  --procs N         number of processes (files), 1..100000\n"
-         "  --format F        rpd2 | rpd3 | rocpd | mixed\n"
+         "  --format F        rpd2 | rpd3 | rocpd | rocpd4 (schema 4.1.0) | rocprofsys | mixed\n"
          "  --ops N           GPU ops per process, 1..100000000\n"
          "  --seed S          workload seed; same seed and sizes give the same workload in every format\n"
          "  --gpus G          GPUs per process (default 4), 1..64\n"
@@ -47,6 +48,11 @@ std::string_view usage_text() {
          "  --sessions K      rank0's rpd file holds K sessions (default 1), 1..64; rpd formats only\n"
          "  --apis-extra N    API calls without ops per process (default ops/4)\n"
          "  --markers N       roctx markers per process (default ops/50)\n"
+         "  --rocpd-version V rocpd layout: 3 (default) or 3.0.0 .. 3.0.5 as rocprofv3 writes it\n"
+         "  --counters N      performance counters per kernel dispatch in rocpd files, 0..8\n"
+         "  --merge K         rocpd only: K consecutive processes per file merged<j>.db (rocpd merge)\n"
+         "  --rpd-nodes N     ranks on N nodes (rank % N); rpd3 files encode pid/gpu with the strides\n"
+         "  --host-skew NS    per-node clock offsets up to NS ns; every rank ends with one collective\n"
          "  --help            this text\n";
 }
 
@@ -69,7 +75,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
     }
     static constexpr std::string_view kKnown[] = {"--out",    "--procs",  "--format",     "--ops",    "--seed",
                                                   "--gpus",   "--queues", "--sessions",   "--apis-extra",
-                                                  "--markers"};
+                                                  "--markers", "--rocpd-version", "--counters", "--merge",
+                                                  "--rpd-nodes", "--host-skew"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -87,8 +94,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
       if (value == "rpd2") o.format = Format::Rpd2;
       else if (value == "rpd3") o.format = Format::Rpd3;
       else if (value == "rocpd") o.format = Format::Rocpd;
+      else if (value == "rocpd4") o.format = Format::Rocpd4;
+      else if (value == "rocprofsys") o.format = Format::Rocprofsys;
       else if (value == "mixed") o.format = Format::Mixed;
-      else throw UsageError(fmt::format("option --format must be rpd2, rpd3, rocpd or mixed, got '{}'", value));
+      else throw UsageError(fmt::format("option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got '{}'", value));
       o.format_name = value;
       have_format = true;
     } else if (name == "--ops") {
@@ -107,6 +116,21 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.apis_extra = parse_integer(name, value, 0, 1'000'000'000);
     } else if (name == "--markers") {
       o.markers = parse_integer(name, value, 0, 1'000'000'000);
+    } else if (name == "--rocpd-version") {
+      static constexpr std::string_view kVersions[] = {"3.0.0", "3.0.1", "3.0.2", "3.0.3", "3.0.4", "3.0.5"};
+      const auto it = std::find(std::begin(kVersions), std::end(kVersions), value);
+      if (value != "3" && it == std::end(kVersions))
+        throw UsageError(fmt::format("option --rocpd-version must be 3 or 3.0.0 .. 3.0.5, got '{}'", value));
+      o.rocpd_version = value;
+      o.rocpd_patch = value == "3" ? -1 : static_cast<int>(it - std::begin(kVersions));
+    } else if (name == "--counters") {
+      o.counters = static_cast<int>(parse_integer(name, value, 0, 8));
+    } else if (name == "--merge") {
+      o.merge = static_cast<int>(parse_integer(name, value, 1, 100'000));
+    } else if (name == "--rpd-nodes") {
+      o.rpd_nodes = static_cast<int>(parse_integer(name, value, 1, 1'000));
+    } else if (name == "--host-skew") {
+      o.host_skew = parse_integer(name, value, 0, 100'000'000'000);
     }
   }
   if (!have_out) throw UsageError("missing required option --out");
@@ -114,12 +138,22 @@ Options parse_options(const std::vector<std::string_view>& args) {
   if (!have_format) throw UsageError("missing required option --format");
   if (!have_ops) throw UsageError("missing required option --ops");
   if (!have_seed) throw UsageError("missing required option --seed");
-  if (o.sessions > 1 && o.format == Format::Rocpd)
+  if (o.sessions > 1 && (o.format == Format::Rocpd || o.format == Format::Rocpd4 || o.format == Format::Rocprofsys))
     throw UsageError("option --sessions applies to rpd files only (rocpd files hold one process each)");
+  const bool rocpd_files = o.format == Format::Rocpd || o.format == Format::Mixed;
+  if (!o.rocpd_version.empty() && !rocpd_files)
+    throw UsageError("option --rocpd-version applies to rocpd files only (--format rocpd or mixed)");
+  if (o.counters > 0 && !rocpd_files)
+    throw UsageError("option --counters applies to rocpd files only (--format rocpd or mixed)");
+  if (o.merge > 0 && o.format != Format::Rocpd) throw UsageError("option --merge applies to --format rocpd only");
+  if (o.rpd_nodes > 0 && o.format != Format::Rpd3 && o.format != Format::Mixed)
+    throw UsageError("option --rpd-nodes applies to rpd3 files only (--format rpd3 or mixed)");
   if (o.apis_extra < 0) o.apis_extra = o.ops / 4;
   if (o.markers < 0) o.markers = o.ops / 50;
   return o;
 }
+
+int rank_node(const Options& options, int rank) { return options.rpd_nodes > 0 ? rank % options.rpd_nodes : rank / 2; }
 
 Format file_format(const Options& options, int rank) {
   if (options.format != Format::Mixed) return options.format;

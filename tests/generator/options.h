@@ -9,13 +9,13 @@
 
 namespace rocpd_gen {
 
-enum class Format { Rpd2, Rpd3, Rocpd, Mixed };
+enum class Format { Rpd2, Rpd3, Rocpd, Rocpd4, Rocprofsys, Mixed };
 
 struct Options {
   std::string out;
   int procs = 0;
   Format format = Format::Rpd2;
-  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | mixed
+  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | rocpd4 | rocprofsys | mixed
   int64_t ops = 0;
   uint64_t seed = 0;
   int gpus = 4;
@@ -23,6 +23,14 @@ struct Options {
   int sessions = 1;
   int64_t apis_extra = -1;  // -1: ops / 4
   int64_t markers = -1;     // -1: ops / 50
+  // rocpd layout: "" (not given) or "3" = the generator's original schema-3 layout; "3.0.0" ..
+  // "3.0.5" = rocprofv3's layout of that revision (see docs/generator.md).
+  std::string rocpd_version;
+  int rocpd_patch = -1;     // -1: the original layout; else the 3.0.x revision
+  int counters = 0;         // performance counters per kernel dispatch (rocpd files)
+  int merge = 0;            // 0: one file per process; K: K consecutive processes per merged<j>.db
+  int rpd_nodes = 0;        // 0: hostnames node<rank/2>, no encoding; N: rank on node rank % N
+  int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
   bool help = false;
 };
 
@@ -34,6 +42,9 @@ class UsageError : public std::runtime_error {
 
 Options parse_options(const std::vector<std::string_view>& args);
 std::string_view usage_text();
+
+// The node (host) of a rank: rank % rpd_nodes with --rpd-nodes, else rank / 2.
+int rank_node(const Options& options, int rank);
 
 // The format of file i: the requested one, or [rpd2, rpd3, rocpd][i % 3] for mixed.
 Format file_format(const Options& options, int rank);

@@ -180,6 +180,8 @@ std::string truth_json(const JobTruthHeader& header, std::span<const FileTruth> 
     totals("top", f.top, true);
     totals("api_top", f.api_top, false);
     totals("marker_top", f.marker_top, false);
+    for (size_t k = 0; k < f.extra.size(); ++k)
+      append_to(out, "{}{}:{}", k ? "," : ",\n   ", json_string(f.extra[k].first), f.extra[k].second);
     append_to(out, "}}");
   }
   if (files.empty()) job_first = job_last = 0;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "workload.h"
@@ -54,6 +55,9 @@ struct FileTruth {
   std::vector<NameTotals> top;      // ops by (name, kind); copies named by rpd opType
   std::vector<NameTotals> api_top;  // API calls by name
   std::vector<NameTotals> marker_top;  // markers by message
+  // Keys that only options add (docs/generator.md), written after marker_top in this order:
+  // (key, JSON value).
+  std::vector<std::pair<std::string, std::string>> extra;
 };
 
 // Totals of the processes (sessions) written into one file.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <numeric>
 #include <span>
 
@@ -103,7 +104,8 @@ class ProcessGenerator {
     t_.ppid = t_.pid - 1 - static_cast<int64_t>(mix64(job_key_ + rank) % 500);
     t_.main_tid = static_cast<uint32_t>(t_.pid);
     t_.helper_tid = static_cast<uint32_t>(t_.pid + 7);
-    t_.hostname = fmt::format("node{}", rank / 2);
+    t_.node = params.nodes > 0 ? rank % params.nodes : rank / 2;
+    t_.hostname = fmt::format("node{}", t_.node);
     t_.gpus = params.gpus;
     t_.queues = params.queues;
     // All ranks start within a millisecond of each other; sessions of one file a bit later.
@@ -112,10 +114,11 @@ class ProcessGenerator {
     t_.init_ns = t0_ - rng_.between(1'500'000'000, 3'000'000'000);
     queue_free_.assign(static_cast<size_t>(p_.gpus) * p_.queues, t0_ + 20'000);
     host_ = t0_;
+    if (p_.graphs) define_graph_execs();
   }
 
   ProcessTrace run() {
-    const int64_t n = p_.ops;
+    const int64_t n = p_.final_collective ? p_.ops - 1 : p_.ops;
     t_.ops.reserve(static_cast<size_t>(n));
     t_.calls.reserve(static_cast<size_t>(n + p_.apis_extra + p_.markers));
     int64_t extras_done = 0;
@@ -137,7 +140,9 @@ class ProcessGenerator {
     // A collective emitted as the last two ops can step over the last due items.
     for (; markers_opened < p_.markers; ++markers_opened) open_marker(n);
     for (; extras_done < p_.apis_extra; ++extras_done) emit_extra();
+    if (p_.final_collective) emit_collective();
     close_markers(INT64_MAX);
+    if (p_.paired_frees) pair_frees();
     int64_t last = host_;
     for (int64_t q : queue_free_) last = std::max(last, q);
     t_.fini_ns = last + rng_.between(100'000'000, 300'000'000);
@@ -145,6 +150,12 @@ class ProcessGenerator {
   }
 
  private:
+  // A graph exec: its nodes, run in order. A node is a pool kernel index, or -1 for a D2D copy.
+  struct GraphExecDef {
+    std::vector<int32_t> nodes;
+    int64_t copy_bytes = 0;
+  };
+
   struct OpenRange {
     int64_t close_at;  // op index at which the range pops
     uint32_t call;
@@ -187,6 +198,7 @@ class ProcessGenerator {
 
   // Emits one op, or two for a collective running on two gpus at once. Returns how many.
   int64_t emit_ops(int64_t remaining) {
+    if (p_.graphs && remaining >= 8 && rng_.permille(40)) return emit_graph();
     if (rng_.permille(850)) return emit_kernel(remaining);
     emit_copy();
     return 1;
@@ -231,6 +243,100 @@ class ProcessGenerator {
     add_op(op);
     add_op(other);
     return 2;
+  }
+
+  // Three graph execs per job (every rank runs the same model): 3..6 kernels each (no collectives),
+  // the second one starting with a device-to-device copy node. A separate random stream, so the
+  // main one is untouched.
+  void define_graph_execs() {
+    const auto pool = kernel_pool();
+    Rng rng(job_key_ ^ 0x67726170685f6578ULL);
+    for (int e = 0; e < 3; ++e) {
+      GraphExecDef def;
+      if (e == 1) {
+        def.nodes.push_back(-1);
+        def.copy_bytes = (int64_t{1} << 20) + static_cast<int64_t>(rng.below(1 << 20));
+      }
+      const int kernels = static_cast<int>(rng.between(3, 6));
+      while (static_cast<int>(def.nodes.size()) < kernels + (e == 1 ? 1 : 0)) {
+        const uint32_t k = kernels_.pick(rng);
+        if (pool[k].family != KernelFamily::Nccl) def.nodes.push_back(static_cast<int32_t>(k));
+      }
+      execs_.push_back(std::move(def));
+    }
+  }
+
+  // hipGraphLaunch: the nodes of one exec back to back on one queue, all issued by one call.
+  int64_t emit_graph() {
+    const auto pool = kernel_pool();
+    const uint32_t exec = static_cast<uint32_t>(rng_.below(execs_.size()));
+    const GraphExecDef& def = execs_[exec];
+    GraphLaunch g;
+    g.exec = exec;
+    g.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
+    g.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    g.call = launch_call(HostApi::HipGraphLaunch, 6'000, 20'000);
+    g.first_op = static_cast<uint32_t>(t_.ops.size());
+    int64_t t = std::max(queue_free_[queue_slot(g.gpu, g.queue)], t_.calls[g.call].start + rng_.between(5'000, 30'000));
+    throttle(g.call, t);
+    g.start = t;
+    const uint32_t index = static_cast<uint32_t>(t_.graphs.size()) + 1;
+    for (size_t node = 0; node < def.nodes.size(); ++node) {
+      Op op;
+      op.call = g.call;
+      op.gpu = op.peer_gpu = g.gpu;
+      op.queue = g.queue;
+      op.graph = index;
+      op.graph_node = static_cast<uint16_t>(node);
+      int64_t duration = 0;
+      if (def.nodes[node] < 0) {
+        op.kind = OpKind::CopyDeviceToDevice;
+        op.bytes = def.copy_bytes;
+        duration = 1'500 + op.bytes / 1'000;
+      } else {
+        op.kind = OpKind::Kernel;
+        op.kernel = def.nodes[node];
+        duration = pool[static_cast<size_t>(op.kernel)].base_ns * rng_.between(700, 1'400) / 1'000;
+        ++g.kernel_count;
+      }
+      op.start = t;
+      op.end = t + duration;
+      t = op.end + rng_.between(1'000, 3'000);
+      add_op(op);
+    }
+    g.op_count = static_cast<uint16_t>(def.nodes.size());
+    g.end = t_.ops.back().end;
+    t_.calls[g.call].op = static_cast<int32_t>(g.first_op);
+    t_.graphs.push_back(g);
+    return g.op_count;
+  }
+
+  // The last op of every rank: an all-reduce on gpu 0 that ends at the same true time everywhere
+  // (the slowest rank arrives last; the others wait inside the kernel).
+  void emit_collective() {
+    const size_t k = collective_kernel();
+    const KernelInfo& info = kernel_pool()[k];
+    Op op;
+    op.kind = OpKind::Kernel;
+    op.kernel = static_cast<int32_t>(k);
+    op.call = launch_call(info.launch_api, 3'000, 12'000);
+    op.start = std::max(queue_free_[queue_slot(0, 0)], t_.calls[op.call].start + 10'000);
+    op.end = p_.collective_end > 0 ? std::max(p_.collective_end, op.start) : op.start + info.base_ns;
+    t_.collective_op = static_cast<int32_t>(t_.ops.size());
+    add_op(op);
+  }
+
+  // hipFree releases the oldest pointer still allocated by hipMalloc (if any), as real code does.
+  void pair_frees() {
+    std::deque<uint64_t> live;
+    for (HostCall& c : t_.calls) {
+      if (c.api == HostApi::HipMalloc) {
+        live.push_back(c.arg_ptr);
+      } else if (c.api == HostApi::HipFree && !live.empty()) {
+        c.arg_ptr = live.front();
+        live.pop_front();
+      }
+    }
   }
 
   void emit_copy() {
@@ -342,6 +448,7 @@ class ProcessGenerator {
   int64_t host_ = 0;
   std::vector<int64_t> queue_free_;
   std::vector<OpenRange> open_;
+  std::vector<GraphExecDef> execs_;
 };
 
 }  // namespace
@@ -368,6 +475,42 @@ std::string_view rocpd_copy_name(OpKind kind) {
 
 ProcessTrace generate_process(const WorkloadParams& params, int rank, int session) {
   return ProcessGenerator(params, rank, session).run();
+}
+
+size_t collective_kernel() {
+  static const size_t index = [] {
+    const auto pool = kernel_pool();
+    for (size_t k = 0; k < pool.size(); ++k)
+      if (pool[k].name == "ncclDevKernel_AllReduce_Sum_f32_RING_LL") return k;
+    return size_t{0};
+  }();
+  return index;
+}
+
+void apply_clock_offset(ProcessTrace& t, int64_t offset) {
+  t.clock_offset += offset;
+  t.init_ns += offset;
+  t.fini_ns += offset;
+  for (Op& op : t.ops) {
+    op.start += offset;
+    op.end += offset;
+  }
+  for (HostCall& c : t.calls) {
+    c.start += offset;
+    c.end += offset;
+  }
+  for (GraphLaunch& g : t.graphs) {
+    g.start += offset;
+    g.end += offset;
+  }
+}
+
+uint64_t graph_exec_handle(const ProcessTrace& t, uint32_t exec) {
+  return 0x5c0000000000ULL + (mix64(static_cast<uint64_t>(t.pid) * 31 + exec) & 0xffffff000ULL);
+}
+
+uint64_t graph_node_handle(const ProcessTrace& t, uint32_t exec, uint16_t node) {
+  return 0x5d0000000000ULL + (mix64(static_cast<uint64_t>(t.pid) * 131 + exec * 64 + node) & 0xffffff0ULL);
 }
 
 std::string_view marker_message(int index) { return kMarkerMessages.at(static_cast<size_t>(index)); }

@@ -29,6 +29,21 @@ struct Op {
   uint16_t queue = 0;  // 0..Q-1 on that gpu
   uint16_t peer_gpu = 0;  // D2D copies: the source gpu (may equal gpu)
   OpKind kind = OpKind::Kernel;
+  uint16_t graph_node = 0;  // graph ops: position of the node in its graph exec
+  uint32_t graph = 0;       // 1 + index into ProcessTrace::graphs for ops of a graph launch; 0 = none
+};
+
+// One hipGraphLaunch: its ops are ops[first_op .. first_op + op_count), back to back on one queue.
+struct GraphLaunch {
+  uint32_t call = 0;         // the hipGraphLaunch call
+  uint32_t first_op = 0;
+  uint16_t op_count = 0;
+  uint16_t kernel_count = 0;  // kernel nodes (the others are device-to-device copies)
+  uint16_t gpu = 0;
+  uint16_t queue = 0;
+  uint32_t exec = 0;          // which graph exec of the process (0..2): the same nodes every launch
+  int64_t start = 0;          // first op start .. last op end
+  int64_t end = 0;
 };
 
 // One CPU-side call: a HIP API call or a roctx marker (api == UserMarker).
@@ -50,6 +65,12 @@ struct WorkloadParams {
   int queues = 2;          // per gpu
   int64_t apis_extra = 0;  // API calls without ops per process
   int64_t markers = 0;     // markers per process
+  // Options beyond the original workload; all off by default (the default workload is unchanged).
+  bool graphs = false;        // some kernels (and D2D copies) launched through hipGraphLaunch
+  bool paired_frees = false;  // hipFree frees the oldest live hipMalloc pointer of the process
+  int nodes = 0;              // hostnames node<rank % nodes>; 0: node<rank / 2>
+  bool final_collective = false;  // ops - 1 regular ops, then one collective kernel on gpu 0
+  int64_t collective_end = 0;     // its end (true time); 0: start + its usual duration
 };
 
 // One traced process. Its calls are in id order: call i has id i + 1 (rpd api id, rocpd
@@ -62,13 +83,27 @@ struct ProcessTrace {
   uint32_t main_tid = 0;
   uint32_t helper_tid = 0;
   std::string hostname;
+  int node = 0;            // hostname = node<node>
   int gpus = 0;
   int queues = 0;
   int64_t init_ns = 0;  // process start/end (CLOCK_MONOTONIC-like)
   int64_t fini_ns = 0;
   std::vector<Op> ops;
   std::vector<HostCall> calls;
+  std::vector<GraphLaunch> graphs;
+  int64_t clock_offset = 0;     // added to every timestamp by apply_clock_offset
+  int32_t collective_op = -1;   // the final collective op (WorkloadParams::final_collective)
 };
+
+// The pool index of the final collective's kernel (ncclDevKernel_AllReduce_Sum_f32_RING_LL).
+size_t collective_kernel();
+
+// Shifts every timestamp of the process by offset ns (a host clock that is off by offset).
+void apply_clock_offset(ProcessTrace& trace, int64_t offset);
+
+// Runtime handles (pointers) of a graph exec and of its nodes.
+uint64_t graph_exec_handle(const ProcessTrace& trace, uint32_t exec);
+uint64_t graph_node_handle(const ProcessTrace& trace, uint32_t exec, uint16_t node);
 
 // The process of (rank, session): a pure function of its arguments.
 ProcessTrace generate_process(const WorkloadParams& params, int rank, int session);

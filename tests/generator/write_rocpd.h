@@ -2,8 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string>
 
+#include "rocpd_model.h"
 #include "workload.h"
 
 namespace rocpd_gen {
@@ -15,6 +17,8 @@ struct RocpdIdentity {
 };
 RocpdIdentity rocpd_identity(uint64_t seed, const ProcessTrace& trace);
 
-void write_rocpd(const std::filesystem::path& path, const ProcessTrace& trace, const RocpdIdentity& identity);
+// One process: the file rocprofv3 writes. Several: the file `rocpd merge` makes of their files.
+void write_rocpd(const std::filesystem::path& path, std::span<const ProcessTrace> processes,
+                 std::span<const RocpdIdentity> identities, const RocpdFeatures& features);
 
 }  // namespace rocpd_gen

@@ -80,7 +80,14 @@ std::string call_args(const HostCall& c) {
   }
 }
 
-void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
+// Multi-node encoding of rpd_multinode.md (gpu_stride 1000, pid_stride 10000000): a node's pids and
+// tids become node * pid_stride + value, its gpu and queue ids node * gpu_stride + value.
+constexpr int64_t kGpuStride = 1'000;
+constexpr int64_t kPidStride = 10'000'000;
+
+void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset, int encode_node) {
+  const int64_t node = encode_node > 0 ? encode_node : 0;
+  const int64_t pid = node * kPidStride + t.pid;
   Stmt string_insert(db, "INSERT INTO rocpd_string (id, string) VALUES (?, ?)");
   InternedStrings strings(string_insert, offset);
   std::optional<BatchInsert> ustring_insert;
@@ -105,10 +112,10 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
       const int64_t name_id = strings.id(host_api_name(c.api));
       const std::string args = call_args(c);
       if (version == 2) {
-        api_insert.add(id, t.pid, c.tid, c.start, c.end, name_id, strings.id(args));
+        api_insert.add(id, pid, c.tid, c.start, c.end, name_id, strings.id(args));
       } else {
         // The tracer leaves category empty; the domain is 'hip' or, for roctx, 'UserMarker'.
-        api_insert.add(id, t.pid, c.tid, c.start, c.end, name_id, empty_id,
+        api_insert.add(id, pid, node * kPidStride + c.tid, c.start, c.end, name_id, empty_id,
                        c.api == HostApi::UserMarker ? marker_domain : hip_domain, ustrings->create(args));
       }
     }
@@ -140,10 +147,16 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
       const int64_t api_id = offset + static_cast<int64_t>(op.call) + 1;
       const int64_t description =
           op.kind == OpKind::Kernel ? strings.id(pool[static_cast<size_t>(op.kernel)].name) : strings.id("");
-      op_insert.add(op_id, op.gpu, op.queue, op.start, op.end, description, strings.id(rpd_op_type(op.kind)));
+      op_insert.add(op_id, node * kGpuStride + op.gpu, node * kGpuStride + op.queue, op.start, op.end, description,
+                    strings.id(rpd_op_type(op.kind)));
       link_insert.add(api_id, op_id);
       const std::string stream = stream_handle(t, op.gpu, op.queue);
-      if (op.kind == OpKind::Kernel) {
+      if (op.graph) {
+        // hipGraphLaunch: one rocpd_kernelapi row for the call, every size 0; its ops (all linked
+        // to the call) have no subclass rows of their own.
+        if (t.graphs[op.graph - 1].first_op == i)
+          kernel_insert.add(api_id, stream, 0, 0, 0, 0, 0, 0, 0, 0, strings.id(""));
+      } else if (op.kind == OpKind::Kernel) {
         const LaunchDims d = launch_dims(t, i);
         kernel_insert.add(api_id, stream, d.grid_x, d.grid_y, d.grid_z, d.workgroup_x, d.workgroup_y, d.workgroup_z,
                           d.group_segment, d.private_segment, description);
@@ -179,7 +192,8 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset) {
 
 }  // namespace
 
-void write_rpd(const std::filesystem::path& path, int schema_version, std::span<const ProcessTrace> sessions) {
+void write_rpd(const std::filesystem::path& path, int schema_version, std::span<const ProcessTrace> sessions,
+               bool encode_nodes) {
   if (schema_version != 2 && schema_version != 3)
     throw std::invalid_argument(fmt::format("rpd schema version {} is not supported", schema_version));
   Db db(path);
@@ -188,7 +202,8 @@ void write_rpd(const std::filesystem::path& path, int schema_version, std::span<
   Stmt meta(db, "INSERT INTO rocpd_metadata (tag, value) VALUES ('session_count', ?)");
   meta.run(std::to_string(sessions.size()));
   for (size_t s = 0; s < sessions.size(); ++s)
-    write_session(db, schema_version, sessions[s], static_cast<int64_t>(s) << 32);
+    write_session(db, schema_version, sessions[s], static_cast<int64_t>(s) << 32,
+                  encode_nodes && schema_version == 3 ? sessions[s].node : -1);
   db.exec("COMMIT");
 }
 

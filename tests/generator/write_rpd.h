@@ -9,7 +9,9 @@
 namespace rocpd_gen {
 
 // sessions.size() > 1 models processes that appended to one file: session s uses ids offset by
-// s << 32 and interns its strings again, as the rpd tracer does.
-void write_rpd(const std::filesystem::path& path, int schema_version, std::span<const ProcessTrace> sessions);
+// s << 32 and interns its strings again, as the rpd tracer does. encode_nodes (schema 3 only):
+// pids/tids and gpu/queue ids carry the process's node through gpu_stride/pid_stride.
+void write_rpd(const std::filesystem::path& path, int schema_version, std::span<const ProcessTrace> sessions,
+               bool encode_nodes = false);
 
 }  // namespace rocpd_gen

@@ -184,5 +184,71 @@ TEST(GenWorkload, ProcessIdentityAndClock) {
   EXPECT_LT(std::max(a.ops.front().start, b.ops.front().start), std::min(a.ops.back().end, b.ops.back().end));
 }
 
+TEST(GenWorkload, GraphLaunches) {
+  WorkloadParams p = params(3000);
+  p.graphs = true;
+  const ProcessTrace t = generate_process(p, 1, 0);
+  EXPECT_EQ(static_cast<int64_t>(t.ops.size()), 3000);
+  ASSERT_GT(t.graphs.size(), 10u);
+  size_t graph_ops = 0;
+  std::set<uint32_t> execs;
+  for (size_t g = 0; g < t.graphs.size(); ++g) {
+    const GraphLaunch& gl = t.graphs[g];
+    EXPECT_EQ(t.calls[gl.call].api, HostApi::HipGraphLaunch);
+    EXPECT_EQ(t.calls[gl.call].op, static_cast<int32_t>(gl.first_op));
+    execs.insert(gl.exec);
+    int kernels = 0;
+    for (uint32_t i = gl.first_op; i < gl.first_op + gl.op_count; ++i) {
+      const Op& op = t.ops[i];
+      EXPECT_EQ(op.graph, g + 1);
+      EXPECT_EQ(op.call, gl.call);
+      EXPECT_EQ(op.gpu, gl.gpu);
+      EXPECT_EQ(op.queue, gl.queue);
+      EXPECT_EQ(op.graph_node, i - gl.first_op);
+      EXPECT_GE(op.start, gl.start);
+      EXPECT_LE(op.end, gl.end);
+      if (i > gl.first_op) {
+        EXPECT_GE(op.start, t.ops[i - 1].end);
+      }
+      kernels += op.kind == OpKind::Kernel;
+    }
+    EXPECT_EQ(kernels, gl.kernel_count);
+    graph_ops += gl.op_count;
+  }
+  EXPECT_EQ(execs.size(), 3u);
+  EXPECT_EQ(graph_ops, static_cast<size_t>(std::count_if(t.ops.begin(), t.ops.end(), [](const Op& op) { return op.graph; })));
+  // Off by default: the default workload has none.
+  EXPECT_TRUE(generate_process(params(3000), 1, 0).graphs.empty());
+}
+
+TEST(GenWorkload, PairedFreesAndFinalCollective) {
+  WorkloadParams p = params(2000);
+  p.apis_extra = 800;
+  p.paired_frees = true;
+  p.final_collective = true;
+  p.collective_end = 0;
+  const ProcessTrace t = generate_process(p, 0, 0);
+  EXPECT_EQ(static_cast<int64_t>(t.ops.size()), 2000);
+  std::set<uint64_t> allocated;
+  int paired = 0;
+  for (const HostCall& c : t.calls) {
+    if (c.api == HostApi::HipMalloc) allocated.insert(c.arg_ptr);
+    if (c.api == HostApi::HipFree && allocated.erase(c.arg_ptr)) ++paired;
+  }
+  EXPECT_GT(paired, 0);
+  ASSERT_EQ(t.collective_op, 1999);
+  const Op& last = t.ops.back();
+  EXPECT_EQ(kernel_pool()[static_cast<size_t>(last.kernel)].name, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
+  p.collective_end = last.start + 5'000'000;
+  const ProcessTrace again = generate_process(p, 0, 0);
+  EXPECT_EQ(again.ops.back().start, last.start);
+  EXPECT_EQ(again.ops.back().end, p.collective_end);
+  ProcessTrace shifted = again;
+  apply_clock_offset(shifted, -777);
+  EXPECT_EQ(shifted.clock_offset, -777);
+  EXPECT_EQ(shifted.ops.back().end, p.collective_end - 777);
+  EXPECT_EQ(shifted.calls.front().start, again.calls.front().start - 777);
+}
+
 }  // namespace
 }  // namespace rocpd_gen
