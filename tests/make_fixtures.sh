@@ -19,4 +19,6 @@ rm -rf "$out"/layouts && mkdir -p "$out"/layouts
 "$gen" --out "$out/layouts/merged" --procs 4 --format rocpd --ops 1500 --seed 19 --merge 2 --rocpd-version 3.0.3 --counters 2
 "$gen" --out "$out/layouts/multinode" --procs 4 --format mixed --ops 1500 --seed 23 --rpd-nodes 2 --host-skew 2000000 \
   --rocpd-version 3.0.4
+"$gen" --out "$out/layouts/rocprofsys" --procs 2 --format rocprofsys --ops 1500 --seed 29
+"$gen" --out "$out/layouts/rocpd4" --procs 1 --format rocpd4 --ops 500 --seed 31
 echo "fixtures ready in $out/sets and $out/layouts"

@@ -4,9 +4,11 @@
 // event every rank shares.
 //   rocpd_clock_offset(db)               -> the member's offset
 //   rocpd_clock_offset(db, ns)           -> sets it, returns it
-//   rocpd_align('collective' [, like])   -> aligns every member on the end of its first kernel
-//                                           whose name is LIKE the pattern (default '%AllReduce%'):
-//                                           a collective ends at the same instant on every rank
+//   rocpd_align('collective' [, like [, 'first'|'last']])
+//                                        -> aligns every member on the end of its first (or last)
+//                                           kernel whose name is LIKE the pattern (default
+//                                           '%AllReduce%'): a collective ends at the same instant
+//                                           on every rank
 //   rocpd_align('first')                 -> aligns the members' first timestamps
 //   rocpd_align('none')                  -> every offset back to 0
 // rocpd_align returns how many members it aligned; the first member (in rocpd_members order)
@@ -71,9 +73,15 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     std::string what;
     if (method == "collective") {
       const std::string pattern = argc > 1 ? text_arg(argv[1], "rocpd_align", "the kernel name pattern") : "%AllReduce%";
+      const std::string which = argc > 2 ? text_arg(argv[2], "rocpd_align", "which kernel ('first' or 'last')") : "first";
+      if (which != "first" && which != "last")
+        throw Error(fmt::format("rocpd_align: which kernel must be 'first' or 'last', got '{}'", which));
+      const std::string order = which == "first" ? "start, op_id" : "start DESC, op_id DESC";
       at = times(host,
-                 "SELECT db, \"end\" FROM (SELECT db, \"end\", row_number() OVER (PARTITION BY db ORDER BY start, "
-                 "op_id) AS n FROM temp.rocpd_ops WHERE kind = 'kernel' AND name LIKE ?1) WHERE n = 1",
+                 fmt::format("SELECT db, \"end\" FROM (SELECT db, \"end\", row_number() OVER (PARTITION BY db ORDER BY "
+                             "{}) AS n FROM temp.rocpd_ops WHERE kind = 'kernel' AND name LIKE ?1) WHERE n = 1",
+                             order)
+                     .c_str(),
                  pattern.c_str());
       what = fmt::format("a kernel whose name is LIKE '{}'", pattern);
     } else if (method == "first") {
@@ -115,7 +123,7 @@ int register_rocpd_clock(sqlite3* db, const std::shared_ptr<Registry>& registry)
       rc = sqlite3_create_function_v2(db, "rocpd_clock_offset", argc, kFileFunction,
                                       new std::shared_ptr<Registry>(registry), clock_offset_fn, nullptr, nullptr,
                                       destroy);
-  for (int argc : {1, 2})
+  for (int argc : {1, 2, 3})
     if (rc == SQLITE_OK)
       rc = sqlite3_create_function_v2(db, "rocpd_align", argc, kFileFunction, new std::shared_ptr<Registry>(registry),
                                       align_fn, nullptr, nullptr, destroy);
