@@ -19,12 +19,14 @@ const RpdDetails& details(const Member& m) { return static_cast<const RpdDetails
 // encoded and stay as they are).
 std::string decoded(int64_t stride, const char* column) {
   if (stride <= 0) return column;
-  return fmt::format("CASE WHEN {0} >= {1} THEN {0} % {1} ELSE {0} END", column, stride);
+  // Only integers are encoded: a hostile file's text or real reads as written (text compares above
+  // every number, and % would turn it into a number).
+  return fmt::format("CASE WHEN typeof({0}) = 'integer' AND {0} >= {1} THEN {0} % {1} ELSE {0} END", column, stride);
 }
 // The node part of such a value (0 when not encoded).
 std::string node_of(int64_t stride, const char* column) {
   if (stride <= 0) return "0";
-  return fmt::format("CASE WHEN {0} >= {1} THEN {0} / {1} ELSE 0 END", column, stride);
+  return fmt::format("CASE WHEN typeof({0}) = 'integer' AND {0} >= {1} THEN {0} / {1} ELSE 0 END", column, stride);
 }
 
 // The op types of each canonical kind, as an uncorrelated subquery (evaluated once per query).
@@ -122,6 +124,11 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
   // op_id is the primary key, but a lookup that needs the API link materialises the link table:
   // the cursor's lookup index serves those better (federated_table.cpp).
   b.src().indexed = link ? 0 : uint64_t{1} << c.op_id;
+  // A decoded value is an expression without the column's affinity: comparing it inside the member
+  // would not convert a stored text '1' as SQLite converts the column (docs/guarantees.md).
+  if (d.gpu_stride > 0) b.src().unpushable |= (uint64_t{1} << c.gpu) | (uint64_t{1} << c.queue);
+  if (d.pid_stride > 0 && !(p && p->session_pid_exact && !p->session_pid.empty()))
+    b.src().unpushable |= uint64_t{1} << c.pid;
 }
 
 SourceSql ops(const Member& m, const Profile* p, sqlite3* db) {
@@ -132,6 +139,7 @@ SourceSql ops(const Member& m, const Profile* p, sqlite3* db) {
               kOpsOpId, kOpsGraphId});
   set_kind(b, kind_id_lists(s, db));
   b.col(kOpsNode, node_of(details(m).gpu_stride, "o.gpuId"));
+  if (details(m).gpu_stride > 0) b.src().unpushable |= uint64_t{1} << kOpsNode;
   return b.take();
 }
 
@@ -210,6 +218,8 @@ SourceSql counters(const Member& m, const Profile* p) {
   if (pid.find("ao.") != std::string::npos) b.col(kCntPid, pid, {"ao"});
   else b.col(kCntPid, pid);
   b.col(kCntGpu, decoded(d.gpu_stride, "o.gpuId"), {"o"});
+  if (d.gpu_stride > 0) b.src().unpushable |= uint64_t{1} << kCntGpu;
+  if (d.pid_stride > 0) b.src().unpushable |= uint64_t{1} << kCntPid;
   b.col(kCntOpId, "c.op_id");
   if (d.has_api_ops) b.col(kCntCorrelationId, "ao.api_id", {"ao"});
   else b.col(kCntCorrelationId, "NULL");
@@ -253,6 +263,8 @@ SourceSql apis(const Member& m) {
   b.col(kApisPid, decoded(d.pid_stride, "a.pid"));
   b.col(kApisTid, decoded(d.pid_stride, "a.tid"));
   b.col(kApisNode, node_of(d.pid_stride, "a.pid"));
+  if (d.pid_stride > 0)
+    b.src().unpushable |= (uint64_t{1} << kApisPid) | (uint64_t{1} << kApisTid) | (uint64_t{1} << kApisNode);
   // A roctx marker's name is its message (rpd keeps it in the arguments).
   b.col(kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
   b.col(kApisArgs, "ar.string", {"ar"});
