@@ -385,13 +385,11 @@ class MemberLifecycle(unittest.TestCase):
                   "print(c.execute('SELECT rocpd_open(?)',(sys.argv[2],)).fetchone()[0]);"
                   "print(c.execute('SELECT count(*) FROM rocpd_ops').fetchone()[0])")
         # UBSan's vptr check probes memory through a pipe: at the descriptor limit the probe fails and
-        # reports every object as invalid. The limit is the point of this child, so that check is
-        # suppressed in it (other sanitizer checks stay on; without sanitizers this is inert).
-        supp = os.path.join(self.tmp, "ubsan.supp")
-        with open(supp, "w") as f:
-            f.write("vptr_check:*\n")
+        # it reports every object as invalid, fatally (checks do not recover in the sanitizer build,
+        # so no suppression applies). The README build and the SQLite 3.52 run test this instead.
+        if "asan" in os.environ.get("ROCPD_SHELL_PRELOAD", "") + os.environ.get("LD_PRELOAD", ""):
+            self.skipTest("UBSan cannot check objects at the descriptor limit (its memory probe needs a pipe)")
         env = dict(os.environ)
-        env["UBSAN_OPTIONS"] = ":".join(filter(None, [env.get("UBSAN_OPTIONS", ""), f"suppressions={supp}"]))
         out = subprocess.run([sys.executable, "-c", script, EXT, d], capture_output=True, text=True, timeout=300,
                              env=env)
         self.assertEqual(out.returncode, 0, out.stderr)
