@@ -88,6 +88,18 @@ void set_kind(SourceBuilder& b, const std::map<std::string, std::string>& lists)
   b.src().predicate_column = kOpsKind;
 }
 
+// Joins `ao`, the op's issuing call (one per op even when the link table lists several: the first
+// by id), keyed by the op id expression `op_id`, and sets the pid column from it (docs/formats.md).
+void issuing_call(SourceBuilder& b, const Member& m, const Profile* p, const char* op_id, int pid_col) {
+  if (details(m).has_api_ops)
+    b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
+                             "AS ao ON ao.op_id = {}",
+                             quote_id(m.schema), op_id));
+  const std::string pid = pid_expr(m, p, op_id);
+  if (pid.find("ao.") != std::string::npos) b.col(pid_col, pid, {"ao"});
+  else b.col(pid_col, pid);
+}
+
 // The columns every op source shares (rocpd_ops, rocpd_kernels, rocpd_copies): indexes of the
 // canonical columns in the table being built.
 struct OpColumns {
@@ -100,14 +112,7 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
   b.join("t", fmt::format("LEFT JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
   b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s));
   const bool link = d.has_api_ops;
-  // One issuing call per op even when the link table lists several (the first by id).
-  if (link)
-    b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
-                             "AS ao ON ao.op_id = o.id",
-                             s));
-  const std::string pid = pid_expr(m, p, "o.id");
-  if (pid.find("ao.") != std::string::npos) b.col(c.pid, pid, {"ao"});
-  else b.col(c.pid, pid);
+  issuing_call(b, m, p, "o.id", c.pid);
   b.col(c.gpu, decoded(d.gpu_stride, "o.gpuId"));
   b.col(c.queue, decoded(d.gpu_stride, "o.queueId"));
   b.col(c.stream, "NULL");
@@ -210,13 +215,7 @@ SourceSql counters(const Member& m, const Profile* p) {
   b.join("o", fmt::format("LEFT JOIN {}.rocpd_op AS o ON o.id = c.op_id", s));
   b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s), {"o"});
   b.join("n", fmt::format("LEFT JOIN {}.rocpd_string AS n ON n.id = c.name_id", s));
-  if (d.has_api_ops)
-    b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
-                             "AS ao ON ao.op_id = c.op_id",
-                             s));
-  const std::string pid = pid_expr(m, p, "c.op_id");
-  if (pid.find("ao.") != std::string::npos) b.col(kCntPid, pid, {"ao"});
-  else b.col(kCntPid, pid);
+  issuing_call(b, m, p, "c.op_id", kCntPid);
   b.col(kCntGpu, decoded(d.gpu_stride, "o.gpuId"), {"o"});
   if (d.gpu_stride > 0) b.src().unpushable |= uint64_t{1} << kCntGpu;
   if (d.pid_stride > 0) b.src().unpushable |= uint64_t{1} << kCntPid;
