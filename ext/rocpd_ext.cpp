@@ -4,6 +4,8 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include <mutex>
+
 #include "common/sqlite_util.h"
 
 #define ROCPD_CAPABILITY(name) int rocpd_register_##name(sqlite3* db, char** err);
@@ -12,7 +14,10 @@ SQLITE_EXTENSION_INIT1
 
 extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
     sqlite3* db, char** err, const sqlite3_api_routines* api) {
-  SQLITE_EXTENSION_INIT2(api);
+  // Written once: connections loading the library on several threads at once would otherwise
+  // write the (same) pointer while other threads' SQL functions read it, a data race.
+  static std::once_flag api_set;
+  std::call_once(api_set, [api] { SQLITE_EXTENSION_INIT2(api); });
   int rc = SQLITE_OK;
 #define ROCPD_CAPABILITY(name) \
   if (rc == SQLITE_OK) rc = rocpd_register_##name(db, err);

@@ -21,15 +21,23 @@ uint32_t SourceBuilder::mask(std::initializer_list<const char*> names) const {
 }
 
 void SourceBuilder::join(const char* name, std::string clause, std::initializer_list<const char*> deps) {
+  join(name, std::move(clause), mask(deps));
+}
+
+void SourceBuilder::join(const char* name, std::string clause, uint32_t deps) {
   if (src_.joins.size() >= 32) throw Error("rocpd: too many joins in a member source");
-  src_.join_deps.push_back(mask(deps));
+  src_.join_deps.push_back(deps);
   src_.joins.push_back(std::move(clause));
   join_names_.emplace_back(name);
 }
 
 void SourceBuilder::col(int c, std::string expr, std::initializer_list<const char*> joins) {
+  col(c, std::move(expr), mask(joins));
+}
+
+void SourceBuilder::col(int c, std::string expr, uint32_t joins) {
   src_.expr[static_cast<size_t>(c)] = std::move(expr);
-  src_.expr_joins[static_cast<size_t>(c)] = mask(joins);
+  src_.expr_joins[static_cast<size_t>(c)] = joins;
 }
 
 std::string duration_sql(const char* alias) { return fmt::format("max({0}.\"end\" - {0}.start, 0)", alias); }

@@ -44,7 +44,9 @@ class SourceBuilder {
   SourceBuilder(std::string table, const std::string& alias, size_t columns);
   uint32_t mask(std::initializer_list<const char*> names) const;
   void join(const char* name, std::string clause, std::initializer_list<const char*> deps = {});
+  void join(const char* name, std::string clause, uint32_t deps);
   void col(int c, std::string expr, std::initializer_list<const char*> joins = {});
+  void col(int c, std::string expr, uint32_t joins);
   SourceSql& src() { return src_; }
   SourceSql take() { return std::move(src_); }
 

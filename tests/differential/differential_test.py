@@ -34,6 +34,7 @@ EXT = os.environ.get("ROCPD_EXT", "")
 FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
 SHARED_DATA = os.environ.get("ROCPD_SHARED_DATA", "")
 SETS = os.path.join(FIXTURES, "sets")
+LAYOUTS = os.path.join(FIXTURES, "layouts")
 SCRIPT = os.path.abspath(__file__)
 
 DEFAULT_QUERIES = {"generated": 1000, "hostile": 2000, "all": 3000}
@@ -94,6 +95,12 @@ def configs(hostile_dir, generated=True):
         if s == "mixed8":
             half = files[:len(files) // 2]
             out.append(Config(s + "/both", "generated", attach=[(stem(f), f) for f in half], open_=[d]))
+    # The upstream layouts (docs/formats.md): they fill the detail tables the sets leave empty.
+    for s in ("rocpd_v305", "merged", "rocprofsys", "rocpd4", "multinode") if generated else ():
+        d = os.path.join(LAYOUTS, s)
+        if not os.path.isdir(d):
+            raise SystemExit("fixture layout %s missing: run the fixtures_generate test first (%s)" % (s, d))
+        out.append(Config("layouts/" + s, "generated", open_=[d], weight=0.6))
     if hostile_dir:
         for s, d in hostile_fixtures.build(hostile_dir).items():
             files = trace_files(d)
@@ -396,6 +403,8 @@ class Catalog:
         self.identity_failed = set()
         rng = random.Random("%s/%s/catalog" % (seed, cfg.name))
         specs = [("ops", "ops", "rocpd_ops"), ("apis", "apis", "rocpd_apis"), ("members", "members", "rocpd_members")]
+        for d in ("kernels", "copies", "memory", "counters", "hip_events"):
+            specs.append(("d_" + d, "detail", "rocpd_" + d))
         for s in ("top", "ktop", "copies", "apis", "markers"):
             specs.append(("u_" + s, "union", "rocpd_union('%s')" % s))
         objects = member_objects(cfg.member_paths())
@@ -495,6 +504,13 @@ class Catalog:
         add("k_name", "ops", "{b}.name = {a}.v")
         add("k_name", "apis", "{b}.name = {a}.v")
         add("k_name", "u_top", "{b}.name = {a}.v")
+        add("d_kernels", "ops", "{b}.db = {a}.db AND {b}.pid = {a}.pid AND {b}.op_id = {a}.op_id")
+        add("d_copies", "ops", "{b}.db = {a}.db AND {b}.pid = {a}.pid AND {b}.op_id = {a}.op_id")
+        add("d_counters", "d_kernels", "{b}.db = {a}.db AND {b}.pid = {a}.pid AND {b}.op_id = {a}.op_id")
+        add("d_memory", "apis", "{b}.db = {a}.db AND {b}.correlation_id = {a}.correlation_id")
+        add("d_hip_events", "apis", "{b}.db = {a}.db AND {b}.correlation_id = {a}.correlation_id")
+        add("k_gpu", "d_kernels", "{b}.gpu = {a}.v")
+        add("k_name", "d_kernels", "{b}.name = {a}.v")
         for key, t in self.tables.items():
             if t.kind != "named":
                 continue

@@ -8,7 +8,7 @@
 
 #include "federation/member_files.h"
 #include "federation/member_sql.h"
-#include "formats/rocpd3.h"
+#include "formats/rocpd.h"
 #include "formats/rpd.h"
 
 // The extension reaches SQLite through this table; these units never call SQLite.
@@ -37,7 +37,7 @@ std::unique_ptr<Member> rocpd_member() {
   Member& m = *owned;
   m.alias = "p";
   m.schema = "main";
-  m.info.adapter = &rocpd3_adapter();
+  m.info.adapter = &rocpd_adapter();
   m.info.schema_version = 3;
   auto d = std::make_shared<RocpdDetails>();
   RocpdProcess proc;

@@ -77,15 +77,15 @@ class OpenErrors(ChecksumGuard):
                          f"rocpd_open: '{p}': unsupported rpd schema_version '7' (supported: 2, 3)", (p,))
 
     def test_unsupported_rocpd_version(self):
-        p = copy_of(set_files("same_rocpd")[0], self.tmp, "v4.db")
+        p = copy_of(set_files("same_rocpd")[0], self.tmp, "v5.db")
         w = sqlite3.connect(p)
         (meta,), = w.execute("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_metadata_%' AND type = 'table'")
-        w.execute(f"UPDATE \"{meta}\" SET value = '4.1.0' WHERE tag = 'schema_version'")
+        w.execute(f"UPDATE \"{meta}\" SET value = '5.0.0' WHERE tag = 'schema_version'")
         w.commit()
         w.close()
         self.assertError("SELECT rocpd_open(?)",
-                         f"rocpd_open: '{p}': unsupported rocpd schema_version '4.1.0' in {meta} "
-                         "(supported: 3, 3.0.0 .. 3.0.5)", (p,))
+                         f"rocpd_open: '{p}': unsupported rocpd schema_version '5.0.0' in {meta} "
+                         "(supported: 3, 3.0.0 .. 3.0.5, 4.x)", (p,))
 
     def test_rpd_missing_table(self):
         p = copy_of(set_files("same_rpd2")[0], self.tmp, "noapi.rpd")

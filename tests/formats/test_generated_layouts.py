@@ -27,6 +27,10 @@ def one(con, sql, args=()):
     return con.execute(sql, args).fetchone()
 
 
+def rows_of(con, sql, args=()):
+    return con.execute(sql, args).fetchall()
+
+
 class Generated(unittest.TestCase):
     def check_basics(self, con, truth):
         for f in truth["files"]:
@@ -138,12 +142,15 @@ class Generated(unittest.TestCase):
         self.check_basics(con, truth)
         self.check_details(con, truth)
 
-    def test_rocpd_4_is_refused_by_name(self):
-        d = os.path.join(LAYOUTS, "rocpd4")
-        with self.assertRaises(sqlite3.OperationalError) as cm:
-            connect().execute("SELECT rocpd_open(?)", (d,))
-        self.assertIn("unsupported rocpd schema_version '4.1.0'", str(cm.exception))
-
+    def test_rocpd_4(self):
+        con, truth = load("rocpd4")
+        self.check_basics(con, truth)
+        self.check_details(con, truth)
+        self.assertEqual(rows_of(con, "SELECT schema_version, version FROM rocpd_members"), [(4, "4.1.0")])
+        # Every op knows its process, GPU and stream through its track.
+        self.assertEqual(one(con, "SELECT count(*) FROM rocpd_ops WHERE pid IS NULL OR gpu IS NULL OR stream IS NULL")[0],
+                         0)
+        self.assertEqual(one(con, "SELECT count(*) FROM rocpd_apis WHERE tid IS NULL")[0], 0)
 
 if __name__ == "__main__":
     main()

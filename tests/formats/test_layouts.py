@@ -201,8 +201,15 @@ class Versions(unittest.TestCase):
                     self.assertEqual(got[0][2:], (None, None))  # no graph ids or registers before 3.0.2
                 self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_hip_events")[0][0], 0)
 
+    def test_3_x_tables_labelled_4_need_the_4_x_tables(self):
+        path = self.one_kernel("rocpd_v3_0_5.sql", "4.1.0")
+        with self.assertRaises(sqlite3.OperationalError) as cm:
+            connect().execute("SELECT rocpd_open(?)", (path,))
+        self.assertIn("rocpd 4.x trace lacks table rocpd_info_category_", str(cm.exception))
+        self.assertIn(os.path.basename(path), str(cm.exception))
+
     def test_unknown_major_is_refused(self):
-        for version in ("4.1.0", "5", "x"):
+        for version in ("5", "2.0", "x"):
             with self.subTest(version=version):
                 path = self.one_kernel("rocpd_v3_0_5.sql", version)
                 with self.assertRaises(sqlite3.OperationalError) as cm:

@@ -1,4 +1,4 @@
-// rocprofv3 rocpd schema 3.x: see rocpd3.cpp.
+// rocprofv3's rocpd files, schema 3.x and 4.x: see rocpd.cpp.
 #pragma once
 #include <string>
 #include <vector>
@@ -12,6 +12,7 @@ namespace rocpd::federation {
 struct RocpdProcess {
   std::string suffix;               // "_<uuid with underscores>"
   std::string version;              // its schema_version as written
+  int major = 3;                    // 3, or 4: who/where on rocpd_track, categories in rocpd_info_category
   bool has_marker_samples = false;  // rocpd_sample and rocpd_track present (instant marks)
   bool has_graph_ids = false;       // 3.0.2+: graph_exec_id on dispatches and copies
   bool has_symbol_registers = false;// sgpr_count, arch_vgpr_count, accum_vgpr_count on kernel symbols
@@ -29,6 +30,6 @@ struct RocpdDetails : FormatDetails {
   std::vector<RocpdProcess> processes;  // in the order of their metadata tables' names
 };
 
-const FormatAdapter& rocpd3_adapter();
+const FormatAdapter& rocpd_adapter();
 
 }  // namespace rocpd::federation

@@ -1,12 +1,15 @@
-// rocprofv3's rocpd files, schema 3 and 3.0.0 .. 3.0.5 (schema/rocpd_v3.sql, rocpd_v3_0_5.sql): every
-// table named rocpd_<name>_<uuid>, one process per file, or several in a file written by
-// `rocpd merge` (schema/rocpd_merged.md: each process's suffixed tables are its sources, the
-// union views are never read). Kernel dispatches and memory copies are the ops, regions (and the
-// instant marks kept as samples on marker tracks) the API calls; the details tables read the
-// dispatch geometry, allocations, per-dispatch counters and HIP events where the version has them.
+// rocprofv3's rocpd files, schema 3 and 3.0.0 .. 3.0.5 (schema/rocpd_v3.sql, rocpd_v3_0_5.sql) and
+// 4.x (schema/rocpd_v4.sql): every table named rocpd_<name>_<uuid>, one process per file, or
+// several in a file written by `rocpd merge` (schema/rocpd_merged.md: each process's suffixed
+// tables are its sources, the union views are never read). Kernel dispatches and memory copies are
+// the ops, regions (and the instant marks kept as samples on marker tracks) the API calls; the
+// details tables read the dispatch geometry, allocations, per-dispatch counters and HIP events
+// where the version has them. 4.x keeps the same rows but moves who/where (pid, tid, agent,
+// queue, stream) onto rocpd_track and categories into rocpd_info_category: `Placement` and
+// `Category` below are the only places the two majors differ.
 #include <fmt/format.h>
 
-#include "formats/rocpd3.h"
+#include "formats/rocpd.h"
 #include "formats/probe_util.h"
 
 namespace rocpd::federation {
@@ -22,18 +25,84 @@ std::string table(const Member& m, const RocpdProcess& p, const char* name) {
 // The GPU number of an agent row: its index among the GPUs (NULL for CPUs and NICs).
 std::string gpu_of(const char* agent) { return fmt::format("CASE WHEN {0}.type = 'GPU' THEN {0}.type_index END", agent); }
 
+// Where an event's process, thread, agent, queue and stream are: columns of its own row `row`
+// (3.x), or of the rocpd_track row it references (4.x), joined as `track` after the joins `deps`
+// that `row` itself needs.
+class Placement {
+ public:
+  Placement(SourceBuilder& b, const Member& m, const RocpdProcess& p, std::string row, const char* track = "wt",
+            uint32_t deps = 0)
+      : b_(b), m_(m), p_(p), row_(std::move(row)), track_(track), deps_(deps) {
+    if (p.major < 4) return;
+    b.join(track, fmt::format("LEFT JOIN {} AS {} ON {}.id = {}.track_id", table(m, p, "rocpd_track"), track, track, row_),
+           deps);
+    deps_ |= b.mask({track});
+  }
+  std::string expr(const char* column) const {
+    return fmt::format("{}.{}", p_.major < 4 ? row_ : std::string(track_), column);
+  }
+  uint32_t joins() const { return deps_; }
+  void col(int c, const char* column) const { b_.col(c, expr(column), deps_); }
+  // Joins `info_table` as `alias` on its id = this event's `column` (agent_id, tid...).
+  void join(const char* alias, const char* info_table, const char* column) const {
+    b_.join(alias, fmt::format("LEFT JOIN {} AS {} ON {}.id = {}", table(m_, p_, info_table), alias, alias, expr(column)),
+            deps_);
+  }
+
+ private:
+  SourceBuilder& b_;
+  const Member& m_;
+  const RocpdProcess& p_;
+  std::string row_;
+  const char* track_;
+  uint32_t deps_;
+};
+
+// An event's category, joined as `ct` after the event `e`: a rocpd_string (3.x) or a
+// rocpd_info_category row (4.x). `inner`: only events with a category belong to the source.
+struct Category {
+  std::string name;  // SQL of the category's name
+  Category(SourceBuilder& b, const Member& m, const RocpdProcess& p, bool inner = false)
+      : name(p.major < 4 ? "ct.string" : "ct.name") {
+    b.join("ct",
+           fmt::format("{} {} AS ct ON ct.id = e.category_id", inner ? "JOIN" : "LEFT JOIN",
+                       table(m, p, p.major < 4 ? "rocpd_string" : "rocpd_info_category")),
+           {"e"});
+  }
+  // API domain from the category. rocprofv3 3.x names categories after the SDK's buffer kinds
+  // (HIP_RUNTIME_API_EXT, HSA_CORE_API, MARKER_CORE_RANGE_API, RCCL_API...), 4.x after perfetto's
+  // (hip_api, hsa_api, marker_api, rccl_api, rocdecode_api, openmp...), rocprofiler-systems after
+  // its own (rocm_hip_api, rocm_marker_api, ...; host-side ones such as python or mpi). LIKE is
+  // case-insensitive on the member connection.
+  std::string domain() const {
+    return fmt::format(
+        "CASE WHEN {0} LIKE 'HIP%' OR {0} LIKE 'rocm\\_hip%' ESCAPE '\\' THEN 'hip' "
+        "WHEN {0} LIKE 'HSA%' OR {0} LIKE 'rocm\\_hsa%' ESCAPE '\\' THEN 'hsa' "
+        "WHEN {1} THEN 'marker' "
+        "WHEN {0} LIKE 'RCCL%' OR {0} LIKE 'rocm\\_rccl%' ESCAPE '\\' THEN 'rccl' "
+        "WHEN {0} LIKE 'rocm\\_%' ESCAPE '\\' THEN lower(substr({0}, 6)) "
+        "WHEN {0} LIKE '%\\_api' ESCAPE '\\' THEN lower(substr({0}, 1, length({0}) - 4)) "
+        "ELSE lower({0}) END",
+        name, is_marker());
+  }
+  std::string is_marker() const {
+    return fmt::format("({0} LIKE 'MARKER%' OR {0} LIKE 'rocm\\_marker%' ESCAPE '\\')", name);
+  }
+};
+
 // rocprofv3 keeps the internal correlation id (the one linking an API call to the dispatch or
 // copy it issued) in rocpd_event.stack_id; rocpd_event.correlation_id holds the external id
 // (a user-supplied value, usually 0).
 void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int pid, int gpu, int queue,
                       int stream, int name, int start, int end, int duration, int corr, int op_id, int graph) {
-  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", table(m, p, "rocpd_info_agent")));
+  const Placement at(b, m, p, "k");
+  at.join("a", "rocpd_info_agent", "agent_id");
   b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", table(m, p, "rocpd_info_kernel_symbol")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = k.event_id", table(m, p, "rocpd_event")));
-  b.col(pid, "k.pid");
+  at.col(pid, "pid");
   b.col(gpu, "a.type_index", {"a"});
-  b.col(queue, "k.queue_id");
-  b.col(stream, "k.stream_id");
+  at.col(queue, "queue_id");
+  at.col(stream, "stream_id");
   b.col(name, "ks.kernel_name", {"ks"});
   b.col(start, "k.start");
   b.col(end, "k.\"end\"");
@@ -99,11 +168,12 @@ void copy_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int 
   b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", table(m, p, "rocpd_info_agent")));
   b.join("sa", fmt::format("LEFT JOIN {} AS sa ON sa.id = c.src_agent_id", table(m, p, "rocpd_info_agent")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = c.event_id", table(m, p, "rocpd_event")));
-  b.col(pid, "c.pid");
+  const Placement at(b, m, p, "c");
+  at.col(pid, "pid");
   // The GPU a copy occupies: the destination GPU, else the source GPU (device-to-host).
   b.col(gpu, fmt::format("COALESCE({}, {})", gpu_of("da"), gpu_of("sa")), {"da", "sa"});
-  b.col(queue, "c.queue_id");
-  b.col(stream, "c.stream_id");
+  at.col(queue, "queue_id");
+  at.col(stream, "stream_id");
   b.col(name, kCopyNameSql, {"n"});
   b.col(start, "c.start");
   b.col(end, "c.\"end\"");
@@ -138,28 +208,16 @@ SourceSql copy_details(const Member& m, const RocpdProcess& p) {
 // written as a JSON number reads as the text a TEXT column would store.
 constexpr const char* kMarkerName = "CAST(json_extract(e.extdata, '$.message') AS TEXT)";
 
-// API domain from the event category. rocprofv3 names categories after the SDK's buffer kinds
-// (HIP_RUNTIME_API_EXT, HSA_CORE_API, MARKER_CORE_RANGE_API, RCCL_API...), rocprofiler-systems
-// after its own (rocm_hip_api, rocm_marker_api, ...; host-side ones such as python or mpi).
-constexpr const char* kDomain =
-    "CASE WHEN ct.string LIKE 'HIP%' OR ct.string LIKE 'rocm\\_hip%' ESCAPE '\\' THEN 'hip' "
-    "WHEN ct.string LIKE 'HSA%' OR ct.string LIKE 'rocm\\_hsa%' ESCAPE '\\' THEN 'hsa' "
-    "WHEN ct.string LIKE 'MARKER%' OR ct.string LIKE 'rocm\\_marker%' ESCAPE '\\' THEN 'marker' "
-    "WHEN ct.string LIKE 'RCCL%' OR ct.string LIKE 'rocm\\_rccl%' ESCAPE '\\' THEN 'rccl' "
-    "WHEN ct.string LIKE 'rocm\\_%' ESCAPE '\\' THEN lower(substr(ct.string, 6)) "
-    "ELSE lower(ct.string) END";
-constexpr const char* kIsMarker = "(ct.string LIKE 'MARKER%' OR ct.string LIKE 'rocm\\_marker%' ESCAPE '\\')";
-
 SourceSql regions(const Member& m, const RocpdProcess& p) {
   SourceBuilder b(table(m, p, "rocpd_region"), "r", kApisColumnCount);
   b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = r.name_id", table(m, p, "rocpd_string")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", table(m, p, "rocpd_event")));
-  b.join("ct", fmt::format("LEFT JOIN {} AS ct ON ct.id = e.category_id", table(m, p, "rocpd_string")), {"e"});
-  b.col(kApisPid, "r.pid");
-  if (!p.rocprofsys) b.col(kApisTid, "r.tid");
-  // rocprofv3 categories: HIP_RUNTIME_API[_EXT], HIP_COMPILER_API, HSA_*_API, MARKER_*_API, RCCL_API...
-  b.col(kApisDomain, kDomain, {"e", "ct"});
-  b.col(kApisCategory, "ct.string", {"e", "ct"});
+  const Category cat(b, m, p);
+  const Placement at(b, m, p, "r");
+  at.col(kApisPid, "pid");
+  if (!p.rocprofsys) at.col(kApisTid, "tid");
+  b.col(kApisDomain, cat.domain(), {"e", "ct"});
+  b.col(kApisCategory, cat.name, {"e", "ct"});
   if (p.rocprofsys) {
     // rocprofiler-systems: the message is the call's 'message' argument (the first, by id).
     b.join("am", fmt::format("LEFT JOIN (SELECT event_id, value, min(id) FROM {} WHERE name = 'message' "
@@ -168,12 +226,12 @@ SourceSql regions(const Member& m, const RocpdProcess& p) {
     b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = r.tid", table(m, p, "rocpd_info_thread")));
     b.col(kApisTid, "th.tid", {"th"});
     b.col(kApisName,
-          fmt::format("CASE WHEN {} THEN COALESCE({}, CAST(am.value AS TEXT), n.string) ELSE n.string END", kIsMarker,
-                      kMarkerName),
+          fmt::format("CASE WHEN {} THEN COALESCE({}, CAST(am.value AS TEXT), n.string) ELSE n.string END",
+                      cat.is_marker(), kMarkerName),
           {"n", "e", "ct", "am"});
   } else {
     b.col(kApisName,
-          fmt::format("CASE WHEN {} THEN COALESCE({}, n.string) ELSE n.string END", kIsMarker, kMarkerName),
+          fmt::format("CASE WHEN {} THEN COALESCE({}, n.string) ELSE n.string END", cat.is_marker(), kMarkerName),
           {"n", "e", "ct"});
   }
   // rocprofv3 keeps arguments as rows of rocpd_arg; use rocpd_union('rocpd_arg') to read them.
@@ -189,22 +247,25 @@ SourceSql regions(const Member& m, const RocpdProcess& p) {
 }
 
 // Instant roctx marks: rocprofv3 writes them as samples on a track (its `sample_regions` view),
-// the message in the event's extdata, else the track's name. SPM samples (3.0.3) sit on the
-// 'SPM' track with dispatch events: the category keeps them out.
+// the message in the event's extdata, else the sample's name (4.x) or the track's (3.x). SPM
+// samples (3.0.3) sit on the 'SPM' track with dispatch events: the category keeps them out.
 SourceSql marks(const Member& m, const RocpdProcess& p) {
   SourceBuilder b(table(m, p, "rocpd_sample"), "sm", kApisColumnCount);
   // Only the event and its category decide which samples are marks (the source's WHERE, always
   // joined); every other join is LEFT, so the rows never depend on the columns selected.
   b.join("tr", fmt::format("LEFT JOIN {} AS tr ON tr.id = sm.track_id", table(m, p, "rocpd_track")));
   b.join("e", fmt::format("JOIN {} AS e ON e.id = sm.event_id", table(m, p, "rocpd_event")));
-  b.join("ct", fmt::format("JOIN {} AS ct ON ct.id = e.category_id", table(m, p, "rocpd_string")), {"e"});
-  b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", table(m, p, "rocpd_string")), {"tr"});
-  b.src().where = "ct.string LIKE 'MARKER%'";
+  const Category cat(b, m, p, true);
+  if (p.major < 4)
+    b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", table(m, p, "rocpd_string")), {"tr"});
+  else
+    b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = sm.name_id", table(m, p, "rocpd_string")));
+  b.src().where = fmt::format("{} LIKE 'MARKER%'", cat.name);
   b.src().where_joins = b.mask({"e", "ct"});
   b.col(kApisPid, "tr.pid", {"tr"});
   b.col(kApisTid, "tr.tid", {"tr"});
   b.col(kApisDomain, "'marker'");
-  b.col(kApisCategory, "ct.string", {"e", "ct"});
+  b.col(kApisCategory, cat.name, {"e", "ct"});
   b.col(kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "sm.timestamp");
@@ -220,14 +281,15 @@ SourceSql marks(const Member& m, const RocpdProcess& p) {
 // Allocations, frees and scratch reservations (rocpd_memory_allocate).
 SourceSql memory(const Member& m, const RocpdProcess& p) {
   SourceBuilder b(table(m, p, "rocpd_memory_allocate"), "ma", kMemColumnCount);
-  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = ma.agent_id", table(m, p, "rocpd_info_agent")));
+  const Placement at(b, m, p, "ma");
+  at.join("a", "rocpd_info_agent", "agent_id");
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = ma.event_id", table(m, p, "rocpd_event")));
-  b.col(kMemPid, "ma.pid");
+  at.col(kMemPid, "pid");
   if (p.rocprofsys) {
-    b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = ma.tid", table(m, p, "rocpd_info_thread")));
+    at.join("th", "rocpd_info_thread", "tid");
     b.col(kMemTid, "th.tid", {"th"});
   } else {
-    b.col(kMemTid, "ma.tid");
+    at.col(kMemTid, "tid");
   }
   b.col(kMemGpu, gpu_of("a"), {"a"});
   b.col(kMemOperation, "ma.type");
@@ -253,12 +315,13 @@ SourceSql counters(const Member& m, const RocpdProcess& p) {
                            "ON ke.event_id = pe.event_id",
                            table(m, p, "rocpd_kernel_dispatch")));
   b.join("k", fmt::format("LEFT JOIN {} AS k ON k.id = ke.id", table(m, p, "rocpd_kernel_dispatch")), {"ke"});
-  b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = k.agent_id", table(m, p, "rocpd_info_agent")), {"ke", "k"});
+  const Placement at(b, m, p, "k", "kt", b.mask({"ke", "k"}));
+  at.join("a", "rocpd_info_agent", "agent_id");
   b.join("ks", fmt::format("LEFT JOIN {} AS ks ON ks.id = k.kernel_id", table(m, p, "rocpd_info_kernel_symbol")),
          {"ke", "k"});
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = pe.event_id", table(m, p, "rocpd_event")));
   if (p.has_spm) b.src().where = "pe.sample_id IS NULL";
-  b.col(kCntPid, "k.pid", {"ke", "k"});
+  at.col(kCntPid, "pid");
   b.col(kCntGpu, "a.type_index", {"ke", "k", "a"});
   b.col(kCntOpId, "k.id", {"ke", "k"});
   b.col(kCntCorrelationId, "e.stack_id", {"e"});
@@ -309,15 +372,24 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
   auto version = metadata_value(db, meta, "schema_version");
   if (!version) throw Error(fmt::format("{}: table {} has no schema_version", label, meta_table));
   p.version = *version;
-  if (major_version(*version) != 3)
-    throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' in {} (supported: 3, 3.0.0 .. 3.0.5)",
+  p.major = major_version(*version);
+  if (p.major != 3 && p.major != 4)
+    throw Error(fmt::format("{}: unsupported rocpd schema_version '{}' in {} (supported: 3, 3.0.0 .. 3.0.5, 4.x)",
                             label, *version, meta_table));
   const std::string& u = p.suffix;
+  // A 4.x variant keeps times as rows of rocpd_timestamp (start_id/end_id): its layout is
+  // unverified upstream (schema/rocpd_v4.sql), so it is refused by name rather than misread.
+  if (p.major == 4 && names.count("rocpd_timestamp" + u))
+    throw Error(fmt::format("{}: rocpd schema_version '{}' with timestamps in table rocpd_timestamp{} is not "
+                            "supported (only 4.x files with start/end columns are)",
+                            label, *version, u));
   std::vector<std::string> needed;
   for (const char* t : {"rocpd_string", "rocpd_info_agent", "rocpd_info_kernel_symbol", "rocpd_event",
                         "rocpd_region", "rocpd_kernel_dispatch", "rocpd_memory_copy"})
     needed.push_back(t + u);
-  require_tables(names, needed, label, "rocpd");
+  if (p.major == 4)
+    for (const char* t : {"rocpd_track", "rocpd_info_category", "rocpd_sample"}) needed.push_back(t + u);
+  require_tables(names, needed, label, p.major == 4 ? "rocpd 4.x" : "rocpd");
   p.has_marker_samples = names.count("rocpd_sample" + u) && names.count("rocpd_track" + u);
   auto has = [&](const char* t, const char* c) { return has_column(db, schema, t + u, c); };
   p.has_graph_ids = has("rocpd_kernel_dispatch", "graph_exec_id") && has("rocpd_memory_copy", "graph_exec_id");
@@ -329,14 +401,47 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
   p.has_memory = names.count("rocpd_memory_allocate" + u) > 0;
   p.has_counters = names.count("rocpd_pmc_event" + u) && names.count("rocpd_info_pmc" + u);
   p.has_spm = p.has_counters && has("rocpd_pmc_event", "sample_id");
-  p.has_hip_events = names.count("rocpd_hip_event" + u) > 0;
-  p.rocprofsys = metadata_value(db, meta, "upid").has_value();
+  // 4.x has no rocpd_hip_event; a table of that name there has unknown columns.
+  p.has_hip_events = p.major == 3 && names.count("rocpd_hip_event" + u) > 0;
+  p.rocprofsys = p.major == 3 && metadata_value(db, meta, "upid").has_value();
   if (p.rocprofsys) require_tables(names, {"rocpd_arg" + u, "rocpd_info_thread" + u}, label, "rocprofiler-systems rocpd");
   return p;
 }
 
+// 4.x: the same reads, who/where from rocpd_track, categories from rocpd_info_category.
+std::vector<TableColumns> read_columns_4(const RocpdProcess& p) {
+  const std::string& u = p.suffix;
+  std::vector<TableColumns> t = {
+      {"rocpd_string" + u, {{"string", 't'}}},
+      {"rocpd_info_agent" + u, {{"type", 't'}, {"type_index", 'n'}}},
+      {"rocpd_info_kernel_symbol" + u, {{"kernel_name", 't'}}},
+      {"rocpd_info_category" + u, {{"name", 't'}}},
+      {"rocpd_event" + u, {{"stack_id", 'n'}, {"category_id", 'n'}}},
+      {"rocpd_track" + u,
+       {{"pid", 'n'}, {"tid", 'n'}, {"agent_id", 'n'}, {"queue_id", 'n'}, {"stream_id", 'n'}, {"name_id", 'n'}}},
+      {"rocpd_region" + u, {{"track_id", 'n'}, {"start", 'n'}, {"end", 'n'}, {"name_id", 'n'}, {"event_id", 'n'}}},
+      {"rocpd_sample" + u, {{"track_id", 'n'}, {"name_id", 'n'}, {"event_id", 'n'}, {"timestamp", 'n'}}},
+      {"rocpd_kernel_dispatch" + u,
+       {{"track_id", 'n'}, {"kernel_id", 'n'}, {"start", 'n'}, {"end", 'n'}, {"event_id", 'n'}, {"grid_size_x", 'n'},
+        {"grid_size_y", 'n'}, {"grid_size_z", 'n'}, {"workgroup_size_x", 'n'}, {"workgroup_size_y", 'n'},
+        {"workgroup_size_z", 'n'}}},
+      {"rocpd_memory_copy" + u,
+       {{"track_id", 'n'}, {"name_id", 'n'}, {"dst_agent_id", 'n'}, {"src_agent_id", 'n'}, {"start", 'n'},
+        {"end", 'n'}, {"event_id", 'n'}, {"size", 'n'}}}};
+  if (p.has_memory)
+    t.push_back({"rocpd_memory_allocate" + u,
+                 {{"track_id", 'n'}, {"type", 't'}, {"level", 't'}, {"start", 'n'}, {"end", 'n'}, {"address", 'n'},
+                  {"size", 'n'}, {"event_id", 'n'}}});
+  if (p.has_counters) {
+    t.push_back({"rocpd_pmc_event" + u, {{"event_id", 'n'}, {"pmc_id", 'n'}, {"value", 'n'}}});
+    t.push_back({"rocpd_info_pmc" + u, {{"name", 't'}, {"units", 't'}}});
+  }
+  return t;
+}
+
 // The tables and columns a process's sources read (checked once per process).
 std::vector<TableColumns> read_columns(const RocpdProcess& p) {
+  if (p.major == 4) return read_columns_4(p);
   const std::string& u = p.suffix;
   std::vector<TableColumns> t = {
       {"rocpd_string" + u, {{"string", 't'}}},
@@ -372,7 +477,7 @@ std::vector<TableColumns> read_columns(const RocpdProcess& p) {
   return t;
 }
 
-class Rocpd3Adapter : public FormatAdapter {
+class RocpdAdapter : public FormatAdapter {
  public:
   const char* name() const override { return "rocpd"; }
 
@@ -389,7 +494,7 @@ class Rocpd3Adapter : public FormatAdapter {
     }
     const RocpdProcess& first = d->processes.front();
     info.version_text = first.version;
-    info.schema_version = 3;
+    info.schema_version = first.major;
     info.loose_types = !check_tables(db, schema, label, tables);
     // One process: its UUID. Several (a merged file): the first's, as rocpd_members shows one.
     const std::string meta = quote_id(schema) + "." + quote_id("rocpd_metadata" + first.suffix);
@@ -436,8 +541,8 @@ class Rocpd3Adapter : public FormatAdapter {
 
 }  // namespace
 
-const FormatAdapter& rocpd3_adapter() {
-  static const Rocpd3Adapter adapter;
+const FormatAdapter& rocpd_adapter() {
+  static const RocpdAdapter adapter;
   return adapter;
 }
 
