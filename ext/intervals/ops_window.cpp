@@ -232,6 +232,28 @@ std::optional<Interval> job_range(sqlite3* conn) {
   return Interval{sqlite3_column_int64(stmt.get(), 0), sqlite3_column_int64(stmt.get(), 1)};
 }
 
+std::map<std::string, Interval> clock_clusters(sqlite3* conn) {
+  Stmt stmt = prepare(conn,
+                      "SELECT db, first_ns, last_ns FROM temp.rocpd_members WHERE first_ns IS NOT NULL AND last_ns "
+                      "IS NOT NULL ORDER BY first_ns",
+                      "reading rocpd_members");
+  std::vector<std::pair<std::string, Interval>> spans;
+  while (step(stmt.get(), "reading rocpd_members"))
+    spans.emplace_back(std::string(column_text(stmt.get(), 0)),
+                       Interval{sqlite3_column_int64(stmt.get(), 1), sqlite3_column_int64(stmt.get(), 2)});
+  std::map<std::string, Interval> out;
+  // Sweep in order of first_ns: a member starting after the cluster's end opens a new cluster.
+  for (size_t begin = 0; begin < spans.size();) {
+    Interval cluster = spans[begin].second;
+    size_t end = begin + 1;
+    while (end < spans.size() && spans[end].second.start <= cluster.end)
+      cluster.end = std::max(cluster.end, spans[end++].second.end);
+    for (size_t i = begin; i < end; ++i) out[spans[i].first] = cluster;
+    begin = end;
+  }
+  return out;
+}
+
 namespace {
 // A gpu or time column of the current op: an integer, or NULL (nullopt). Anything else (text or
 // a real in a hostile file) is an error naming the member, as interval_union's own.

@@ -9,6 +9,7 @@
 // on the constraints of the scan (SQLite's OR plans de-duplicate by rowid).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string
 
 // First and last timestamp of the whole job (all members), for aligning buckets.
 std::optional<Interval> job_range(sqlite3* conn);
+// Per member with events, the span of its clock cluster: the union of the spans (first_ns ..
+// last_ns) of the members that overlap it directly or through others.
+std::map<std::string, Interval> clock_clusters(sqlite3* conn);
 
 // A gpu value as rocpd_ops returns it: normally an integer or NULL, but a hostile file's text,
 // real or blob is a group of its own, as `GROUP BY gpu` makes it. Ordered as SQLite orders values

@@ -7,9 +7,17 @@
 //            HIDDEN bucket_ns, lo, hi, buckets (the arguments; the values actually used)
 // All buckets of a query share one grid: it starts at lo, or at the job's first timestamp
 // (min rocpd_members.first_ns), and ends at hi or the job's last timestamp, so the ranks of a job
-// compare bucket by bucket. The last bucket is cut at hi. `db = x` and `gpu = x` are pushed down.
+// compare bucket by bucket. The last bucket is cut at hi. Members whose spans (first_ns ..
+// last_ns) overlap, directly or through others, form a clock cluster (a job on one clock is one
+// cluster); each member reports the buckets of the grid that overlap its cluster's span. Every
+// member of a cluster has the same buckets, while a member on another host's unaligned clock adds
+// no empty buckets (nor a grid of billions) to the others; rows never depend on which members a
+// query selects. `db = x` and `gpu = x` are pushed down.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <memory>
 
 #include "common/vtab_util.h"
@@ -37,7 +45,9 @@ struct Table : sqlite3_vtab {
 
 struct Cursor : sqlite3_vtab_cursor {
   OpsWindow window;
-  BucketGrid grid;
+  BucketGrid job_grid;  // the query's grid
+  BucketGrid grid;      // its buckets within the current member's cluster
+  std::map<std::string, Interval> clusters;  // member -> span of its clock cluster
   std::vector<MemberRef> dbs;
   RowNumbering numbering;
   size_t next_db = 0;
@@ -65,12 +75,33 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db].db, window, kName);
+      const std::string& db = dbs[next_db].db;
+      const auto span = clusters.find(db);
+      grid = job_grid;
+      if (span != clusters.end()) clip_to_cluster(db, span->second);
+      gpus = span != clusters.end() && grid.count() ? load_busy(table().conn, db, window, kName)
+                                                    : std::vector<GpuBusy>{};
       ++next_db;
       next_gpu = 0;
       busy.clear();
       row = 0;
     }
+  }
+
+  // The buckets of the job's grid that overlap the cluster's span [first, last) (its events'
+  // first start and last end; a span of instants only is the bucket holding them).
+  void clip_to_cluster(const std::string& db, Interval span) {
+    const Interval window_bounds{job_grid.bucket(job_grid.first).start, job_grid.bucket(job_grid.last).end};
+    if (span.end < window_bounds.start || span.start >= window_bounds.end) {
+      grid.last = grid.first - 1;  // no bucket
+      return;
+    }
+    const int64_t last_time = span.end > span.start ? span.end - 1 : span.start;
+    grid.first = std::max(job_grid.first, job_grid.index_of(span.start));
+    grid.last = std::min(job_grid.last, job_grid.index_of(last_time));
+    if (grid.count() > kMaxBuckets)
+      throw Error(fmt::format("{}: member {}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns",
+                              kName, db, grid.count(), kMaxBuckets));
   }
 
   // Validates the arguments and lays out the grid; false when there is nothing to report.
@@ -101,6 +132,7 @@ struct Cursor : sqlite3_vtab_cursor {
     }
     if (hi <= lo) return false;  // an empty job, or a lo after the job's end
     const uint64_t span = Interval{lo, hi}.length();
+    BucketGrid& grid = job_grid;
     grid = BucketGrid{};
     grid.origin = lo;
     grid.first = 0;
@@ -116,15 +148,15 @@ struct Cursor : sqlite3_vtab_cursor {
       grid.last = static_cast<int64_t>(n) - 1;
     } else {
       const auto width = static_cast<uint64_t>(*w.bucket_ns);
+      // Members' own spans are checked against kMaxBuckets (clip_to_member): the job's span may be
+      // wide when members are on different hosts' clocks.
       const uint64_t count = span / width + (span % width != 0);
-      if (count > kMaxBuckets)
-        throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
-                                count, kMaxBuckets));
       grid.width = width;
-      grid.last = static_cast<int64_t>(count) - 1;
+      grid.last = static_cast<int64_t>(std::min<uint64_t>(count, INT64_MAX)) - 1;
     }
     w.lo = lo;
     w.hi = hi;
+    clusters = clock_clusters(table().conn);
     return true;
   }
 };
@@ -198,7 +230,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       break;
     case kArgLo: sqlite3_result_int64(ctx, c->window.lo); break;
     case kArgHi: sqlite3_result_int64(ctx, c->window.hi); break;
-    case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.count())); break;
+    case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->job_grid.count())); break;
   }
   return SQLITE_OK;
 }

@@ -404,12 +404,24 @@ class Clocks(unittest.TestCase):
         con.execute("SELECT rocpd_open(?)", (self.b,))
         return con
 
-    def test_aligned_members_share_one_grid(self):
-        # Before alignment the job spans both hosts' clocks (8.4e9 ns): 100 ns buckets are refused.
+    def test_unaligned_members_get_their_own_clusters(self):
+        # Before alignment the job spans both hosts' clocks (8.4e9 ns = 84 million 100 ns buckets),
+        # but the members do not overlap: each reports the buckets over its own span only, on the
+        # job's grid (origin 100), whether or not a query selects it.
         con = self.opened()
-        with self.assertRaises(sqlite3.OperationalError) as cm:
-            con.execute("SELECT count(*) FROM rocpd_utilization(100) WHERE db = 'a'").fetchall()
-        self.assertIn("buckets per gpu are too many", str(cm.exception))
+        want_a = [(100 + 100 * k, 100 + 100 * (k + 1)) for k in range(9)]  # a spans 100 .. 1000
+        self.assertEqual(rows(con, "SELECT bucket_start, bucket_end FROM rocpd_utilization(100) WHERE db = 'a' "
+                                   "ORDER BY bucket"), want_a)
+        got_b = rows(con, "SELECT bucket, bucket_start, bucket_end, busy_ns FROM rocpd_utilization(100) "
+                          "WHERE db = 'b' ORDER BY bucket")
+        # b spans skew+200 .. skew+1000 -> buckets k with 100 + 100k in [skew+100, skew+1000)
+        first_k = (self.skew + 200 - 100) // 100
+        self.assertEqual([r[0] for r in got_b], list(range(first_k, (self.skew + 1000 - 1 - 100) // 100 + 1)))
+        self.assertEqual(sum(r[3] for r in got_b), 100 + 300)
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_utilization(100)"), [(len(want_a) + len(got_b),)])
+
+    def test_aligned_members_share_one_grid(self):
+        con = self.opened()
         con.execute("SELECT rocpd_align('collective')")
         got = rows(con, "SELECT db, bucket_start, busy_ns FROM rocpd_utilization(100) ORDER BY db, bucket")
         self.assertEqual([r[1] for r in got if r[0] == "a"], [r[1] for r in got if r[0] == "b"])
