@@ -1,8 +1,9 @@
-"""One generated workload written as rpd v2, rpd v3 and rocprofv3 rocpd reads back identically
-through rocpd_ops / rocpd_apis / rocpd_union, and equals the generator's ground truth."""
+"""One generated workload written as rpd v2, rpd v3 and rocprofv3 rocpd (and, in layouts/, as
+rocpd 4.x and rocprofiler-systems) reads back identically through rocpd_ops / rocpd_apis /
+rocpd_union, and equals the generator's ground truth."""
 import os
 
-from rocpd_testlib import ChecksumGuard, connect, main, set_files, truth
+from rocpd_testlib import FIXTURES, ChecksumGuard, connect, main, set_files, truth
 
 SETS = ["same_rpd2", "same_rpd3", "same_rocpd"]
 
@@ -15,9 +16,11 @@ def attach_set(con, name):
 class FormatsAgree(ChecksumGuard):
     watched = [f for s in SETS for f in set_files(s)]
 
-    def aggregates(self, set_name, opened):
+    def aggregates(self, set_name, opened, directory=None):
         con = connect()
-        if opened:
+        if directory:
+            con.execute("SELECT rocpd_open(?)", (directory,))
+        elif opened:
             con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files(set_name)[0]),))
         else:
             attach_set(con, set_name)
@@ -42,6 +45,22 @@ class FormatsAgree(ChecksumGuard):
             other = self.aggregates(s, opened=False)
             for key in base:
                 self.assertEqual(base[key], other[key], f"{s}: {key} differs from rpd v2")
+
+    def test_newer_layouts_identical(self):
+        # rocprofv3 4.x and rocprofiler-systems keep the '.kd' of kernel descriptors in names; the
+        # workload's kernels are the same, so compare the names without it (and the demangled
+        # names, which drop it themselves).
+        base = self.aggregates("same_rpd2", opened=False)
+        for layout in ("same_rocpd4", "same_rocprofsys"):
+            other = self.aggregates(None, True, os.path.join(FIXTURES, "layouts", layout))
+            for key in base:
+                mine = other[key]
+                if key == "ops":
+                    mine = [r[:3] + (r[3][:-3] if r[3].endswith(".kd") else r[3],) + r[4:] for r in mine]
+                    mine.sort(key=lambda r: tuple("" if v is None else v for v in r[:4]))
+                if key == "top":
+                    mine = sorted((db, n[:-3] if n.endswith(".kd") else n) + tuple(rest) for db, n, *rest in mine)
+                self.assertEqual(base[key], mine, f"{layout}: {key} differs from rpd v2")
 
     def test_opened_equals_attached(self):
         for s in SETS:
