@@ -7,12 +7,13 @@
 //            HIDDEN bucket_ns, lo, hi, buckets (the arguments; the values actually used)
 // All buckets of a query share one grid: it starts at lo, or at the job's first timestamp
 // (min rocpd_members.first_ns), and ends at hi or the job's last timestamp, so the ranks of a job
-// compare bucket by bucket. The last bucket is cut at hi. Members whose spans (first_ns ..
-// last_ns) overlap, directly or through others, form a clock cluster (a job on one clock is one
-// cluster); each member reports the buckets of the grid that overlap its cluster's span. Every
-// member of a cluster has the same buckets, while a member on another host's unaligned clock adds
-// no empty buckets (nor a grid of billions) to the others; rows never depend on which members a
-// query selects. `db = x` and `gpu = x` are pushed down.
+// compare bucket by bucket. The last bucket is cut at hi. Without an explicit window (lo and hi
+// both given), members whose spans (first_ns .. last_ns) overlap, directly or through others, form
+// a clock cluster (a job on one clock is one cluster), and each member reports the buckets of the
+// grid that overlap its cluster's span: every member of a cluster has the same buckets, while a
+// member on another host's unaligned clock adds no empty buckets (nor a grid of billions) to the
+// others. With lo and hi, every member reports every bucket of the window. Rows never depend on
+// which members a query selects. `db = x` and `gpu = x` are pushed down.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,6 +49,7 @@ struct Cursor : sqlite3_vtab_cursor {
   BucketGrid job_grid;  // the query's grid
   BucketGrid grid;      // its buckets within the current member's cluster
   std::map<std::string, Interval> clusters;  // member -> span of its clock cluster
+  bool explicit_window = false;              // lo and hi given: no clusters
   std::vector<MemberRef> dbs;
   RowNumbering numbering;
   size_t next_db = 0;
@@ -78,9 +80,13 @@ struct Cursor : sqlite3_vtab_cursor {
       const std::string& db = dbs[next_db].db;
       const auto span = clusters.find(db);
       grid = job_grid;
-      if (span != clusters.end()) clip_to_cluster(db, span->second);
-      gpus = span != clusters.end() && grid.count() ? load_busy(table().conn, db, window, kName)
-                                                    : std::vector<GpuBusy>{};
+      if (explicit_window) {
+        gpus = load_busy(table().conn, db, window, kName);
+      } else {
+        if (span != clusters.end()) clip_to_cluster(db, span->second);
+        gpus = span != clusters.end() && grid.count() ? load_busy(table().conn, db, window, kName)
+                                                      : std::vector<GpuBusy>{};
+      }
       ++next_db;
       next_gpu = 0;
       busy.clear();
@@ -121,7 +127,8 @@ struct Cursor : sqlite3_vtab_cursor {
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kName, *w.arg_hi, *w.arg_lo));
     if (w.nothing) return false;
     int64_t lo = 0, hi = 0;
-    if (!w.arg_lo || !w.arg_hi) {
+    explicit_window = w.arg_lo && w.arg_hi;
+    if (!explicit_window) {
       const auto job = job_range(table().conn);
       if (!job) return false;  // no member has any event
       lo = w.arg_lo.value_or(job->start);
@@ -148,15 +155,18 @@ struct Cursor : sqlite3_vtab_cursor {
       grid.last = static_cast<int64_t>(n) - 1;
     } else {
       const auto width = static_cast<uint64_t>(*w.bucket_ns);
-      // Members' own spans are checked against kMaxBuckets (clip_to_member): the job's span may be
-      // wide when members are on different hosts' clocks.
+      // Without a window, members' cluster spans are checked against kMaxBuckets
+      // (clip_to_cluster): the job's span may be wide when members are on different hosts' clocks.
       const uint64_t count = span / width + (span % width != 0);
+      if (explicit_window && count > kMaxBuckets)
+        throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
+                                count, kMaxBuckets));
       grid.width = width;
       grid.last = static_cast<int64_t>(std::min<uint64_t>(count, INT64_MAX)) - 1;
     }
     w.lo = lo;
     w.hi = hi;
-    clusters = clock_clusters(table().conn);
+    if (!explicit_window) clusters = clock_clusters(table().conn);
     return true;
   }
 };
