@@ -570,7 +570,16 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     // filter before its values go away.
     cur->stop_reading();
     cur->eof = true;
-    if (!cur->watch) cur->watch = std::make_unique<InterruptWatch>(reg->host());
+    if (!cur->watch) {
+      cur->watch = std::make_unique<InterruptWatch>(reg->host());
+      if (reg->progress)
+        // A nested loop filters the inner table once per outer row: the filter count says which.
+        cur->watch->report_progress([cur, reg, name = t.name] {
+          return fmt::format("{}: filter {}: {}/{} member reads started{}{}, {} rows", name, cur->filters,
+                             std::min(cur->next, cur->work.size()), cur->work.size(), cur->member ? ", now " : "",
+                             cur->member ? cur->member->alias : "", reg->last_scan.rows);
+        });
+    }
     cur->watch->check();
     if (!cur->members) {
       cur->members = reg->members();

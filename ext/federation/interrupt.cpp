@@ -1,10 +1,14 @@
 #include "federation/interrupt.h"
 
+#include <cstdio>
+
 namespace rocpd::federation {
 
 namespace {
 // How stale the host flag may get: well inside the 0.5 s promise, rare enough to cost nothing.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
+// Between two lines of rocpd_progress(1).
+constexpr auto kReportInterval = std::chrono::seconds(1);
 // Virtual-machine steps between progress callbacks on member connections.
 constexpr int kProgressSteps = 1000;
 
@@ -26,7 +30,22 @@ bool InterruptWatch::poll() {
   if (now < next_poll_) return false;
   next_poll_ = now + kPollInterval;
   if (host_interrupted(host_)) stop();
+  if (progress_line_ && now >= next_report_) {
+    next_report_ = now + kReportInterval;
+    const double seconds = std::chrono::duration<double>(now - started_).count();
+    try {
+      std::fprintf(stderr, "rocpd: %s, %.1f s\n", progress_line_().c_str(), seconds);
+    } catch (...) {
+      // A progress line is never worth an error.
+    }
+  }
   return stopped();
+}
+
+void InterruptWatch::report_progress(std::function<std::string()> line) {
+  progress_line_ = std::move(line);
+  started_ = std::chrono::steady_clock::now();
+  next_report_ = started_ + kReportInterval;
 }
 
 void InterruptWatch::check() {

@@ -9,6 +9,8 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <string>
 
 #include "common/sqlite_util.h"
 
@@ -27,6 +29,9 @@ class InterruptWatch {
   // calls made millions of times (a join's filters), the clock itself is read every 16th time.
   void check();
   bool stopped() const noexcept { return stopped_.load(std::memory_order_relaxed); }
+  // rocpd_progress(1): while the watched work runs, poll() writes `line()` to stderr about once
+  // a second (host thread only, so the line may read the work's own counters without locks).
+  void report_progress(std::function<std::string()> line);
   void stop() noexcept { stopped_.store(true, std::memory_order_relaxed); }
   // The error every interrupted query ends with (SQLITE_INTERRUPT, as SQLite's own).
   [[noreturn]] static void raise();
@@ -35,6 +40,8 @@ class InterruptWatch {
   sqlite3* host_;
   std::atomic<bool> stopped_{false};
   std::chrono::steady_clock::time_point next_poll_{};
+  std::function<std::string()> progress_line_;
+  std::chrono::steady_clock::time_point started_{}, next_report_{};
   unsigned calls_ = 0;  // the clock is read on every 16th call only: a join filters millions of times
 };
 

@@ -1,12 +1,13 @@
 // Registers the federation capability: rocpd_open, rocpd_close, rocpd_members, the canonical
 // tables (rocpd_ops, rocpd_apis, rocpd_kernels, rocpd_copies, rocpd_memory, rocpd_counters,
-// rocpd_hip_events), rocpd_union and the clock functions, all sharing one member registry per
-// connection.
+// rocpd_hip_events), rocpd_union, the clock functions and rocpd_progress, all sharing one member
+// registry per connection.
 #include "common/sqlite_util.h"
 #include "federation/federated_table.h"
 #include "federation/rocpd_members.h"
 #include "federation/rocpd_open.h"
 #include "federation/rocpd_clock.h"
+#include "federation/rocpd_progress.h"
 #include "federation/rocpd_union.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
       if (rc == SQLITE_OK) rc = register_federated_table(db, registry, *table);
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
+    if (rc == SQLITE_OK) rc = register_rocpd_progress(db, registry);
     // The extension's views and internal SQL read temp.rocpd_ops etc.: an attached database with
     // its own table named rocpd_ops would otherwise take the name's place (SQLite looks up real
     // tables before eponymous ones), and nothing outside this connection can add a TEMP table.

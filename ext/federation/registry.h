@@ -63,6 +63,8 @@ class Registry {
   int close_all();
 
   size_t max_open_connections = 64;
+  // rocpd_progress(1): long scans and profile passes write a line a second to stderr.
+  bool progress = false;
 
   // The clock offset of member `alias` (ns added to its times); setting one keeps it for the
   // member's life (an attached schema keeps it across re-probes). Throws for an unknown member.

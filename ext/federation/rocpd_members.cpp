@@ -64,7 +64,11 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_valu
     cur->rows.clear();
     cur->pos = 0;
     InterruptWatch watch(reg.host());
-    for (auto& m : reg.members()) {
+    const auto members = reg.members();
+    if (reg.progress)
+      watch.report_progress([&] { return fmt::format("rocpd_members: {}/{} members profiled", cur->rows.size(),
+                                                     members.size()); });
+    for (auto& m : members) {
       watch.check();
       cur->rows.push_back({m, idx_num ? reg.profile(m, &watch) : nullptr});
     }

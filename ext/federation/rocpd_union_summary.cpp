@@ -219,9 +219,16 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
       db_filter.assign(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
     }
     InterruptWatch watch(reg.host());
-    for (const auto& m : reg.members()) {
+    const auto members = reg.members();
+    size_t done = 0;
+    if (reg.progress)
+      watch.report_progress([&] {
+        return fmt::format("rocpd_union: {}/{} members summarized, {} rows", done, members.size(), cur->rows.size());
+      });
+    for (const auto& m : members) {
       watch.check();
       if (!one_db || m->alias == db_filter) summarize_member(reg, m, kind, watch, cur->rows);
+      ++done;
     }
     return SQLITE_OK;
   });

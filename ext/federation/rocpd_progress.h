@@ -1,0 +1,8 @@
+#pragma once
+#include <memory>
+
+#include "federation/registry.h"
+
+namespace rocpd::federation {
+int register_rocpd_progress(sqlite3* db, const std::shared_ptr<Registry>& registry);
+}
