@@ -12,8 +12,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${ROCPD_FUZZ_BUILD:-$root/build-fuzz}
 targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames})
 
+# -O1 with line tables only: what libFuzzer recommends, and about half the build time of
+# RelWithDebInfo (full debug info); sanitizer reports still name files and lines.
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DROCPD_FUZZ=ON -DROCPD_BUILD_BENCH=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  -DCMAKE_BUILD_TYPE= -DCMAKE_C_FLAGS="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only" >/dev/null
 cmake --build "$build" -j"${ROCPD_FUZZ_JOBS:-2}" --target fuzzers
 
 failed=()
