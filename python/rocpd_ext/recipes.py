@@ -1,0 +1,132 @@
+"""Job-wide summaries computed in two steps, so that any engine can run the first step where the
+files are and the second anywhere (docs/distributed.md):
+
+  partial(query, files, ...) opens a share of the member files with the extension and returns
+                              rows holding mergeable states (rocpd_stats_state,
+                              interval_union_state) or finished per-member rows;
+  reduce(query, partials)     merges them with rocpd_stats_merge and friends in an in-memory
+                              SQLite and returns the rows of the matching view, same columns.
+
+Every member file must be read by exactly one partial call. Members are named by rocpd_open
+from their file names, so the file stems of a job must be unique (rank0.db, rank1.db, ...).
+"""
+import glob
+import os
+
+from . import connect
+
+QUERIES = ("kernel_summary", "op_summary", "busy", "utilization")
+TRACE_SUFFIXES = (".rpd", ".db", ".sqlite", ".sqlite3")
+
+# Step 1, per share of files. Kernel and op summaries: one state per name (and kind).
+_PARTIAL = {
+    "kernel_summary": "SELECT name, rocpd_stats_state(duration) FROM temp.rocpd_ops "
+                      "WHERE kind = 'kernel' GROUP BY name",
+    "op_summary": "SELECT kind, name, rocpd_stats_state(duration) FROM temp.rocpd_ops GROUP BY kind, name",
+    # Busy time is per member and gpu: a member lives in one share, so its rows are final.
+    "busy": "SELECT * FROM rocpd_busy",
+    "utilization": "SELECT db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization "
+                   "FROM rocpd_utilization(?, ?, ?)",
+}
+
+# The stats columns of the summary views, from a merged state `s`.
+_STATS = ("rocpd_stats_get(s, 'sum') AS total_ns, rocpd_stats_get(s, 'count') AS instances, "
+          "rocpd_stats_get(s, 'mean') AS avg_ns, rocpd_stats_get(s, 'median') AS med_ns, "
+          "rocpd_stats_get(s, 'min') AS min_ns, rocpd_stats_get(s, 'max') AS max_ns, "
+          "rocpd_stats_get(s, 'stddev') AS stddev_ns")
+
+# Step 2: the views' own SELECT lists and orders (sql/views/30_*, 33_*, 20_*), over merged states.
+_REDUCE = {
+    "kernel_summary": (
+        "CREATE TEMP TABLE part(name, state)",
+        "SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct, total_ns, instances, avg_ns, med_ns, "
+        "min_ns, max_ns, stddev_ns, name, demangle(name) AS demangled, kernel_short_name(name) AS short_name "
+        f"FROM (SELECT name, {_STATS} FROM (SELECT name, rocpd_stats_merge(state) AS s FROM temp.part "
+        "GROUP BY name)) ORDER BY total_ns DESC, name"),
+    "op_summary": (
+        "CREATE TEMP TABLE part(kind, name, state)",
+        "SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct, total_ns, instances, avg_ns, med_ns, "
+        "min_ns, max_ns, stddev_ns, kind, name, demangle(name) AS demangled "
+        f"FROM (SELECT kind, name, {_STATS} FROM (SELECT kind, name, rocpd_stats_merge(state) AS s "
+        "FROM temp.part GROUP BY kind, name)) ORDER BY total_ns DESC, kind, name"),
+    "busy": (
+        "CREATE TEMP TABLE part(db, gpu, busy_ns, span_ns, busy, sum_ns, overlap_ns, ops)",
+        "SELECT * FROM temp.part ORDER BY db, gpu"),
+    "utilization": (
+        "CREATE TEMP TABLE part(db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization)",
+        "SELECT * FROM temp.part ORDER BY db, gpu, bucket"),
+}
+
+COLUMNS = {
+    "kernel_summary": ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns",
+                       "name", "demangled", "short_name"],
+    "op_summary": ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "kind",
+                   "name", "demangled"],
+    "busy": ["db", "gpu", "busy_ns", "span_ns", "busy", "sum_ns", "overlap_ns", "ops"],
+    "utilization": ["db", "gpu", "bucket", "bucket_start", "bucket_end", "busy_ns", "utilization"],
+}
+
+# What the single-connection answer is, for comparison (`view_sql`).
+_VIEW = {
+    "kernel_summary": "SELECT * FROM rocpd_kernel_summary",
+    "op_summary": "SELECT * FROM rocpd_op_summary",
+    "busy": "SELECT * FROM rocpd_busy ORDER BY db, gpu",
+    "utilization": "SELECT db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization "
+                   "FROM rocpd_utilization(?) ORDER BY db, gpu, bucket",
+}
+
+
+def expand(pattern):
+    """The member files of `pattern` as rocpd_open reads it: a file, a glob, or a directory
+    (its *.rpd, *.db, *.sqlite, *.sqlite3 files, each optionally .zst; not recursive)."""
+    if os.path.isdir(pattern):
+        names = sorted(os.listdir(pattern))
+        out = [os.path.join(pattern, n) for n in names
+               if n.removesuffix(".zst").endswith(TRACE_SUFFIXES) and os.path.isfile(os.path.join(pattern, n))]
+    elif any(ch in pattern for ch in "*?["):
+        out = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
+    else:
+        out = [pattern] if os.path.exists(pattern) else []
+    if not out:
+        raise FileNotFoundError(f"{pattern!r}: no trace files")
+    return out
+
+
+def _open(files):
+    con = connect()
+    for f in files:
+        con.execute("SELECT rocpd_open(?)", (f,))
+    return con
+
+
+def spans(files):
+    """Step 0 of `utilization`: the members' first and last timestamps (the job's grid)."""
+    con = _open(files)
+    return con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
+
+
+def partial(query, files, bucket_ns=None, lo=None, hi=None):
+    """Step 1 over `files`: a list of row tuples (states are bytes)."""
+    if query not in _PARTIAL:
+        raise ValueError(f"unknown query {query!r}; one of {', '.join(QUERIES)}")
+    con = _open(files)
+    args = (bucket_ns, lo, hi) if query == "utilization" else ()
+    return [tuple(r) for r in con.execute(_PARTIAL[query], args)]
+
+
+def reduce(query, partials):
+    """Step 2: the view's rows from the partial results of every share."""
+    create, select = _REDUCE[query]
+    con = connect()
+    con.execute(create)
+    width = len(create.split("(", 1)[1].split(","))
+    con.executemany(f"INSERT INTO temp.part VALUES ({', '.join('?' * width)})",
+                    (row for rows in partials for row in rows))
+    return [tuple(r) for r in con.execute(select)]
+
+
+def view_rows(query, files, bucket_ns=None):
+    """The same rows from one connection holding every file (what the recipe must equal)."""
+    con = _open(files)
+    args = (bucket_ns,) if query == "utilization" else ()
+    return [tuple(r) for r in con.execute(_VIEW[query], args)]

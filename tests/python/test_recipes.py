@@ -1,0 +1,58 @@
+"""rocpd_ext.recipes: partial states over shares of a job's files, reduced, give the views' rows
+(the views over one connection holding every file are the independent answer)."""
+import os
+import sys
+import unittest
+
+from rocpd_ext import recipes
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+sys.path.insert(0, HERE)
+from compare import same_rows  # noqa: E402
+from rocpd_testlib import SETS, main  # noqa: E402
+
+BUCKET_NS = 1_000_000
+
+
+class Recipes(unittest.TestCase):
+    def check(self, set_name, shares):
+        files = recipes.expand(os.path.join(SETS, set_name))
+        for query in recipes.QUERIES:
+            with self.subTest(set=set_name, query=query):
+                parts, lo, hi = [], None, None
+                groups = [files[a:b] for a, b in shares]
+                self.assertEqual(sorted(f for g in groups for f in g), sorted(files))
+                if query == "utilization":
+                    firsts = [recipes.spans(g) for g in groups]
+                    lo, hi = min(a for a, _ in firsts), max(b for _, b in firsts)
+                for g in groups:
+                    parts.append(recipes.partial(query, g, BUCKET_NS, lo, hi))
+                got = recipes.reduce(query, parts)
+                want = recipes.view_rows(query, files, BUCKET_NS)
+                self.assertTrue(want)
+                same_rows(self, got, want, recipes.COLUMNS[query])
+
+    def test_mixed_job_in_uneven_shares(self):
+        self.check("mixed8", [(0, 3), (3, 4), (4, 8)])
+
+    def test_one_share_per_file(self):
+        self.check("same_rocpd", [(i, i + 1) for i in range(4)])
+
+    def test_expand(self):
+        d = os.path.join(SETS, "same_rpd2")
+        files = recipes.expand(d)
+        self.assertEqual(len(files), 4)
+        self.assertEqual(recipes.expand(os.path.join(d, "*.rpd")), files)
+        self.assertEqual(recipes.expand(files[0]), files[:1])
+        with self.assertRaises(FileNotFoundError):
+            recipes.expand(os.path.join(d, "nothing*.db"))
+
+    def test_unknown_query(self):
+        with self.assertRaises(ValueError) as cm:
+            recipes.partial("top", [])
+        self.assertIn("one of kernel_summary, op_summary, busy, utilization", str(cm.exception))
+
+
+if __name__ == "__main__":
+    main()
