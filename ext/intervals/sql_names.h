@@ -7,4 +7,5 @@ void register_interval_union(sqlite3* db);          // interval_union.cpp
 void register_time_bucket(sqlite3* db);             // time_bucket.cpp
 void register_busy_interval_tables(sqlite3* db);    // rocpd_busy_intervals.cpp (and rocpd_gaps)
 void register_utilization(sqlite3* db);             // rocpd_utilization.cpp
+void register_interval_states(sqlite3* db);         // interval_state_sql.cpp (interval_union_state/merge/length)
 }  // namespace rocpd::intervals

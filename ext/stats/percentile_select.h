@@ -23,6 +23,9 @@ class QuantileValues {
   bool remove(double v);
   std::size_t size() const { return all_integers_ ? ints_.size() : reals_.size(); }
   bool all_integers() const { return all_integers_; }
+  // The stored values in no particular order: integers() while all_integers(), else reals().
+  const std::vector<std::int64_t>& integers() const { return ints_; }
+  const std::vector<double>& reals() const { return reals_; }
 
   // The p-th percentile, p in [0, 100], with linear interpolation between the two closest ranks:
   // position h = (n - 1) * p / 100, result = x[floor(h)] + (h - floor(h)) * (x[floor(h)+1] - x[floor(h)])

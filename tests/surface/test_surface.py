@@ -22,6 +22,8 @@ EXPECTED_FUNCTIONS = {
     ("time_bucket", 2, PURE), ("time_bucket", 3, PURE),
     ("median", 1, PURE), ("percentile", 2, PURE), ("stddev", 1, PURE),
     ("histogram", 2, PURE), ("histogram", 3, PURE), ("histogram_log2", 1, PURE),
+    ("rocpd_stats_state", 1, PURE), ("rocpd_stats_merge", 1, PURE), ("rocpd_stats_get", 2, PURE),
+    ("interval_union_state", 2, PURE), ("interval_union_merge", 1, PURE), ("interval_union_length", 1, PURE),
     ("rocpd_open", 1, FILES), ("rocpd_close", 0, FILES), ("rocpd_close", 1, FILES),
     ("rocpd_last_scan", 0, FILES),
     ("rocpd_clock_offset", 1, FILES), ("rocpd_clock_offset", 2, FILES), ("rocpd_align", 1, FILES),
