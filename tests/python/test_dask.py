@@ -7,9 +7,12 @@ import subprocess
 import sys
 import unittest
 
-from rocpd_ext import recipes
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, PACKAGE_DIR)
+
+from rocpd_ext import recipes  # noqa: E402
+
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 sys.path.insert(0, HERE)
 from compare import same_rows  # noqa: E402
@@ -23,8 +26,10 @@ except ImportError:
 
 
 def run(*args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PACKAGE_DIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return subprocess.run([sys.executable, "-m", "rocpd_ext.dask", *args], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=env)
 
 
 def typed(text):

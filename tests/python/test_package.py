@@ -7,9 +7,12 @@ import sys
 import tempfile
 import unittest
 
-import rocpd_ext
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, PACKAGE_DIR)
+
+import rocpd_ext  # noqa: E402
+
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 from rocpd_testlib import SETS, main  # noqa: E402
 
@@ -41,6 +44,7 @@ class Loader(unittest.TestCase):
                 "except rocpd_ext.LibraryNotFound as e:\n"
                 "    print('ERR', e)\n")
         env = {k: v for k, v in os.environ.items() if k != "ROCPD_EXT_LIBRARY"}
+        env["PYTHONPATH"] = PACKAGE_DIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
         cands = rocpd_ext.candidates()
         if out.startswith("ERR"):

@@ -4,9 +4,12 @@ import os
 import sys
 import unittest
 
-from rocpd_ext import recipes
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.normpath(os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, PACKAGE_DIR)
+
+from rocpd_ext import recipes  # noqa: E402
+
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 sys.path.insert(0, HERE)
 from compare import same_rows  # noqa: E402
