@@ -11,6 +11,8 @@ Seeds (files without extensions: nothing named .rpd/.db/.sqlite is committed):
                                512-byte pages), trace files with hostile rows, broken files
   zstd_frames                  tests/compression/fuzz/corpus plus seekable and plain .zst
                                members holding a tiny trace
+  state_blobs                  states of docs/states.md made by the extension (exact, sketch,
+                               integer, real, empty, interval unions), and value lists
 Findings saved by libFuzzer (crash-*, leak-*, timeout-*) that are kept as regression seeds live
 next to these under names starting with "finding_"; this script leaves them alone."""
 import os
@@ -295,6 +297,32 @@ def make_zstd_frames(ext, members, tmp):
     con.close()
 
 
+def make_state_blobs(ext):
+    """Mode byte 0 + a state made by SQL; mode byte 1 + values (fuzz_state_blobs.cpp)."""
+    d = reset("state_blobs")
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(ext)
+    con.execute("CREATE TABLE v(g, x)")
+    rows = [("int_small", i) for i in (5, -3, 7, 7, 1 << 62)]
+    rows += [("real", x) for x in (0.5, -2.25, 1e300, -0.0, 3.0)]
+    rows += [("int_sketch", (i * 7919) % 100_003 - 50_000) for i in range(5000)]
+    rows += [("real_sketch", 1.5 ** (i % 200) * (-1) ** i) for i in range(4500)]
+    con.executemany("INSERT INTO v VALUES (?, ?)", rows)
+    for g, state in con.execute("SELECT g, rocpd_stats_state(x) FROM v GROUP BY g"):
+        write(d, "stats_" + g, b"\x00" + state)
+    (empty,) = con.execute("SELECT rocpd_stats_state(x) FROM v WHERE 0").fetchone()
+    if empty is not None:
+        write(d, "stats_empty", b"\x00" + empty)
+    (iv,) = con.execute("SELECT interval_union_state(x, x + 100) FROM v WHERE g = 'int_sketch'").fetchone()
+    write(d, "intervals", b"\x00" + iv)
+    (iv1,) = con.execute("SELECT interval_union_state(1, 5)").fetchone()
+    write(d, "intervals_one", b"\x00" + iv1)
+    write(d, "values_ints", b"\x01" + b"".join(b"\x01" + struct.pack(">q", v) for v in (3, -9, 1 << 40, 0)))
+    write(d, "values_reals", b"\x01" + b"".join(b"\x00" + struct.pack(">d", v) for v in (1.5, -0.0, 1e-300)))
+    write(d, "values_repeated_then_edits", b"\x01" + b"\xfe\x01\x00" * 80 + b"\x00\x10\xff" * 4)
+
+
 def main(ext, gen):
     rows = names_corpus()
     make_names("demangle", rows)
@@ -303,6 +331,7 @@ def main(ext, gen):
     with tempfile.TemporaryDirectory() as tmp:
         members = make_member_open(gen, tmp)
         make_zstd_frames(ext, members, tmp)
+    make_state_blobs(ext)
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)

@@ -10,7 +10,7 @@ set -euo pipefail
 seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${ROCPD_FUZZ_BUILD:-$root/build-fuzz}
-targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames})
+targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames state_blobs})
 
 # -O1 with line tables only: what libFuzzer recommends, and about half the build time of
 # RelWithDebInfo (full debug info); sanitizer reports still name files and lines.
