@@ -33,6 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
+         "                 [--diagnosis 0|1]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
@@ -53,6 +54,7 @@ std::string_view usage_text() {
          "  --merge K         rocpd only: K consecutive processes per file merged<j>.db (rocpd merge)\n"
          "  --rpd-nodes N     ranks on N nodes (rank % N); rpd3 files encode pid/gpu with the strides\n"
          "  --host-skew NS    per-node clock offsets up to NS ns; every rank ends with one collective\n"
+         "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
          "  --help            this text\n";
 }
 
@@ -76,7 +78,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
     static constexpr std::string_view kKnown[] = {"--out",    "--procs",  "--format",     "--ops",    "--seed",
                                                   "--gpus",   "--queues", "--sessions",   "--apis-extra",
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
-                                                  "--rpd-nodes", "--host-skew"};
+                                                  "--rpd-nodes", "--host-skew", "--diagnosis"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -131,6 +133,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.rpd_nodes = static_cast<int>(parse_integer(name, value, 1, 1'000));
     } else if (name == "--host-skew") {
       o.host_skew = parse_integer(name, value, 0, 100'000'000'000);
+    } else if (name == "--diagnosis") {
+      o.diagnosis = parse_integer(name, value, 0, 1) == 1;
     }
   }
   if (!have_out) throw UsageError("missing required option --out");

@@ -31,6 +31,7 @@ struct Options {
   int merge = 0;            // 0: one file per process; K: K consecutive processes per merged<j>.db
   int rpd_nodes = 0;        // 0: hostnames node<rank/2>, no encoding; N: rank on node rank % N
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
+  bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
   bool help = false;
 };
 

@@ -17,6 +17,7 @@
 #include "random.h"
 #include "rocpd_model.h"
 #include "truth.h"
+#include "diag_truth.h"
 #include "workload.h"
 #include "write_rocpd.h"
 #include "write_rocpd4.h"
@@ -150,6 +151,7 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     }
     truth.extra.emplace_back("collective_end_true_ns", std::to_string(params.collective_end));
   }
+  if (params.diagnosis) truth.extra.emplace_back("diagnosis", diagnosis_truth_json(traces));
   return truth;
 }
 
@@ -202,6 +204,7 @@ int run(const Options& o) {
   params.paired_frees = o.rocpd_patch >= 0 || o.format == Format::Rocpd4 || o.format == Format::Rocprofsys;
   params.nodes = o.rpd_nodes;
   params.final_collective = o.host_skew > 0;
+  params.diagnosis = o.diagnosis;
 
   if (params.final_collective) {
     // First pass: when each process launches its final collective (true time). The collective

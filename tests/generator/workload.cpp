@@ -115,6 +115,8 @@ class ProcessGenerator {
     queue_free_.assign(static_cast<size_t>(p_.gpus) * p_.queues, t0_ + 20'000);
     host_ = t0_;
     if (p_.graphs) define_graph_execs();
+    drng_ = Rng(mix64(job_key_ ^ 0x646961676e6f7365ULL) + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(rank + 1) +
+                0x632be59bd9b4e019ULL * static_cast<uint64_t>(session));
   }
 
   ProcessTrace run() {
@@ -191,6 +193,11 @@ class ProcessGenerator {
   }
 
   void add_op(Op op) {
+    if (p_.diagnosis) {
+      std::vector<uint32_t> stack;
+      for (const OpenRange& r : open_) stack.push_back(r.call);
+      t_.op_stacks.push_back(std::move(stack));
+    }
     t_.calls[op.call].op = static_cast<int32_t>(t_.ops.size());
     queue_free_[queue_slot(op.gpu, op.queue)] = op.end + rng_.between(500, 3'000);
     t_.ops.push_back(op);
@@ -198,6 +205,7 @@ class ProcessGenerator {
 
   // Emits one op, or two for a collective running on two gpus at once. Returns how many.
   int64_t emit_ops(int64_t remaining) {
+    if (p_.diagnosis && drng_.permille(15)) host_stall();
     if (p_.graphs && remaining >= 8 && rng_.permille(40)) return emit_graph();
     if (rng_.permille(850)) return emit_kernel(remaining);
     emit_copy();
@@ -224,6 +232,11 @@ class ProcessGenerator {
     int64_t start = std::max(queue_free_[queue_slot(op.gpu, op.queue)],
                              t_.calls[op.call].start + rng_.between(5'000, 30'000));
     if (!twin) {
+      if (p_.diagnosis && drng_.permille(20)) {
+        // Waits for an event recorded elsewhere: starts well after its queue is free.
+        start += drng_.between(30'000, 150'000);
+        ++t_.event_waits;
+      }
       throttle(op.call, start);
       op.start = start;
       op.end = start + duration;
@@ -427,6 +440,22 @@ class ProcessGenerator {
     t_.calls[call].marker = message;
     host_ += rng_.between(300, 1'200);
     open_.push_back({close_at, call});
+    if (p_.diagnosis && drng_.permille(600)) {
+      // A range on the helper thread (an autograd or data-loader thread) spanning the next
+      // launches of the main thread: it must never enter their stacks.
+      const int64_t start = host_ - drng_.between(0, 2'000);
+      const uint32_t helper = add_call(HostApi::UserMarker, start, start + drng_.between(20'000, 400'000), t_.helper_tid);
+      t_.calls[helper].marker = static_cast<int>(drng_.below(static_cast<uint64_t>(marker_message_count())));
+    }
+  }
+
+  // The host is busy elsewhere (Python, data loading) until every queue has drained: the next
+  // op's gpu is idle waiting for the host.
+  void host_stall() {
+    int64_t free_at = host_;
+    for (int64_t q : queue_free_) free_at = std::max(free_at, q);
+    host_ = free_at + drng_.between(20'000, 200'000);
+    ++t_.host_stalls;
   }
 
   void close_markers(int64_t op_index) {
@@ -449,6 +478,7 @@ class ProcessGenerator {
   std::vector<int64_t> queue_free_;
   std::vector<OpenRange> open_;
   std::vector<GraphExecDef> execs_;
+  Rng drng_{0};  // --diagnosis decisions only (its own stream, seeded per process)
 };
 
 }  // namespace

@@ -71,6 +71,9 @@ struct WorkloadParams {
   int nodes = 0;              // hostnames node<rank % nodes>; 0: node<rank / 2>
   bool final_collective = false;  // ops - 1 regular ops, then one collective kernel on gpu 0
   int64_t collective_end = 0;     // its end (true time); 0: start + its usual duration
+  // --diagnosis 1: host stalls (every queue drains before the next launch), event waits (an op
+  // starts well after its queue is free), roctx ranges on the helper thread overlapping launches.
+  bool diagnosis = false;
 };
 
 // One traced process. Its calls are in id order: call i has id i + 1 (rpd api id, rocpd
@@ -93,6 +96,11 @@ struct ProcessTrace {
   std::vector<GraphLaunch> graphs;
   int64_t clock_offset = 0;     // added to every timestamp by apply_clock_offset
   int32_t collective_op = -1;   // the final collective op (WorkloadParams::final_collective)
+  // --diagnosis only (empty otherwise): per op, the marker ranges open on the main thread when its
+  // launch call was made, outermost first (call indices), recorded as the workload is built.
+  std::vector<std::vector<uint32_t>> op_stacks;
+  int64_t host_stalls = 0;   // --diagnosis: stalls emitted
+  int64_t event_waits = 0;   // --diagnosis: ops delayed after their queue was free
 };
 
 // The pool index of the final collective's kernel (ncclDevKernel_AllReduce_Sum_f32_RING_LL).

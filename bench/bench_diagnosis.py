@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Diagnosis benchmark (issue 11): rocpd_kernel_stacks, rocpd_idle_breakdown and rocpd_comm_overlap
+against a full scan of rocpd_ops on the same job, in the same run.
+
+  cmake --build build --target bench_diagnosis   # or directly:
+  bench_diagnosis.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
+                     [--files 64] [--ops 100000] [--markers 10000] [--work DIR]
+
+The job is generated once (rpd v3, --diagnosis 1: nested roctx ranges on the launching thread,
+ranges on a helper thread, host stalls, event waits). Prints the data size, best-of-N times and
+the ratio ours / full scan (below 3 is the target).
+"""
+import argparse
+import os
+import sqlite3
+import subprocess
+import time
+
+
+def connect(ext):
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(ext)
+    return con
+
+
+def best_of(fn, repeat):
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ext", required=True)
+    p.add_argument("--gen", required=True)
+    p.add_argument("--work", default="/tmp/rocpd_bench_diagnosis")
+    p.add_argument("--files", type=int, default=64)
+    p.add_argument("--ops", type=int, default=100000)
+    p.add_argument("--markers", type=int, default=10000)
+    p.add_argument("--repeat", type=int, default=3)
+    args = p.parse_args()
+
+    job = os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}")
+    if not os.path.exists(os.path.join(job, "truth.json")):
+        subprocess.run([args.gen, "--out", job, "--procs", str(args.files), "--format", "rpd3", "--ops", str(args.ops),
+                        "--seed", "11", "--markers", str(args.markers), "--diagnosis", "1"],
+                       check=True, stdout=subprocess.DEVNULL)
+    size = sum(os.path.getsize(os.path.join(job, f)) for f in os.listdir(job) if f.endswith(".rpd"))
+    con = connect(args.ext)
+    con.execute("SELECT rocpd_open(?)", (job,)).fetchone()
+    ops, apis, markers = con.execute(
+        "SELECT sum(ops), sum(apis), (SELECT count(*) FROM rocpd_apis WHERE domain = 'marker') FROM rocpd_members").fetchone()
+    print(f"job: {args.files} rpd v3 files, {ops} ops, {apis} API rows of which {markers} markers, {size / 2**20:.0f} MB")
+
+    cases = [
+        ("full scan: SELECT count(*), sum(duration) FROM rocpd_ops",
+         "SELECT count(*), sum(duration) FROM rocpd_ops"),
+        ("full scan of the columns rocpd_kernel_stacks reads",
+         "SELECT count(*), sum(length(name)), sum(correlation_id), sum(op_id), sum(queue), sum(\"end\" - start) FROM rocpd_ops"),
+        ("rocpd_kernel_stacks: every row",
+         "SELECT count(*), sum(depth), sum(length(stack)), count(top_level), sum(tid) FROM rocpd_kernel_stacks"),
+        ("rocpd_kernel_stacks: kernel time per top-level range",
+         "SELECT top_level, count(*), sum(\"end\" - start) FROM rocpd_kernel_stacks GROUP BY top_level"),
+        ("rocpd_idle_breakdown (default threshold)",
+         "SELECT count(*), sum(idle_ns), sum(host_wait_ns), sum(kernel_wait_ns), sum(other_ns) FROM rocpd_idle_breakdown"),
+        ("rocpd_gaps (for comparison)", "SELECT count(*), sum(duration) FROM rocpd_gaps"),
+        ("rocpd_comm_overlap (view)", "SELECT count(*), sum(overlap_ns) FROM rocpd_comm_overlap"),
+    ]
+    base = None
+    print(f"{'query':62} {'best s':>8} {'/ scan':>7}")
+    for name, sql in cases:
+        t, _ = best_of(lambda: con.execute(sql).fetchall(), args.repeat)
+        base = base or t
+        print(f"{name:62} {t:8.3f} {t / base:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()

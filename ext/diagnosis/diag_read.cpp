@@ -1,0 +1,155 @@
+#include "diagnosis/diag_read.h"
+
+#include <fmt/format.h>
+
+#include "intervals/sql_args.h"
+
+namespace rocpd::diagnosis {
+
+int plan(sqlite3_index_info* info, const PlanColumns& cols, double full_cost) {
+  std::string codes;
+  int bits = 0;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.iColumn < 0) continue;
+    char code = 0;
+    if (c.iColumn == cols.db) code = 'D';
+    else if (c.iColumn == cols.gpu) code = 'G';
+    else if (c.iColumn == cols.threshold) code = 'T';
+    else if (c.iColumn == cols.lo) code = 'L';
+    else if (c.iColumn == cols.hi) code = 'H';
+    if (!code) continue;
+    const bool argument = code == 'T' || code == 'L' || code == 'H';
+    if (!c.usable) {
+      // A plan without an argument of the table-valued call would change its meaning.
+      if (argument) return SQLITE_CONSTRAINT;
+      continue;
+    }
+    if (code == 'D') {
+      const char* coll = sqlite3_vtab_collation(info, i);
+      if (coll && sqlite3_stricmp(coll, "BINARY") != 0) continue;
+    }
+    codes.push_back(code);
+    bits |= 1 << (code - 'A');
+    info->aConstraintUsage[i].argvIndex = static_cast<int>(codes.size());
+    // Arguments are consumed; db and gpu are re-checked by SQLite.
+    info->aConstraintUsage[i].omit = argument ? 1 : 0;
+  }
+  double cost = full_cost;
+  if (codes.find('D') != std::string::npos) cost /= 20;
+  if (codes.find('G') != std::string::npos) cost /= 4;
+  info->estimatedCost = cost;
+  info->estimatedRows = static_cast<sqlite3_int64>(cost / 10) + 1;
+  info->idxNum = bits;
+  info->idxStr = sqlite_strdup(codes);
+  if (!info->idxStr) throw std::bad_alloc();
+  info->needToFreeIdxStr = 1;
+  return SQLITE_OK;
+}
+
+Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value** argv) {
+  Selection s;
+  const std::string codes = idx_str ? idx_str : "";
+  if (codes.size() != static_cast<size_t>(argc)) throw Error(fmt::format("{}: inconsistent query plan", table));
+  for (int i = 0; i < argc; ++i) {
+    sqlite3_value* v = argv[i];
+    const char code = codes[static_cast<size_t>(i)];
+    if (code == 'T' || code == 'L' || code == 'H') {
+      const char* name = code == 'T' ? "threshold_ns" : code == 'L' ? "lo" : "hi";
+      auto value = intervals::int64_arg(v, table, name);
+      if (value) (code == 'T' ? s.threshold : code == 'L' ? s.lo : s.hi) = value;
+      continue;
+    }
+    const int type = sqlite3_value_type(v);
+    if (type == SQLITE_NULL) {
+      s.nothing = true;
+      continue;
+    }
+    if (code == 'D') {
+      if (type == SQLITE_BLOB) {
+        s.nothing = true;
+        continue;
+      }
+      Value copy = dup_value(v);
+      std::string text(reinterpret_cast<const char*>(sqlite3_value_text(copy.get())),
+                       static_cast<size_t>(sqlite3_value_bytes(copy.get())));
+      if (s.db && *s.db != text) s.nothing = true;
+      s.db = std::move(text);
+    } else if (code == 'G') {
+      if (type != SQLITE_INTEGER) continue;  // SQLite compares other values itself
+      const int64_t gpu = sqlite3_value_int64(v);
+      if (s.gpu && *s.gpu != gpu) s.nothing = true;
+      s.gpu = gpu;
+    } else {
+      throw Error(fmt::format("{}: inconsistent query plan", table));
+    }
+  }
+  return s;
+}
+
+GpuKey value_key(sqlite3_stmt* s, int col) {
+  GpuKey k;
+  k.type = sqlite3_column_type(s, col);
+  if (k.type == SQLITE_INTEGER) k.i = sqlite3_column_int64(s, col);
+  else if (k.type == SQLITE_FLOAT) k.d = sqlite3_column_double(s, col);
+  else if (k.type == SQLITE_TEXT) k.bytes.assign(column_text(s, col));
+  else if (k.type == SQLITE_BLOB)
+    k.bytes.assign(static_cast<const char*>(sqlite3_column_blob(s, col)), static_cast<size_t>(sqlite3_column_bytes(s, col)));
+  return k;
+}
+
+std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, const std::string& db, const char* what) {
+  const int type = sqlite3_column_type(s, col);
+  if (type == SQLITE_INTEGER) return sqlite3_column_int64(s, col);
+  if (type == SQLITE_NULL) return std::nullopt;
+  Value v = dup_value(sqlite3_column_value(s, col));
+  const std::string fn = fmt::format("{}: member {}", table, db);
+  return intervals::int64_arg(v.get(), fn.c_str(), what);
+}
+
+std::optional<CallKey> call_key(sqlite3_stmt* s, int pid_col, int corr_col) {
+  if (sqlite3_column_type(s, corr_col) != SQLITE_INTEGER) return std::nullopt;
+  CallKey k;
+  k.corr = sqlite3_column_int64(s, corr_col);
+  const int pt = sqlite3_column_type(s, pid_col);
+  if (pt == SQLITE_INTEGER) k.pid = sqlite3_column_int64(s, pid_col);
+  else if (pt == SQLITE_NULL) k.pid_null = true;
+  else return std::nullopt;
+  return k;
+}
+
+std::unordered_map<CallKey, LaunchCall, CallKeyHash> read_launches(sqlite3* conn, const std::string& db,
+                                                                    const std::unordered_set<CallKey, CallKeyHash>& wanted,
+                                                                    bool with_thread, const char* table) {
+  std::unordered_map<CallKey, LaunchCall, CallKeyHash> out;
+  if (wanted.empty()) return out;
+  out.reserve(wanted.size());
+  const char* sql = with_thread
+                        ? "SELECT pid, correlation_id, start, \"end\", api_id, tid FROM temp.rocpd_apis WHERE db = ?1"
+                        : "SELECT pid, correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1";
+  Stmt stmt = prepare(conn, sql, "reading rocpd_apis");
+  sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
+  sqlite3_stmt* s = stmt.get();
+  while (step(s, "reading rocpd_apis")) {
+    const auto key = call_key(s, 0, 1);
+    if (!key || !wanted.contains(*key)) continue;
+    const auto start = time_column(s, 2, table, db, "start");
+    if (!start) continue;
+    const auto end = time_column(s, 3, table, db, "end");
+    const int64_t api_id = sqlite3_column_int64(s, 4);
+    auto [it, inserted] = out.try_emplace(*key);
+    if (!inserted && (it->second.start < *start || (it->second.start == *start && it->second.api_id <= api_id))) continue;
+    LaunchCall& c = it->second;
+    c.start = *start;
+    c.api_id = api_id;
+    c.end_null = !end;
+    c.end = end ? *end : *start;
+    if (with_thread) {
+      c.tid_null = sqlite3_column_type(s, 5) == SQLITE_NULL;
+      c.tid = sqlite3_column_int64(s, 5);
+    }
+  }
+  return out;
+}
+
+}  // namespace rocpd::diagnosis

@@ -1,0 +1,12 @@
+// Registers the SQL names of the diagnosis capability: rocpd_kernel_stacks and
+// rocpd_idle_breakdown (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
+#include "common/sqlite_util.h"
+#include "diagnosis/sql_names.h"
+
+int rocpd_register_diagnosis(sqlite3* db, char** err) {
+  return rocpd::guard(err, [&] {
+    rocpd::diagnosis::register_kernel_stacks(db);
+    rocpd::diagnosis::register_idle_breakdown(db);
+    return SQLITE_OK;
+  });
+}

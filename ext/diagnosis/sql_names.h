@@ -1,0 +1,8 @@
+// Registration of the diagnosis capability's SQL names (docs/diagnosis.md).
+#pragma once
+#include "common/sqlite_util.h"
+
+namespace rocpd::diagnosis {
+void register_kernel_stacks(sqlite3* db);
+void register_idle_breakdown(sqlite3* db);
+}  // namespace rocpd::diagnosis

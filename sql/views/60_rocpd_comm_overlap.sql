@@ -1,0 +1,33 @@
+-- rocpd_comm_overlap: per member (db) and gpu, how much communication is hidden behind
+-- computation (docs/diagnosis.md). Every op of kind 'kernel' or 'copy' is one of:
+--   comm      copies (kind 'copy'), and kernels whose name contains 'nccl' or 'rccl' (any case:
+--             ncclDevKernel_*, ncclKernel_*, rcclGenericKernel) or 'cross_device_reduce' (vLLM's
+--             custom all-reduce, raptor's _COMM category)
+--   compute   every other kernel (a NULL name counts as compute)
+-- Ops of other kinds (barriers, fills) are in neither.
+--   compute_ns, comm_ns   length of the union of the class's op intervals (interval_union)
+--   overlap_ns            length of (union of comm) intersected with (union of compute), as
+--                         compute_ns + comm_ns - length of the union of both
+--   exposed_comm_ns       comm_ns - overlap_ns: communication the GPU did not hide
+--   overlap_pct           100 * overlap_ns / comm_ns (HTA's comp_comm_overlap_pctg); NULL without comm
+CREATE TEMP VIEW IF NOT EXISTS rocpd_comm_overlap AS
+SELECT db, gpu, compute_ops, comm_ops, compute_ns, comm_ns,
+       compute_ns + comm_ns - both_ns AS overlap_ns,
+       both_ns - compute_ns AS exposed_comm_ns,
+       CASE WHEN comm_ns > 0 THEN 100.0 * (compute_ns + comm_ns - both_ns) / comm_ns END AS overlap_pct
+FROM (SELECT db, gpu,
+             count(*) FILTER (WHERE class = 'compute') AS compute_ops,
+             count(*) FILTER (WHERE class = 'comm') AS comm_ops,
+             coalesce(interval_union(start, "end") FILTER (WHERE class = 'compute'), 0) AS compute_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE class = 'comm'), 0) AS comm_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE class IS NOT NULL), 0) AS both_ns
+      FROM (SELECT db, gpu, start, "end",
+                   CASE WHEN kind = 'copy' THEN 'comm'
+                        WHEN kind = 'kernel' THEN
+                          CASE WHEN coalesce(name, '') LIKE '%nccl%' OR coalesce(name, '') LIKE '%rccl%'
+                                    OR coalesce(name, '') LIKE '%cross_device_reduce%' THEN 'comm'
+                               ELSE 'compute' END
+                   END AS class
+            FROM temp.rocpd_ops)
+      GROUP BY db, gpu)
+ORDER BY db, gpu;

@@ -1,0 +1,355 @@
+"""Diagnosis tables and views (docs/diagnosis.md) on a generated job whose stacks, idle causes and
+comm/compute overlaps are known by construction (rocpd_gen --diagnosis 1): every number is compared
+with a brute-force computation in Python over the rows of rocpd_ops / rocpd_apis and with the
+generator's truth (run by /usr/bin/python3)."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import unittest
+from collections import Counter, defaultdict
+
+EXT = os.environ.get("ROCPD_EXT", "")
+GEN = os.environ.get("ROCPD_GEN", "")
+MATMUL = os.path.join(os.environ.get("ROCPD_SHARED_DATA", ""), "matmul_result.rpd")
+THRESHOLD = 5000
+NO_LO, NO_HI = -(2**63), 2**63 - 1
+
+JOB = None  # (directory, truth)
+
+
+def setUpModule():
+    global JOB
+    d = tempfile.mkdtemp(prefix="rocpd_diag_")
+    subprocess.run([GEN, "--out", d, "--procs", "3", "--format", "mixed", "--ops", "4000", "--seed", "23",
+                    "--markers", "500", "--diagnosis", "1"], check=True)
+    with open(os.path.join(d, "truth.json")) as f:
+        JOB = (d, json.load(f))
+
+
+def tearDownModule():
+    if JOB:
+        shutil.rmtree(JOB[0], ignore_errors=True)
+
+
+def connect(path=None):
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.enable_load_extension(False)
+    con.execute("SELECT rocpd_open(?)", (path or JOB[0],))
+    return con
+
+
+# ---------------------------------------------------------------- brute force over canonical rows
+def load_rows(con):
+    ops = con.execute('SELECT db, pid, op_id, correlation_id, gpu, queue, stream, kind, name, start, "end" '
+                      'FROM rocpd_ops').fetchall()
+    apis = con.execute('SELECT db, pid, tid, domain, name, start, "end", correlation_id, api_id FROM rocpd_apis').fetchall()
+    return ops, apis
+
+
+def launches(apis):
+    """(db, pid, correlation_id) -> the call with the earliest (start, api_id)."""
+    best = {}
+    for db, pid, tid, domain, name, start, end, corr, api_id in apis:
+        if corr is None or start is None:
+            continue
+        k = (db, pid, corr)
+        if k not in best or (start, api_id) < (best[k][0], best[k][3]):
+            best[k] = (start, end if end is not None else start, tid, api_id)
+    return best
+
+
+def brute_stacks(ops, apis):
+    """(db, pid, kind, op_id) -> (tid, [range names outermost first])."""
+    ranges = defaultdict(list)
+    for db, pid, tid, domain, name, start, end, corr, api_id in apis:
+        if domain == "marker" and start is not None and end is not None and end > start:
+            ranges[(db, pid, tid)].append((start, end, api_id, name))
+    calls = launches(apis)
+    out = {}
+    for db, pid, op_id, corr, gpu, queue, stream, kind, name, start, end in ops:
+        if kind not in ("kernel", "copy"):
+            continue
+        call = calls.get((db, pid, corr))
+        if call is None:
+            out[(db, pid, kind, op_id)] = (None, [])
+            continue
+        cs, ce, tid, _ = call
+        ce = max(ce, cs)
+        enclosing = [r for r in ranges[(db, pid, tid)] if r[0] <= cs and ce <= r[1]]
+        enclosing.sort(key=lambda r: (r[0], -r[1], r[2]))
+        out[(db, pid, kind, op_id)] = (tid, [r[3] for r in enclosing])
+    return out
+
+
+def union_gaps(ivs):
+    """Merged busy intervals of [(start, end)] (empty ones dropped, touching ones merged)."""
+    merged = []
+    for s, e in sorted(iv for iv in ivs if iv[1] > iv[0]):
+        if merged and s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    return merged
+
+
+def brute_idle(ops, threshold, lo=NO_LO, hi=NO_HI):
+    """ops: [(start, end, launch or None)] -> dict of the breakdown."""
+    clipped = [(max(s, lo), min(e, hi), l) for s, e, l in ops if s is not None and e is not None]
+    clipped = [o for o in clipped if o[1] > o[0]]
+    merged = union_gaps([(s, e) for s, e, _ in clipped])
+    r = dict(gaps=0, idle_ns=0, host_wait_ns=0, kernel_wait_ns=0, other_ns=0,
+             busy_ns=sum(e - s for s, e in merged))
+    for (_, a), (b, _) in zip(merged, merged[1:]):
+        known = [l for s, e, l in clipped if s == b and l is not None]
+        gap = b - a
+        r["gaps"] += 1
+        r["idle_ns"] += gap
+        if known and min(known) > a:
+            r["host_wait_ns"] += gap
+        elif known and gap < threshold:
+            r["kernel_wait_ns"] += gap
+        else:
+            r["other_ns"] += gap
+    return r
+
+
+def idle_inputs(ops, apis):
+    """{(db, gpu): [...]} and {(db, gpu, queue, stream): [...]} of (start, end, launch start)."""
+    calls = launches(apis)
+    by_gpu, by_lane = defaultdict(list), defaultdict(list)
+    for db, pid, op_id, corr, gpu, queue, stream, kind, name, start, end in ops:
+        call = calls.get((db, pid, corr))
+        x = (start, end, call[0] if call else None)
+        by_gpu[(db, gpu)].append(x)
+        by_lane[(db, gpu, queue, stream)].append(x)
+    return by_gpu, by_lane
+
+
+def is_comm(kind, name):
+    n = (name or "").lower()
+    return kind == "copy" or (kind == "kernel" and ("nccl" in n or "rccl" in n or "cross_device_reduce" in n))
+
+
+def length(ivs):
+    return sum(e - s for s, e in union_gaps(ivs))
+
+
+IDLE_COLS = ("gaps", "idle_ns", "host_wait_ns", "kernel_wait_ns", "other_ns", "busy_ns")
+
+
+class KernelStacks(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.con = connect()
+        cls.ops, cls.apis = load_rows(cls.con)
+        cls.expected = brute_stacks(cls.ops, cls.apis)
+        cls.rows = cls.con.execute(
+            "SELECT db, pid, tid, op_id, correlation_id, kind, name, start, \"end\", depth, stack, top_level, "
+            "bottom_level, rowid FROM rocpd_kernel_stacks").fetchall()
+
+    def test_every_op_matches_brute_force(self):
+        self.assertEqual(len(self.rows), len(self.expected))
+        for db, pid, tid, op_id, corr, kind, name, start, end, depth, stack, top, bottom, _ in self.rows:
+            want_tid, want = self.expected[(db, pid, kind, op_id)]
+            got = json.loads(stack)
+            self.assertEqual(got, want, (db, op_id))
+            self.assertEqual(depth, len(want))
+            self.assertEqual(tid, want_tid)
+            self.assertEqual(top, want[0] if want else None)
+            self.assertEqual(bottom, want[-1] if want else None)
+
+    def test_matches_truth_by_construction(self):
+        truth = JOB[1]
+        for f in truth["files"]:
+            diag = f["diagnosis"]
+            depths = Counter(r[9] for r in self.rows if r[0] == f["db"])
+            self.assertEqual({str(k): v for k, v in depths.items()}, diag["stack_depths"], f["db"])
+            tops = Counter(r[11] for r in self.rows if r[0] == f["db"] and r[11] is not None)
+            self.assertEqual(dict(tops), diag["top_levels"], f["db"])
+            bottoms = Counter(r[12] for r in self.rows if r[0] == f["db"] and r[12] is not None)
+            self.assertEqual(dict(bottoms), diag["bottom_levels"], f["db"])
+
+    def test_the_job_exercises_every_case(self):
+        depths = Counter(r[9] for r in self.rows)
+        self.assertGreater(depths[0], 100)            # kernels launched outside any range
+        self.assertGreater(sum(v for k, v in depths.items() if k >= 2), 100)  # nested ranges
+        # Ranges on the helper thread overlap launches of the main thread and never enter a stack.
+        helper = [(a[0], a[1], a[2], a[5], a[6]) for a in self.apis
+                  if a[3] == "marker" and a[6] is not None and a[6] > a[5]]
+        by_thread = defaultdict(list)
+        for db, pid, tid, s, e in helper:
+            by_thread[(db, pid)].append((tid, s, e))
+        calls = launches(self.apis)
+        crossed = 0
+        for db, pid, op_id, corr, *_ in self.ops:
+            call = calls.get((db, pid, corr))
+            if call and any(t != call[2] and s <= call[0] and call[1] <= e for t, s, e in by_thread[(db, pid)]):
+                crossed += 1
+        self.assertGreater(crossed, 100)
+        self.assertTrue(all(f["diagnosis"]["helper_ranges"] > 0 for f in JOB[1]["files"]))
+
+    def test_plain_table_behaviour(self):
+        rowids = [r[13] for r in self.rows]
+        self.assertEqual(len(rowids), len(set(rowids)))
+        for db in ("rank0", "rank2"):
+            sub = self.con.execute("SELECT db, op_id, kind, stack, rowid FROM rocpd_kernel_stacks WHERE db = ?",
+                                   (db,)).fetchall()
+            self.assertEqual(sorted(sub), sorted((r[0], r[3], r[5], r[10], r[13]) for r in self.rows if r[0] == db))
+        sub = self.con.execute("SELECT count(*) FROM rocpd_kernel_stacks WHERE gpu = 1 AND db = 'rank1'").fetchone()[0]
+        want = sum(1 for o in self.ops if o[0] == "rank1" and o[4] == 1 and o[7] in ("kernel", "copy"))
+        self.assertEqual(sub, want)
+        # rowids are the ops' own: joinable with rocpd_ops.
+        n = self.con.execute("SELECT count(*) FROM rocpd_kernel_stacks k JOIN rocpd_ops o ON o.rowid = k.rowid "
+                             "WHERE k.db = 'rank0' AND o.op_id = k.op_id").fetchone()[0]
+        self.assertEqual(n, sum(1 for r in self.rows if r[0] == "rank0"))
+        plan = " ".join(r[3] for r in self.con.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM rocpd_kernel_stacks WHERE db = 'rank0' AND gpu = 2"))
+        self.assertIn("DG", plan)
+        # OR plans de-duplicate by rowid.
+        n = self.con.execute("SELECT count(*) FROM rocpd_kernel_stacks WHERE db = 'rank0' OR depth > 1").fetchone()[0]
+        self.assertEqual(n, sum(1 for r in self.rows if r[0] == "rank0" or r[9] > 1))
+
+
+class IdleBreakdown(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.con = connect()
+        cls.ops, cls.apis = load_rows(cls.con)
+        cls.by_gpu, cls.by_lane = idle_inputs(cls.ops, cls.apis)
+
+    def rows(self, sql, args=()):
+        cur = self.con.execute(sql, args)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r)) for r in cur.fetchall()]
+
+    def check(self, rows, threshold, lo=NO_LO, hi=NO_HI):
+        gpu_rows = [r for r in rows if r["level"] == "gpu"]
+        lane_rows = [r for r in rows if r["level"] == "queue"]
+        self.assertEqual(len(gpu_rows), len(self.by_gpu))
+        for r in gpu_rows:
+            want = brute_idle(self.by_gpu[(r["db"], r["gpu"])], threshold, lo, hi)
+            self.assertEqual({k: r[k] for k in IDLE_COLS}, want, (r["db"], r["gpu"]))
+            self.assertEqual(r["idle_ns"], r["host_wait_ns"] + r["kernel_wait_ns"] + r["other_ns"])
+        self.assertEqual(len(lane_rows), len(self.by_lane))
+        for r in lane_rows:
+            want = brute_idle(self.by_lane[(r["db"], r["gpu"], r["queue"], r["stream"])], threshold, lo, hi)
+            self.assertEqual({k: r[k] for k in IDLE_COLS}, want, (r["db"], r["gpu"], r["queue"], r["stream"]))
+
+    def test_default_threshold_matches_brute_force_gaps_and_truth(self):
+        rows = self.rows("SELECT * FROM rocpd_idle_breakdown")
+        self.check(rows, THRESHOLD)
+        # idle_ns is rocpd_gaps' total, per db and gpu.
+        gaps = dict(((db, gpu), total) for db, gpu, total in
+                    self.con.execute("SELECT db, gpu, sum(duration) FROM rocpd_gaps GROUP BY db, gpu"))
+        for r in rows:
+            if r["level"] == "gpu":
+                self.assertEqual(r["idle_ns"], gaps.get((r["db"], r["gpu"]), 0))
+        # The generator's truth, computed from its model of the workload.
+        for f in JOB[1]["files"]:
+            diag = f["diagnosis"]
+            self.assertEqual(diag["kernel_wait_threshold_ns"], THRESHOLD)
+            for g in diag["gpus"]:
+                r = next(x for x in rows if x["db"] == f["db"] and x["gpu"] == g["gpu"] and x["level"] == "gpu")
+                for k in ("gaps", "idle_ns", "host_wait_ns", "kernel_wait_ns", "other_ns"):
+                    self.assertEqual(r[k], g[k], (f["db"], g["gpu"], k))
+            if f["format"] == "rpd":  # rpd lanes are its queues (no stream)
+                for q in diag["queues"]:
+                    r = next(x for x in rows if x["db"] == f["db"] and x["gpu"] == q["gpu"] and x["queue"] == q["queue"])
+                    for k in ("gaps", "idle_ns", "host_wait_ns", "kernel_wait_ns", "other_ns"):
+                        self.assertEqual(r[k], q[k], (f["db"], q, k))
+        # Every cause occurs, by construction (host stalls, back-to-back launches, event waits).
+        total = Counter()
+        for r in rows:
+            if r["level"] == "gpu":
+                total.update({k: r[k] for k in ("host_wait_ns", "kernel_wait_ns", "other_ns")})
+        self.assertTrue(all(v > 0 for v in total.values()) and len(total) == 3, total)
+
+    def test_threshold_argument(self):
+        for t in (0, 1000, 20000, 10**12):
+            self.check(self.rows("SELECT * FROM rocpd_idle_breakdown(?)", (t,)), t)
+            self.check(self.rows("SELECT * FROM rocpd_idle_breakdown WHERE threshold_ns = ?", (t,)), t)
+        r = self.rows("SELECT sum(kernel_wait_ns) AS k FROM rocpd_idle_breakdown(0)")[0]
+        self.assertEqual(r["k"], 0)
+
+    def test_window(self):
+        first, last = self.con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
+        lo, hi = first + (last - first) // 3, first + (last - first) // 2
+        rows = self.rows("SELECT * FROM rocpd_idle_breakdown(?, ?, ?)", (THRESHOLD, lo, hi))
+        gpu_rows = [r for r in rows if r["level"] == "gpu"]
+        for r in gpu_rows:
+            self.assertEqual({k: r[k] for k in IDLE_COLS},
+                             brute_idle(self.by_gpu[(r["db"], r["gpu"])], THRESHOLD, lo, hi))
+            g = self.con.execute("SELECT coalesce(sum(duration), 0) FROM rocpd_gaps(?, ?) WHERE db = ? AND gpu = ?",
+                                 (lo, hi, r["db"], r["gpu"])).fetchone()[0]
+            self.assertEqual(r["idle_ns"], g)
+
+    def test_plain_table_behaviour(self):
+        rows = self.con.execute("SELECT rowid, db, gpu, level, queue, stream, idle_ns FROM rocpd_idle_breakdown").fetchall()
+        self.assertEqual(len({r[0] for r in rows}), len(rows))
+        sub = self.con.execute("SELECT rowid, db, gpu, level, queue, stream, idle_ns FROM rocpd_idle_breakdown "
+                               "WHERE db = 'rank1' AND gpu = 2").fetchall()
+        self.assertEqual(sorted(sub), sorted(r for r in rows if r[1] == "rank1" and r[2] == 2))
+        n = self.con.execute("SELECT count(*) FROM rocpd_idle_breakdown WHERE gpu = 0 OR level = 'gpu'").fetchone()[0]
+        self.assertEqual(n, sum(1 for r in rows if r[2] == 0 or r[3] == "gpu"))
+
+    def test_errors(self):
+        for sql, msg in (("SELECT * FROM rocpd_idle_breakdown(-1)", "rocpd_idle_breakdown: threshold_ns must be >= 0, got -1"),
+                         ("SELECT * FROM rocpd_idle_breakdown(10, 5, 5)", "rocpd_idle_breakdown: hi (5) must be greater than lo (5)"),
+                         ("SELECT * FROM rocpd_idle_breakdown('x')", "rocpd_idle_breakdown: threshold_ns must be an integer (ns), got text 'x'")):
+            with self.assertRaises(sqlite3.Error) as e:
+                self.con.execute(sql).fetchall()
+            self.assertEqual(str(e.exception), msg)
+
+
+class CommOverlap(unittest.TestCase):
+    def test_matches_brute_force_and_truth(self):
+        con = connect()
+        ops, _ = load_rows(con)
+        comm, comp, both = defaultdict(list), defaultdict(list), defaultdict(list)
+        for db, pid, op_id, corr, gpu, queue, stream, kind, name, start, end in ops:
+            if kind not in ("kernel", "copy") or start is None or end is None:
+                continue
+            (comm if is_comm(kind, name) else comp)[(db, gpu)].append((start, end))
+            both[(db, gpu)].append((start, end))
+        rows = con.execute("SELECT db, gpu, compute_ns, comm_ns, overlap_ns, exposed_comm_ns, overlap_pct "
+                           "FROM rocpd_comm_overlap").fetchall()
+        truth = {(f["db"], g["gpu"]): g for f in JOB[1]["files"] for g in f["diagnosis"]["gpus"]}
+        self.assertEqual(len(rows), len(truth))
+        for db, gpu, compute_ns, comm_ns, overlap_ns, exposed, pct in rows:
+            k = (db, gpu)
+            # Intersection measured directly: the union of each comm interval cut by the compute union.
+            cu = union_gaps(comp[k])
+            inter = length([(max(s, a), min(e, b)) for s, e in union_gaps(comm[k]) for a, b in cu
+                            if min(e, b) > max(s, a)])
+            self.assertEqual((compute_ns, comm_ns, overlap_ns), (length(comp[k]), length(comm[k]), inter), k)
+            self.assertEqual(exposed, comm_ns - overlap_ns)
+            self.assertAlmostEqual(pct, 100.0 * inter / comm_ns)
+            t = truth[k]
+            self.assertEqual((compute_ns, comm_ns, overlap_ns), (t["compute_ns"], t["comm_ns"], t["overlap_ns"]))
+        self.assertGreater(sum(r[4] for r in rows), 0)  # RCCL kernels overlap compute by construction
+
+
+class RealTrace(unittest.TestCase):
+    def test_matmul(self):
+        if not os.path.exists(MATMUL):
+            raise unittest.SkipTest("shared/data/matmul_result.rpd absent")
+        con = connect(MATMUL)
+        ops, apis = load_rows(con)
+        expected = brute_stacks(ops, apis)
+        rows = con.execute("SELECT db, pid, kind, op_id, stack FROM rocpd_kernel_stacks").fetchall()
+        self.assertEqual(len(rows), len(expected))
+        for db, pid, kind, op_id, stack in rows:
+            self.assertEqual(json.loads(stack), expected[(db, pid, kind, op_id)][1])
+        by_gpu, _ = idle_inputs(ops, apis)
+        for r in con.execute("SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
+                             "FROM rocpd_idle_breakdown WHERE level = 'gpu'"):
+            self.assertEqual(dict(zip(IDLE_COLS, r[2:])), brute_idle(by_gpu[(r[0], r[1])], THRESHOLD))
+
+
+if __name__ == "__main__":
+    unittest.main()
