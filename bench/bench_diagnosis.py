@@ -41,7 +41,7 @@ def main():
     p.add_argument("--files", type=int, default=64)
     p.add_argument("--ops", type=int, default=100000)
     p.add_argument("--markers", type=int, default=10000)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=int, default=2)
     args = p.parse_args()
 
     job = os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}")
@@ -59,8 +59,14 @@ def main():
     cases = [
         ("full scan: SELECT count(*), sum(duration) FROM rocpd_ops",
          "SELECT count(*), sum(duration) FROM rocpd_ops"),
+        ("full scan of the columns rocpd_idle_breakdown reads",
+         "SELECT count(*), sum(gpu), sum(queue), sum(stream), sum(\"end\" - start), sum(correlation_id) FROM rocpd_ops"),
         ("full scan of the columns rocpd_kernel_stacks reads",
-         "SELECT count(*), sum(length(name)), sum(correlation_id), sum(op_id), sum(queue), sum(\"end\" - start) FROM rocpd_ops"),
+         "SELECT count(*), sum(length(name)), sum(length(kind)), sum(correlation_id), sum(op_id), sum(gpu), sum(queue), "
+         "sum(\"end\" - start) FROM rocpd_ops"),
+        ("full scan of every column but demangled (SELECT * without demangle)",
+         "SELECT count(*), sum(pid), sum(gpu), sum(queue), sum(stream), max(kind), max(name), sum(start), sum(\"end\"), "
+         "sum(duration), sum(correlation_id), sum(op_id), sum(graph_id), sum(node) FROM rocpd_ops"),
         ("rocpd_kernel_stacks: every row",
          "SELECT count(*), sum(depth), sum(length(stack)), count(top_level), sum(tid) FROM rocpd_kernel_stacks"),
         ("rocpd_kernel_stacks: kernel time per top-level range",

@@ -107,46 +107,88 @@ std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, 
   return intervals::int64_arg(v.get(), fn.c_str(), what);
 }
 
-std::optional<CallKey> call_key(sqlite3_stmt* s, int pid_col, int corr_col) {
-  if (sqlite3_column_type(s, corr_col) != SQLITE_INTEGER) return std::nullopt;
-  CallKey k;
-  k.corr = sqlite3_column_int64(s, corr_col);
-  const int pt = sqlite3_column_type(s, pid_col);
-  if (pt == SQLITE_INTEGER) k.pid = sqlite3_column_int64(s, pid_col);
-  else if (pt == SQLITE_NULL) k.pid_null = true;
-  else return std::nullopt;
-  return k;
+namespace {
+uint64_t mix(int64_t key) {
+  uint64_t x = static_cast<uint64_t>(key) + 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void CorrSlots::grow() {
+  std::vector<int64_t> keys = std::move(keys_);
+  std::vector<uint32_t> slots = std::move(slots_);
+  const size_t capacity = keys.empty() ? 1024 : keys.size() * 2;
+  keys_.assign(capacity, 0);
+  slots_.assign(capacity, UINT32_MAX);
+  const size_t mask = capacity - 1;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (slots[i] == UINT32_MAX) continue;
+    size_t h = mix(keys[i]) & mask;
+    while (slots_[h] != UINT32_MAX) h = (h + 1) & mask;
+    keys_[h] = keys[i];
+    slots_[h] = slots[i];
+  }
 }
 
-std::unordered_map<CallKey, LaunchCall, CallKeyHash> read_launches(sqlite3* conn, const std::string& db,
-                                                                    const std::unordered_set<CallKey, CallKeyHash>& wanted,
-                                                                    bool with_thread, const char* table) {
-  std::unordered_map<CallKey, LaunchCall, CallKeyHash> out;
-  if (wanted.empty()) return out;
-  out.reserve(wanted.size());
+uint32_t CorrSlots::add(int64_t corr) {
+  if ((count_ + 1) * 2 > keys_.size()) grow();
+  const size_t mask = keys_.size() - 1;
+  size_t h = mix(corr) & mask;
+  while (slots_[h] != UINT32_MAX) {
+    if (keys_[h] == corr) return slots_[h];
+    h = (h + 1) & mask;
+  }
+  keys_[h] = corr;
+  slots_[h] = static_cast<uint32_t>(count_++);
+  return slots_[h];
+}
+
+int64_t CorrSlots::find(int64_t corr) const {
+  if (keys_.empty()) return -1;
+  const size_t mask = keys_.size() - 1;
+  size_t h = mix(corr) & mask;
+  while (slots_[h] != UINT32_MAX) {
+    if (keys_[h] == corr) return slots_[h];
+    h = (h + 1) & mask;
+  }
+  return -1;
+}
+
+std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
+  if (sqlite3_column_type(s, col) != SQLITE_INTEGER) return std::nullopt;
+  return sqlite3_column_int64(s, col);
+}
+
+std::vector<LaunchCall> read_launches(sqlite3* conn, const std::string& db, const CorrSlots& wanted, bool with_thread,
+                                      const char* table) {
+  std::vector<LaunchCall> out(wanted.size());
+  if (wanted.size() == 0) return out;
   const char* sql = with_thread
-                        ? "SELECT pid, correlation_id, start, \"end\", api_id, tid FROM temp.rocpd_apis WHERE db = ?1"
-                        : "SELECT pid, correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1";
+                        ? "SELECT correlation_id, start, \"end\", api_id, pid, tid FROM temp.rocpd_apis WHERE db = ?1"
+                        : "SELECT correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1";
   Stmt stmt = prepare(conn, sql, "reading rocpd_apis");
   sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
   sqlite3_stmt* s = stmt.get();
   while (step(s, "reading rocpd_apis")) {
-    const auto key = call_key(s, 0, 1);
-    if (!key || !wanted.contains(*key)) continue;
-    const auto start = time_column(s, 2, table, db, "start");
+    const auto corr = corr_column(s, 0);
+    if (!corr) continue;
+    const int64_t slot = wanted.find(*corr);
+    if (slot < 0) continue;
+    const auto start = time_column(s, 1, table, db, "start");
     if (!start) continue;
-    const auto end = time_column(s, 3, table, db, "end");
-    const int64_t api_id = sqlite3_column_int64(s, 4);
-    auto [it, inserted] = out.try_emplace(*key);
-    if (!inserted && (it->second.start < *start || (it->second.start == *start && it->second.api_id <= api_id))) continue;
-    LaunchCall& c = it->second;
+    const int64_t api_id = sqlite3_column_int64(s, 3);
+    LaunchCall& c = out[static_cast<size_t>(slot)];
+    if (c.found && (c.start < *start || (c.start == *start && c.api_id <= api_id))) continue;
+    const auto end = time_column(s, 2, table, db, "end");
+    c.found = true;
     c.start = *start;
+    c.end = end ? std::max(*end, *start) : *start;
     c.api_id = api_id;
-    c.end_null = !end;
-    c.end = end ? *end : *start;
     if (with_thread) {
-      c.tid_null = sqlite3_column_type(s, 5) == SQLITE_NULL;
-      c.tid = sqlite3_column_int64(s, 5);
+      c.pid = value_key(s, 4);
+      c.tid = value_key(s, 5);
     }
   }
   return out;

@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "common/sqlite_util.h"
@@ -36,36 +34,37 @@ GpuKey value_key(sqlite3_stmt* s, int col);
 // An integer time (or nullopt for NULL); anything else is an error naming the table and member.
 std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, const std::string& db, const char* what);
 
-// (pid, correlation_id) of an op or a call; pid NULL is its own value.
-struct CallKey {
-  int64_t pid = 0, corr = 0;
-  bool pid_null = false;
-  bool operator==(const CallKey&) const = default;
+// Correlation ids of one member -> a dense slot (0, 1, ...): open addressing, no allocation per
+// key. A member's correlation ids are unique (rpd API ids carry the session in their high bits,
+// a rocpd file holds one process), so the id alone names the launch.
+class CorrSlots {
+ public:
+  // The slot of `corr`, added when new.
+  uint32_t add(int64_t corr);
+  // The slot of `corr`, or -1.
+  int64_t find(int64_t corr) const;
+  size_t size() const { return count_; }
+
+ private:
+  void grow();
+  std::vector<int64_t> keys_;
+  std::vector<uint32_t> slots_;  // UINT32_MAX: empty
+  size_t count_ = 0;
 };
-struct CallKeyHash {
-  size_t operator()(const CallKey& k) const noexcept {
-    uint64_t x = static_cast<uint64_t>(k.pid) * 0x9e3779b97f4a7c15ULL ^ static_cast<uint64_t>(k.corr) ^ (k.pid_null ? 0x5555 : 0);
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    return static_cast<size_t>(x ^ (x >> 32));
-  }
-};
-// Reads the key columns (pid, correlation_id) of a row; nullopt when correlation_id is NULL or
-// not an integer (such an op has no launch).
-std::optional<CallKey> call_key(sqlite3_stmt* s, int pid_col, int corr_col);
+
+// The correlation id of the current row, or nullopt (NULL or not an integer: no launch).
+std::optional<int64_t> corr_column(sqlite3_stmt* s, int col);
 
 struct LaunchCall {
+  bool found = false;
   int64_t start = 0, end = 0;
-  int64_t tid = 0;
-  bool tid_null = false;
-  bool end_null = false;
   int64_t api_id = 0;
+  GpuKey pid, tid;
 };
-// The API calls of member `db` whose (pid, correlation_id) is in `wanted`: the launch of each op.
-// When several calls share a key, the one with the earliest start (then the smallest api_id)
-// is the launch. Calls whose start is NULL are not launches.
-std::unordered_map<CallKey, LaunchCall, CallKeyHash> read_launches(sqlite3* conn, const std::string& db,
-                                                                    const std::unordered_set<CallKey, CallKeyHash>& wanted,
-                                                                    bool with_thread, const char* table);
+// The API calls of member `db` whose correlation_id has a slot: the launch of each op (by slot).
+// When several calls share an id, the one with the earliest start (then the smallest api_id) is
+// the launch. Calls whose start is NULL are not launches.
+std::vector<LaunchCall> read_launches(sqlite3* conn, const std::string& db, const CorrSlots& wanted, bool with_thread,
+                                      const char* table);
 
 }  // namespace rocpd::diagnosis

@@ -67,7 +67,7 @@ struct Cursor : sqlite3_vtab_cursor {
 
   std::vector<Row> load(const std::string& db) {
     sqlite3* conn = table().conn;
-    std::string sql = "SELECT gpu, queue, stream, start, \"end\", pid, correlation_id FROM temp.rocpd_ops WHERE db = ?1";
+    std::string sql = "SELECT gpu, queue, stream, start, \"end\", correlation_id FROM temp.rocpd_ops WHERE db = ?1";
     if (sel.gpu) sql += " AND gpu = ?2";
     if (lo != intervals::kNoLo) sql += " AND \"end\" > ?3";
     if (hi != intervals::kNoHi) sql += " AND start < ?4";
@@ -80,31 +80,63 @@ struct Cursor : sqlite3_vtab_cursor {
     struct RawOp {
       uint32_t gpu, lane;  // indices into gpus / lanes
       int64_t start, end;
-      std::optional<CallKey> key;
+      int64_t slot;        // the launch's slot in `wanted`, -1 for none
     };
     std::vector<RawOp> raw;
     std::map<GpuKey, uint32_t> gpus;
     std::map<std::tuple<GpuKey, GpuKey, GpuKey>, uint32_t> lanes;
-    std::unordered_set<CallKey, CallKeyHash> wanted;
+    // Fast path for the usual integer-or-NULL (gpu, queue, stream): a short list searched linearly.
+    struct IntLane {
+      int64_t v[3];
+      int types;
+      uint32_t gpu, lane;
+    };
+    std::vector<IntLane> int_lanes;
+    CorrSlots wanted;
     sqlite3_stmt* s = stmt.get();
+    uint64_t rows_read = 0;
     while (step(s, "reading rocpd_ops")) {
-      if ((raw.size() & 0xffff) == 0) watch->check();
+      if ((++rows_read & 0xffff) == 0) watch->check();
+      int types = 0;
+      int64_t v[3] = {0, 0, 0};
+      bool plain = true;
+      for (int c = 0; c < 3; ++c) {
+        const int t = sqlite3_column_type(s, c);
+        if (t == SQLITE_INTEGER) v[c] = sqlite3_column_int64(s, c);
+        else if (t != SQLITE_NULL) plain = false;
+        types = types * 8 + t;
+      }
+      uint32_t gi = 0, li = 0;
+      const IntLane* hit = nullptr;
+      if (plain)
+        for (const IntLane& l : int_lanes)
+          if (l.types == types && l.v[0] == v[0] && l.v[1] == v[1] && l.v[2] == v[2]) {
+            hit = &l;
+            break;
+          }
+      if (hit) {
+        gi = hit->gpu;
+        li = hit->lane;
+      } else {
+        GpuKey gpu = value_key(s, 0);
+        auto g = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size())).first;
+        auto l = lanes.try_emplace({std::move(gpu), value_key(s, 1), value_key(s, 2)}, static_cast<uint32_t>(lanes.size())).first;
+        gi = g->second;
+        li = l->second;
+        if (plain && int_lanes.size() < 256) int_lanes.push_back({{v[0], v[1], v[2]}, types, gi, li});
+      }
       const auto start = time_column(s, 3, kTable, db, "start");
       const auto end = time_column(s, 4, kTable, db, "end");
-      GpuKey gpu = value_key(s, 0);
-      auto [g, g_new] = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size()));
-      auto [l, l_new] = lanes.try_emplace({std::move(gpu), value_key(s, 1), value_key(s, 2)}, static_cast<uint32_t>(lanes.size()));
       if (!start || !end) continue;  // no busy time (as rocpd_gaps)
-      RawOp op{g->second, l->second, *start, *end, call_key(s, 5, 6)};
-      if (op.key) wanted.insert(*op.key);
-      raw.push_back(op);
+      const auto corr = corr_column(s, 5);
+      raw.push_back({gi, li, *start, *end, corr ? static_cast<int64_t>(wanted.add(*corr)) : -1});
     }
+    stmt.reset();
     const auto launches = read_launches(conn, db, wanted, false, kTable);
     std::vector<std::vector<IdleOp>> by_gpu(gpus.size()), by_lane(lanes.size());
     for (const RawOp& op : raw) {
       IdleOp x{op.start, op.end, kNoLaunch};
-      if (op.key)
-        if (auto it = launches.find(*op.key); it != launches.end()) x.launch = it->second.start;
+      if (op.slot >= 0 && launches[static_cast<size_t>(op.slot)].found) x.launch = launches[static_cast<size_t>(op.slot)].start;
       by_gpu[op.gpu].push_back(x);
       by_lane[op.lane].push_back(x);
     }

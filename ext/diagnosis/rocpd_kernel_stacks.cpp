@@ -70,7 +70,7 @@ struct StackInfo {
 
 struct OpRow {
   int64_t rowid = 0;
-  GpuKey pid, op_id, corr, gpu, queue;
+  GpuKey op_id, corr, gpu, queue;
   std::optional<int64_t> start, end;
   uint32_t name = kNoName;
   bool copy = false;
@@ -78,7 +78,7 @@ struct OpRow {
 };
 
 struct CallRow {
-  GpuKey tid;
+  GpuKey pid, tid;
   StackInfo info;
 };
 
@@ -129,32 +129,30 @@ struct Cursor : sqlite3_vtab_cursor {
 
     // 1. The kernels and copies.
     std::string sql =
-        "SELECT rowid, pid, op_id, correlation_id, gpu, queue, kind, name, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
+        "SELECT rowid, op_id, correlation_id, gpu, queue, kind, name, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
     if (sel.gpu) sql += " AND gpu = ?2";
     Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
     sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
     if (sel.gpu) sqlite3_bind_int64(stmt.get(), 2, *sel.gpu);
     sqlite3_stmt* s = stmt.get();
-    std::unordered_set<CallKey, CallKeyHash> wanted;
-    std::vector<std::optional<CallKey>> keys;
+    CorrSlots wanted;
+    std::vector<int64_t> slots;  // per row: its launch's slot in `wanted`, -1 for none
     while (step(s, "reading rocpd_ops")) {
       if ((rows.size() & 0xffff) == 0) watch->check();
-      const std::string_view kind = column_text(s, 6);
+      const std::string_view kind = column_text(s, 5);
       if (kind != "kernel" && kind != "copy") continue;
       OpRow r;
       r.rowid = sqlite3_column_int64(s, 0);
-      r.pid = value_key(s, 1);
-      r.op_id = value_key(s, 2);
-      r.corr = value_key(s, 3);
-      r.gpu = value_key(s, 4);
-      r.queue = value_key(s, 5);
+      r.op_id = value_key(s, 1);
+      r.corr = value_key(s, 2);
+      r.gpu = value_key(s, 3);
+      r.queue = value_key(s, 4);
       r.copy = kind == "copy";
-      if (sqlite3_column_type(s, 7) != SQLITE_NULL) r.name = names.id(column_text(s, 7));
-      r.start = time_column(s, 8, kTable, db, "start");
-      r.end = time_column(s, 9, kTable, db, "end");
-      auto key = call_key(s, 1, 3);
-      if (key) wanted.insert(*key);
-      keys.push_back(key);
+      if (sqlite3_column_type(s, 6) != SQLITE_NULL) r.name = names.id(column_text(s, 6));
+      r.start = time_column(s, 7, kTable, db, "start");
+      r.end = time_column(s, 8, kTable, db, "end");
+      const auto corr = corr_column(s, 2);
+      slots.push_back(corr ? static_cast<int64_t>(wanted.add(*corr)) : -1);
       rows.push_back(std::move(r));
     }
     stmt.reset();
@@ -163,22 +161,27 @@ struct Cursor : sqlite3_vtab_cursor {
     const auto launches = read_launches(conn, db, wanted, true, kTable);
     using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
     std::map<ThreadKey, std::vector<Call>> thread_calls;
-    std::unordered_map<CallKey, int32_t, CallKeyHash> call_index;
+    std::vector<int32_t> call_of_slot(wanted.size(), -1);
+    auto thread_key = [](const GpuKey& pid, const GpuKey& tid) -> std::optional<ThreadKey> {
+      if ((pid.type != SQLITE_INTEGER && pid.type != SQLITE_NULL) || (tid.type != SQLITE_INTEGER && tid.type != SQLITE_NULL))
+        return std::nullopt;  // a hostile pid or tid: the call has no thread, so no range encloses it
+      return ThreadKey{pid.is_null(), pid.i, tid.is_null(), tid.i};
+    };
     for (size_t i = 0; i < rows.size(); ++i) {
-      if (!keys[i]) continue;
-      const auto it = launches.find(*keys[i]);
-      if (it == launches.end()) continue;
-      auto [ci, inserted] = call_index.try_emplace(*keys[i], static_cast<int32_t>(calls.size()));
-      if (inserted) {
-        const LaunchCall& lc = it->second;
+      if (slots[i] < 0) continue;
+      const size_t slot = static_cast<size_t>(slots[i]);
+      const LaunchCall& lc = launches[slot];
+      if (!lc.found) continue;
+      if (call_of_slot[slot] < 0) {
+        call_of_slot[slot] = static_cast<int32_t>(calls.size());
         CallRow c;
-        c.tid.type = lc.tid_null ? SQLITE_NULL : SQLITE_INTEGER;
-        c.tid.i = lc.tid;
-        calls.push_back(c);
-        thread_calls[{keys[i]->pid_null, keys[i]->pid, lc.tid_null, lc.tid}].push_back(
-            {lc.start, std::max(lc.end, lc.start), static_cast<uint32_t>(ci->second)});
+        c.pid = lc.pid;
+        c.tid = lc.tid;
+        calls.push_back(std::move(c));
+        if (const auto thread = thread_key(lc.pid, lc.tid))
+          thread_calls[*thread].push_back({lc.start, lc.end, static_cast<uint32_t>(call_of_slot[slot])});
       }
-      rows[i].call = ci->second;
+      rows[i].call = call_of_slot[slot];
     }
 
     // 3. The marker ranges of the threads that launched something.
@@ -192,10 +195,9 @@ struct Cursor : sqlite3_vtab_cursor {
       const auto start = time_column(s, 2, kTable, db, "start");
       const auto end = time_column(s, 3, kTable, db, "end");
       if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
-      const int pt = sqlite3_column_type(s, 0), tt = sqlite3_column_type(s, 1);
-      if ((pt != SQLITE_INTEGER && pt != SQLITE_NULL) || (tt != SQLITE_INTEGER && tt != SQLITE_NULL)) continue;
-      const ThreadKey thread{pt == SQLITE_NULL, sqlite3_column_int64(s, 0), tt == SQLITE_NULL, sqlite3_column_int64(s, 1)};
-      const auto tc = thread_calls.find(thread);
+      const auto thread = thread_key(value_key(s, 0), value_key(s, 1));
+      if (!thread) continue;
+      const auto tc = thread_calls.find(*thread);
       if (tc == thread_calls.end()) continue;
       uint32_t name = 0;
       if (sqlite3_column_type(s, 4) == SQLITE_NULL) {
@@ -212,7 +214,7 @@ struct Cursor : sqlite3_vtab_cursor {
           json_string(range_json[name], column_text(s, 4));
         }
       }
-      thread_ranges[thread].push_back({*start, *end, name, sqlite3_column_int64(s, 5)});
+      thread_ranges[*thread].push_back({*start, *end, name, sqlite3_column_int64(s, 5)});
     }
     ranges_stmt.reset();
 
@@ -302,7 +304,9 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     const StackInfo& info = r.call >= 0 ? c->calls[static_cast<size_t>(r.call)].info : none;
     switch (col) {
       case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
-      case kPid: r.pid.result(ctx); break;
+      case kPid:
+        if (r.call >= 0) c->calls[static_cast<size_t>(r.call)].pid.result(ctx);
+        break;
       case kTid:
         if (r.call >= 0) c->calls[static_cast<size_t>(r.call)].tid.result(ctx);
         break;

@@ -52,19 +52,19 @@ def load_rows(con):
 
 
 def launches(apis):
-    """(db, pid, correlation_id) -> the call with the earliest (start, api_id)."""
+    """(db, correlation_id) -> the call with the earliest (start, api_id): (start, end, tid, api_id, pid)."""
     best = {}
     for db, pid, tid, domain, name, start, end, corr, api_id in apis:
         if corr is None or start is None:
             continue
-        k = (db, pid, corr)
+        k = (db, corr)
         if k not in best or (start, api_id) < (best[k][0], best[k][3]):
-            best[k] = (start, end if end is not None else start, tid, api_id)
+            best[k] = (start, end if end is not None else start, tid, api_id, pid)
     return best
 
 
 def brute_stacks(ops, apis):
-    """(db, pid, kind, op_id) -> (tid, [range names outermost first])."""
+    """(db, kind, op_id) -> (pid, tid, [range names outermost first]) of the launching call."""
     ranges = defaultdict(list)
     for db, pid, tid, domain, name, start, end, corr, api_id in apis:
         if domain == "marker" and start is not None and end is not None and end > start:
@@ -74,15 +74,15 @@ def brute_stacks(ops, apis):
     for db, pid, op_id, corr, gpu, queue, stream, kind, name, start, end in ops:
         if kind not in ("kernel", "copy"):
             continue
-        call = calls.get((db, pid, corr))
+        call = calls.get((db, corr))
         if call is None:
-            out[(db, pid, kind, op_id)] = (None, [])
+            out[(db, kind, op_id)] = (None, None, [])
             continue
-        cs, ce, tid, _ = call
+        cs, ce, tid, _, call_pid = call
         ce = max(ce, cs)
-        enclosing = [r for r in ranges[(db, pid, tid)] if r[0] <= cs and ce <= r[1]]
+        enclosing = [r for r in ranges[(db, call_pid, tid)] if r[0] <= cs and ce <= r[1]]
         enclosing.sort(key=lambda r: (r[0], -r[1], r[2]))
-        out[(db, pid, kind, op_id)] = (tid, [r[3] for r in enclosing])
+        out[(db, kind, op_id)] = (call_pid, tid, [r[3] for r in enclosing])
     return out
 
 
@@ -123,7 +123,7 @@ def idle_inputs(ops, apis):
     calls = launches(apis)
     by_gpu, by_lane = defaultdict(list), defaultdict(list)
     for db, pid, op_id, corr, gpu, queue, stream, kind, name, start, end in ops:
-        call = calls.get((db, pid, corr))
+        call = calls.get((db, corr))
         x = (start, end, call[0] if call else None)
         by_gpu[(db, gpu)].append(x)
         by_lane[(db, gpu, queue, stream)].append(x)
@@ -155,11 +155,11 @@ class KernelStacks(unittest.TestCase):
     def test_every_op_matches_brute_force(self):
         self.assertEqual(len(self.rows), len(self.expected))
         for db, pid, tid, op_id, corr, kind, name, start, end, depth, stack, top, bottom, _ in self.rows:
-            want_tid, want = self.expected[(db, pid, kind, op_id)]
+            want_pid, want_tid, want = self.expected[(db, kind, op_id)]
             got = json.loads(stack)
             self.assertEqual(got, want, (db, op_id))
             self.assertEqual(depth, len(want))
-            self.assertEqual(tid, want_tid)
+            self.assertEqual((pid, tid), (want_pid, want_tid))
             self.assertEqual(top, want[0] if want else None)
             self.assertEqual(bottom, want[-1] if want else None)
 
@@ -187,7 +187,7 @@ class KernelStacks(unittest.TestCase):
         calls = launches(self.apis)
         crossed = 0
         for db, pid, op_id, corr, *_ in self.ops:
-            call = calls.get((db, pid, corr))
+            call = calls.get((db, corr))
             if call and any(t != call[2] and s <= call[0] and call[1] <= e for t, s, e in by_thread[(db, pid)]):
                 crossed += 1
         self.assertGreater(crossed, 100)
@@ -344,7 +344,7 @@ class RealTrace(unittest.TestCase):
         rows = con.execute("SELECT db, pid, kind, op_id, stack FROM rocpd_kernel_stacks").fetchall()
         self.assertEqual(len(rows), len(expected))
         for db, pid, kind, op_id, stack in rows:
-            self.assertEqual(json.loads(stack), expected[(db, pid, kind, op_id)][1])
+            self.assertEqual(json.loads(stack), expected[(db, kind, op_id)][2])
         by_gpu, _ = idle_inputs(ops, apis)
         for r in con.execute("SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
                              "FROM rocpd_idle_breakdown WHERE level = 'gpu'"):
