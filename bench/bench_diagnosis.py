@@ -65,7 +65,7 @@ def main():
          "SELECT count(*), sum(length(name)), sum(length(kind)), sum(correlation_id), sum(op_id), sum(gpu), sum(queue), "
          "sum(\"end\" - start) FROM rocpd_ops"),
         ("full scan of every column but demangled (SELECT * without demangle)",
-         "SELECT count(*), sum(pid), sum(gpu), sum(queue), sum(stream), max(kind), max(name), sum(start), sum(\"end\"), "
+         "SELECT count(*), sum(pid), sum(gpu), sum(queue), sum(stream), max(kind), max(name), max(start), max(\"end\"), "
          "sum(duration), sum(correlation_id), sum(op_id), sum(graph_id), sum(node) FROM rocpd_ops"),
         ("rocpd_kernel_stacks: every row",
          "SELECT count(*), sum(depth), sum(length(stack)), count(top_level), sum(tid) FROM rocpd_kernel_stacks"),

@@ -24,7 +24,7 @@ EXPECTED_FUNCTIONS = {
     ("histogram", 2, PURE), ("histogram", 3, PURE), ("histogram_log2", 1, PURE),
     ("rocpd_stats_state", 1, PURE), ("rocpd_stats_merge", 1, PURE), ("rocpd_stats_get", 2, PURE),
     ("interval_union_state", 2, PURE), ("interval_union_merge", 1, PURE), ("interval_union_length", 1, PURE),
-    ("rocpd_open", 1, FILES), ("rocpd_close", 0, FILES), ("rocpd_close", 1, FILES),
+    ("rocpd_open", 1, FILES), ("rocpd_open", 2, FILES), ("rocpd_set_run", 2, FILES), ("rocpd_close", 0, FILES), ("rocpd_close", 1, FILES),
     ("rocpd_last_scan", 0, FILES),
     ("rocpd_clock_offset", 1, FILES), ("rocpd_clock_offset", 2, FILES), ("rocpd_align", 1, FILES),
     ("rocpd_align", 2, FILES), ("rocpd_align", 3, FILES),
@@ -40,7 +40,7 @@ EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "
 EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
                   "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
                   "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram", "rocpd_comm_overlap",
-                  "rocpd_ranges"}
+                  "rocpd_ranges", "rocpd_runs", "rocpd_run_kernels", "rocpd_run_compare"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
 # these names would shadow a member's own table or view.
 UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",
