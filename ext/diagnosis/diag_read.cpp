@@ -161,17 +161,36 @@ std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
   return sqlite3_column_int64(s, col);
 }
 
-std::vector<LaunchCall> read_launches(sqlite3* conn, const std::string& db, const CorrSlots& wanted, bool with_thread,
+Prefetched::Prefetched(sqlite3* conn, const std::string& sql, const std::string& db, const char* what,
+                       void (*extra)(sqlite3_stmt*, const void*), const void* extra_arg)
+    : stmt_(prepare(conn, sql, what)), what_(what) {
+  sqlite3_bind_text(stmt_.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
+  if (extra) extra(stmt_.get(), extra_arg);
+  has_first_ = step(stmt_.get(), what_);
+  first_ = true;
+}
+
+bool Prefetched::next() {
+  if (!stmt_) return false;
+  if (first_) {
+    first_ = false;
+    return has_first_;
+  }
+  return step(stmt_.get(), what_);
+}
+
+Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread) {
+  return Prefetched(conn,
+                    with_thread ? "SELECT correlation_id, start, \"end\", api_id, pid, tid FROM temp.rocpd_apis WHERE db = ?1"
+                                : "SELECT correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1",
+                    db, "reading rocpd_apis");
+}
+
+std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
                                       const char* table) {
   std::vector<LaunchCall> out(wanted.size());
-  if (wanted.size() == 0) return out;
-  const char* sql = with_thread
-                        ? "SELECT correlation_id, start, \"end\", api_id, pid, tid FROM temp.rocpd_apis WHERE db = ?1"
-                        : "SELECT correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1";
-  Stmt stmt = prepare(conn, sql, "reading rocpd_apis");
-  sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-  sqlite3_stmt* s = stmt.get();
-  while (step(s, "reading rocpd_apis")) {
+  sqlite3_stmt* s = query.get();
+  while (query.next()) {
     const auto corr = corr_column(s, 0);
     if (!corr) continue;
     const int64_t slot = wanted.find(*corr);
@@ -191,6 +210,7 @@ std::vector<LaunchCall> read_launches(sqlite3* conn, const std::string& db, cons
       c.tid = value_key(s, 5);
     }
   }
+  query.finish();
   return out;
 }
 

@@ -61,10 +61,32 @@ struct LaunchCall {
   int64_t api_id = 0;
   GpuKey pid, tid;
 };
-// The API calls of member `db` whose correlation_id has a slot: the launch of each op (by slot).
+// A query of one member on the host connection, stepped once as soon as it is made: the
+// federation's background readers then fetch its rows while the caller works on other queries or
+// on the previous member (a member's reads overlap each other and the previous member's sweep).
+class Prefetched {
+ public:
+  Prefetched() = default;
+  // `sql` has ?1 = the member name; `extra` binds further parameters.
+  Prefetched(sqlite3* conn, const std::string& sql, const std::string& db, const char* what,
+             void (*extra)(sqlite3_stmt*, const void*) = nullptr, const void* extra_arg = nullptr);
+  // Moves to the next row (the first call returns the row stepped at construction).
+  bool next();
+  sqlite3_stmt* get() const { return stmt_.get(); }
+  void finish() { stmt_.reset(); }
+
+ private:
+  Stmt stmt_;
+  const char* what_ = "";
+  bool first_ = false, has_first_ = false;
+};
+
+// The query read_launches consumes (columns correlation_id, start, end, api_id[, pid, tid]).
+Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread);
+// The API calls of the member whose correlation_id has a slot: the launch of each op (by slot).
 // When several calls share an id, the one with the earliest start (then the smallest api_id) is
 // the launch. Calls whose start is NULL are not launches.
-std::vector<LaunchCall> read_launches(sqlite3* conn, const std::string& db, const CorrSlots& wanted, bool with_thread,
+std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
                                       const char* table);
 
 }  // namespace rocpd::diagnosis

@@ -60,23 +60,49 @@ struct Cursor : sqlite3_vtab_cursor {
         return;
       }
       watch->check();
-      rows = load(dbs[next_db++].db);
+      const std::string& db = dbs[next_db].db;
+      MemberInput in = ahead && ahead->db == db ? std::move(*ahead) : start_member(db);
+      ahead.reset();
+      ++next_db;
+      // The next member's reads start now and run while this one is classified.
+      if (next_db < dbs.size()) ahead = start_member(dbs[next_db].db);
+      rows = load(in);
       row = 0;
     }
   }
 
-  std::vector<Row> load(const std::string& db) {
+  struct MemberInput {
+    std::string db;
+    Prefetched ops, launches;
+  };
+  std::optional<MemberInput> ahead;
+
+  struct Window {
+    std::optional<int64_t> gpu;
+    int64_t lo, hi;
+  };
+
+  MemberInput start_member(const std::string& db) {
     sqlite3* conn = table().conn;
     std::string sql = "SELECT gpu, queue, stream, start, \"end\", correlation_id FROM temp.rocpd_ops WHERE db = ?1";
     if (sel.gpu) sql += " AND gpu = ?2";
     if (lo != intervals::kNoLo) sql += " AND \"end\" > ?3";
     if (hi != intervals::kNoHi) sql += " AND start < ?4";
-    Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
-    sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-    if (sel.gpu) sqlite3_bind_int64(stmt.get(), 2, *sel.gpu);
-    if (lo != intervals::kNoLo) sqlite3_bind_int64(stmt.get(), 3, lo);
-    if (hi != intervals::kNoHi) sqlite3_bind_int64(stmt.get(), 4, hi);
+    const Window w{sel.gpu, lo, hi};
+    MemberInput in;
+    in.db = db;
+    in.ops = Prefetched(conn, sql, db, "reading rocpd_ops", +[](sqlite3_stmt* st, const void* arg) {
+      const Window& w = *static_cast<const Window*>(arg);
+      if (w.gpu) sqlite3_bind_int64(st, 2, *w.gpu);
+      if (w.lo != intervals::kNoLo) sqlite3_bind_int64(st, 3, w.lo);
+      if (w.hi != intervals::kNoHi) sqlite3_bind_int64(st, 4, w.hi);
+    }, &w);
+    in.launches = launch_query(conn, db, false);
+    return in;
+  }
 
+  std::vector<Row> load(MemberInput& in) {
+    const std::string& db = in.db;
     struct RawOp {
       uint32_t gpu, lane;  // indices into gpus / lanes
       int64_t start, end;
@@ -93,9 +119,9 @@ struct Cursor : sqlite3_vtab_cursor {
     };
     std::vector<IntLane> int_lanes;
     CorrSlots wanted;
-    sqlite3_stmt* s = stmt.get();
+    sqlite3_stmt* s = in.ops.get();
     uint64_t rows_read = 0;
-    while (step(s, "reading rocpd_ops")) {
+    while (in.ops.next()) {
       if ((++rows_read & 0xffff) == 0) watch->check();
       int types = 0;
       int64_t v[3] = {0, 0, 0};
@@ -131,8 +157,8 @@ struct Cursor : sqlite3_vtab_cursor {
       const auto corr = corr_column(s, 5);
       raw.push_back({gi, li, *start, *end, corr ? static_cast<int64_t>(wanted.add(*corr)) : -1});
     }
-    stmt.reset();
-    const auto launches = read_launches(conn, db, wanted, false, kTable);
+    in.ops.finish();
+    const auto launches = read_launches(in.launches, db, wanted, false, kTable);
     std::vector<std::vector<IdleOp>> by_gpu(gpus.size()), by_lane(lanes.size());
     for (const RawOp& op : raw) {
       IdleOp x{op.start, op.end, kNoLaunch};
@@ -197,6 +223,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->watch = std::make_unique<federation::InterruptWatch>(c->table().conn);
     c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
     c->next_db = c->row = 0;
+    c->ahead.reset();
     c->rows.clear();
     c->eof = false;
     c->settle();

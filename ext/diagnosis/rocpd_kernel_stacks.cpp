@@ -111,13 +111,46 @@ struct Cursor : sqlite3_vtab_cursor {
         return;
       }
       watch->check();
-      load(dbs[next_db++].db);
+      const std::string& db = dbs[next_db].db;
+      MemberInput in = ahead && ahead->db == db ? std::move(*ahead) : start_member(db);
+      ahead.reset();
+      ++next_db;
+      // The next member's reads start now and run while this one is swept.
+      if (next_db < dbs.size()) ahead = start_member(dbs[next_db].db);
+      load(in);
       row = 0;
     }
   }
 
-  void load(const std::string& db) {
+  struct MemberInput {
+    std::string db;
+    Prefetched ops, launches, ranges;
+  };
+  std::optional<MemberInput> ahead;
+
+  MemberInput start_member(const std::string& db) {
     sqlite3* conn = table().conn;
+    MemberInput in;
+    in.db = db;
+    std::string sql =
+        "SELECT rowid, op_id, correlation_id, gpu, queue, kind, name, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
+    if (sel.gpu) sql += " AND gpu = ?2";
+    in.ops = Prefetched(conn, sql, db, "reading rocpd_ops",
+                        sel.gpu ? +[](sqlite3_stmt* st, const void* gpu) {
+                          sqlite3_bind_int64(st, 2, *static_cast<const int64_t*>(gpu));
+                        }
+                                : nullptr,
+                        sel.gpu ? &*sel.gpu : nullptr);
+    in.launches = launch_query(conn, db, true);
+    in.ranges = Prefetched(conn,
+                           "SELECT pid, tid, start, \"end\", name, api_id FROM temp.rocpd_apis WHERE db = ?1 AND domain = "
+                           "'marker'",
+                           db, "reading rocpd_apis");
+    return in;
+  }
+
+  void load(MemberInput& in) {
+    const std::string& db = in.db;
     rows.clear();
     calls.clear();
     names = Strings();
@@ -128,16 +161,10 @@ struct Cursor : sqlite3_vtab_cursor {
     stacks.id("[]");
 
     // 1. The kernels and copies.
-    std::string sql =
-        "SELECT rowid, op_id, correlation_id, gpu, queue, kind, name, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
-    if (sel.gpu) sql += " AND gpu = ?2";
-    Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
-    sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-    if (sel.gpu) sqlite3_bind_int64(stmt.get(), 2, *sel.gpu);
-    sqlite3_stmt* s = stmt.get();
+    sqlite3_stmt* s = in.ops.get();
     CorrSlots wanted;
     std::vector<int64_t> slots;  // per row: its launch's slot in `wanted`, -1 for none
-    while (step(s, "reading rocpd_ops")) {
+    while (in.ops.next()) {
       if ((rows.size() & 0xffff) == 0) watch->check();
       const std::string_view kind = column_text(s, 5);
       if (kind != "kernel" && kind != "copy") continue;
@@ -155,10 +182,10 @@ struct Cursor : sqlite3_vtab_cursor {
       slots.push_back(corr ? static_cast<int64_t>(wanted.add(*corr)) : -1);
       rows.push_back(std::move(r));
     }
-    stmt.reset();
+    in.ops.finish();
 
     // 2. Their launch calls (one call may issue several ops: graph launches).
-    const auto launches = read_launches(conn, db, wanted, true, kTable);
+    const auto launches = read_launches(in.launches, db, wanted, true, kTable);
     using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
     std::map<ThreadKey, std::vector<Call>> thread_calls;
     std::vector<int32_t> call_of_slot(wanted.size(), -1);
@@ -185,13 +212,9 @@ struct Cursor : sqlite3_vtab_cursor {
     }
 
     // 3. The marker ranges of the threads that launched something.
-    Stmt ranges_stmt = prepare(
-        conn, "SELECT pid, tid, start, \"end\", name, api_id FROM temp.rocpd_apis WHERE db = ?1 AND domain = 'marker'",
-        "reading rocpd_apis");
-    sqlite3_bind_text(ranges_stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-    s = ranges_stmt.get();
+    s = in.ranges.get();
     std::map<ThreadKey, std::vector<Range>> thread_ranges;
-    while (step(s, "reading rocpd_apis")) {
+    while (in.ranges.next()) {
       const auto start = time_column(s, 2, kTable, db, "start");
       const auto end = time_column(s, 3, kTable, db, "end");
       if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
@@ -216,7 +239,7 @@ struct Cursor : sqlite3_vtab_cursor {
       }
       thread_ranges[*thread].push_back({*start, *end, name, sqlite3_column_int64(s, 5)});
     }
-    ranges_stmt.reset();
+    in.ranges.finish();
 
     // 4. One sweep per thread.
     std::string json;
@@ -271,6 +294,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->watch = std::make_unique<federation::InterruptWatch>(c->table().conn);
     c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
     c->next_db = c->row = 0;
+    c->ahead.reset();
     c->rows.clear();
     c->eof = false;
     c->settle();
