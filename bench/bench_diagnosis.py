@@ -42,19 +42,21 @@ def main():
     p.add_argument("--ops", type=int, default=100000)
     p.add_argument("--markers", type=int, default=10000)
     p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--job", help="an existing job directory to time instead of the generated one")
     args = p.parse_args()
 
-    job = os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}")
-    if not os.path.exists(os.path.join(job, "truth.json")):
+    job = args.job or os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}")
+    if not args.job and not os.path.exists(os.path.join(job, "truth.json")):
         subprocess.run([args.gen, "--out", job, "--procs", str(args.files), "--format", "rpd3", "--ops", str(args.ops),
                         "--seed", "11", "--markers", str(args.markers), "--diagnosis", "1"],
                        check=True, stdout=subprocess.DEVNULL)
-    size = sum(os.path.getsize(os.path.join(job, f)) for f in os.listdir(job) if f.endswith(".rpd"))
+    files = [f for f in os.listdir(job) if f.endswith((".rpd", ".db"))]
+    size = sum(os.path.getsize(os.path.join(job, f)) for f in files)
     con = connect(args.ext)
     con.execute("SELECT rocpd_open(?)", (job,)).fetchone()
     ops, apis, markers = con.execute(
         "SELECT sum(ops), sum(apis), (SELECT count(*) FROM rocpd_apis WHERE domain = 'marker') FROM rocpd_members").fetchone()
-    print(f"job: {args.files} rpd v3 files, {ops} ops, {apis} API rows of which {markers} markers, {size / 2**20:.0f} MB")
+    print(f"job: {job}: {len(files)} files, {ops} ops, {apis} API rows of which {markers} markers, {size / 2**20:.0f} MB")
 
     cases = [
         ("full scan: SELECT count(*), sum(duration) FROM rocpd_ops",

@@ -9,6 +9,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 #include "common/vtab_util.h"
 #include "diagnosis/diag_read.h"

@@ -8,7 +8,10 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "common/vtab_util.h"
 #include "diagnosis/diag_read.h"

@@ -288,6 +288,22 @@ class IdleBreakdown(unittest.TestCase):
                                  (lo, hi, r["db"], r["gpu"])).fetchone()[0]
             self.assertEqual(r["idle_ns"], g)
 
+    def test_regions_of_interest(self):
+        # rocpd_ranges is every marker row with end > start.
+        want = sorted((a[0], a[1], a[2], a[4], a[5], a[6], a[8]) for a in self.apis
+                      if a[3] == "marker" and a[5] is not None and a[6] is not None and a[6] > a[5])
+        got = sorted(self.con.execute('SELECT db, pid, tid, name, start, "end", api_id FROM rocpd_ranges'))
+        self.assertEqual(got, want)
+        # The breakdown inside each of some ranges, from a join (the table re-run per window).
+        rows = self.rows(
+            "SELECT r.api_id, r.start AS lo, r.\"end\" AS hi, b.* FROM "
+            "(SELECT * FROM rocpd_ranges WHERE db = 'rank1' AND name = 'backward' ORDER BY start LIMIT 6) AS r, "
+            "rocpd_idle_breakdown(3000, r.start, r.\"end\") AS b WHERE b.db = r.db AND b.level = 'gpu'")
+        self.assertGreater(len(rows), 6)
+        for r in rows:
+            want = brute_idle(self.by_gpu[("rank1", r["gpu"])], 3000, r["lo"], r["hi"])
+            self.assertEqual({k: r[k] for k in IDLE_COLS}, want, (r["api_id"], r["gpu"]))
+
     def test_plain_table_behaviour(self):
         rows = self.con.execute("SELECT rowid, db, gpu, level, queue, stream, idle_ns FROM rocpd_idle_breakdown").fetchall()
         self.assertEqual(len({r[0] for r in rows}), len(rows))
@@ -332,6 +348,34 @@ class CommOverlap(unittest.TestCase):
             t = truth[k]
             self.assertEqual((compute_ns, comm_ns, overlap_ns), (t["compute_ns"], t["comm_ns"], t["overlap_ns"]))
         self.assertGreater(sum(r[4] for r in rows), 0)  # RCCL kernels overlap compute by construction
+
+
+class OtherLayouts(unittest.TestCase):
+    """rocpd 4.x and rocprofiler-systems files: the same brute force and truth checks."""
+
+    def test_rocpd4_and_rocprofsys(self):
+        for fmt in ("rocpd4", "rocprofsys"):
+            d = os.path.join(JOB[0], fmt)
+            subprocess.run([GEN, "--out", d, "--procs", "1", "--format", fmt, "--ops", "1500", "--seed", "29",
+                            "--markers", "200", "--diagnosis", "1"], check=True)
+            with open(os.path.join(d, "truth.json")) as f:
+                diag = json.load(f)["files"][0]["diagnosis"]
+            con = connect(d)
+            ops, apis = load_rows(con)
+            expected = brute_stacks(ops, apis)
+            rows = con.execute("SELECT db, kind, op_id, pid, tid, depth, stack FROM rocpd_kernel_stacks").fetchall()
+            self.assertEqual(len(rows), len(expected), fmt)
+            for db, kind, op_id, pid, tid, depth, stack in rows:
+                self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)], (fmt, op_id))
+            self.assertEqual({str(k): v for k, v in Counter(r[5] for r in rows).items()}, diag["stack_depths"], fmt)
+            by_gpu, _ = idle_inputs(ops, apis)
+            for r in con.execute("SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
+                                 "FROM rocpd_idle_breakdown WHERE level = 'gpu'"):
+                got = dict(zip(IDLE_COLS, r[2:]))
+                self.assertEqual(got, brute_idle(by_gpu[(r[0], r[1])], THRESHOLD), fmt)
+                t = next(g for g in diag["gpus"] if g["gpu"] == r[1])
+                self.assertEqual({k: t[k] for k in IDLE_COLS if k != "busy_ns"},
+                                 {k: got[k] for k in IDLE_COLS if k != "busy_ns"}, fmt)
 
 
 class RealTrace(unittest.TestCase):
