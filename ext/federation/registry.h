@@ -55,6 +55,8 @@ class Registry {
 
   // The member's profile, computed on first use and again when its file changed.
   std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
+  // Computes the missing or stale profiles of `members` on every core (MemberPool).
+  void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.
   int open(const std::string& pattern, InterruptWatch* watch = nullptr);

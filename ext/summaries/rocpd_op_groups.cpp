@@ -19,7 +19,7 @@
 #include "common/vtab_util.h"
 #include "federation/interrupt.h"
 #include "stats/percentile_select.h"
-#include "summaries/member_pool.h"
+#include "federation/member_pool.h"
 #include "summaries/op_groups.h"
 #include "summaries/register_summaries.h"
 
@@ -152,8 +152,8 @@ void sort_rows(std::vector<Row>& rows) {
 std::vector<Row> engine_rows(federation::Registry& reg, const std::vector<federation::MemberPtr>& members,
                              const GroupSpec& spec) {
   federation::InterruptWatch watch(reg.host());
-  MemberPool pool(reg, watch);
-  PoolProgress progress;
+  federation::MemberPool pool(reg, watch);
+  federation::PoolProgress progress;
   if (reg.progress)
     watch.report_progress([&] {
       return fmt::format("rocpd_op_groups: {}/{} members summarized", progress.members_done.load(), members.size());

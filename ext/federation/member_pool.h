@@ -10,7 +10,7 @@
 #include "federation/interrupt.h"
 #include "federation/registry.h"
 
-namespace rocpd::summaries {
+namespace rocpd::federation {
 
 struct PoolProgress {
   std::atomic<size_t> members_done{0};
@@ -23,14 +23,14 @@ struct PoolProgress {
 class MemberPool {
  public:
   using Task = std::function<void(size_t index, sqlite3* db, size_t lane)>;
-  MemberPool(federation::Registry& registry, federation::InterruptWatch& watch);
+  MemberPool(Registry& registry, InterruptWatch& watch);
   size_t lanes() const { return lanes_; }
-  void run(const std::vector<federation::MemberPtr>& members, const Task& task, PoolProgress* progress = nullptr);
+  void run(const std::vector<MemberPtr>& members, const Task& task, PoolProgress* progress = nullptr);
 
  private:
-  federation::Registry& registry_;
-  federation::InterruptWatch& watch_;
+  Registry& registry_;
+  InterruptWatch& watch_;
   size_t lanes_;
 };
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::federation

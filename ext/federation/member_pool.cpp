@@ -1,4 +1,4 @@
-#include "summaries/member_pool.h"
+#include "federation/member_pool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,17 +8,17 @@
 #include <system_error>
 #include <thread>
 
-namespace rocpd::summaries {
+namespace rocpd::federation {
 
 namespace {
 // How often the host thread looks at the interrupt flag while workers run (the 0.5 s promise).
 constexpr auto kWaitSlice = std::chrono::milliseconds(5);
 }  // namespace
 
-MemberPool::MemberPool(federation::Registry& registry, federation::InterruptWatch& watch)
+MemberPool::MemberPool(Registry& registry, InterruptWatch& watch)
     : registry_(registry), watch_(watch), lanes_(std::max(1u, std::thread::hardware_concurrency())) {}
 
-void MemberPool::run(const std::vector<federation::MemberPtr>& members, const Task& task, PoolProgress* progress) {
+void MemberPool::run(const std::vector<MemberPtr>& members, const Task& task, PoolProgress* progress) {
   std::vector<size_t> attached, opened;
   for (size_t i = 0; i < members.size(); ++i) (members[i]->attached ? attached : opened).push_back(i);
 
@@ -95,7 +95,7 @@ void MemberPool::run(const std::vector<federation::MemberPtr>& members, const Ta
   }
   for (auto& t : workers) t.join();
   if (first_error) std::rethrow_exception(first_error);
-  if (watch_.stopped()) federation::InterruptWatch::raise();
+  if (watch_.stopped()) InterruptWatch::raise();
 }
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::federation
