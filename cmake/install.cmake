@@ -23,7 +23,7 @@ if(CMAKE_OBJCOPY AND CMAKE_STRIP)
     execute_process(COMMAND \"${CMAKE_OBJCOPY}\" --only-keep-debug \"\${_lib}\" \"\${_dir}/.debug/librocpd_ext.so.debug\"
                     COMMAND_ERROR_IS_FATAL ANY)
     execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-unneeded \"\${_lib}\" COMMAND_ERROR_IS_FATAL ANY)
-    execute_process(COMMAND \"${CMAKE_OBJCOPY}\" --add-gnu-debuglink=\"\${_dir}/.debug/librocpd_ext.so.debug\" \"\${_lib}\"
+    execute_process(COMMAND \"${CMAKE_OBJCOPY}\" \"--add-gnu-debuglink=\${_dir}/.debug/librocpd_ext.so.debug\" \"\${_lib}\"
                     COMMAND_ERROR_IS_FATAL ANY)
     message(STATUS \"Stripped: \${_lib} (debug symbols in \${_dir}/.debug/librocpd_ext.so.debug)\")
   ")
