@@ -112,9 +112,11 @@ void export_trace_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 }  // namespace
 
 void register_export_trace(sqlite3* db) {
-  const int rc = sqlite3_create_function_v2(db, kFn, -1, kFileFunction, nullptr, export_trace_fn, nullptr, nullptr,
-                                            nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("{}: registration failed: {}", kFn, sqlite3_errstr(rc)), rc);
+  for (int arity = 1; arity <= 4; ++arity) {
+    const int rc = sqlite3_create_function_v2(db, kFn, arity, kFileFunction, nullptr, export_trace_fn, nullptr, nullptr,
+                                              nullptr);
+    if (rc != SQLITE_OK) throw Error(fmt::format("{}: registration failed: {}", kFn, sqlite3_errstr(rc)), rc);
+  }
 }
 
 }  // namespace rocpd::exporter

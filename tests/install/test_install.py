@@ -65,7 +65,8 @@ class Install(unittest.TestCase):
         self.assertEqual(len(libdir), 1)
         self.assertEqual(os.path.realpath(libdir[0]), os.path.realpath(os.path.join(self.prefix, "lib")))
         self.assertEqual(run(["pkg-config", "--modversion", "rocpd_ext"], env=env).strip(), "0.1.0")
-        ext = run(["pkg-config", "--variable=extension", "rocpd_ext"], env=env).strip()
+        # pkg-config escapes spaces for the shell: one shell word.
+        ext, = shlex.split(run(["pkg-config", "--variable=extension", "rocpd_ext"], env=env))
         out = run([SHELL, ":memory:", f".load '{ext}'", "SELECT rocpd_version();"])
         self.assertEqual(out.strip(), "0.1.0")
 
@@ -73,7 +74,8 @@ class Install(unittest.TestCase):
         moved = os.path.join(self.tmp.name, "moved")
         shutil.copytree(self.prefix, moved, symlinks=True)
         env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(moved, "lib/pkgconfig"))
-        ext = run(["pkg-config", "--variable=extension", "rocpd_ext"], env=env).strip()
+        # pkg-config escapes spaces for the shell: one shell word.
+        ext, = shlex.split(run(["pkg-config", "--variable=extension", "rocpd_ext"], env=env))
         self.assertEqual(os.path.realpath(ext + ".so"), os.path.realpath(os.path.join(moved, "lib/librocpd_ext.so")))
 
     @unittest.skipUnless(shutil.which("cmake"), "cmake absent")
