@@ -29,6 +29,8 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_clock_offset", 1, FILES), ("rocpd_clock_offset", 2, FILES), ("rocpd_align", 1, FILES),
     ("rocpd_align", 2, FILES), ("rocpd_align", 3, FILES),
     ("rocpd_progress", 0, FILES), ("rocpd_progress", 1, FILES),
+    ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
+    ("rocpd_export_trace", 4, FILES),
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
     ("rocpd_zstd_verify", 1, FILES), ("rocpd_zstd_last_error", 0, FILES),
     ("rocpd_zstd_plain_limit", 0, FILES), ("rocpd_zstd_plain_limit", 1, FILES),
