@@ -17,6 +17,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
   using namespace rocpd::federation;
   return rocpd::guard(err, [&] {
     auto registry = std::make_shared<Registry>(db);
+    Registry::remember(registry);
     int rc = register_rocpd_open(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_members(db, registry);
     for (const CanonicalTable* table : canonical_tables())

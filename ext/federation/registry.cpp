@@ -231,6 +231,33 @@ std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWa
   return m->profile;
 }
 
+namespace {
+// Connection -> its registry. Registries are owned by their connection's modules; this only
+// finds them.
+std::mutex registries_mutex;
+std::map<sqlite3*, std::weak_ptr<Registry>>& registries() {
+  static auto* map = new std::map<sqlite3*, std::weak_ptr<Registry>>();  // never destroyed: used at exit
+  return *map;
+}
+}  // namespace
+
+Registry::~Registry() {
+  std::lock_guard lock(registries_mutex);
+  auto it = registries().find(host_);
+  if (it != registries().end() && it->second.expired()) registries().erase(it);
+}
+
+std::shared_ptr<Registry> Registry::of(sqlite3* host) {
+  std::lock_guard lock(registries_mutex);
+  auto it = registries().find(host);
+  return it == registries().end() ? nullptr : it->second.lock();
+}
+
+void Registry::remember(const std::shared_ptr<Registry>& registry) {
+  std::lock_guard lock(registries_mutex);
+  registries()[registry->host()] = registry;
+}
+
 void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {
   std::vector<MemberPtr> stale;
   std::vector<std::pair<int64_t, int64_t>> stamps;

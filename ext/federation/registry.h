@@ -20,6 +20,15 @@ inline constexpr uint32_t kMaxMembers = 1u << 14;  // row_ids.h packs the ordina
 class Registry {
  public:
   explicit Registry(sqlite3* host) : host_(host) {}
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // The registry of connection `host` (made when the extension was loaded on it), for the
+  // capabilities that reach members through SQL but want the member threads (rocpd_utilization);
+  // null when none is alive.
+  static std::shared_ptr<Registry> of(sqlite3* host);
+  static void remember(const std::shared_ptr<Registry>& registry);
 
   sqlite3* host() const { return host_; }
 

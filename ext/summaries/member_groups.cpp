@@ -224,6 +224,12 @@ class MemberScan {
   }
 
   void add(const LocalKey& key, std::optional<int64_t> start, std::optional<int64_t> end) {
+    if (spec_.busy_lists) {
+      // As rocpd_utilization's own SQL selects ops: end > lo, start < hi, gpu =.
+      if (spec_.clip_lo != INT64_MIN && !(end && *end > spec_.clip_lo)) return;
+      if (spec_.clip_hi != INT64_MAX && !(start && *start < spec_.clip_hi)) return;
+      if (spec_.gpu && (key.gpu_null || key.gpu != *spec_.gpu)) return;
+    }
     auto [it, inserted] = local_.try_emplace(key, 0);
     if (inserted) {
       it->second = static_cast<uint32_t>(groups_.size());
@@ -243,7 +249,10 @@ class MemberScan {
       f.first_start = f.first_start ? std::min(*f.first_start, *start) : *start;
       f.last_end = f.last_end ? std::max(*f.last_end, *end) : *end;
     }
-    if (spec_.want_busy && *end > *start) g.raw.push_back({*start, *end});
+    if (spec_.want_busy) {
+      const intervals::Interval iv = intervals::clip({*start, *end}, spec_.clip_lo, spec_.clip_hi);
+      if (!iv.empty()) g.raw.push_back(iv);
+    }
   }
 
   // Each new name key's name, read once from its first row.
@@ -290,7 +299,7 @@ class MemberScan {
     for (auto& [key, g] : merged) {
       if (spec_.want_busy) {
         auto busy = intervals::merge(g.raw);
-        if (spec_.by_db) {
+        if (spec_.by_db && !spec_.busy_lists) {
           for (const auto& iv : busy) g.figures.busy_length += iv.length();
         } else {
           g.figures.busy = std::move(busy);

@@ -28,6 +28,12 @@ struct GroupSpec {
   std::optional<std::string> db;    // only this member (pruning when grouping by db)
   bool want_median = false;         // keep every duration (exact median)
   bool want_busy = false;           // interval unions
+  // Busy lists (rocpd_utilization): keep each group's merged busy intervals, clipped to
+  // [clip_lo, clip_hi), for the groups of ops with end > clip_lo and start < clip_hi (a bound at
+  // its extreme is no constraint), of gpu `gpu` when given.
+  bool busy_lists = false;
+  int64_t clip_lo = INT64_MIN, clip_hi = INT64_MAX;
+  std::optional<int64_t> gpu;
 };
 
 // A member holds a value the fast path cannot fold exactly as SQL would.
