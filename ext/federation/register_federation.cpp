@@ -9,6 +9,7 @@
 #include "federation/rocpd_clock.h"
 #include "federation/rocpd_progress.h"
 #include "federation/rocpd_union.h"
+#include "summaries/register_summaries.h"
 
 #include <fmt/format.h>
 
@@ -16,6 +17,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
   using namespace rocpd::federation;
   return rocpd::guard(err, [&] {
     auto registry = std::make_shared<Registry>(db);
+    Registry::remember(registry);
     int rc = register_rocpd_open(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_members(db, registry);
     for (const CanonicalTable* table : canonical_tables())
@@ -23,6 +25,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_progress(db, registry);
+    if (rc == SQLITE_OK) rc = rocpd::summaries::register_summaries(db, registry);
     // The extension's views and internal SQL read temp.rocpd_ops etc.: an attached database with
     // its own table named rocpd_ops would otherwise take the name's place (SQLite looks up real
     // tables before eponymous ones), and nothing outside this connection can add a TEMP table.
@@ -30,6 +33,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
       std::string sql = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_members USING rocpd_members;";
       for (const CanonicalTable* table : canonical_tables())
         sql += fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0} USING {0};", table->name);
+      sql += "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_op_groups USING rocpd_op_groups;";
       rocpd::exec(db, sql.c_str(), "rocpd_ext: creating the extension's temp tables");
     }
     return rc;

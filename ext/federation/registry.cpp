@@ -1,4 +1,5 @@
 #include "federation/registry.h"
+#include "federation/member_pool.h"
 
 #include <fmt/format.h>
 
@@ -228,6 +229,60 @@ std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWa
   m->profile_size = size;
   m->profile_mtime_ns = mtime;
   return m->profile;
+}
+
+namespace {
+// Connection -> its registry. Registries are owned by their connection's modules; this only
+// finds them.
+std::mutex registries_mutex;
+std::map<sqlite3*, std::weak_ptr<Registry>>& registries() {
+  static auto* map = new std::map<sqlite3*, std::weak_ptr<Registry>>();  // never destroyed: used at exit
+  return *map;
+}
+}  // namespace
+
+Registry::~Registry() {
+  std::lock_guard lock(registries_mutex);
+  auto it = registries().find(host_);
+  if (it != registries().end() && it->second.expired()) registries().erase(it);
+}
+
+std::shared_ptr<Registry> Registry::of(sqlite3* host) {
+  std::lock_guard lock(registries_mutex);
+  auto it = registries().find(host);
+  return it == registries().end() ? nullptr : it->second.lock();
+}
+
+void Registry::remember(const std::shared_ptr<Registry>& registry) {
+  std::lock_guard lock(registries_mutex);
+  registries()[registry->host()] = registry;
+}
+
+void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {
+  std::vector<MemberPtr> stale;
+  std::vector<std::pair<int64_t, int64_t>> stamps;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& m : members) {
+      const auto stamp = file_stamp(m->path);
+      if (m->profile && stamp.first >= 0 && stamp.first == m->profile_size && stamp.second == m->profile_mtime_ns)
+        continue;
+      stale.push_back(m);
+      stamps.push_back(stamp);
+    }
+  }
+  if (stale.size() < 2) return;  // profile() computes a single one as well
+  std::vector<std::shared_ptr<const Profile>> computed(stale.size());
+  // Without the registry lock: the pool's leases take it briefly, the passes run side by side.
+  MemberPool(*this, watch).run(stale, [&](size_t i, sqlite3* db, size_t) {
+    computed[i] = compute_profile(db, *stale[i], &watch);
+  });
+  std::lock_guard lock(mutex_);
+  for (size_t i = 0; i < stale.size(); ++i) {
+    stale[i]->profile = computed[i];
+    stale[i]->profile_size = stamps[i].first;
+    stale[i]->profile_mtime_ns = stamps[i].second;
+  }
 }
 
 std::string Registry::unique_alias(const std::string& stem, std::set<std::string>& taken) const {

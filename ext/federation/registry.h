@@ -20,6 +20,15 @@ inline constexpr uint32_t kMaxMembers = 1u << 14;  // row_ids.h packs the ordina
 class Registry {
  public:
   explicit Registry(sqlite3* host) : host_(host) {}
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // The registry of connection `host` (made when the extension was loaded on it), for the
+  // capabilities that reach members through SQL but want the member threads (rocpd_utilization);
+  // null when none is alive.
+  static std::shared_ptr<Registry> of(sqlite3* host);
+  static void remember(const std::shared_ptr<Registry>& registry);
 
   sqlite3* host() const { return host_; }
 
@@ -55,6 +64,8 @@ class Registry {
 
   // The member's profile, computed on first use and again when its file changed.
   std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
+  // Computes the missing or stale profiles of `members` on every core (MemberPool).
+  void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.
   int open(const std::string& pattern, InterruptWatch* watch = nullptr);

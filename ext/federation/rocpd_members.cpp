@@ -68,6 +68,7 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_valu
     if (reg.progress)
       watch.report_progress([&] { return fmt::format("rocpd_members: {}/{} members profiled", cur->rows.size(),
                                                      members.size()); });
+    if (idx_num) reg.profile_all(members, watch);  // every core; the loop below finds them cached
     for (auto& m : members) {
       watch.check();
       cur->rows.push_back({m, idx_num ? reg.profile(m, &watch) : nullptr});

@@ -20,6 +20,8 @@
 #include "federation/member_query.h"
 #include "federation/member_sql.h"
 #include "federation/rocpd_union.h"
+#include "federation/member_pool.h"
+#include "summaries/op_groups.h"
 
 namespace rocpd::federation {
 
@@ -68,6 +70,7 @@ struct SummaryRow {
   int64_t calls = 0, timed = 0;     // timed: rows with a duration (not NULL)
   Number total, min, max;
   double mean = 0, m2 = 0;  // Welford: stable sample variance
+  std::optional<double> stddev;
   double percent = 0;
 };
 
@@ -95,9 +98,61 @@ SummaryKind parse_summary(const std::string& s) {
   throw Error(fmt::format("rocpd_union('{}'): unknown summary; {}", s, kUsage));
 }
 
-void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind, InterruptWatch& watch,
-                      std::vector<SummaryRow>& out) {
-  auto lease = reg.acquire(m, &watch);
+// Orders one member's rows by total time (then name) and numbers them, with percents of the
+// member's total.
+void rank_rows(std::vector<SummaryRow>& out) {
+  Number member_total;
+  for (const auto& r : out) add(member_total, r.total);
+  for (auto& r : out)
+    r.percent = member_total.value() != 0 ? 100.0 * r.total.value() / member_total.value() : 0.0;
+  std::sort(out.begin(), out.end(), [](const SummaryRow& a, const SummaryRow& b) {
+    if (a.total.less(b.total)) return false;
+    if (b.total.less(a.total)) return true;
+    return a.name < b.name;
+  });
+  for (size_t i = 0; i < out.size(); ++i) out[i].rank = static_cast<int64_t>(i);
+}
+
+// Op summaries through the summary engine (compact rows, names resolved once per key). Throws
+// summaries::NeedsSql for values only the generic reader below folds as SQL does.
+std::vector<SummaryRow> summarize_ops_fast(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
+                                           const std::atomic<bool>* stop) {
+  summaries::GroupSpec spec;
+  spec.by_db = spec.by_name = true;
+  if (kind.ops_kind) spec.kind = kind.ops_kind;
+  auto groups = summaries::scan_member(*m, 0, db, spec, stop);
+  std::vector<SummaryRow> out;
+  out.reserve(groups.size());
+  for (auto& [key, f] : groups) {
+    SummaryRow r;
+    r.db = m->alias;
+    r.name = key.name;
+    r.ordinal = m->ordinal;
+    r.calls = f.rows;
+    r.timed = static_cast<int64_t>(f.durations.n);
+    if (r.timed > 0) {
+      if (f.durations.sum > INT64_MAX || f.durations.sum < INT64_MIN) throw Error("integer overflow");
+      r.total = Number{false, static_cast<int64_t>(f.durations.sum), 0};
+      r.min = Number{false, f.min, 0};
+      r.max = Number{false, f.max, 0};
+      r.stddev = stats::sample_stddev(f.durations, stats::RealMoments{});
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<SummaryRow> summarize_member(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
+                                         InterruptWatch& watch) {
+  if (kind.table == TableKind::Ops) {
+    try {
+      auto rows = summarize_ops_fast(m, kind, db, nullptr);
+      rank_rows(rows);
+      return rows;
+    } catch (const summaries::NeedsSql&) {
+      // Read again below, value by value as SQL would.
+    }
+  }
   const bool ops = kind.table == TableKind::Ops;
   const CanonicalTable& t = ops ? ops_table() : apis_table();
   const int name_col = ops ? int{kOpsName} : int{kApisName};
@@ -107,7 +162,7 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
   std::map<std::optional<std::string>, SummaryRow> by_name;
   const size_t nsources = shapes_of(kind.table, *m).size();
   for (size_t source = 0; source < nsources; ++source) {
-    auto q = open_member_query(t, *m, nullptr, lease.db(), static_cast<int>(source), used, {}, false);
+    auto q = open_member_query(t, *m, nullptr, db, static_cast<int>(source), used, {}, false);
     sqlite3_stmt* stmt = q.stmt.get();
     const int ni = q.query.select_index[static_cast<size_t>(name_col)],
               di = q.query.select_index[static_cast<size_t>(dur_col)],
@@ -117,7 +172,7 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
         if (rc == SQLITE_INTERRUPT || watch.stopped()) InterruptWatch::raise();
-        throw Error(fmt::format("rocpd_union: {}: {}", member_label(*m), sqlite3_errmsg(lease.db())), rc);
+        throw Error(fmt::format("rocpd_union: {}: {}", member_label(*m), sqlite3_errmsg(db)), rc);
       }
       const StoredValue filter = stored_value(stmt, fi, Affinity::Text);
       const std::string_view f = filter.type == SQLITE_TEXT
@@ -151,19 +206,13 @@ void summarize_member(Registry& reg, const MemberPtr& m, const SummaryKind& kind
       r.m2 += delta * (d.value() - r.mean);
     }
   }
-  Number member_total;
-  for (const auto& [name, r] : by_name) add(member_total, r.total);
-  const size_t first = out.size();
+  std::vector<SummaryRow> out;
   for (auto& [name, r] : by_name) {
-    r.percent = member_total.value() != 0 ? 100.0 * r.total.value() / member_total.value() : 0.0;
+    if (r.timed > 1) r.stddev = std::sqrt(r.m2 / static_cast<double>(r.timed - 1));
     out.push_back(std::move(r));
   }
-  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const SummaryRow& a, const SummaryRow& b) {
-    if (a.total.less(b.total)) return false;
-    if (b.total.less(a.total)) return true;
-    return a.name < b.name;
-  });
-  for (size_t i = first; i < out.size(); ++i) out[i].rank = static_cast<int64_t>(i - first);
+  rank_rows(out);
+  return out;
 }
 
 int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
@@ -219,17 +268,23 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
       db_filter.assign(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
     }
     InterruptWatch watch(reg.host());
-    const auto members = reg.members();
-    size_t done = 0;
+    std::vector<MemberPtr> members;
+    for (const auto& m : reg.members())
+      if (!one_db || m->alias == db_filter) members.push_back(m);
+    PoolProgress progress;
     if (reg.progress)
       watch.report_progress([&] {
-        return fmt::format("rocpd_union: {}/{} members summarized, {} rows", done, members.size(), cur->rows.size());
+        return fmt::format("rocpd_union: {}/{} members summarized", progress.members_done.load(), members.size());
       });
-    for (const auto& m : members) {
-      watch.check();
-      if (!one_db || m->alias == db_filter) summarize_member(reg, m, kind, watch, cur->rows);
-      ++done;
-    }
+    // Members on every core; each task fills its own member's slot.
+    std::vector<std::vector<SummaryRow>> per_member(members.size());
+    MemberPool(reg, watch)
+        .run(
+            members,
+            [&](size_t index, sqlite3* db, size_t) { per_member[index] = summarize_member(members[index], kind, db, watch); },
+            &progress);
+    for (auto& rows : per_member)
+      for (auto& r : rows) cur->rows.push_back(std::move(r));
     return SQLITE_OK;
   });
 }
@@ -267,7 +322,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
       if (timed) r.max.result(ctx);
       break;
     case kStddev:
-      if (r.timed > 1) sqlite3_result_double(ctx, std::sqrt(r.m2 / static_cast<double>(r.timed - 1)));
+      if (r.stddev) sqlite3_result_double(ctx, *r.stddev);
       break;
     case kPercent: sqlite3_result_double(ctx, r.percent); break;
     case kSummaryArg:

@@ -104,6 +104,7 @@ void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, 
   at.col(queue, "queue_id");
   at.col(stream, "stream_id");
   b.col(name, "ks.kernel_name", {"ks"});
+  b.src().name_key = {"k.kernel_id"};
   b.col(start, "k.start");
   b.col(end, "k.\"end\"");
   b.col(duration, duration_sql("k"));
@@ -175,6 +176,7 @@ void copy_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int 
   at.col(queue, "queue_id");
   at.col(stream, "stream_id");
   b.col(name, kCopyNameSql, {"n"});
+  b.src().name_key = {"c.name_id"};
   b.col(start, "c.start");
   b.col(end, "c.\"end\"");
   b.col(duration, duration_sql("c"));

@@ -119,6 +119,7 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
   // Copies and barriers have an empty description: they are named by their op type. A
   // description id that names no string gives NULL.
   b.col(c.name, "CASE WHEN d.string <> '' THEN d.string WHEN d.string = '' THEN t.string END", {"t", "d"});
+  b.src().name_key = {"o.description_id", "o.opType_id"};
   b.col(c.start, "o.start");
   b.col(c.end, "o.\"end\"");
   b.col(c.duration, duration_sql("o"));

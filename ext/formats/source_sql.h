@@ -36,6 +36,11 @@ struct SourceSql {
   // (json_extract): comparing them inside the member could disagree with SQLite's comparison of
   // the returned value, so constraints on them are never pushed.
   uint64_t unpushable = 0;
+  // Expressions over the base table alone (no joins) whose values together determine the name
+  // column: rows with equal integer parts have equal names. The summary engine (ext/summaries)
+  // reads these instead of the name's text and resolves each distinct key once. Empty: the name
+  // is read as text.
+  std::vector<std::string> name_key;
 };
 
 // Helps an adapter declare a source: joins by name, expressions with the joins they use.

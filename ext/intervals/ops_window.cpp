@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <thread>
 #include <string>
 
 namespace rocpd::intervals {
@@ -309,6 +310,47 @@ std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWi
     out.push_back({gpu, merge(ivs)});
     std::vector<Interval>().swap(ivs);  // release each gpu's raw ops as soon as it is merged
   }
+  return out;
+}
+
+namespace {
+// Members per batch: a few per core keeps every core busy while memory stays small.
+size_t busy_batch() { return 4 * std::max(1u, std::thread::hardware_concurrency()); }
+}  // namespace
+
+void BusyReader::start(const std::vector<MemberRef>& dbs) {
+  order_.clear();
+  for (const auto& m : dbs) order_.push_back(m.db);
+  batch_.clear();
+  use_sql_ = false;
+}
+
+std::vector<GpuBusy> BusyReader::load(sqlite3* conn, const std::string& db, const OpsWindow& window,
+                                      const char* table) {
+  if (!use_sql_ && !batch_.count(db)) {
+    auto at = std::find(order_.begin(), order_.end(), db);
+    std::vector<std::string> next(at, at == order_.end() ? at : std::min(order_.end(), at + static_cast<std::ptrdiff_t>(busy_batch())));
+    if (next.empty()) next.push_back(db);
+    batch_.clear();
+    auto lists = summaries::busy_lists(conn, next, window.lo, window.hi, window.gpu);
+    if (lists) batch_ = std::move(*lists);
+    else use_sql_ = true;
+    // A member without ops gets an empty entry, so it is not read again.
+    for (const auto& name : next) batch_.try_emplace(name);
+  }
+  if (use_sql_) return load_busy(conn, db, window, table);
+  std::vector<GpuBusy> out;
+  auto it = batch_.find(db);
+  for (auto& list : it->second) {
+    GpuBusy g;
+    if (list.gpu) {
+      g.gpu.type = SQLITE_INTEGER;
+      g.gpu.i = *list.gpu;
+    }
+    g.busy = std::move(list.busy);
+    out.push_back(std::move(g));
+  }
+  batch_.erase(it);
   return out;
 }
 

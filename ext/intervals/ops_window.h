@@ -16,6 +16,7 @@
 
 #include "common/sqlite_util.h"
 #include "intervals/interval_math.h"
+#include "summaries/busy_lists.h"
 
 namespace rocpd::intervals {
 
@@ -94,6 +95,21 @@ struct GpuBusy {
 // An op whose start or end is not an integer (text or a real in a hostile file) is an error
 // naming `table` and the member, as interval_union's own: no value is guessed.
 std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table);
+
+// load_busy for many members in turn: the members a scan will visit (start()) are read a batch at
+// a time on every core by the summary engine (summaries/busy_lists.h), so memory holds one batch's
+// busy lists; load() hands a member's out, or reads it through SQL with load_busy (same rows) once
+// the engine could not answer exactly (hostile values).
+class BusyReader {
+ public:
+  void start(const std::vector<MemberRef>& dbs);
+  std::vector<GpuBusy> load(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table);
+
+ private:
+  std::vector<std::string> order_;
+  std::map<std::string, std::vector<summaries::GpuBusyList>> batch_;
+  bool use_sql_ = false;
+};
 
 // Rowids of the computed tables: the member's ordinal (16 bits), a 16-bit slot for the gpu (its
 // id for 0..32766, NULL 32767, a hash of any other value), then the row's index within that gpu.

@@ -29,6 +29,7 @@ struct Cursor : sqlite3_vtab_cursor {
   OpsWindow window;
   std::vector<MemberRef> dbs;
   RowNumbering numbering;
+  BusyReader reader;  // members' busy lists a batch at a time, on every core
   size_t next_db = 0;
   std::vector<GpuBusy> gpus;  // of dbs[next_db - 1]
   size_t next_gpu = 0;
@@ -53,7 +54,7 @@ struct Cursor : sqlite3_vtab_cursor {
         eof = true;
         return;
       }
-      gpus = load_busy(table().conn, dbs[next_db].db, window, table().name());
+      gpus = reader.load(table().conn, dbs[next_db].db, window, table().name());
       ++next_db;
       next_gpu = 0;
       rows.clear();
@@ -90,6 +91,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", c->table().name(), *c->window.arg_hi,
                               *c->window.arg_lo));
     c->dbs = c->window.nothing ? std::vector<MemberRef>{} : member_dbs(c->table().conn, c->window.db);
+    c->reader.start(c->dbs);
     c->next_db = c->next_gpu = c->row = 0;
     c->gpus.clear();
     c->rows.clear();

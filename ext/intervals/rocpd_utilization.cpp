@@ -56,6 +56,7 @@ struct Cursor : sqlite3_vtab_cursor {
   std::vector<GpuBusy> gpus;
   size_t next_gpu = 0;
   std::vector<uint64_t> busy;  // per bucket of gpus[next_gpu - 1]
+  BusyReader reader;  // members' busy lists a batch at a time, on every core
   size_t row = 0;
   bool eof = true;
 
@@ -81,11 +82,10 @@ struct Cursor : sqlite3_vtab_cursor {
       const auto span = clusters.find(db);
       grid = job_grid;
       if (explicit_window) {
-        gpus = load_busy(table().conn, db, window, kName);
+        gpus = busy_of(db);
       } else {
         if (span != clusters.end()) clip_to_cluster(db, span->second);
-        gpus = span != clusters.end() && grid.count() ? load_busy(table().conn, db, window, kName)
-                                                      : std::vector<GpuBusy>{};
+        gpus = span != clusters.end() && grid.count() ? busy_of(db) : std::vector<GpuBusy>{};
       }
       ++next_db;
       next_gpu = 0;
@@ -93,6 +93,8 @@ struct Cursor : sqlite3_vtab_cursor {
       row = 0;
     }
   }
+
+  std::vector<GpuBusy> busy_of(const std::string& db) { return reader.load(table().conn, db, window, kName); }
 
   // The buckets of the job's grid that overlap the cluster's span [first, last) (its events'
   // first start and last end; a span of instants only is the bucket holding them).
@@ -201,6 +203,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->busy.clear();
     c->eof = false;
     c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<MemberRef>{};
+    c->reader.start(c->dbs);
     c->settle();
     return SQLITE_OK;
   });

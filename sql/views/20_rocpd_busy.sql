@@ -5,14 +5,13 @@
 --   sum_ns     the upstream `busy` view's GpuTime: the sum of op durations (end < start counts 0)
 --   overlap_ns sum_ns - busy_ns: how much the upstream view over-counts
 --   ops        number of op rows of that gpu
+-- Computed per member on every core by rocpd_op_groups (docs/summaries.md): the same figures as
+-- interval_union(start, "end"), sum(duration), count(*) ... FROM rocpd_ops GROUP BY db, gpu.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_busy AS
 SELECT db, gpu, busy_ns, span_ns,
        CASE WHEN span_ns > 0 THEN CAST(busy_ns AS REAL) / span_ns END AS busy,
        sum_ns, sum_ns - busy_ns AS overlap_ns, ops
-FROM (SELECT db, gpu,
-             interval_union(start, "end") AS busy_ns,
-             max("end") FILTER (WHERE "end" >= start) - min(start) FILTER (WHERE "end" >= start) AS span_ns,
-             sum(CASE WHEN "end" > start THEN "end" - start ELSE 0 END) AS sum_ns,
-             count(*) AS ops
-      FROM temp.rocpd_ops
-      GROUP BY db, gpu);
+FROM (SELECT db, gpu, busy_ns, last_end - first_start AS span_ns, coalesce(total_ns, 0) AS sum_ns,
+             instances AS ops
+      FROM temp.rocpd_op_groups
+      WHERE group_by = 'db,gpu');

@@ -8,19 +8,12 @@
 --   short_name kernel_short_name(name): base function name without templates/parameters
 -- Ordered by total time, like Nsight. Names are demangled once per row of the summary,
 -- not once per kernel execution.
+-- Computed per member on every core by rocpd_op_groups (docs/summaries.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_summary AS
 SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct,
        total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
        name, demangle(name) AS demangled, kernel_short_name(name) AS short_name
-FROM (SELECT name,
-             sum(duration) AS total_ns,
-             count(*) AS instances,
-             avg(duration) AS avg_ns,
-             median(duration) AS med_ns,
-             min(duration) AS min_ns,
-             max(duration) AS max_ns,
-             stddev(duration) AS stddev_ns
-      FROM temp.rocpd_ops
-      WHERE kind = 'kernel'
-      GROUP BY name)
+FROM (SELECT name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
+      FROM temp.rocpd_op_groups
+      WHERE group_by = 'name' AND of_kind = 'kernel')
 ORDER BY total_ns DESC, name;

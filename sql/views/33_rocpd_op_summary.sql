@@ -2,18 +2,12 @@
 -- name, job-wide: the corrected upstream `top` view. time_pct is the share of the summed GPU op
 -- time of all kinds (upstream `top` loses ops with equal (name, start, end) on two GPUs through
 -- UNION; nothing is lost here). Columns as in rocpd_kernel_summary, plus kind.
+-- Computed per member on every core by rocpd_op_groups (docs/summaries.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_op_summary AS
 SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct,
        total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
        kind, name, demangle(name) AS demangled
-FROM (SELECT kind, name,
-             sum(duration) AS total_ns,
-             count(*) AS instances,
-             avg(duration) AS avg_ns,
-             median(duration) AS med_ns,
-             min(duration) AS min_ns,
-             max(duration) AS max_ns,
-             stddev(duration) AS stddev_ns
-      FROM temp.rocpd_ops
-      GROUP BY kind, name)
+FROM (SELECT kind, name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
+      FROM temp.rocpd_op_groups
+      WHERE group_by = 'kind,name')
 ORDER BY total_ns DESC, kind, name;

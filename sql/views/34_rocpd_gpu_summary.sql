@@ -6,18 +6,21 @@
 --   busy_ns, span_ns, busy    from rocpd_busy: union of all op intervals, first start to last end,
 --                             busy_ns / span_ns
 --   kernel_busy               kernel_busy_ns / span_ns
+-- Computed per member on every core by rocpd_op_groups (docs/summaries.md): one group per
+-- (db, gpu, kind), so each FILTER below sums exactly one row.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_summary AS
 SELECT k.db, k.gpu, k.ops, k.kernels, k.kernel_ns, k.kernel_busy_ns, k.copies, k.copy_ns,
        b.busy_ns, b.span_ns, b.busy,
        CASE WHEN b.span_ns > 0 THEN CAST(k.kernel_busy_ns AS REAL) / b.span_ns END AS kernel_busy
 FROM (SELECT db, gpu,
-             count(*) AS ops,
-             count(*) FILTER (WHERE kind = 'kernel') AS kernels,
-             coalesce(sum(duration) FILTER (WHERE kind = 'kernel'), 0) AS kernel_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel'), 0) AS kernel_busy_ns,
-             count(*) FILTER (WHERE kind = 'copy') AS copies,
-             coalesce(sum(duration) FILTER (WHERE kind = 'copy'), 0) AS copy_ns
-      FROM temp.rocpd_ops
+             sum(instances) AS ops,
+             coalesce(sum(instances) FILTER (WHERE kind = 'kernel'), 0) AS kernels,
+             coalesce(sum(total_ns) FILTER (WHERE kind = 'kernel'), 0) AS kernel_ns,
+             coalesce(sum(busy_ns) FILTER (WHERE kind = 'kernel'), 0) AS kernel_busy_ns,
+             coalesce(sum(instances) FILTER (WHERE kind = 'copy'), 0) AS copies,
+             coalesce(sum(total_ns) FILTER (WHERE kind = 'copy'), 0) AS copy_ns
+      FROM temp.rocpd_op_groups
+      WHERE group_by = 'db,gpu,kind'
       GROUP BY db, gpu) AS k
 LEFT JOIN temp.rocpd_busy AS b ON b.db = k.db AND b.gpu IS k.gpu
 ORDER BY k.db, k.gpu;

@@ -41,8 +41,12 @@ DEFAULT_QUERIES = {"generated": 1000, "hostile": 2000, "all": 3000}
 REL_TOL = 1e-9
 SUMMARY = "@@differential-summary@@ "
 # The documented refusal of the interval tables (docs/intervals.md) to read a non-integer gpu or time.
-REFUSAL = re.compile(r"^OperationalError: rocpd_(busy_intervals|gaps|utilization): member .*: "
-                     r"(gpu|start|end) must be an integer")
+# The summary engine refuses, as SQL's sum() and interval_union do, totals an integer cannot hold.
+REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilization): member .*: "
+                     r"(gpu|start|end) must be an integer"
+                     r"|rocpd_op_groups: (interval_union: (the union is \d+ ns long, more than an integer holds"
+                     r"|(start|end) must be an integer)"
+                     r"|integer overflow))")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations
@@ -407,6 +411,10 @@ class Catalog:
             specs.append(("d_" + d, "detail", "rocpd_" + d))
         for s in ("top", "ktop", "copies", "apis", "markers"):
             specs.append(("u_" + s, "union", "rocpd_union('%s')" % s))
+        # The summary engine's groups (the views read these); the per-member parallel path.
+        for key, args in (("g_dbgpu", "'db,gpu'"), ("g_dbgpukind", "'db,gpu,kind'"), ("g_kindname", "'kind,name'"),
+                          ("g_kernels", "'name', 'kernel'"), ("g_dbname", "'db,name', 'copy'")):
+            specs.append((key, "groups", "rocpd_op_groups(%s)" % args))
         objects = member_objects(cfg.member_paths())
         named = [o for o in NAMED_CANDIDATES if o in objects]
         rng.shuffle(named)

@@ -29,6 +29,8 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_clock_offset", 1, FILES), ("rocpd_clock_offset", 2, FILES), ("rocpd_align", 1, FILES),
     ("rocpd_align", 2, FILES), ("rocpd_align", 3, FILES),
     ("rocpd_progress", 0, FILES), ("rocpd_progress", 1, FILES),
+    ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
+    ("rocpd_export_trace", 4, FILES),
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
     ("rocpd_zstd_verify", 1, FILES), ("rocpd_zstd_last_error", 0, FILES),
     ("rocpd_zstd_plain_limit", 0, FILES), ("rocpd_zstd_plain_limit", 1, FILES),
@@ -36,7 +38,7 @@ EXPECTED_FUNCTIONS = {
 }
 EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "rocpd_busy_intervals", "rocpd_gaps",
                     "rocpd_utilization", "rocpd_kernels", "rocpd_copies", "rocpd_memory", "rocpd_counters",
-                    "rocpd_hip_events", "rocpd_kernel_stacks", "rocpd_idle_breakdown"}
+                    "rocpd_hip_events", "rocpd_op_groups", "rocpd_kernel_stacks", "rocpd_idle_breakdown"}
 EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
                   "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
                   "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram", "rocpd_comm_overlap",

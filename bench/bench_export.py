@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""rocpd_export_trace against upstream rpd2tracing.py (ROCm/rocmProfileData, tools/rpd2tracing.py).
+
+Usage: bench_export.py --ext BUILD/librocpd_ext --gen BUILD/tests/generator/rocpd_gen --work DIR
+                       [--upstream rpd2tracing.py] [--ops N] [--real ../shared/data/matmul_result.rpd]
+
+The upstream script is not part of the project: pass its path, or the script downloads it into
+--work with curl. It runs under the same /usr/bin/python3 on a copy of the input under --work.
+Both convert the whole file (and, second row, a window of the middle 10 %) to Chrome trace JSON;
+times are best of --repeat wall-clock runs, sizes are the output files. Prints ratios.
+"""
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+
+UPSTREAM_URL = "https://raw.githubusercontent.com/ROCm/rocmProfileData/master/tools/rpd2tracing.py"
+
+
+def best_of(n, fn):
+    best = None
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    return best
+
+
+def ours(ext, rpd, out, lo=None, hi=None):
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(ext)
+    con.execute("ATTACH ? AS r", (f"file:{rpd}?mode=ro",))
+    args = (out,) if lo is None else (out, lo, hi)
+    n = con.execute(f"SELECT rocpd_export_trace({', '.join('?' * len(args))})", args).fetchone()[0]
+    con.close()
+    return n
+
+
+def upstream(script, rpd, out, start=None, end=None):
+    cmd = ["/usr/bin/python3", script, rpd, out]
+    if start is not None:
+        cmd += ["--start", start, "--end", end]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def mb(path):
+    return os.path.getsize(path) / 1e6
+
+
+def bench_file(label, args, rpd):
+    work = args.work
+    con = sqlite3.connect(f"file:{rpd}?mode=ro", uri=True)
+    ops, = con.execute("SELECT count(*) FROM rocpd_op").fetchone()
+    apis, = con.execute("SELECT count(*) FROM rocpd_api").fetchone()
+    first, last = con.execute("SELECT min(start), max(\"end\") FROM rocpd_api").fetchone()
+    con.close()
+    print(f"\n{label}: {rpd} ({mb(rpd):.1f} MB, {ops} ops, {apis} API calls)")
+    print(f"{'run':44} {'upstream s':>10} {'ours s':>8} {'ratio':>7} {'upstream MB':>11} {'ours MB':>8}")
+    rows = []
+    up_out, our_out = os.path.join(work, "upstream.json"), os.path.join(work, "ours.json")
+    t_up = best_of(args.repeat, lambda: upstream(args.upstream, rpd, up_out))
+    t_our = best_of(args.repeat, lambda: ours(args.ext, rpd, our_out))
+    rows.append(("whole file -> .json", t_up, t_our, mb(up_out), mb(our_out)))
+    gz_out = os.path.join(work, "ours.json.gz")
+    t_gz = best_of(args.repeat, lambda: ours(args.ext, rpd, gz_out))
+    rows.append(("whole file -> .json.gz (ours only)", t_up, t_gz, mb(up_out), mb(gz_out)))
+    # The middle 10 %: upstream takes percentages of its API span, we take the same ns bounds.
+    lo, hi = first + (last - first) * 45 // 100, first + (last - first) * 55 // 100
+    t_up = best_of(args.repeat, lambda: upstream(args.upstream, rpd, up_out, "45%", "55%"))
+    t_our = best_of(args.repeat, lambda: ours(args.ext, rpd, our_out, lo, hi))
+    rows.append(("middle 10 % window -> .json", t_up, t_our, mb(up_out), mb(our_out)))
+    # The same window on a connection that already read the member once (profiles and zones are
+    # cached per connection: a fresh connection pays one pass over the member first).
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(args.ext)
+    con.execute("ATTACH ? AS r", (f"file:{rpd}?mode=ro",))
+    con.execute("SELECT count(*) FROM rocpd_members WHERE ops >= 0").fetchone()
+    t_warm = best_of(args.repeat, lambda: con.execute("SELECT rocpd_export_trace(?, ?, ?)", (our_out, lo, hi)).fetchone())
+    con.close()
+    rows.append(("middle 10 % window, warm connection", t_up, t_warm, mb(up_out), mb(our_out)))
+    for name, tu, to, su, so in rows:
+        print(f"{name:44} {tu:10.3f} {to:8.3f} {tu / to:6.1f}x {su:11.1f} {so:8.1f}")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ext", required=True)
+    p.add_argument("--gen", required=True)
+    p.add_argument("--work", required=True)
+    p.add_argument("--upstream")
+    p.add_argument("--ops", type=int, default=200000)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--real", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                                                  "data", "matmul_result.rpd"))
+    args = p.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    if not args.upstream:
+        args.upstream = os.path.join(args.work, "rpd2tracing.py")
+        if not os.path.exists(args.upstream):
+            r = subprocess.run(["curl", "-fsSL", "-o", args.upstream, UPSTREAM_URL])
+            if r.returncode != 0:
+                sys.exit(f"cannot download {UPSTREAM_URL}; pass --upstream PATH to a copy of tools/rpd2tracing.py")
+    gen_dir = os.path.join(args.work, f"rpd2_{args.ops}")
+    if not os.path.exists(os.path.join(gen_dir, "truth.json")):
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        subprocess.run([args.gen, "--out", gen_dir, "--procs", "1", "--format", "rpd2", "--ops", str(args.ops),
+                        "--seed", "5"], check=True, stdout=subprocess.DEVNULL)
+    bench_file("generated", args, os.path.join(gen_dir, "rank0.rpd"))
+    if os.path.exists(args.real):
+        # A copy under --work: the upstream script opens it read-write.
+        real = os.path.join(args.work, "real.rpd")
+        shutil.copyfile(args.real, real)
+        bench_file("real trace", args, real)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+// SQL function rocpd_export_trace(path [, start_ns, end_ns [, options]]) (docs/export.md).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "common/sqlite_util.h"
+#include "export/trace_export.h"
+
+namespace rocpd::exporter {
+
+namespace {
+
+const char* type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER: return "integer";
+    case SQLITE_FLOAT: return "real";
+    case SQLITE_TEXT: return "text";
+    case SQLITE_BLOB: return "blob";
+    default: return "null";
+  }
+}
+
+// An integer ns bound: INTEGER, or a REAL holding an exact integer; NULL: open side.
+std::optional<int64_t> bound_arg(sqlite3_value* v, const char* what) {
+  const int type = sqlite3_value_type(v);
+  if (type == SQLITE_NULL) return std::nullopt;
+  if (type == SQLITE_INTEGER) return sqlite3_value_int64(v);
+  if (type == SQLITE_FLOAT) {
+    const double d = sqlite3_value_double(v);
+    if (std::isfinite(d) && d == std::floor(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+      return static_cast<int64_t>(d);
+    }
+    throw Error(fmt::format("{}: {} must be an integer (ns), got real {}", kFn, what, d));
+  }
+  if (type == SQLITE_TEXT) {
+    const char* t = reinterpret_cast<const char*>(sqlite3_value_text(v));
+    throw Error(fmt::format("{}: {} must be an integer (ns), got text '{}'", kFn, what, t ? t : ""));
+  }
+  throw Error(fmt::format("{}: {} must be an integer (ns), got {}", kFn, what, type_name(type)));
+}
+
+// The options object, parsed by SQLite's own JSON functions on the connection.
+void parse_options(sqlite3* db, sqlite3_value* v, ExportRequest& req) {
+  if (sqlite3_value_type(v) == SQLITE_NULL) return;
+  if (sqlite3_value_type(v) != SQLITE_TEXT) {
+    throw Error(fmt::format("{}: options must be a JSON object as text, got {}", kFn, type_name(sqlite3_value_type(v))));
+  }
+  {
+    Stmt s = prepare(db, "SELECT json_valid(?1) AND json_type(?1) = 'object'", kFn);
+    sqlite3_bind_value(s.get(), 1, v);
+    if (!step(s.get(), kFn) || sqlite3_column_int(s.get(), 0) == 0) {
+      throw Error(fmt::format("{}: options must be a JSON object, e.g. '{{\"db\": [\"rank0\"]}}', got '{}'", kFn,
+                              reinterpret_cast<const char*>(sqlite3_value_text(v))));
+    }
+  }
+  Stmt s = prepare(db, "SELECT key, type, value FROM json_each(?1)", kFn);
+  sqlite3_bind_value(s.get(), 1, v);
+  while (step(s.get(), kFn)) {
+    const std::string key(column_text(s.get(), 0));
+    const std::string type(column_text(s.get(), 1));
+    if (key == "db") {
+      std::vector<std::string> dbs;
+      if (type == "text") {
+        dbs.emplace_back(column_text(s.get(), 2));
+      } else if (type == "array") {
+        Stmt e = prepare(db, "SELECT type, value FROM json_each(?1)", kFn);
+        sqlite3_bind_value(e.get(), 1, sqlite3_column_value(s.get(), 2));
+        while (step(e.get(), kFn)) {
+          if (column_text(e.get(), 0) != "text") {
+            throw Error(fmt::format("{}: option db must be a member name or an array of names, found {} '{}'",
+                                    kFn, column_text(e.get(), 0), column_text(e.get(), 1)));
+          }
+          dbs.emplace_back(column_text(e.get(), 1));
+        }
+      } else {
+        throw Error(fmt::format("{}: option db must be a member name or an array of names, got {}", kFn, type));
+      }
+      req.dbs = std::move(dbs);
+    } else if (key == "utilization_buckets") {
+      const int64_t n = sqlite3_column_int64(s.get(), 2);
+      if (type != "integer" || n < 0 || n > 1000000) {
+        throw Error(fmt::format("{}: option utilization_buckets must be an integer from 0 to 1000000, got {} {}", kFn,
+                                type, column_text(s.get(), 2)));
+      }
+      req.utilization_buckets = n;
+    } else {
+      throw Error(fmt::format("{}: unknown option '{}' (known: db, utilization_buckets)", kFn, key));
+    }
+  }
+}
+
+void export_trace_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (argc < 1 || argc > 4) {
+      throw Error(fmt::format("{}: takes 1 to 4 arguments (path [, start_ns, end_ns [, options]]), got {}", kFn, argc));
+    }
+    ExportRequest req;
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || sqlite3_value_bytes(argv[0]) == 0) {
+      throw Error(fmt::format("{}: path must be a non-empty text, got {}", kFn,
+                              sqlite3_value_type(argv[0]) == SQLITE_TEXT ? "''" : type_name(sqlite3_value_type(argv[0]))));
+    }
+    req.path = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    if (argc >= 2) req.lo = bound_arg(argv[1], "start_ns");
+    if (argc >= 3) req.hi = bound_arg(argv[2], "end_ns");
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    if (argc >= 4) parse_options(db, argv[3], req);
+    const ExportResult r = export_trace(db, req);
+    sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(r.events));
+  });
+}
+
+}  // namespace
+
+void register_export_trace(sqlite3* db) {
+  for (int arity = 1; arity <= 4; ++arity) {
+    const int rc = sqlite3_create_function_v2(db, kFn, arity, kFileFunction, nullptr, export_trace_fn, nullptr, nullptr,
+                                              nullptr);
+    if (rc != SQLITE_OK) throw Error(fmt::format("{}: registration failed: {}", kFn, sqlite3_errstr(rc)), rc);
+  }
+}
+
+}  // namespace rocpd::exporter

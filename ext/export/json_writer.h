@@ -1,0 +1,59 @@
+// Chrome trace-event JSON (the "JSON Object Format" that Perfetto UI, chrome://tracing and
+// speedscope open), written straight into an OutFile: one event per line, no DOM.
+#pragma once
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "export/out_file.h"
+
+namespace rocpd::exporter {
+
+// Arguments shown in the viewer's details panel.
+struct EventArgs {
+  std::optional<int64_t> correlation_id;
+  std::optional<int64_t> op_id;
+  std::optional<std::string_view> text;  // API call arguments (rpd)
+};
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(OutFile& out) : out_(out) {}
+
+  void begin();
+  void process(int64_t pid, std::string_view name, int64_t sort_index);
+  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
+  // A complete event ("X") of `dur_ns` > 0, or an instant ("i", thread scope) when dur_ns is 0.
+  void slice(int64_t pid, int64_t tid, std::string_view cat, std::string_view name, int64_t ts_ns, int64_t dur_ns,
+             const EventArgs& args);
+  // A flow arrow from the slice enclosing (pid, tid, from_ns) to the slice enclosing
+  // (to_pid, to_tid, to_ns): flow events "s" and "f" (binding point "e"), one id.
+  void flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid, int64_t to_ns);
+  void counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value);
+  // Closes the event array and writes `other_data` (a JSON object) as "otherData".
+  void end(std::string_view other_data);
+
+  uint64_t events() const { return events_; }
+
+ private:
+  void sep() {
+    if (events_++) out_.write(",\n", 2);
+  }
+  void str(std::string_view s);  // a JSON string literal, invalid UTF-8 replaced by U+FFFD
+  void i64(int64_t v) {
+    char* p = out_.reserve(24);
+    out_.advance(static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p));
+  }
+  void u64(uint64_t v) {
+    char* p = out_.reserve(24);
+    out_.advance(static_cast<size_t>(std::to_chars(p, p + 24, v).ptr - p));
+  }
+  void us(int64_t ns);  // nanoseconds as exact microseconds: 1234.567
+  void lit(std::string_view s) { out_.write(s.data(), s.size()); }
+
+  OutFile& out_;
+  uint64_t events_ = 0;
+};
+
+}  // namespace rocpd::exporter

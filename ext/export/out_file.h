@@ -1,0 +1,63 @@
+// The file an export writes: a buffered writer to a temporary file beside the target, gzipped
+// or plain, renamed over the target only when the export succeeded (an interrupted or failed
+// export leaves no partial file behind).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace rocpd::exporter {
+
+class OutFile {
+ public:
+  enum class Compression { none, gzip };
+  // Creates the temporary file; throws Error naming `path` when it cannot.
+  OutFile(std::string path, Compression compression, const char* fn);
+  OutFile(const OutFile&) = delete;
+  OutFile& operator=(const OutFile&) = delete;
+  ~OutFile();  // removes the temporary file unless commit() succeeded
+
+  void write(const char* p, size_t n) {
+    if (n > buf_.size() - len_) {
+      flush();
+      if (n > buf_.size()) return write_through(p, n);
+    }
+    std::memcpy(buf_.data() + len_, p, n);
+    len_ += n;
+  }
+  void write(std::string_view s) { write(s.data(), s.size()); }
+  void put(char c) {
+    if (len_ == buf_.size()) flush();
+    buf_[len_++] = c;
+  }
+  // Room for `n` bytes written directly by the caller, then advance(k <= n).
+  char* reserve(size_t n) {
+    if (n > buf_.size() - len_) flush();
+    return buf_.data() + len_;
+  }
+  void advance(size_t n) { len_ += n; }
+
+  // Flushes, closes and renames the temporary file over the target.
+  void commit();
+  // Bytes handed to the file so far (uncompressed).
+  uint64_t bytes() const { return written_ + len_; }
+
+ private:
+  void flush();
+  void write_through(const char* p, size_t n);
+  void fail(const std::string& what, int err) const;
+
+  std::string path_, temp_;
+  const char* fn_;
+  Compression compression_;
+  int fd_ = -1;
+  void* gz_ = nullptr;  // gzFile
+  std::vector<char> buf_;
+  size_t len_ = 0;
+  uint64_t written_ = 0;
+  bool committed_ = false;
+};
+
+}  // namespace rocpd::exporter

@@ -1,0 +1,363 @@
+#include "export/trace_export.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "export/json_writer.h"
+#include "export/out_file.h"
+#include "federation/interrupt.h"
+
+namespace rocpd::exporter {
+
+namespace {
+
+using federation::InterruptWatch;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  if (s.size() < suffix.size()) return false;
+  for (size_t i = 0; i < suffix.size(); ++i) {
+    char c = s[s.size() - suffix.size() + i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+// Tracks of the output: a process per (member, pid), a thread per (member, pid, tid) of API
+// calls, a thread per (member, pid, gpu, queue) of GPU ops. Trace viewers key threads by tid
+// alone, so every pid and tid written is unique in the file: a real id is kept unless an earlier
+// track took it (another host's process with the same pid), then a synthetic one is used.
+struct Key {
+  int64_t member, a, b, c;
+  uint32_t kind, nulls;
+  bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const noexcept {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (uint64_t v : {uint64_t(k.member), uint64_t(k.a), uint64_t(k.b), uint64_t(k.c),
+                       (uint64_t(k.kind) << 32) | k.nulls}) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xbf58476d1ce4e5b9ULL;
+    }
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+};
+
+// Column value or nullopt for NULL.
+std::optional<int64_t> opt_int(sqlite3_stmt* s, int col) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(s, col);
+}
+
+struct Member {
+  int64_t ordinal;
+  std::string db;
+  std::optional<std::string> hostname;
+};
+
+class Exporter {
+ public:
+  Exporter(sqlite3* db, const ExportRequest& req, JsonWriter& w, InterruptWatch& watch)
+      : db_(db), req_(req), w_(w), watch_(watch) {}
+
+  void member(const Member& m) {
+    member_ = &m;
+    member_pid_.reset();
+    ops(false);
+    if (req_.lo) ops(true);
+    apis(false);
+    if (req_.lo) apis(true);
+    if (req_.utilization_buckets > 0) utilization();
+  }
+
+  ExportResult result;
+
+ private:
+  // [start, end) overlaps the window; a row whose end is NULL or not after its start covers no
+  // time and is taken when its start lies in the window.
+  bool overlaps(int64_t start, std::optional<int64_t> end) const {
+    if (req_.hi && start >= *req_.hi) return false;
+    if (!req_.lo) return true;
+    return (end && *end > *req_.lo) || start >= *req_.lo;
+  }
+
+  // The window as SQL over table alias `t`. Pass `reversed` = false: rows whose end reaches the
+  // window (pushed into the members as ranges on end and start); true: rows ending before the
+  // window (or without end) that start inside it, i.e. zero-length and reversed rows.
+  std::string window_sql(const char* t, bool reversed) const {
+    std::string sql;
+    if (!reversed) {
+      sql += req_.lo ? fmt::format(" AND {}.\"end\" >= ?2", t) : fmt::format(" AND {}.start IS NOT NULL", t);
+    } else {
+      sql += fmt::format(" AND {0}.start >= ?2 AND ({0}.\"end\" < ?2 OR {0}.\"end\" IS NULL)", t);
+    }
+    if (req_.hi) sql += fmt::format(" AND {}.start < ?3", t);
+    return sql;
+  }
+
+  Stmt prepare_bound(const std::string& sql) {
+    Stmt s = prepare(db_, sql, kFn);
+    sqlite3_bind_text(s.get(), 1, member_->db.data(), static_cast<int>(member_->db.size()), SQLITE_STATIC);
+    const int params = sqlite3_bind_parameter_count(s.get());
+    if (req_.lo && params >= 2) sqlite3_bind_int64(s.get(), 2, *req_.lo);
+    if (req_.hi && params >= 3) sqlite3_bind_int64(s.get(), 3, *req_.hi);
+    return s;
+  }
+
+  bool next(sqlite3_stmt* s) {
+    watch_.check();
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    if (rc == SQLITE_INTERRUPT) InterruptWatch::raise();
+    throw Error(fmt::format("{}: reading member '{}': {}", kFn, member_->db, sqlite3_errmsg(db_)), rc);
+  }
+
+  int64_t synthetic(int64_t& next) {
+    while (used_ids_.count(next)) ++next;
+    used_ids_.insert(next);
+    return next++;
+  }
+
+  int64_t process(std::optional<int64_t> pid) {
+    const Key key{member_->ordinal, pid.value_or(0), 0, 0, 0, pid ? 0u : 1u};
+    if (auto it = processes_.find(key); it != processes_.end()) return it->second;
+    int64_t id;
+    if (pid && *pid > 0 && *pid <= INT32_MAX && used_ids_.insert(*pid).second) {
+      id = *pid;
+    } else {
+      id = synthetic(next_pid_);
+    }
+    processes_.emplace(key, id);
+    if (!member_pid_) member_pid_ = id;
+    std::string name = pid ? fmt::format("{} pid {}", member_->db, *pid) : fmt::format("{} pid ?", member_->db);
+    if (member_->hostname) name += fmt::format(" ({})", *member_->hostname);
+    w_.process(id, name, static_cast<int64_t>(processes_.size()));
+    return id;
+  }
+
+  int64_t thread(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> tid) {
+    const Key key{member_->ordinal, pid.value_or(0), tid.value_or(0), 0, 1, (pid ? 0u : 1u) | (tid ? 0u : 2u)};
+    if (auto it = threads_.find(key); it != threads_.end()) return it->second;
+    int64_t id;
+    if (tid && pid && *tid == *pid && json_pid == *pid) {
+      id = json_pid;  // the main thread keeps tid == pid
+    } else if (tid && *tid > 0 && *tid <= INT32_MAX && used_ids_.insert(*tid).second) {
+      id = *tid;
+    } else {
+      id = synthetic(next_tid_);
+    }
+    threads_.emplace(key, id);
+    w_.thread(json_pid, id, tid ? fmt::format("thread {}", *tid) : std::string("thread ?"),
+              static_cast<int64_t>(threads_.size()));
+    return id;
+  }
+
+  int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q) {
+    const Key key{member_->ordinal, pid.value_or(0), gpu.value_or(0), q.value_or(0), 2,
+                  (pid ? 0u : 1u) | (gpu ? 0u : 2u) | (q ? 0u : 4u)};
+    if (auto it = threads_.find(key); it != threads_.end()) return it->second;
+    const int64_t id = synthetic(next_tid_);
+    threads_.emplace(key, id);
+    const std::string g = gpu ? std::to_string(*gpu) : "?";
+    const std::string qs = q ? std::to_string(*q) : "?";
+    // GPU tracks below the CPU threads, in gpu and queue order when the numbers are small.
+    int64_t sort = 1000000000 + static_cast<int64_t>(threads_.size());
+    if (gpu && q && *gpu >= 0 && *gpu < 100000 && *q >= 0 && *q < 10000) sort = 1000000 + *gpu * 10000 + *q;
+    w_.thread(json_pid, id, fmt::format("GPU {} queue {}", g, qs), sort);
+    return id;
+  }
+
+  static std::string_view text(sqlite3_stmt* s, int col) { return column_text(s, col); }
+
+  void ops(bool reversed) {
+    Stmt s = prepare_bound(
+        "SELECT o.rowid, o.pid, o.gpu, o.queue, o.kind, o.name, o.start, o.\"end\", o.correlation_id, o.op_id, "
+        "a.pid, a.tid, a.start, a.\"end\", a.rowid "
+        "FROM temp.rocpd_ops AS o LEFT JOIN temp.rocpd_apis AS a "
+        "ON a.db = o.db AND a.correlation_id = o.correlation_id WHERE o.db = ?1" +
+        window_sql("o", reversed));
+    sqlite3_stmt* st = s.get();
+    bool have_last = false;
+    int64_t last_rowid = 0;
+    while (next(st)) {
+      const int64_t rowid = sqlite3_column_int64(st, 0);
+      // A second API call with the op's correlation id: the op is written once, with the first.
+      if (have_last && rowid == last_rowid) continue;
+      have_last = true;
+      last_rowid = rowid;
+      const auto start = opt_int(st, 6);
+      if (!start) continue;  // nowhere on a timeline
+      const auto end = opt_int(st, 7);
+      if (!overlaps(*start, end)) continue;
+      const auto pid = opt_int(st, 1);
+      const int64_t jpid = process(pid);
+      const int64_t jtid = queue(jpid, pid, opt_int(st, 2), opt_int(st, 3));
+      const int64_t dur = end && *end > *start ? *end - *start : 0;
+      std::string_view name = text(st, 5);
+      const std::string_view kind = text(st, 4);
+      if (sqlite3_column_type(st, 5) == SQLITE_NULL) name = kind;
+      EventArgs args{opt_int(st, 8), opt_int(st, 9), std::nullopt};
+      w_.slice(jpid, jtid, kind, name, *start, dur, args);
+      ++result.ops;
+      // The launch: an API call of the same member with the op's correlation id, in the window.
+      const auto astart = opt_int(st, 12);
+      if (sqlite3_column_type(st, 14) == SQLITE_NULL || !astart) continue;
+      const auto aend = opt_int(st, 13);
+      if (!overlaps(*astart, aend)) continue;
+      const auto apid = opt_int(st, 10);
+      const int64_t ajpid = process(apid);
+      const int64_t ajtid = thread(ajpid, apid, opt_int(st, 11));
+      // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
+      int64_t from = *astart;
+      if (aend && *aend > *astart) from = *astart + (*aend - *astart) / 2;
+      if (*start < from && *start >= *astart) from = *start;
+      w_.flow(++result.flows, ajpid, ajtid, from, jpid, jtid, *start);
+    }
+  }
+
+  void apis(bool reversed) {
+    Stmt s = prepare_bound(
+        "SELECT a.pid, a.tid, a.domain, a.name, a.args, a.start, a.\"end\", a.correlation_id "
+        "FROM temp.rocpd_apis AS a WHERE a.db = ?1" +
+        window_sql("a", reversed));
+    sqlite3_stmt* st = s.get();
+    while (next(st)) {
+      const auto start = opt_int(st, 5);
+      if (!start) continue;
+      const auto end = opt_int(st, 6);
+      if (!overlaps(*start, end)) continue;
+      const auto pid = opt_int(st, 0);
+      const int64_t jpid = process(pid);
+      const int64_t jtid = thread(jpid, pid, opt_int(st, 1));
+      const int64_t dur = end && *end > *start ? *end - *start : 0;
+      EventArgs args{opt_int(st, 7), std::nullopt, std::nullopt};
+      if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
+        const std::string_view a = text(st, 4);
+        if (!a.empty()) args.text = a;
+      }
+      w_.slice(jpid, jtid, text(st, 2), text(st, 3), *start, dur, args);
+      ++result.apis;
+    }
+  }
+
+  // GPU utilization of the member (rocpd_utilization: busy fraction per bucket, the union of the
+  // ops, never double counted) as one counter track per gpu, in the member's first process.
+  void utilization() {
+    if (!member_pid_) return;  // nothing of the member in the window
+    int64_t buckets = req_.utilization_buckets;
+    if (req_.lo && req_.hi) buckets = std::min<int64_t>(buckets, *req_.hi - *req_.lo);
+    std::string sql =
+        "SELECT gpu, bucket_start, bucket_end, utilization FROM temp.rocpd_utilization "
+        "WHERE db = ?1 AND buckets = ?4";
+    if (req_.lo) sql += " AND lo = ?2";
+    if (req_.hi) sql += " AND hi = ?3";
+    sql += " ORDER BY gpu, bucket";
+    Stmt s = prepare_bound(sql);
+    sqlite3_bind_int64(s.get(), 4, buckets);
+    sqlite3_stmt* st = s.get();
+    std::optional<int64_t> gpu;
+    bool have_gpu = false;
+    int64_t last_end = 0;
+    std::string name;
+    auto close = [&] {
+      if (have_gpu) {
+        w_.counter(*member_pid_, name, "utilization", last_end, 0.0);
+        ++result.counters;
+      }
+    };
+    while (next(st)) {
+      const auto g = opt_int(st, 0);
+      if (!have_gpu || g != gpu) {
+        close();
+        gpu = g;
+        have_gpu = true;
+        name = g ? fmt::format("GPU {} utilization", *g) : std::string("GPU ? utilization");
+      }
+      const auto bstart = opt_int(st, 1);
+      if (!bstart) continue;
+      last_end = opt_int(st, 2).value_or(*bstart);
+      w_.counter(*member_pid_, name, "utilization", *bstart, sqlite3_column_double(st, 3));
+      ++result.counters;
+    }
+    close();
+  }
+
+  sqlite3* db_;
+  const ExportRequest& req_;
+  JsonWriter& w_;
+  InterruptWatch& watch_;
+  const Member* member_ = nullptr;
+  std::optional<int64_t> member_pid_;
+  std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
+  std::unordered_set<int64_t> used_ids_;
+  int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
+  int64_t next_tid_ = 1000000000;
+};
+
+std::vector<Member> members_to_export(sqlite3* db, const ExportRequest& req) {
+  Stmt s = prepare(db, "SELECT rowid, db, hostname FROM temp.rocpd_members ORDER BY rowid", kFn);
+  std::vector<Member> all;
+  while (step(s.get(), kFn)) {
+    Member m{sqlite3_column_int64(s.get(), 0), std::string(column_text(s.get(), 1)), std::nullopt};
+    if (sqlite3_column_type(s.get(), 2) != SQLITE_NULL) m.hostname = std::string(column_text(s.get(), 2));
+    all.push_back(std::move(m));
+  }
+  if (!req.dbs) return all;
+  std::vector<Member> chosen;
+  for (const std::string& name : *req.dbs) {
+    auto it = std::find_if(all.begin(), all.end(), [&](const Member& m) { return m.db == name; });
+    if (it == all.end()) throw Error(fmt::format("{}: option db: no member is named '{}'", kFn, name));
+    if (std::none_of(chosen.begin(), chosen.end(), [&](const Member& m) { return m.db == name; })) chosen.push_back(*it);
+  }
+  std::sort(chosen.begin(), chosen.end(), [](const Member& a, const Member& b) { return a.ordinal < b.ordinal; });
+  return chosen;
+}
+
+std::string other_data(const ExportRequest& req, const ExportResult& r) {
+  auto bound = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
+  return fmt::format(
+      "{{\"exporter\":\"rocpd_export_trace\",\"start_ns\":{},\"end_ns\":{},\"members\":{},\"ops\":{},\"apis\":{},"
+      "\"flows\":{},\"counters\":{},\"utilization_buckets\":{}}}",
+      bound(req.lo), bound(req.hi), r.members, r.ops, r.apis, r.flows, r.counters, req.utilization_buckets);
+}
+
+}  // namespace
+
+ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
+  OutFile::Compression compression;
+  if (ends_with(req.path, ".json")) {
+    compression = OutFile::Compression::none;
+  } else if (ends_with(req.path, ".json.gz")) {
+    compression = OutFile::Compression::gzip;
+  } else {
+    const auto slash = req.path.rfind('/');
+    const std::string_view base = std::string_view(req.path).substr(slash == std::string::npos ? 0 : slash + 1);
+    const auto dot = base.find('.');
+    throw Error(fmt::format("{}: unknown file extension '{}' of '{}' (use .json or .json.gz)", kFn,
+                            dot == std::string_view::npos ? std::string_view() : base.substr(dot), req.path));
+  }
+  if (req.lo && req.hi && *req.hi <= *req.lo) {
+    throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kFn, *req.hi, *req.lo));
+  }
+  const std::vector<Member> members = members_to_export(db, req);
+  InterruptWatch watch(db);
+  OutFile out(req.path, compression, kFn);
+  JsonWriter w(out);
+  Exporter e(db, req, w, watch);
+  w.begin();
+  for (const Member& m : members) e.member(m);
+  e.result.members = members.size();
+  w.end(other_data(req, e.result));
+  e.result.events = w.events();
+  e.result.bytes = out.bytes();
+  out.commit();
+  return e.result;
+}
+
+}  // namespace rocpd::exporter

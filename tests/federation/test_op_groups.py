@@ -1,0 +1,200 @@
+"""rocpd_op_groups, the summary engine (docs/summaries.md): every grouping and kind filter against a
+brute-force aggregation in Python of the rows of rocpd_ops (count, sum, mean, median, extremes,
+sample stddev, union of intervals, first start / last end), members attached and opened alike;
+`db =` pruning; the SQL fallback for hostile values; argument errors; interrupts while the
+member threads run."""
+import os
+import shutil
+import sqlite3
+import statistics
+import tempfile
+import threading
+import time
+import unittest
+
+from rocpd_testlib import SETS, connect, main, set_files
+
+GROUPINGS = ["db,gpu", "db,gpu,kind", "name", "kind,name", "db,name", "gpu", "db", "kind", "db,gpu,kind,name"]
+COLUMNS = ["db", "gpu", "kind", "name", "instances", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns",
+           "stddev_ns", "busy_ns", "first_start", "last_end", "timed"]
+
+
+def union_length(intervals):
+    total, cur_s, cur_e = 0, None, None
+    for s, e in sorted(intervals):
+        if cur_e is None or s > cur_e:
+            if cur_e is not None:
+                total += cur_e - cur_s
+            cur_s, cur_e = s, e
+        else:
+            cur_e = max(cur_e, e)
+    if cur_e is not None:
+        total += cur_e - cur_s
+    return total
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    if n % 2:
+        return v[n // 2]
+    a, b = v[n // 2 - 1], v[n // 2]
+    return (a + b) // 2 if (a + b) % 2 == 0 else (a + b) / 2
+
+
+def brute_force(rows, keys, kind=None):
+    """rows: (db, gpu, kind, name, start, end) tuples."""
+    groups = {}
+    for db, gpu, k, name, start, end in rows:
+        if kind is not None and k != kind:
+            continue
+        values = {"db": db, "gpu": gpu, "kind": k, "name": name}
+        key = tuple(values[c] if c in keys else None for c in ("db", "gpu", "kind", "name"))
+        groups.setdefault(key, []).append((start, end))
+    out = {}
+    for key, ops in groups.items():
+        durations = [max(e - s, 0) for s, e in ops if s is not None and e is not None]
+        spans = [(s, e) for s, e in ops if s is not None and e is not None and e >= s]
+        out[key] = {
+            "instances": len(ops), "timed": len(durations),
+            "total_ns": sum(durations) if durations else None,
+            "avg_ns": sum(durations) / len(durations) if durations else None,
+            "med_ns": median(durations) if durations else None,
+            "min_ns": min(durations) if durations else None,
+            "max_ns": max(durations) if durations else None,
+            "stddev_ns": statistics.stdev(durations) if len(durations) > 1 else None,
+            "busy_ns": union_length([(s, e) for s, e in spans if e > s]),
+            "first_start": min(s for s, _ in spans) if spans else None,
+            "last_end": max(e for _, e in spans) if spans else None,
+        }
+    return out
+
+
+def close(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+class OpGroups(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        files = set_files("mixed8")
+        cls.con = connect()
+        # Two members attached (read on the connection's thread), the others opened (pool threads).
+        for i, f in enumerate(files[:2]):
+            cls.con.execute("ATTACH ? AS ?", (f"file:{f}?mode=ro", f"att{i}"))
+        for f in files[2:]:
+            cls.con.execute("SELECT rocpd_open(?)", (f,))
+        cls.rows = cls.con.execute('SELECT db, gpu, kind, name, start, "end" FROM rocpd_ops').fetchall()
+        assert len(cls.rows) >= 16000
+
+    def check(self, got_rows, want, label):
+        got = {}
+        for r in got_rows:
+            d = dict(zip(COLUMNS, r))
+            got[(d["db"], d["gpu"], d["kind"], d["name"])] = d
+        self.assertEqual(set(got), set(want), label)
+        for key, w in want.items():
+            for col, value in w.items():
+                self.assertTrue(close(got[key][col], value), (label, key, col, got[key][col], value))
+
+    def test_every_grouping_against_brute_force(self):
+        for keys in GROUPINGS:
+            for kind in (None, "kernel", "copy"):
+                with self.subTest(group_by=keys, of_kind=kind):
+                    args = (keys,) if kind is None else (keys, kind)
+                    sql = f"SELECT {', '.join(COLUMNS)} FROM rocpd_op_groups({', '.join('?' * len(args))})"
+                    got = self.con.execute(sql, args).fetchall()
+                    self.check(got, brute_force(self.rows, keys.split(","), kind), (keys, kind))
+
+    def test_rows_ordered_like_group_by(self):
+        got = self.con.execute("SELECT db, gpu FROM rocpd_op_groups('db,gpu')").fetchall()
+        want = self.con.execute("SELECT db, gpu FROM rocpd_ops GROUP BY db, gpu").fetchall()
+        self.assertEqual(got, want)
+
+    def test_db_pruning_keeps_rows_and_rowids(self):
+        full = self.con.execute("SELECT rowid, * FROM rocpd_op_groups('db,name', 'kernel')").fetchall()
+        for db in ("att1", "rank5", "nope"):
+            one = self.con.execute("SELECT rowid, * FROM rocpd_op_groups('db,name', 'kernel') WHERE db = ?",
+                                   (db,)).fetchall()
+            self.assertEqual(one, [r for r in full if r[1] == db], db)
+        rowids = [r[0] for r in full]
+        self.assertEqual(len(rowids), len(set(rowids)))
+
+    def test_views_read_the_engine(self):
+        # rocpd_busy equals the brute-force union and sum per (db, gpu).
+        want = brute_force(self.rows, ["db", "gpu"])
+        for db, gpu, busy_ns, span_ns, sum_ns, ops in self.con.execute(
+                "SELECT db, gpu, busy_ns, span_ns, sum_ns, ops FROM rocpd_busy"):
+            w = want[(db, gpu, None, None)]
+            self.assertEqual((busy_ns, span_ns, sum_ns, ops),
+                             (w["busy_ns"], w["last_end"] - w["first_start"], w["total_ns"], w["instances"]))
+
+    def test_argument_errors(self):
+        cases = {
+            "SELECT * FROM rocpd_op_groups": "rocpd_op_groups: no grouping given; use rocpd_op_groups(group_by",
+            "SELECT * FROM rocpd_op_groups('db,pid')": "unknown grouping column 'pid' in 'db,pid'",
+            "SELECT * FROM rocpd_op_groups('name,name')": "'name' appears twice in 'name,name'",
+            "SELECT * FROM rocpd_op_groups('')": "unknown grouping column '' in ''",
+            "SELECT * FROM rocpd_op_groups(3)": "group_by must be text",
+        }
+        for sql, message in cases.items():
+            with self.subTest(sql=sql):
+                with self.assertRaises(sqlite3.OperationalError) as cm:
+                    self.con.execute(sql).fetchall()
+                self.assertIn(message, str(cm.exception))
+        self.assertEqual(self.con.execute("SELECT count(*) FROM rocpd_op_groups(NULL)").fetchone(), (0,))
+
+    def test_interrupt_stops_member_threads(self):
+        # The engine runs once per row of the outer CTE (the argument depends on it): a long query
+        # whose time is spent inside the engine's threads.
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),))
+        stopped = {}
+        timer = threading.Timer(1.0, lambda: (stopped.setdefault("at", time.monotonic()), con.interrupt()))
+        timer.start()
+        try:
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                con.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) "
+                            "SELECT count(*) FROM c, rocpd_op_groups AS g "
+                            "WHERE g.group_by = 'db,name' || substr(c.x, 1, 0) AND g.med_ns > 0").fetchall()
+        finally:
+            timer.cancel()
+        latency = time.monotonic() - stopped["at"]
+        self.assertIn("interrupted", str(cm.exception))
+        self.assertLess(latency, 0.5)
+
+
+class Fallback(unittest.TestCase):
+    """A member whose times are not all integers: the engine answers through SQL, identically."""
+
+    def test_text_and_real_times(self):
+        d = tempfile.mkdtemp()
+        try:
+            src = [f for f in set_files("same_rpd2")][0]
+            dst = os.path.join(d, "hostile.rpd")
+            shutil.copy(src, dst)
+            raw = sqlite3.connect(dst)
+            ids = [r[0] for r in raw.execute("SELECT id FROM rocpd_op ORDER BY id LIMIT 3")]
+            raw.execute("UPDATE rocpd_op SET start = start + 0.5 WHERE id = ?", (ids[0],))
+            raw.execute("UPDATE rocpd_op SET \"end\" = 'abc' WHERE id = ?", (ids[1],))
+            raw.commit()
+            raw.close()
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (dst,))
+            sql_side = ("SELECT name, count(*), sum(duration), avg(duration), median(duration), min(duration), "
+                        "max(duration), count(duration) FROM rocpd_ops GROUP BY name ORDER BY name")
+            got = con.execute("SELECT name, instances, total_ns, avg_ns, med_ns, min_ns, max_ns, timed "
+                              "FROM rocpd_op_groups('name')").fetchall()
+            self.assertEqual(got, con.execute(sql_side).fetchall())
+            # The union refuses a real start, as interval_union does.
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                con.execute("SELECT busy_ns FROM rocpd_op_groups('db,gpu')").fetchall()
+            self.assertIn("interval_union: start must be an integer", str(cm.exception))
+        finally:
+            shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    main()
