@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "federation/member_columns.h"
 #include "intervals/sql_args.h"
 
 namespace rocpd::diagnosis {
@@ -107,6 +111,50 @@ std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, 
   return intervals::int64_arg(v.get(), fn.c_str(), what);
 }
 
+GpuKey value_key(const StoredValue& v) {
+  GpuKey k;
+  k.type = v.type;
+  if (v.type == SQLITE_INTEGER) k.i = v.i;
+  else if (v.type == SQLITE_FLOAT) k.d = v.d;
+  else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB)
+    k.bytes.assign(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+  return k;
+}
+
+std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what) {
+  if (v.type == SQLITE_INTEGER) return v.i;
+  if (v.type == SQLITE_NULL) return std::nullopt;
+  const std::string fn = fmt::format("{}: member {}", table, db);
+  if (v.type == SQLITE_FLOAT) {
+    // As intervals::int64_arg: [-2^63, 2^63) is exactly the doubles that convert without overflow.
+    if (std::isfinite(v.d) && v.d == std::floor(v.d) && v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0)
+      return static_cast<int64_t>(v.d);
+    throw Error(fmt::format("{}: {} must be an integer (ns), got real {}", fn, what, v.d));
+  }
+  const std::string bytes(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+  if (v.type == SQLITE_TEXT)
+    throw Error(fmt::format("{}: {} must be an integer (ns), got text '{:.40}'", fn, what, bytes));
+  throw Error(fmt::format("{}: {} must be an integer (ns), got a blob", fn, what));
+}
+
+namespace {
+// -1, 0, 1 as SQLite orders a stored value against the integer n (NULL handled by the callers).
+int compare_int(const StoredValue& v, int64_t n) {
+  if (v.type == SQLITE_INTEGER) return v.i < n ? -1 : v.i > n;
+  if (v.type == SQLITE_FLOAT) {
+    const double d = static_cast<double>(n);
+    return v.d < d ? -1 : v.d > d;
+  }
+  return 1;  // text and blobs
+}
+}  // namespace
+
+bool equals_int(const StoredValue& v, int64_t n) {
+  return (v.type == SQLITE_INTEGER || v.type == SQLITE_FLOAT) && compare_int(v, n) == 0;
+}
+bool greater_than(const StoredValue& v, int64_t n) { return v.type != SQLITE_NULL && compare_int(v, n) > 0; }
+bool less_than(const StoredValue& v, int64_t n) { return v.type != SQLITE_NULL && compare_int(v, n) < 0; }
+
 namespace {
 uint64_t mix(int64_t key) {
   uint64_t x = static_cast<uint64_t>(key) + 0x9e3779b97f4a7c15ULL;
@@ -117,40 +165,51 @@ uint64_t mix(int64_t key) {
 }  // namespace
 
 void CorrSlots::grow() {
-  std::vector<int64_t> keys = std::move(keys_);
-  std::vector<uint32_t> slots = std::move(slots_);
-  const size_t capacity = keys.empty() ? 1024 : keys.size() * 2;
-  keys_.assign(capacity, 0);
-  slots_.assign(capacity, UINT32_MAX);
-  const size_t mask = capacity - 1;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (slots[i] == UINT32_MAX) continue;
-    size_t h = mix(keys[i]) & mask;
-    while (slots_[h] != UINT32_MAX) h = (h + 1) & mask;
-    keys_[h] = keys[i];
-    slots_[h] = slots[i];
+  std::vector<Entry> old = std::move(table_);
+  table_.assign(old.empty() ? 1024 : old.size() * 2, Entry{});
+  const size_t mask = table_.size() - 1;
+  for (const Entry& e : old) {
+    if (e.slot == UINT32_MAX) continue;
+    size_t h = mix(e.key) & mask;
+    while (table_[h].slot != UINT32_MAX) h = (h + 1) & mask;
+    table_[h] = e;
   }
 }
 
 uint32_t CorrSlots::add(int64_t corr) {
-  if ((count_ + 1) * 2 > keys_.size()) grow();
-  const size_t mask = keys_.size() - 1;
+  if ((count_ + 1) * 2 > table_.size()) grow();
+  const size_t mask = table_.size() - 1;
   size_t h = mix(corr) & mask;
-  while (slots_[h] != UINT32_MAX) {
-    if (keys_[h] == corr) return slots_[h];
+  while (table_[h].slot != UINT32_MAX) {
+    if (table_[h].key == corr) return table_[h].slot;
     h = (h + 1) & mask;
   }
-  keys_[h] = corr;
-  slots_[h] = static_cast<uint32_t>(count_++);
-  return slots_[h];
+  table_[h] = {corr, static_cast<uint32_t>(count_++)};
+  return table_[h].slot;
 }
 
-int64_t CorrSlots::find(int64_t corr) const {
-  if (keys_.empty()) return -1;
-  const size_t mask = keys_.size() - 1;
+void CorrSlots::assign(std::span<const int64_t> keys) {
+  if (keys.empty()) return;
+  const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
+  const uint64_t range = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
+  if (range >= 4 * keys.size() + 4096) {
+    for (int64_t k : keys) add(k);
+    return;
+  }
+  dense_min_ = *lo;
+  dense_.assign(range + 1, UINT32_MAX);
+  for (int64_t k : keys) {
+    uint32_t& slot = dense_[static_cast<uint64_t>(k) - static_cast<uint64_t>(dense_min_)];
+    if (slot == UINT32_MAX) slot = static_cast<uint32_t>(count_++);
+  }
+}
+
+int64_t CorrSlots::find_hashed(int64_t corr) const {
+  if (table_.empty()) return -1;
+  const size_t mask = table_.size() - 1;
   size_t h = mix(corr) & mask;
-  while (slots_[h] != UINT32_MAX) {
-    if (keys_[h] == corr) return slots_[h];
+  while (table_[h].slot != UINT32_MAX) {
+    if (table_[h].key == corr) return table_[h].slot;
     h = (h + 1) & mask;
   }
   return -1;
@@ -211,6 +270,38 @@ std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, 
     }
   }
   query.finish();
+  return out;
+}
+
+std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                             bool with_thread, const char* table, const federation::Profile* profile) {
+  std::vector<LaunchCall> out(wanted.size());
+  if (wanted.size() == 0) return out;
+  using namespace federation;
+  std::vector<int> cols{kApisCorrelationId, kApisStart, kApisEnd, kApisApiId};
+  if (with_thread) cols.insert(cols.end(), {kApisPid, kApisTid});
+  MemberColumns rows(m, db, TableKind::Apis, cols, profile);
+  while (rows.next()) {
+    const StoredValue corr = rows[0];
+    if (corr.type != SQLITE_INTEGER) continue;
+    const int64_t slot = wanted.find(corr.i);
+    if (slot < 0) continue;
+    const auto start = time_value(rows[1], table, m.alias, "start");
+    if (!start) continue;
+    const StoredValue id = rows[3];
+    const int64_t api_id = id.type == SQLITE_INTEGER ? id.i : id.type == SQLITE_FLOAT ? static_cast<int64_t>(id.d) : 0;
+    LaunchCall& c = out[static_cast<size_t>(slot)];
+    if (c.found && (c.start < *start || (c.start == *start && c.api_id <= api_id))) continue;
+    const auto end = time_value(rows[2], table, m.alias, "end");
+    c.found = true;
+    c.start = *start;
+    c.end = end ? std::max(*end, *start) : *start;
+    c.api_id = api_id;
+    if (with_thread) {
+      c.pid = value_key(rows[4]);
+      c.tid = value_key(rows[5]);
+    }
+  }
   return out;
 }
 

@@ -3,10 +3,13 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "common/affinity.h"
 #include "common/sqlite_util.h"
+#include "federation/member.h"
 #include "intervals/ops_window.h"
 
 namespace rocpd::diagnosis {
@@ -34,6 +37,15 @@ GpuKey value_key(sqlite3_stmt* s, int col);
 // An integer time (or nullopt for NULL); anything else is an error naming the table and member.
 std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, const std::string& db, const char* what);
 
+// The same two for a value read by MemberColumns.
+GpuKey value_key(const StoredValue& v);
+std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what);
+// SQLite's `column = n`, `column > n` and `column < n` for an integer n and a stored value
+// (NULL: false; text and blobs sort after every number).
+bool equals_int(const StoredValue& v, int64_t n);
+bool greater_than(const StoredValue& v, int64_t n);
+bool less_than(const StoredValue& v, int64_t n);
+
 // Correlation ids of one member -> a dense slot (0, 1, ...): open addressing, no allocation per
 // key. A member's correlation ids are unique (rpd API ids carry the session in their high bits,
 // a rocpd file holds one process), so the id alone names the launch.
@@ -41,14 +53,31 @@ class CorrSlots {
  public:
   // The slot of `corr`, added when new.
   uint32_t add(int64_t corr);
+  // Slots for all of `keys` (duplicates allowed) at once, on an empty map: ids numbered densely
+  // (the usual case: API ids, correlation ids) get a direct table instead of the hash, so that
+  // lookups in id order walk memory in order. add() must not follow.
+  void assign(std::span<const int64_t> keys);
   // The slot of `corr`, or -1.
-  int64_t find(int64_t corr) const;
+  int64_t find(int64_t corr) const {
+    if (!dense_.empty()) {
+      const uint64_t at = static_cast<uint64_t>(corr) - static_cast<uint64_t>(dense_min_);
+      if (at >= dense_.size() || dense_[at] == UINT32_MAX) return -1;
+      return dense_[at];
+    }
+    return find_hashed(corr);
+  }
   size_t size() const { return count_; }
 
  private:
+  struct Entry {
+    int64_t key = 0;
+    uint32_t slot = UINT32_MAX;  // UINT32_MAX: empty
+  };
+  int64_t find_hashed(int64_t corr) const;
   void grow();
-  std::vector<int64_t> keys_;
-  std::vector<uint32_t> slots_;  // UINT32_MAX: empty
+  std::vector<Entry> table_;
+  std::vector<uint32_t> dense_;  // slot of key dense_min_ + i (UINT32_MAX: none)
+  int64_t dense_min_ = 0;
   size_t count_ = 0;
 };
 
@@ -88,5 +117,11 @@ Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread);
 // the launch. Calls whose start is NULL are not launches.
 std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
                                       const char* table);
+
+// A member's launch calls by the slot of their correlation id in `wanted`, read by MemberColumns
+// (the same choice as read_launches).
+std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                             bool with_thread, const char* table,
+                                             const federation::Profile* profile = nullptr);
 
 }  // namespace rocpd::diagnosis

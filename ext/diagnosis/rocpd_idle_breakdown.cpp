@@ -17,7 +17,9 @@
 #include "diagnosis/diag_read.h"
 #include "diagnosis/idle_math.h"
 #include "diagnosis/sql_names.h"
+#include "federation/member_columns.h"
 #include "federation/interrupt.h"
+#include "federation/member_pool.h"
 
 namespace rocpd::diagnosis {
 namespace {
@@ -42,153 +44,153 @@ struct Table : sqlite3_vtab {
   sqlite3* conn;
 };
 
+struct Params {
+  std::optional<int64_t> gpu;
+  int64_t threshold, lo, hi;
+};
+
+// The rows of one member: its ops and their launch calls read on a leased connection
+// (MemberColumns, on any core), classified per gpu and per (queue, stream).
+std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const Params& p,
+                             const federation::InterruptWatch& watch) {
+  using namespace federation;
+  const std::string& db = m.alias;
+  struct RawOp {
+    uint32_t gpu, lane;  // indices into gpus / lanes
+    int64_t start, end;
+    int64_t corr;
+    bool has_corr;
+  };
+  std::vector<RawOp> raw;
+  std::map<GpuKey, uint32_t> gpus;
+  std::map<std::tuple<GpuKey, GpuKey, GpuKey>, uint32_t> lanes;
+  // Fast path for the usual integer-or-NULL (gpu, queue, stream): a short list searched linearly.
+  struct IntLane {
+    int64_t v[3];
+    int types;
+    uint32_t gpu, lane;
+  };
+  std::vector<IntLane> int_lanes;
+  std::vector<int64_t> corrs;
+  MemberColumns ops(m, conn, TableKind::Ops, {kOpsGpu, kOpsQueue, kOpsStream, kOpsStart, kOpsEnd, kOpsCorrelationId});
+  uint64_t rows_read = 0;
+  while (ops.next()) {
+    if ((++rows_read & 0xffff) == 0 && watch.stopped()) federation::InterruptWatch::raise();
+    const StoredValue lane_values[3] = {ops[0], ops[1], ops[2]};
+    // The table's pruning constraints, compared as SQLite compares them.
+    if (p.gpu && !equals_int(lane_values[0], *p.gpu)) continue;
+    if (p.lo != intervals::kNoLo && !greater_than(ops[4], p.lo)) continue;
+    if (p.hi != intervals::kNoHi && !less_than(ops[3], p.hi)) continue;
+    int types = 0;
+    int64_t v[3] = {0, 0, 0};
+    bool plain = true;
+    for (int c = 0; c < 3; ++c) {
+      const int t = lane_values[c].type;
+      if (t == SQLITE_INTEGER) v[c] = lane_values[c].i;
+      else if (t != SQLITE_NULL) plain = false;
+      types = types * 8 + t;
+    }
+    uint32_t gi = 0, li = 0;
+    const IntLane* hit = nullptr;
+    if (plain)
+      for (const IntLane& l : int_lanes)
+        if (l.types == types && l.v[0] == v[0] && l.v[1] == v[1] && l.v[2] == v[2]) {
+          hit = &l;
+          break;
+        }
+    if (hit) {
+      gi = hit->gpu;
+      li = hit->lane;
+    } else {
+      GpuKey gpu = value_key(lane_values[0]);
+      auto g = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size())).first;
+      auto l = lanes.try_emplace({std::move(gpu), value_key(lane_values[1]), value_key(lane_values[2])},
+                                 static_cast<uint32_t>(lanes.size()))
+                   .first;
+      gi = g->second;
+      li = l->second;
+      if (plain && int_lanes.size() < 256) int_lanes.push_back({{v[0], v[1], v[2]}, types, gi, li});
+    }
+    const auto start = time_value(ops[3], kTable, db, "start");
+    const auto end = time_value(ops[4], kTable, db, "end");
+    if (!start || !end) continue;  // no busy time (as rocpd_gaps)
+    const StoredValue corr = ops[5];
+    const bool has_corr = corr.type == SQLITE_INTEGER;
+    if (has_corr) corrs.push_back(corr.i);
+    raw.push_back({gi, li, *start, *end, has_corr ? corr.i : 0, has_corr});
+  }
+  CorrSlots wanted;
+  wanted.assign(corrs);
+  corrs = {};
+  const auto launches = read_member_launches(m, conn, wanted, false, kTable);
+  std::vector<std::vector<IdleOp>> by_gpu(gpus.size()), by_lane(lanes.size());
+  for (const RawOp& op : raw) {
+    IdleOp x{op.start, op.end, kNoLaunch};
+    const int64_t slot = op.has_corr ? wanted.find(op.corr) : -1;
+    if (slot >= 0 && launches[static_cast<size_t>(slot)].found) x.launch = launches[static_cast<size_t>(slot)].start;
+    by_gpu[op.gpu].push_back(x);
+    by_lane[op.lane].push_back(x);
+  }
+  std::vector<Row> out;
+  std::map<uint32_t, uint64_t> next_index;  // gpu -> next lane index
+  for (auto& [gpu, gi] : gpus) {
+    Row r;
+    r.gpu = gpu;
+    r.totals = classify_gaps(by_gpu[gi], p.threshold, p.lo, p.hi, kTable);
+    out.push_back(std::move(r));
+    for (auto& [key, li] : lanes) {
+      if (!(std::get<0>(key) == gpu)) continue;
+      Row lr;
+      lr.gpu = gpu;
+      lr.lane = true;
+      lr.queue = std::get<1>(key);
+      lr.stream = std::get<2>(key);
+      lr.index = ++next_index[gi];
+      lr.totals = classify_gaps(by_lane[li], p.threshold, p.lo, p.hi, kTable);
+      out.push_back(std::move(lr));
+    }
+  }
+  return out;
+}
+
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
   int64_t threshold = kDefaultKernelWaitNs, lo = intervals::kNoLo, hi = intervals::kNoHi;
   std::vector<MemberRef> dbs;
-  size_t next_db = 0;
-  std::vector<Row> rows;  // of dbs[next_db - 1]
-  size_t row = 0;
+  std::vector<std::vector<Row>> rows;  // per member of dbs
+  size_t member = 0, row = 0;
   bool eof = true;
   intervals::RowNumbering numbering;
-  std::unique_ptr<federation::InterruptWatch> watch;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[next_db - 1].db; }
+  const std::string& db() const { return dbs[member].db; }
+
+  // Every member's rows, computed on every core (federation/member_pool.h).
+  void compute() {
+    rows.assign(dbs.size(), {});
+    if (dbs.empty()) return;
+    federation::InterruptWatch watch(table().conn);
+    auto registry = federation::Registry::of(table().conn);
+    if (!registry) throw Error(fmt::format("{}: no members", kTable));
+    std::map<std::string, federation::MemberPtr> by_alias;
+    for (const auto& m : registry->members()) by_alias.emplace(m->alias, m);
+    std::vector<federation::MemberPtr> members;
+    for (const auto& ref : dbs) {
+      auto it = by_alias.find(ref.db);
+      if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", kTable, ref.db));
+      members.push_back(it->second);
+    }
+    const Params p{sel.gpu, threshold, lo, hi};
+    federation::MemberPool(*registry, watch).run(
+        members, [&](size_t i, sqlite3* conn, size_t) { rows[i] = member_rows(*members[i], conn, p, watch); });
+  }
 
   void settle() {
-    while (row >= rows.size()) {
-      if (next_db >= dbs.size()) {
-        eof = true;
-        return;
-      }
-      watch->check();
-      const std::string& db = dbs[next_db].db;
-      MemberInput in = ahead && ahead->db == db ? std::move(*ahead) : start_member(db);
-      ahead.reset();
-      ++next_db;
-      // The next member's reads start now and run while this one is classified.
-      if (next_db < dbs.size()) ahead = start_member(dbs[next_db].db);
-      rows = load(in);
+    while (member < rows.size() && row >= rows[member].size()) {
+      ++member;
       row = 0;
     }
-  }
-
-  struct MemberInput {
-    std::string db;
-    Prefetched ops, launches;
-  };
-  std::optional<MemberInput> ahead;
-
-  struct Window {
-    std::optional<int64_t> gpu;
-    int64_t lo, hi;
-  };
-
-  MemberInput start_member(const std::string& db) {
-    sqlite3* conn = table().conn;
-    std::string sql = "SELECT gpu, queue, stream, start, \"end\", correlation_id FROM temp.rocpd_ops WHERE db = ?1";
-    if (sel.gpu) sql += " AND gpu = ?2";
-    if (lo != intervals::kNoLo) sql += " AND \"end\" > ?3";
-    if (hi != intervals::kNoHi) sql += " AND start < ?4";
-    const Window w{sel.gpu, lo, hi};
-    MemberInput in;
-    in.db = db;
-    in.ops = Prefetched(conn, sql, db, "reading rocpd_ops", +[](sqlite3_stmt* st, const void* arg) {
-      const Window& w = *static_cast<const Window*>(arg);
-      if (w.gpu) sqlite3_bind_int64(st, 2, *w.gpu);
-      if (w.lo != intervals::kNoLo) sqlite3_bind_int64(st, 3, w.lo);
-      if (w.hi != intervals::kNoHi) sqlite3_bind_int64(st, 4, w.hi);
-    }, &w);
-    in.launches = launch_query(conn, db, false);
-    return in;
-  }
-
-  std::vector<Row> load(MemberInput& in) {
-    const std::string& db = in.db;
-    struct RawOp {
-      uint32_t gpu, lane;  // indices into gpus / lanes
-      int64_t start, end;
-      int64_t slot;        // the launch's slot in `wanted`, -1 for none
-    };
-    std::vector<RawOp> raw;
-    std::map<GpuKey, uint32_t> gpus;
-    std::map<std::tuple<GpuKey, GpuKey, GpuKey>, uint32_t> lanes;
-    // Fast path for the usual integer-or-NULL (gpu, queue, stream): a short list searched linearly.
-    struct IntLane {
-      int64_t v[3];
-      int types;
-      uint32_t gpu, lane;
-    };
-    std::vector<IntLane> int_lanes;
-    CorrSlots wanted;
-    sqlite3_stmt* s = in.ops.get();
-    uint64_t rows_read = 0;
-    while (in.ops.next()) {
-      if ((++rows_read & 0xffff) == 0) watch->check();
-      int types = 0;
-      int64_t v[3] = {0, 0, 0};
-      bool plain = true;
-      for (int c = 0; c < 3; ++c) {
-        const int t = sqlite3_column_type(s, c);
-        if (t == SQLITE_INTEGER) v[c] = sqlite3_column_int64(s, c);
-        else if (t != SQLITE_NULL) plain = false;
-        types = types * 8 + t;
-      }
-      uint32_t gi = 0, li = 0;
-      const IntLane* hit = nullptr;
-      if (plain)
-        for (const IntLane& l : int_lanes)
-          if (l.types == types && l.v[0] == v[0] && l.v[1] == v[1] && l.v[2] == v[2]) {
-            hit = &l;
-            break;
-          }
-      if (hit) {
-        gi = hit->gpu;
-        li = hit->lane;
-      } else {
-        GpuKey gpu = value_key(s, 0);
-        auto g = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size())).first;
-        auto l = lanes.try_emplace({std::move(gpu), value_key(s, 1), value_key(s, 2)}, static_cast<uint32_t>(lanes.size())).first;
-        gi = g->second;
-        li = l->second;
-        if (plain && int_lanes.size() < 256) int_lanes.push_back({{v[0], v[1], v[2]}, types, gi, li});
-      }
-      const auto start = time_column(s, 3, kTable, db, "start");
-      const auto end = time_column(s, 4, kTable, db, "end");
-      if (!start || !end) continue;  // no busy time (as rocpd_gaps)
-      const auto corr = corr_column(s, 5);
-      raw.push_back({gi, li, *start, *end, corr ? static_cast<int64_t>(wanted.add(*corr)) : -1});
-    }
-    in.ops.finish();
-    const auto launches = read_launches(in.launches, db, wanted, false, kTable);
-    std::vector<std::vector<IdleOp>> by_gpu(gpus.size()), by_lane(lanes.size());
-    for (const RawOp& op : raw) {
-      IdleOp x{op.start, op.end, kNoLaunch};
-      if (op.slot >= 0 && launches[static_cast<size_t>(op.slot)].found) x.launch = launches[static_cast<size_t>(op.slot)].start;
-      by_gpu[op.gpu].push_back(x);
-      by_lane[op.lane].push_back(x);
-    }
-    std::vector<Row> out;
-    std::map<uint32_t, uint64_t> next_index;  // gpu -> next lane index
-    for (auto& [gpu, gi] : gpus) {
-      Row r;
-      r.gpu = gpu;
-      r.totals = classify_gaps(by_gpu[gi], threshold, lo, hi, kTable);
-      out.push_back(std::move(r));
-      for (auto& [key, li] : lanes) {
-        if (!(std::get<0>(key) == gpu)) continue;
-        Row lr;
-        lr.gpu = gpu;
-        lr.lane = true;
-        lr.queue = std::get<1>(key);
-        lr.stream = std::get<2>(key);
-        lr.index = ++next_index[gi];
-        lr.totals = classify_gaps(by_lane[li], threshold, lo, hi, kTable);
-        out.push_back(std::move(lr));
-      }
-    }
-    return out;
+    eof = member >= rows.size();
   }
 };
 
@@ -223,12 +225,10 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->hi = c->sel.hi.value_or(intervals::kNoHi);
     if (c->sel.lo && c->sel.hi && *c->sel.hi <= *c->sel.lo)
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kTable, *c->sel.hi, *c->sel.lo));
-    c->watch = std::make_unique<federation::InterruptWatch>(c->table().conn);
     c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
-    c->next_db = c->row = 0;
-    c->ahead.reset();
+    c->member = c->row = 0;
     c->rows.clear();
-    c->eof = false;
+    c->compute();
     c->settle();
     return SQLITE_OK;
   });
@@ -247,7 +247,7 @@ int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
 
 int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   auto* c = static_cast<Cursor*>(cur);
-  const Row& r = c->rows[c->row];
+  const Row& r = c->rows[c->member][c->row];
   switch (col) {
     case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
     case kGpu: r.gpu.result(ctx); break;
@@ -279,8 +279,8 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
-    const Row& r = c->rows[c->row];
-    *out = c->numbering.rowid(c->dbs[c->next_db - 1].ordinal, r.gpu, r.index, kTable);
+    const Row& r = c->rows[c->member][c->row];
+    *out = c->numbering.rowid(c->dbs[c->member].ordinal, r.gpu, r.index, kTable);
     return SQLITE_OK;
   });
 }

@@ -6,7 +6,9 @@
 // the ops' own rocpd_ops rowids (unique across members, stable).
 #include <fmt/format.h>
 
+#include <cstring>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -17,7 +19,9 @@
 #include "diagnosis/diag_read.h"
 #include "diagnosis/sql_names.h"
 #include "diagnosis/stack_sweep.h"
+#include "federation/member_columns.h"
 #include "federation/interrupt.h"
+#include "federation/member_pool.h"
 
 namespace rocpd::diagnosis {
 namespace {
@@ -71,19 +75,243 @@ struct StackInfo {
   uint32_t top = kNoName, bottom = kNoName;  // names of the outermost / innermost range
 };
 
+// A value of a member row, compactly: integers and reals in place, text and blobs in the member's
+// `texts` (hostile files only).
+struct Cell {
+  int64_t bits = 0;
+  int type = SQLITE_NULL;
+  uint32_t text = 0;
+};
+
 struct OpRow {
   int64_t rowid = 0;
-  GpuKey op_id, corr, gpu, queue;
-  std::optional<int64_t> start, end;
+  Cell op_id, corr, gpu, queue;
+  int64_t start = 0, end = 0;
+  bool has_start = false, has_end = false, copy = false;
   uint32_t name = kNoName;
-  bool copy = false;
   int32_t call = -1;  // index into calls (a launch found), else -1
 };
 
 struct CallRow {
-  GpuKey pid, tid;
+  Cell pid, tid;
   StackInfo info;
 };
+
+// Everything one member contributes: its rows and the strings they point at.
+struct MemberStacks {
+  std::vector<OpRow> rows;
+  std::vector<CallRow> calls;
+  std::vector<std::string> texts;
+  Strings names, stacks;
+  // Range names: raw text, its JSON string (or null), and whether it was NULL.
+  Strings range_names;
+  std::vector<std::string> range_json;
+  uint32_t null_range_name = kNoName;
+
+  Cell cell(const StoredValue& v) {
+    Cell c;
+    c.type = v.type;
+    if (v.type == SQLITE_INTEGER) c.bits = v.i;
+    else if (v.type == SQLITE_FLOAT) std::memcpy(&c.bits, &v.d, sizeof v.d);
+    else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
+      c.text = static_cast<uint32_t>(texts.size());
+      texts.emplace_back(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+    }
+    return c;
+  }
+  void result(sqlite3_context* ctx, const Cell& c) const {
+    switch (c.type) {
+      case SQLITE_INTEGER: sqlite3_result_int64(ctx, c.bits); break;
+      case SQLITE_FLOAT: {
+        double d;
+        std::memcpy(&d, &c.bits, sizeof d);
+        sqlite3_result_double(ctx, d);
+        break;
+      }
+      case SQLITE_TEXT: {
+        const std::string& t = texts[c.text];
+        sqlite3_result_text(ctx, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+        break;
+      }
+      case SQLITE_BLOB: {
+        const std::string& t = texts[c.text];
+        if (t.empty()) sqlite3_result_zeroblob(ctx, 0);
+        else sqlite3_result_blob(ctx, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT);
+        break;
+      }
+      default: break;
+    }
+  }
+};
+
+using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
+// A hostile pid or tid gives no thread: the call has no thread, so no range encloses it.
+std::optional<ThreadKey> thread_key(const StoredValue& pid, const StoredValue& tid) {
+  if ((pid.type != SQLITE_INTEGER && pid.type != SQLITE_NULL) || (tid.type != SQLITE_INTEGER && tid.type != SQLITE_NULL))
+    return std::nullopt;
+  return ThreadKey{pid.type == SQLITE_NULL, pid.i, tid.type == SQLITE_NULL, tid.i};
+}
+
+// One member on a leased connection (any core): its kernels and copies, their launch calls, the
+// marker ranges of the launching threads, one sweep per thread.
+MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::optional<int64_t> gpu,
+                           const federation::InterruptWatch& watch) {
+  using namespace federation;
+  const std::string& db = m.alias;
+  MemberStacks out;
+  out.stacks.id("[]");
+
+  // 1. The kernels and copies.
+  std::vector<int64_t> corrs;
+  std::vector<uint32_t> name_of_token;  // MemberColumns::name_token -> id in out.names
+  {
+    MemberColumns ops(m, conn, TableKind::Ops,
+                      {kOpsOpId, kOpsCorrelationId, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd});
+    uint64_t read = 0;
+    while (ops.next()) {
+      if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
+      const StoredValue kind = ops[4];
+      if (kind.type != SQLITE_TEXT) continue;
+      const std::string_view k(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length));
+      if (k != "kernel" && k != "copy") continue;
+      const StoredValue g = ops[2];
+      if (gpu && !equals_int(g, *gpu)) continue;
+      OpRow r;
+      r.rowid = ops.rowid();
+      r.op_id = out.cell(ops[0]);
+      const StoredValue corr = ops[1];
+      r.corr = out.cell(corr);
+      r.gpu = out.cell(g);
+      r.queue = out.cell(ops[3]);
+      r.copy = k == "copy";
+      // A TEXT column: numbers arrive converted, blobs read as their bytes (as column_text).
+      const StoredValue name = ops[5];
+      if (name.type == SQLITE_TEXT || name.type == SQLITE_BLOB) {
+        const int64_t token = ops.name_token();
+        if (token >= 0 && static_cast<size_t>(token) < name_of_token.size() && name_of_token[static_cast<size_t>(token)] != kNoName) {
+          r.name = name_of_token[static_cast<size_t>(token)];
+        } else {
+          r.name = out.names.id(std::string_view(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length)));
+          if (token >= 0) {
+            if (static_cast<size_t>(token) >= name_of_token.size()) name_of_token.resize(static_cast<size_t>(token) + 1, kNoName);
+            name_of_token[static_cast<size_t>(token)] = r.name;
+          }
+        }
+      }
+      if (const auto start = time_value(ops[6], kTable, db, "start")) {
+        r.start = *start;
+        r.has_start = true;
+      }
+      if (const auto end = time_value(ops[7], kTable, db, "end")) {
+        r.end = *end;
+        r.has_end = true;
+      }
+      if (corr.type == SQLITE_INTEGER) corrs.push_back(corr.i);
+      out.rows.push_back(r);
+    }
+  }
+  CorrSlots wanted;
+  wanted.assign(corrs);
+  corrs = {};
+
+  // 2. Their launch calls (one call may issue several ops: graph launches).
+  const auto launches = read_member_launches(m, conn, wanted, true, kTable);
+  std::map<ThreadKey, std::vector<Call>> thread_calls;
+  std::vector<int32_t> call_of_slot(wanted.size(), -1);
+  for (OpRow& r : out.rows) {
+    if (r.corr.type != SQLITE_INTEGER) continue;
+    const int64_t found = wanted.find(r.corr.bits);
+    if (found < 0) continue;
+    const size_t slot = static_cast<size_t>(found);
+    const LaunchCall& lc = launches[slot];
+    if (!lc.found) continue;
+    if (call_of_slot[slot] < 0) {
+      call_of_slot[slot] = static_cast<int32_t>(out.calls.size());
+      CallRow c;
+      StoredValue pid, tid;
+      pid.type = lc.pid.type;
+      pid.i = lc.pid.i;
+      pid.d = lc.pid.d;
+      pid.bytes = lc.pid.bytes.data();
+      pid.length = static_cast<int>(lc.pid.bytes.size());
+      tid.type = lc.tid.type;
+      tid.i = lc.tid.i;
+      tid.d = lc.tid.d;
+      tid.bytes = lc.tid.bytes.data();
+      tid.length = static_cast<int>(lc.tid.bytes.size());
+      c.pid = out.cell(pid);
+      c.tid = out.cell(tid);
+      out.calls.push_back(c);
+      if (const auto thread = thread_key(pid, tid))
+        thread_calls[*thread].push_back({lc.start, lc.end, static_cast<uint32_t>(call_of_slot[slot])});
+    }
+    r.call = call_of_slot[slot];
+  }
+
+  // 3. The marker ranges of the threads that launched something.
+  std::map<ThreadKey, std::vector<Range>> thread_ranges;
+  if (!thread_calls.empty()) {
+    MemberColumns apis(m, conn, TableKind::Apis, {kApisDomain, kApisPid, kApisTid, kApisStart, kApisEnd, kApisName, kApisApiId},
+                       nullptr, std::pair<int, std::string>{kApisDomain, "marker"});
+    uint64_t read = 0;
+    while (apis.next()) {
+      if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
+      const StoredValue domain = apis[0];
+      if (domain.type != SQLITE_TEXT ||
+          std::string_view(static_cast<const char*>(domain.bytes), static_cast<size_t>(domain.length)) != "marker")
+        continue;
+      const auto start = time_value(apis[3], kTable, db, "start");
+      const auto end = time_value(apis[4], kTable, db, "end");
+      if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
+      const auto thread = thread_key(apis[1], apis[2]);
+      if (!thread) continue;
+      if (thread_calls.find(*thread) == thread_calls.end()) continue;
+      uint32_t name = 0;
+      const StoredValue n = apis[5];
+      if (n.type == SQLITE_NULL) {
+        if (out.null_range_name == kNoName) {
+          out.null_range_name = out.range_names.id(std::string_view("\0null", 5));  // no text collides with it
+          out.range_json.resize(out.null_range_name + 1);
+          out.range_json[out.null_range_name] = "null";
+        }
+        name = out.null_range_name;
+      } else {
+        const std::string_view text(static_cast<const char*>(n.bytes), static_cast<size_t>(n.type == SQLITE_NULL ? 0 : n.length));
+        name = out.range_names.id(text);
+        if (name >= out.range_json.size()) {
+          out.range_json.resize(name + 1);
+          json_string(out.range_json[name], text);
+        }
+      }
+      const StoredValue order = apis[6];
+      thread_ranges[*thread].push_back({*start, *end, name, order.type == SQLITE_INTEGER ? order.i : 0});
+    }
+  }
+
+  // 4. One sweep per thread.
+  std::string json;
+  for (auto& [thread, tcalls] : thread_calls) {
+    if (watch.stopped()) InterruptWatch::raise();
+    auto tr = thread_ranges.find(thread);
+    if (tr == thread_ranges.end()) continue;  // no range: every stack is empty
+    std::vector<Range>& ranges = tr->second;
+    sweep_thread(ranges, tcalls, [&](uint32_t call, std::span<const uint32_t> stack) {
+      if (stack.empty()) return;
+      json = "[";
+      for (size_t k = 0; k < stack.size(); ++k) {
+        if (k) json.push_back(',');
+        json += out.range_json[ranges[stack[k]].name];
+      }
+      json.push_back(']');
+      StackInfo& info = out.calls[call].info;
+      info.stack = out.stacks.id(json);
+      info.depth = static_cast<uint32_t>(stack.size());
+      info.top = ranges[stack.front()].name;
+      info.bottom = ranges[stack.back()].name;
+    });
+  }
+  return out;
+}
 
 struct Table : sqlite3_vtab {
   sqlite3* conn;
@@ -91,180 +319,48 @@ struct Table : sqlite3_vtab {
 
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
-  std::vector<MemberRef> dbs;
-  size_t next_db = 0;
-  std::vector<OpRow> rows;
-  std::vector<CallRow> calls;
-  Strings names, stacks;
-  // Range names: raw text, its JSON string (or null), and whether it was NULL.
-  Strings range_names;
-  std::vector<std::string> range_json;
-  uint32_t null_range_name = kNoName;
-  size_t row = 0;
+  std::vector<federation::MemberPtr> members;  // in db order
+  std::shared_ptr<federation::Registry> registry;
+  size_t next_member = 0;                       // first member of the next batch
+  std::vector<MemberStacks> batch;              // members [next_member - batch.size(), next_member)
+  size_t member = 0, row = 0;                   // position in batch
   bool eof = true;
-  std::unique_ptr<federation::InterruptWatch> watch;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[next_db - 1].db; }
+  const MemberStacks& current() const { return batch[member]; }
+  const std::string& db() const { return members[next_member - batch.size() + member]->alias; }
+
+  // The next members, two per lane, read on every core: memory holds one batch's rows.
+  bool load_batch() {
+    if (next_member >= members.size()) return false;
+    federation::InterruptWatch watch(table().conn);
+    federation::MemberPool pool(*registry, watch);
+    const size_t count = std::min(members.size() - next_member, 2 * pool.lanes());
+    std::vector<federation::MemberPtr> part(members.begin() + static_cast<std::ptrdiff_t>(next_member),
+                                            members.begin() + static_cast<std::ptrdiff_t>(next_member + count));
+    batch.clear();
+    batch.resize(count);
+    pool.run(part, [&](size_t i, sqlite3* conn, size_t) { batch[i] = member_stacks(*part[i], conn, sel.gpu, watch); });
+    next_member += count;
+    member = row = 0;
+    return true;
+  }
 
   void settle() {
-    while (row >= rows.size()) {
-      if (next_db >= dbs.size()) {
+    for (;;) {
+      while (member < batch.size() && row >= batch[member].rows.size()) {
+        ++member;
+        row = 0;
+      }
+      if (member < batch.size()) {
+        eof = false;
+        return;
+      }
+      if (!load_batch()) {
+        batch.clear();
         eof = true;
         return;
       }
-      watch->check();
-      const std::string& db = dbs[next_db].db;
-      MemberInput in = ahead && ahead->db == db ? std::move(*ahead) : start_member(db);
-      ahead.reset();
-      ++next_db;
-      // The next member's reads start now and run while this one is swept.
-      if (next_db < dbs.size()) ahead = start_member(dbs[next_db].db);
-      load(in);
-      row = 0;
-    }
-  }
-
-  struct MemberInput {
-    std::string db;
-    Prefetched ops, launches, ranges;
-  };
-  std::optional<MemberInput> ahead;
-
-  MemberInput start_member(const std::string& db) {
-    sqlite3* conn = table().conn;
-    MemberInput in;
-    in.db = db;
-    std::string sql =
-        "SELECT rowid, op_id, correlation_id, gpu, queue, kind, name, start, \"end\" FROM temp.rocpd_ops WHERE db = ?1";
-    if (sel.gpu) sql += " AND gpu = ?2";
-    in.ops = Prefetched(conn, sql, db, "reading rocpd_ops",
-                        sel.gpu ? +[](sqlite3_stmt* st, const void* gpu) {
-                          sqlite3_bind_int64(st, 2, *static_cast<const int64_t*>(gpu));
-                        }
-                                : nullptr,
-                        sel.gpu ? &*sel.gpu : nullptr);
-    in.launches = launch_query(conn, db, true);
-    in.ranges = Prefetched(conn,
-                           "SELECT pid, tid, start, \"end\", name, api_id FROM temp.rocpd_apis WHERE db = ?1 AND domain = "
-                           "'marker'",
-                           db, "reading rocpd_apis");
-    return in;
-  }
-
-  void load(MemberInput& in) {
-    const std::string& db = in.db;
-    rows.clear();
-    calls.clear();
-    names = Strings();
-    stacks = Strings();
-    range_names = Strings();
-    range_json.clear();
-    null_range_name = kNoName;
-    stacks.id("[]");
-
-    // 1. The kernels and copies.
-    sqlite3_stmt* s = in.ops.get();
-    CorrSlots wanted;
-    std::vector<int64_t> slots;  // per row: its launch's slot in `wanted`, -1 for none
-    while (in.ops.next()) {
-      if ((rows.size() & 0xffff) == 0) watch->check();
-      const std::string_view kind = column_text(s, 5);
-      if (kind != "kernel" && kind != "copy") continue;
-      OpRow r;
-      r.rowid = sqlite3_column_int64(s, 0);
-      r.op_id = value_key(s, 1);
-      r.corr = value_key(s, 2);
-      r.gpu = value_key(s, 3);
-      r.queue = value_key(s, 4);
-      r.copy = kind == "copy";
-      if (sqlite3_column_type(s, 6) != SQLITE_NULL) r.name = names.id(column_text(s, 6));
-      r.start = time_column(s, 7, kTable, db, "start");
-      r.end = time_column(s, 8, kTable, db, "end");
-      const auto corr = corr_column(s, 2);
-      slots.push_back(corr ? static_cast<int64_t>(wanted.add(*corr)) : -1);
-      rows.push_back(std::move(r));
-    }
-    in.ops.finish();
-
-    // 2. Their launch calls (one call may issue several ops: graph launches).
-    const auto launches = read_launches(in.launches, db, wanted, true, kTable);
-    using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
-    std::map<ThreadKey, std::vector<Call>> thread_calls;
-    std::vector<int32_t> call_of_slot(wanted.size(), -1);
-    auto thread_key = [](const GpuKey& pid, const GpuKey& tid) -> std::optional<ThreadKey> {
-      if ((pid.type != SQLITE_INTEGER && pid.type != SQLITE_NULL) || (tid.type != SQLITE_INTEGER && tid.type != SQLITE_NULL))
-        return std::nullopt;  // a hostile pid or tid: the call has no thread, so no range encloses it
-      return ThreadKey{pid.is_null(), pid.i, tid.is_null(), tid.i};
-    };
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (slots[i] < 0) continue;
-      const size_t slot = static_cast<size_t>(slots[i]);
-      const LaunchCall& lc = launches[slot];
-      if (!lc.found) continue;
-      if (call_of_slot[slot] < 0) {
-        call_of_slot[slot] = static_cast<int32_t>(calls.size());
-        CallRow c;
-        c.pid = lc.pid;
-        c.tid = lc.tid;
-        calls.push_back(std::move(c));
-        if (const auto thread = thread_key(lc.pid, lc.tid))
-          thread_calls[*thread].push_back({lc.start, lc.end, static_cast<uint32_t>(call_of_slot[slot])});
-      }
-      rows[i].call = call_of_slot[slot];
-    }
-
-    // 3. The marker ranges of the threads that launched something.
-    s = in.ranges.get();
-    std::map<ThreadKey, std::vector<Range>> thread_ranges;
-    while (in.ranges.next()) {
-      const auto start = time_column(s, 2, kTable, db, "start");
-      const auto end = time_column(s, 3, kTable, db, "end");
-      if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
-      const auto thread = thread_key(value_key(s, 0), value_key(s, 1));
-      if (!thread) continue;
-      const auto tc = thread_calls.find(*thread);
-      if (tc == thread_calls.end()) continue;
-      uint32_t name = 0;
-      if (sqlite3_column_type(s, 4) == SQLITE_NULL) {
-        if (null_range_name == kNoName) {
-          null_range_name = range_names.id(std::string_view("\0null", 5));  // no text collides with it
-          range_json.resize(null_range_name + 1);
-          range_json[null_range_name] = "null";
-        }
-        name = null_range_name;
-      } else {
-        name = range_names.id(column_text(s, 4));
-        if (name >= range_json.size()) {
-          range_json.resize(name + 1);
-          json_string(range_json[name], column_text(s, 4));
-        }
-      }
-      thread_ranges[*thread].push_back({*start, *end, name, sqlite3_column_int64(s, 5)});
-    }
-    in.ranges.finish();
-
-    // 4. One sweep per thread.
-    std::string json;
-    for (auto& [thread, tcalls] : thread_calls) {
-      watch->check();
-      auto tr = thread_ranges.find(thread);
-      if (tr == thread_ranges.end()) continue;  // no range: every stack is empty
-      std::vector<Range>& ranges = tr->second;
-      sweep_thread(ranges, tcalls, [&](uint32_t call, std::span<const uint32_t> stack) {
-        if (stack.empty()) return;
-        json = "[";
-        for (size_t k = 0; k < stack.size(); ++k) {
-          if (k) json.push_back(',');
-          json += range_json[ranges[stack[k]].name];
-        }
-        json.push_back(']');
-        StackInfo& info = calls[call].info;
-        info.stack = stacks.id(json);
-        info.depth = static_cast<uint32_t>(stack.size());
-        info.top = ranges[stack.front()].name;
-        info.bottom = ranges[stack.back()].name;
-      });
     }
   }
 };
@@ -294,12 +390,21 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     c->sel = decode(kTable, idx_str, argc, argv);
-    c->watch = std::make_unique<federation::InterruptWatch>(c->table().conn);
-    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
-    c->next_db = c->row = 0;
-    c->ahead.reset();
-    c->rows.clear();
-    c->eof = false;
+    const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
+    c->members.clear();
+    c->batch.clear();
+    c->next_member = c->member = c->row = 0;
+    if (!dbs.empty()) {
+      c->registry = federation::Registry::of(c->table().conn);
+      if (!c->registry) throw Error(fmt::format("{}: no members", kTable));
+      std::map<std::string, federation::MemberPtr> by_alias;
+      for (const auto& m : c->registry->members()) by_alias.emplace(m->alias, m);
+      for (const auto& ref : dbs) {
+        auto it = by_alias.find(ref.db);
+        if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", kTable, ref.db));
+        c->members.push_back(it->second);
+      }
+    }
     c->settle();
     return SQLITE_OK;
   });
@@ -317,7 +422,7 @@ int next(sqlite3_vtab_cursor* cur) {
 int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
 
 // The text of a range name (NULL for a NULL name).
-void name_result(sqlite3_context* ctx, const Cursor& c, uint32_t id) {
+void name_result(sqlite3_context* ctx, const MemberStacks& c, uint32_t id) {
   if (id == c.null_range_name) return;
   const std::string& n = c.range_names[id];
   sqlite3_result_text(ctx, n.data(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
@@ -326,45 +431,46 @@ void name_result(sqlite3_context* ctx, const Cursor& c, uint32_t id) {
 int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
-    const OpRow& r = c->rows[c->row];
+    const MemberStacks& ms = c->current();
+    const OpRow& r = ms.rows[c->row];
     const StackInfo none;
-    const StackInfo& info = r.call >= 0 ? c->calls[static_cast<size_t>(r.call)].info : none;
+    const StackInfo& info = r.call >= 0 ? ms.calls[static_cast<size_t>(r.call)].info : none;
     switch (col) {
       case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
       case kPid:
-        if (r.call >= 0) c->calls[static_cast<size_t>(r.call)].pid.result(ctx);
+        if (r.call >= 0) ms.result(ctx, ms.calls[static_cast<size_t>(r.call)].pid);
         break;
       case kTid:
-        if (r.call >= 0) c->calls[static_cast<size_t>(r.call)].tid.result(ctx);
+        if (r.call >= 0) ms.result(ctx, ms.calls[static_cast<size_t>(r.call)].tid);
         break;
-      case kOpId: r.op_id.result(ctx); break;
-      case kCorrelation: r.corr.result(ctx); break;
-      case kGpu: r.gpu.result(ctx); break;
-      case kQueue: r.queue.result(ctx); break;
+      case kOpId: ms.result(ctx, r.op_id); break;
+      case kCorrelation: ms.result(ctx, r.corr); break;
+      case kGpu: ms.result(ctx, r.gpu); break;
+      case kQueue: ms.result(ctx, r.queue); break;
       case kKind: sqlite3_result_text(ctx, r.copy ? "copy" : "kernel", -1, SQLITE_STATIC); break;
       case kName:
         if (r.name != kNoName) {
-          const std::string& n = c->names[r.name];
+          const std::string& n = ms.names[r.name];
           sqlite3_result_text(ctx, n.data(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
         }
         break;
       case kStart:
-        if (r.start) sqlite3_result_int64(ctx, *r.start);
+        if (r.has_start) sqlite3_result_int64(ctx, r.start);
         break;
       case kEnd:
-        if (r.end) sqlite3_result_int64(ctx, *r.end);
+        if (r.has_end) sqlite3_result_int64(ctx, r.end);
         break;
       case kDepth: sqlite3_result_int64(ctx, info.depth); break;
       case kStack: {
-        const std::string& s = c->stacks[info.stack];
+        const std::string& s = ms.stacks[info.stack];
         sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
         break;
       }
       case kTop:
-        if (info.top != kNoName) name_result(ctx, *c, info.top);
+        if (info.top != kNoName) name_result(ctx, ms, info.top);
         break;
       case kBottom:
-        if (info.bottom != kNoName) name_result(ctx, *c, info.bottom);
+        if (info.bottom != kNoName) name_result(ctx, ms, info.bottom);
         break;
     }
     return SQLITE_OK;
@@ -372,7 +478,8 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
 }
 
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  *out = static_cast<Cursor*>(cur)->rows[static_cast<Cursor*>(cur)->row].rowid;
+  const auto* c = static_cast<Cursor*>(cur);
+  *out = c->current().rows[c->row].rowid;
   return SQLITE_OK;
 }
 

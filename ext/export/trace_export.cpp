@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +11,8 @@
 #include "export/json_writer.h"
 #include "export/out_file.h"
 #include "federation/interrupt.h"
+#include "federation/member_columns.h"
+#include "federation/registry.h"
 
 namespace rocpd::exporter {
 
@@ -63,15 +66,27 @@ struct Member {
 class Exporter {
  public:
   Exporter(sqlite3* db, const ExportRequest& req, JsonWriter& w, InterruptWatch& watch)
-      : db_(db), req_(req), w_(w), watch_(watch) {}
+      : db_(db), req_(req), w_(w), watch_(watch), registry_(federation::Registry::of(db)) {
+    if (!registry_) throw Error(fmt::format("{}: no members", kFn));
+  }
 
   void member(const Member& m) {
     member_ = &m;
     member_pid_.reset();
-    ops(false);
-    if (req_.lo) ops(true);
-    apis(false);
-    if (req_.lo) apis(true);
+    {
+      // Read straight from the member's own tables on its connection (federation/member_columns.h):
+      // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
+      const federation::MemberPtr fm = registry_member(m.db);
+      const auto profile = registry_->profile(fm, &watch_);
+      federation::Registry::Lease lease = registry_->acquire(fm, &watch_, true);
+      read_launches(*fm, lease.db());
+      ops(*fm, lease.db(), profile.get(), false);
+      if (req_.lo) ops(*fm, lease.db(), profile.get(), true);
+      apis(*fm, lease.db(), false);
+      if (req_.lo) apis(*fm, lease.db(), true);
+      launches_.clear();
+      launches_.rehash(0);
+    }
     if (req_.utilization_buckets > 0) utilization();
   }
 
@@ -124,9 +139,27 @@ class Exporter {
     return next++;
   }
 
+  // Consecutive rows mostly share their tracks: the last hit of each table is kept.
+  struct LastTrack {
+    bool valid = false;
+    Key key{};
+    int64_t id = 0;
+  };
+  static int64_t lookup(std::unordered_map<Key, int64_t, KeyHash>& table, LastTrack& last, const Key& key, bool& found) {
+    found = true;
+    if (last.valid && last.key == key) return last.id;
+    if (auto it = table.find(key); it != table.end()) {
+      last = {true, key, it->second};
+      return it->second;
+    }
+    found = false;
+    return 0;
+  }
+
   int64_t process(std::optional<int64_t> pid) {
     const Key key{member_->ordinal, pid.value_or(0), 0, 0, 0, pid ? 0u : 1u};
-    if (auto it = processes_.find(key); it != processes_.end()) return it->second;
+    bool found;
+    if (const int64_t id = lookup(processes_, last_process_, key, found); found) return id;
     int64_t id;
     if (pid && *pid > 0 && *pid <= INT32_MAX && used_ids_.insert(*pid).second) {
       id = *pid;
@@ -143,7 +176,8 @@ class Exporter {
 
   int64_t thread(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> tid) {
     const Key key{member_->ordinal, pid.value_or(0), tid.value_or(0), 0, 1, (pid ? 0u : 1u) | (tid ? 0u : 2u)};
-    if (auto it = threads_.find(key); it != threads_.end()) return it->second;
+    bool found;
+    if (const int64_t id = lookup(threads_, last_thread_, key, found); found) return id;
     int64_t id;
     if (tid && pid && *tid == *pid && json_pid == *pid) {
       id = json_pid;  // the main thread keeps tid == pid
@@ -161,7 +195,8 @@ class Exporter {
   int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q) {
     const Key key{member_->ordinal, pid.value_or(0), gpu.value_or(0), q.value_or(0), 2,
                   (pid ? 0u : 1u) | (gpu ? 0u : 2u) | (q ? 0u : 4u)};
-    if (auto it = threads_.find(key); it != threads_.end()) return it->second;
+    bool found;
+    if (const int64_t id = lookup(threads_, last_queue_, key, found); found) return id;
     const int64_t id = synthetic(next_tid_);
     threads_.emplace(key, id);
     const std::string g = gpu ? std::to_string(*gpu) : "?";
@@ -173,75 +208,121 @@ class Exporter {
     return id;
   }
 
-  static std::string_view text(sqlite3_stmt* s, int col) { return column_text(s, col); }
+  federation::MemberPtr registry_member(const std::string& db) const {
+    for (const auto& m : registry_->members())
+      if (m->alias == db) return m;
+    throw Error(fmt::format("{}: member '{}' is gone", kFn, db));
+  }
 
-  void ops(bool reversed) {
-    Stmt s = prepare_bound(
-        "SELECT o.rowid, o.pid, o.gpu, o.queue, o.kind, o.name, o.start, o.\"end\", o.correlation_id, o.op_id, "
-        "a.pid, a.tid, a.start, a.\"end\", a.rowid "
-        "FROM temp.rocpd_ops AS o LEFT JOIN temp.rocpd_apis AS a "
-        "ON a.db = o.db AND a.correlation_id = o.correlation_id WHERE o.db = ?1" +
-        window_sql("o", reversed));
-    sqlite3_stmt* st = s.get();
-    bool have_last = false;
-    int64_t last_rowid = 0;
-    while (next(st)) {
-      const int64_t rowid = sqlite3_column_int64(st, 0);
-      // A second API call with the op's correlation id: the op is written once, with the first.
-      if (have_last && rowid == last_rowid) continue;
-      have_last = true;
-      last_rowid = rowid;
-      const auto start = opt_int(st, 6);
-      if (!start) continue;  // nowhere on a timeline
-      const auto end = opt_int(st, 7);
+  // A value as sqlite3_column_int64 reads it; nullopt for NULL.
+  static std::optional<int64_t> int_of(const StoredValue& v) {
+    switch (v.type) {
+      case SQLITE_NULL: return std::nullopt;
+      case SQLITE_INTEGER: return v.i;
+      case SQLITE_FLOAT: return static_cast<int64_t>(v.d);
+      default: {
+        const std::string t(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+        return std::strtoll(t.c_str(), nullptr, 10);
+      }
+    }
+  }
+  static std::string_view text(const StoredValue& v) {
+    if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB)
+      return std::string_view(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+    return {};
+  }
+
+  // The member's rows [start, end) of the window, as two passes (see window_sql).
+  std::vector<federation::IntBound> window_bounds(int start_col, int end_col, bool reversed) const {
+    std::vector<federation::IntBound> b;
+    if (!reversed && req_.lo) b.push_back({end_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
+    if (reversed) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
+    if (req_.hi) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_LT, *req_.hi});
+    return b;
+  }
+  bool in_pass(std::optional<int64_t> start, std::optional<int64_t> end, bool reversed) const {
+    if (!start) return false;
+    if (req_.hi && *start >= *req_.hi) return false;
+    if (!reversed) return !req_.lo || (end && *end >= *req_.lo);
+    return *start >= *req_.lo && (!end || *end < *req_.lo);
+  }
+
+  // The first API call (in the member's order) of each correlation id: the launch of its ops.
+  void read_launches(const federation::Member& m, sqlite3* conn) {
+    using namespace federation;
+    MemberColumns rows(m, conn, TableKind::Apis, {kApisCorrelationId, kApisPid, kApisTid, kApisStart, kApisEnd});
+    uint64_t n = 0;
+    while (rows.next()) {
+      if ((++n & 0xfff) == 0) watch_.check();
+      const StoredValue corr = rows[0];
+      if (corr.type == SQLITE_NULL) continue;
+      const auto key = int_of(corr);
+      launches_.try_emplace(*key, Launch{int_of(rows[1]), int_of(rows[2]), int_of(rows[3]), int_of(rows[4])});
+    }
+  }
+
+  void ops(const federation::Member& m, sqlite3* conn, const federation::Profile* profile, bool reversed) {
+    using namespace federation;
+    MemberColumns rows(m, conn, TableKind::Ops,
+                       {kOpsPid, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsCorrelationId, kOpsOpId},
+                       profile, std::nullopt, window_bounds(kOpsStart, kOpsEnd, reversed));
+    uint64_t n = 0;
+    while (rows.next()) {
+      if ((++n & 0xfff) == 0) watch_.check();
+      const auto start = int_of(rows[5]);
+      const auto end = int_of(rows[6]);
+      if (!in_pass(start, end, reversed)) continue;
       if (!overlaps(*start, end)) continue;
-      const auto pid = opt_int(st, 1);
+      const auto pid = int_of(rows[0]);
       const int64_t jpid = process(pid);
-      const int64_t jtid = queue(jpid, pid, opt_int(st, 2), opt_int(st, 3));
+      const int64_t jtid = queue(jpid, pid, int_of(rows[1]), int_of(rows[2]));
       const int64_t dur = end && *end > *start ? *end - *start : 0;
-      std::string_view name = text(st, 5);
-      const std::string_view kind = text(st, 4);
-      if (sqlite3_column_type(st, 5) == SQLITE_NULL) name = kind;
-      EventArgs args{opt_int(st, 8), opt_int(st, 9), std::nullopt};
+      const StoredValue name_value = rows[4];
+      const std::string_view kind = text(rows[3]);
+      const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
+      const auto corr = int_of(rows[7]);
+      EventArgs args{corr, int_of(rows[8]), std::nullopt};
       w_.slice(jpid, jtid, kind, name, *start, dur, args);
       ++result.ops;
-      // The launch: an API call of the same member with the op's correlation id, in the window.
-      const auto astart = opt_int(st, 12);
-      if (sqlite3_column_type(st, 14) == SQLITE_NULL || !astart) continue;
-      const auto aend = opt_int(st, 13);
-      if (!overlaps(*astart, aend)) continue;
-      const auto apid = opt_int(st, 10);
-      const int64_t ajpid = process(apid);
-      const int64_t ajtid = thread(ajpid, apid, opt_int(st, 11));
+      // The launch: the member's API call with the op's correlation id, when in the window.
+      if (!corr) continue;
+      const auto it = launches_.find(*corr);
+      if (it == launches_.end() || !it->second.start) continue;
+      const Launch& l = it->second;
+      if (!overlaps(*l.start, l.end)) continue;
+      const int64_t ajpid = process(l.pid);
+      const int64_t ajtid = thread(ajpid, l.pid, l.tid);
       // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
-      int64_t from = *astart;
-      if (aend && *aend > *astart) from = *astart + (*aend - *astart) / 2;
-      if (*start < from && *start >= *astart) from = *start;
+      int64_t from = *l.start;
+      if (l.end && *l.end > *l.start) from = *l.start + (*l.end - *l.start) / 2;
+      if (*start < from && *start >= *l.start) from = *start;
       w_.flow(++result.flows, ajpid, ajtid, from, jpid, jtid, *start);
     }
   }
 
-  void apis(bool reversed) {
-    Stmt s = prepare_bound(
-        "SELECT a.pid, a.tid, a.domain, a.name, a.args, a.start, a.\"end\", a.correlation_id "
-        "FROM temp.rocpd_apis AS a WHERE a.db = ?1" +
-        window_sql("a", reversed));
-    sqlite3_stmt* st = s.get();
-    while (next(st)) {
-      const auto start = opt_int(st, 5);
-      if (!start) continue;
-      const auto end = opt_int(st, 6);
+  void apis(const federation::Member& m, sqlite3* conn, bool reversed) {
+    using namespace federation;
+    MemberColumns rows(m, conn, TableKind::Apis,
+                       {kApisPid, kApisTid, kApisDomain, kApisName, kApisArgs, kApisStart, kApisEnd, kApisCorrelationId},
+                       nullptr, std::nullopt, window_bounds(kApisStart, kApisEnd, reversed));
+    uint64_t n = 0;
+    while (rows.next()) {
+      if ((++n & 0xfff) == 0) watch_.check();
+      const auto start = int_of(rows[5]);
+      const auto end = int_of(rows[6]);
+      if (!in_pass(start, end, reversed)) continue;
       if (!overlaps(*start, end)) continue;
-      const auto pid = opt_int(st, 0);
+      const auto pid = int_of(rows[0]);
       const int64_t jpid = process(pid);
-      const int64_t jtid = thread(jpid, pid, opt_int(st, 1));
+      const int64_t jtid = thread(jpid, pid, int_of(rows[1]));
       const int64_t dur = end && *end > *start ? *end - *start : 0;
-      EventArgs args{opt_int(st, 7), std::nullopt, std::nullopt};
-      if (sqlite3_column_type(st, 4) != SQLITE_NULL) {
-        const std::string_view a = text(st, 4);
-        if (!a.empty()) args.text = a;
+      EventArgs args{int_of(rows[7]), std::nullopt, std::nullopt};
+      const StoredValue a = rows[4];
+      if (a.type != SQLITE_NULL) {
+        const std::string_view t = text(a);
+        if (!t.empty()) args.text = t;
       }
-      w_.slice(jpid, jtid, text(st, 2), text(st, 3), *start, dur, args);
+      w_.slice(jpid, jtid, text(rows[2]), text(rows[3]), *start, dur, args);
       ++result.apis;
     }
   }
@@ -293,8 +374,14 @@ class Exporter {
   JsonWriter& w_;
   InterruptWatch& watch_;
   const Member* member_ = nullptr;
+  std::shared_ptr<federation::Registry> registry_;
+  struct Launch {
+    std::optional<int64_t> pid, tid, start, end;
+  };
+  std::unordered_map<int64_t, Launch> launches_;  // of the member being written
   std::optional<int64_t> member_pid_;
   std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
+  LastTrack last_process_, last_thread_, last_queue_;
   std::unordered_set<int64_t> used_ids_;
   int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
   int64_t next_tid_ = 1000000000;

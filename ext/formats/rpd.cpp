@@ -123,8 +123,14 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
   b.col(c.start, "o.start");
   b.col(c.end, "o.\"end\"");
   b.col(c.duration, duration_sql("o"));
-  if (link) b.col(c.corr, "ao.api_id", {"ao"});
-  else b.col(c.corr, "NULL");
+  if (link) {
+    b.col(c.corr, "ao.api_id", {"ao"});
+    b.src().link_column = c.corr;
+    b.src().link_sql = fmt::format("SELECT op_id, api_id FROM {}.rocpd_api_ops", s);
+    b.src().link_key = "o.id";
+  } else {
+    b.col(c.corr, "NULL");
+  }
   b.col(c.op_id, "o.id");
   b.col(c.graph, "NULL");  // rpd records no graph ids
   // op_id is the primary key, but a lookup that needs the API link materialises the link table:
@@ -260,6 +266,13 @@ SourceSql apis(const Member& m) {
     b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kDomainFromName, {"an"});
     b.col(kApisCategory, "NULL");
   }
+  // domain = 'marker' without a string join per call: the ids of the marker strings, listed once
+  // per query by uncorrelated subqueries (the same test as the CASE above).
+  std::string marker = fmt::format("a.apiName_id IN (SELECT id FROM {}.rocpd_string WHERE string = 'UserMarker')", s);
+  if (d.has_api_domain)
+    marker += fmt::format(" OR a.domain_id IN (SELECT id FROM {}.rocpd_string WHERE lower(string) IN ('roctx', 'marker'))", s);
+  b.src().predicate_column = kApisDomain;
+  b.src().predicates["marker"] = marker;
   b.col(kApisPid, decoded(d.pid_stride, "a.pid"));
   b.col(kApisTid, decoded(d.pid_stride, "a.tid"));
   b.col(kApisNode, node_of(d.pid_stride, "a.pid"));

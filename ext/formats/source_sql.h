@@ -41,6 +41,14 @@ struct SourceSql {
   // reads these instead of the name's text and resolves each distinct key once. Empty: the name
   // is read as text.
   std::vector<std::string> name_key;
+  // A column that a join computes can also be read from its link table directly (rpd: an op's
+  // correlation id, the smallest api_id linked to it in rocpd_api_ops, is a grouped join per
+  // member). `link_sql` selects (key, value) pairs; a row's value is the smallest integer value
+  // linked to its `link_key` (an expression over the base table alone), NULL when none is.
+  // Readers that take this path (ext/diagnosis/member_columns.h) fall back to `expr` when a key or
+  // value is not an integer. -1: no such column.
+  int link_column = -1;
+  std::string link_sql, link_key;
 };
 
 // Helps an adapter declare a source: joins by name, expressions with the joins they use.

@@ -322,6 +322,55 @@ class IdleBreakdown(unittest.TestCase):
             self.assertEqual(str(e.exception), msg)
 
 
+class LinkTableEdgeCases(unittest.TestCase):
+    """The tables read members straight from their own tables (federation/member_columns.h): an rpd
+    op's correlation id from rocpd_api_ops directly, the smallest api_id linked to it. Edited copies
+    of an rpd member check that rule (extra links with smaller ids, links to no op) and the fallback
+    to the federation's join when a link value is not an integer, against brute force over
+    rocpd_ops / rocpd_apis."""
+
+    def edited(self, statements):
+        d = tempfile.mkdtemp(prefix="rocpd_diag_link_")
+        self.addCleanup(shutil.rmtree, d, True)
+        path = os.path.join(d, "rank0.rpd")
+        shutil.copy(os.path.join(JOB[0], "rank0.rpd"), path)
+        raw = sqlite3.connect(path)
+        for sql in statements:
+            raw.execute(sql)
+        raw.commit()
+        raw.close()
+        return connect(d)
+
+    def check_both(self, con):
+        ops, apis = load_rows(con)
+        expected = brute_stacks(ops, apis)
+        rows = con.execute("SELECT db, kind, op_id, pid, tid, stack FROM rocpd_kernel_stacks").fetchall()
+        self.assertEqual(len(rows), len(expected))
+        for db, kind, op_id, pid, tid, stack in rows:
+            self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)], op_id)
+        by_gpu, by_lane = idle_inputs(ops, apis)
+        got = con.execute("SELECT db, gpu, queue, stream, level, gaps, idle_ns, host_wait_ns, kernel_wait_ns, "
+                          "other_ns, busy_ns FROM rocpd_idle_breakdown").fetchall()
+        for db, gpu, queue, stream, level, *figures in got:
+            ivs = by_gpu[(db, gpu)] if level == "gpu" else by_lane[(db, gpu, queue, stream)]
+            want = brute_idle(ivs, THRESHOLD)
+            self.assertEqual(dict(zip(IDLE_COLS, figures)), want, (db, gpu, queue, stream))
+        return ops
+
+    def test_smaller_extra_links_win(self):
+        # Every tenth op also links to the first API call: min(api_id) makes that its launch.
+        ops = self.check_both(self.edited([
+            "INSERT INTO rocpd_api_ops(api_id, op_id) SELECT (SELECT min(id) FROM rocpd_api), op_id "
+            "FROM rocpd_api_ops WHERE op_id % 10 = 0",
+            "INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (5, 999999999)"]))
+        first = min(a for (a,) in sqlite3.connect(os.path.join(JOB[0], "rank0.rpd")).execute("SELECT id FROM rocpd_api"))
+        self.assertTrue(any(corr == first for _, _, op_id, corr, *rest in ops if op_id % 10 == 0))
+
+    def test_text_link_values_fall_back_to_the_join(self):
+        self.check_both(self.edited([
+            "UPDATE rocpd_api_ops SET api_id = 'not an id' WHERE id IN (SELECT id FROM rocpd_api_ops LIMIT 3)"]))
+
+
 class CommOverlap(unittest.TestCase):
     def test_matches_brute_force_and_truth(self):
         con = connect()

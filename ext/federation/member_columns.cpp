@@ -1,0 +1,198 @@
+#include "federation/member_columns.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "federation/member_files.h"
+#include "federation/member_sql.h"
+#include "federation/row_ids.h"
+
+namespace rocpd::federation {
+
+MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
+                             std::vector<int> columns, const Profile* profile,
+                             std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds)
+    : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile) {
+  for (int c : columns_) used_ |= uint64_t{1} << c;
+  // The hints' values as sqlite3_values (what the member query binds).
+  Stmt make = prepare(db_, "SELECT ?1");
+  auto keep = [&](int column, unsigned char op) {
+    if (sqlite3_step(make.get()) != SQLITE_ROW) fail(sqlite3_errmsg(db_), sqlite3_errcode(db_));
+    filters_.emplace_back(column, op);
+    filter_values_.push_back(dup_value(sqlite3_column_value(make.get(), 0)));
+    sqlite3_reset(make.get());
+  };
+  if (text_equals) {
+    sqlite3_bind_text(make.get(), 1, text_equals->second.data(), static_cast<int>(text_equals->second.size()),
+                      SQLITE_TRANSIENT);
+    keep(text_equals->first, SQLITE_INDEX_CONSTRAINT_EQ);
+  }
+  for (const IntBound& b : bounds) {
+    sqlite3_bind_int64(make.get(), 1, b.value);
+    keep(b.column, b.op);
+  }
+  sources_ = shapes_of(kind, m).size();
+  if (sources_ > 0) open(0);
+}
+
+void MemberColumns::fail(const std::string& what, int code) const {
+  throw Error(fmt::format("{}: {}: {}{}", table_.name, member_label(m_), what,
+                          zstd_reason(m_.path)),
+              code);
+}
+
+void MemberColumns::open(size_t source) {
+  source_ = source;
+  try {
+    const bool kinds = uses_kind(table_.kind, used_, {});
+    auto sources = sources_for(table_.kind, m_, profile_, kinds ? db_ : nullptr);
+    SourceSql src = std::move(sources.at(source));
+    linked_ = -1;
+    link_.clear();
+    const int lc = src.link_column;
+    if (lc >= 0 && (used_ & (uint64_t{1} << lc)) && load_link(src)) {
+      src.expr[static_cast<size_t>(lc)] = src.link_key;
+      src.expr_joins[static_cast<size_t>(lc)] = 0;
+      for (size_t i = 0; i < columns_.size(); ++i)
+        if (columns_[i] == lc) linked_ = static_cast<int>(i);
+    }
+    named_ = -1;
+    key_cols_.clear();
+    names_.clear();
+    name_stmt_.reset();
+    uint64_t used = used_;
+    const int name_col = kOpsName;
+    const size_t keys = src.name_key.size();
+    if (table_.kind == TableKind::Ops && (used & (uint64_t{1} << name_col)) && keys >= 1 && keys <= 2) {
+      // Names by key: the name's own expression (string joins per row) is read once per key.
+      name_query_ = build_member_query(src, uint64_t{1} << name_col, {}, true);
+      name_stmt_ = prepare(db_, name_query_.sql);
+      used &= ~(uint64_t{1} << name_col);
+      for (size_t i = 0; i < columns_.size(); ++i)
+        if (columns_[i] == name_col) named_ = static_cast<int>(i);
+      for (size_t k = 0; k < keys; ++k) {
+        src.expr.push_back(src.name_key[k]);
+        src.expr_joins.push_back(0);
+        used |= uint64_t{1} << (table_.columns.size() + k);
+      }
+    }
+    std::vector<PushedConstraint> pushed;
+    const uint64_t unpushable = shapes_of(table_.kind, m_).at(source).unpushable;
+    for (size_t f = 0; f < filters_.size() && !m_.info.loose_types; ++f)
+      if (!(unpushable & (uint64_t{1} << filters_[f].first)))
+        pushed.push_back({filters_[f].first, filters_[f].second, Collation::Binary, filter_values_[f].get()});
+    query_ = build_member_query(src, used, pushed, false, time_columns(table_),
+                                            m_.clock_offset.load());
+    stmt_ = prepare(db_, query_.sql);
+    bind_constraints(stmt_.get(), pushed);
+    for (size_t k = 0; named_ >= 0 && k < keys; ++k)
+      key_cols_.push_back(query_.select_index[table_.columns.size() + k]);
+  } catch (const Error& e) {
+    fail(e.what(), e.code());
+  }
+  result_col_.clear();
+  affinity_.clear();
+  for (int c : columns_) {
+    result_col_.push_back(c == kOpsName && named_ >= 0 ? -1 : query_.select_index[static_cast<size_t>(c)]);
+    affinity_.push_back(table_.columns[static_cast<size_t>(c)].affinity());
+  }
+}
+
+bool MemberColumns::load_link(const SourceSql& src) {
+  Stmt stmt = prepare(db_, src.link_sql);
+  for (;;) {
+    const int rc = sqlite3_step(stmt.get());
+    if (rc == SQLITE_DONE) return true;
+    if (rc != SQLITE_ROW) fail(sqlite3_errmsg(db_), rc);
+    const int value_type = sqlite3_column_type(stmt.get(), 1);
+    if (value_type == SQLITE_NULL) continue;  // min() skips NULLs
+    if (sqlite3_column_type(stmt.get(), 0) != SQLITE_INTEGER || value_type != SQLITE_INTEGER) {
+      link_.clear();
+      return false;
+    }
+    const int64_t key = sqlite3_column_int64(stmt.get(), 0), value = sqlite3_column_int64(stmt.get(), 1);
+    auto [it, inserted] = link_.try_emplace(key, value);
+    if (!inserted && value < it->second) it->second = value;
+  }
+}
+
+bool MemberColumns::next() {
+  while (source_ < sources_) {
+    const int rc = sqlite3_step(stmt_.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) fail(sqlite3_errmsg(db_), rc);
+    stmt_.reset();
+    if (source_ + 1 >= sources_) {
+      source_ = sources_;
+      return false;
+    }
+    open(source_ + 1);
+  }
+  return false;
+}
+
+StoredValue MemberColumns::keyed_name() const {
+  sqlite3_stmt* st = stmt_.get();
+  const int64_t own_rowid = sqlite3_column_int64(st, query_.rowid_index);
+  NameKey key{};
+  for (size_t k = 0; k < key_cols_.size(); ++k) {
+    const int type = sqlite3_column_type(st, key_cols_[k]);
+    if (type == SQLITE_INTEGER) key[k] = {1, sqlite3_column_int64(st, key_cols_[k])};
+    else if (type != SQLITE_NULL) key[k] = {2, own_rowid};  // not an id: this row's own name
+  }
+  auto [it, inserted] = names_.try_emplace(key);
+  Name& n = it->second;
+  if (inserted) {
+    n.token = next_token_++;
+    sqlite3_stmt* q = name_stmt_.get();
+    sqlite3_reset(q);
+    sqlite3_bind_int64(q, name_query_.rowid_param, own_rowid);
+    sqlite3_bind_int64(q, name_query_.rowid_param + 1, own_rowid);
+    const int rc = sqlite3_step(q);
+    if (rc != SQLITE_ROW) {
+      names_.erase(it);
+      if (rc == SQLITE_DONE) fail("an op's row vanished while its name was read", SQLITE_ERROR);
+      fail(sqlite3_errmsg(db_), rc);
+    }
+    const StoredValue v = stored_value(q, name_query_.select_index[kOpsName], Affinity::Text);
+    n.type = v.type;
+    n.i = v.i;
+    n.d = v.d;
+    if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) n.bytes.assign(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+  }
+  token_ = n.token;
+  StoredValue out;
+  out.type = n.type;
+  out.i = n.i;
+  out.d = n.d;
+  out.bytes = n.bytes.data();
+  out.length = static_cast<int>(n.bytes.size());
+  return out;
+}
+
+StoredValue MemberColumns::operator[](size_t i) const {
+  if (static_cast<int>(i) == named_) return keyed_name();
+  token_ = -1;
+  const StoredValue v = stored_value(stmt_.get(), result_col_[i], affinity_[i]);
+  if (static_cast<int>(i) != linked_) return v;
+  // The join `link key = row key` compares numbers as numbers: 5.0 finds the key 5.
+  std::optional<int64_t> key;
+  if (v.type == SQLITE_INTEGER) key = v.i;
+  else if (v.type == SQLITE_FLOAT && std::isfinite(v.d) && v.d == std::floor(v.d) && std::fabs(v.d) < 9.2e18)
+    key = static_cast<int64_t>(v.d);
+  StoredValue out;
+  if (!key) return out;
+  const auto it = link_.find(*key);
+  if (it == link_.end()) return out;
+  out.type = SQLITE_INTEGER;
+  out.i = it->second;
+  return out;
+}
+
+int64_t MemberColumns::rowid() const {
+  return pack_rowid(m_, static_cast<int>(source_), sqlite3_column_int64(stmt_.get(), query_.rowid_index),
+                                table_.name);
+}
+
+}  // namespace rocpd::federation

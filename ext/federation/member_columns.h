@@ -1,0 +1,93 @@
+// Reads chosen canonical columns of one member straight from its format adapter's sources on a
+// connection leased from the registry (federation/member_pool.h), without the federated tables in
+// between: the diagnosis tables read members on every core this way. Values are exactly those the
+// canonical table returns (its column affinity, the member's clock offset on time columns).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/affinity.h"
+#include "federation/canonical_tables.h"
+#include "federation/member.h"
+#include "federation/member_query.h"
+
+namespace rocpd::federation {
+
+// `column op value` for an integer value (op: SQLITE_INDEX_CONSTRAINT_GE, _LT, ...).
+struct IntBound {
+  int column;
+  unsigned char op;
+  int64_t value;
+};
+
+class MemberColumns {
+ public:
+  // `columns`: canonical column indexes of `kind`'s table; `profile` as the adapter needs it
+  // (FormatAdapter::needs_profile; may be null otherwise).
+  // `text_equals` (column, text) and `bounds`: only rows that satisfy them are needed; the member
+  // query filters by them where that is exact (a hint: callers still check every row themselves).
+  MemberColumns(const Member& m, sqlite3* db, TableKind kind, std::vector<int> columns,
+                const Profile* profile = nullptr,
+                std::optional<std::pair<int, std::string>> text_equals = std::nullopt,
+                std::vector<IntBound> bounds = {});
+  // Moves to the next row of any source; false after the last. Errors name the table and member.
+  bool next();
+  // Column `columns[i]` of the current row (text and blobs valid until next()).
+  StoredValue operator[](size_t i) const;
+  // The row's rowid in the canonical table (unique across members, as federation/row_ids.h).
+  int64_t rowid() const;
+  // After reading an op name read by key: a number naming that key's name within this reader
+  // (equal numbers, equal names), so callers can skip hashing the text; -1 otherwise.
+  int64_t name_token() const { return token_; }
+
+ private:
+  void open(size_t source);
+  // Reads the source's link table (SourceSql::link_sql) into link_; false when a key or value is
+  // not an integer (then the column is read through its join).
+  bool load_link(const SourceSql& src);
+  [[noreturn]] void fail(const std::string& what, int code) const;
+  // The op name of the current row through its name key (SourceSql::name_key): read once per
+  // distinct key of the source, from the first row that has it.
+  StoredValue keyed_name() const;
+
+  const Member& m_;
+  sqlite3* db_;
+  const CanonicalTable& table_;
+  std::vector<int> columns_;
+  const Profile* profile_;
+  size_t sources_ = 0, source_ = 0;
+  uint64_t used_ = 0;
+  MemberQuery query_;
+  Stmt stmt_;
+  std::vector<Affinity> affinity_;  // per requested column
+  std::vector<int> result_col_;     // per requested column: result column of stmt_
+  int linked_ = -1;                 // the requested column read through link_, else -1
+  std::unordered_map<int64_t, int64_t> link_;
+  // Op names by name key: the requested column they stand for, the key's result columns, a query
+  // of the name by rowid, and the names read so far (one source's keys: cleared per source).
+  struct Name {
+    int64_t token = 0;
+    int type = SQLITE_NULL;
+    int64_t i = 0;
+    double d = 0;
+    std::string bytes;
+  };
+  using NameKey = std::array<std::pair<int, int64_t>, 2>;  // per key part: (tag, value)
+  int named_ = -1;
+  std::vector<int> key_cols_;
+  MemberQuery name_query_;
+  mutable Stmt name_stmt_;
+  mutable std::map<NameKey, Name> names_;
+  mutable int64_t token_ = -1, next_token_ = 0;
+  // The hints as constraints: column, op and value (owned by filter_values_).
+  std::vector<std::pair<int, unsigned char>> filters_;
+  std::vector<Value> filter_values_;
+};
+
+}  // namespace rocpd::federation
