@@ -1,7 +1,11 @@
 // Relative time: rocpd_job_start() is the job's first timestamp (the smallest first_ns of
 // rocpd_members: the earliest op or API call of any member), rocpd_rel(ts) is ts - rocpd_job_start(),
 // ns since the job began. Both read the member list of the connection (files), so they are
-// DIRECTONLY and not deterministic: opening or closing members moves the origin.
+// DIRECTONLY. They are also registered DETERMINISTIC, which SQLite defines as "the same result for
+// the same inputs within one statement": true here (members are not opened mid-statement by these
+// queries), and it lets SQLite evaluate `ts - rocpd_job_start()` once per statement instead of once
+// per row (reading the member list costs tens of microseconds). DIRECTONLY keeps them out of the
+// schema (indexes, generated columns, CHECK), where DETERMINISTIC would promise more than that.
 #include <fmt/format.h>
 
 #include <limits>
@@ -44,7 +48,8 @@ void register_job_time(sqlite3* db) {
   };
   static constexpr Function kFunctions[] = {{"rocpd_job_start", 0, job_start}, {"rocpd_rel", 1, rel}};
   for (const Function& f : kFunctions) {
-    int rc = sqlite3_create_function(db, f.name, f.args, kFileFunction, nullptr, f.fn, nullptr, nullptr);
+    int rc = sqlite3_create_function(db, f.name, f.args, kFileFunction | SQLITE_DETERMINISTIC, nullptr, f.fn, nullptr,
+                                     nullptr);
     if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", f.name, sqlite3_errmsg(db)), rc);
   }
 }

@@ -474,5 +474,49 @@ class RealTrace(unittest.TestCase):
         check_against_reference(self, self.con, "matmul_result.rpd")
 
 
+class RelativeTime(unittest.TestCase):
+    """rocpd_job_start() / rocpd_rel(ts) against the generator's truth.json (the job's and each
+    file's first timestamp over ops and API calls, computed by the generator from its model)."""
+
+    def test_job_start_and_rel_match_truth(self):
+        path = os.path.join(FIXTURES, "sets", "mixed8")
+        if not os.path.exists(os.path.join(path, "truth.json")):
+            self.skipTest("fixture set mixed8 not generated")
+        with open(os.path.join(path, "truth.json")) as f:
+            truth = json.load(f)
+        con = connect()
+        self.assertEqual(tuple(con.execute("SELECT rocpd_job_start(), rocpd_rel(5)").fetchone()), (None, None),
+                         "no member: no origin")
+        open_members(con, path)
+        first = truth["job"]["first_ns"]
+        self.assertEqual(con.execute("SELECT rocpd_job_start()").fetchone()[0], first)
+        for ts in (first, first + 1, first - 7, 0):
+            self.assertEqual(con.execute("SELECT rocpd_rel(?)", (ts,)).fetchone()[0], ts - first)
+        self.assertIsNone(con.execute("SELECT rocpd_rel(NULL)").fetchone()[0])
+        # Per row and as a per-statement constant: the same numbers as the truth's origin.
+        got = con.execute("SELECT sum(rocpd_rel(start)), sum(start - rocpd_job_start()), min(rocpd_rel(start)), "
+                          "count(*) FROM rocpd_ops WHERE db = 'rank3'").fetchone()
+        want = con.execute("SELECT sum(start - ?), sum(start - ?), min(start) - ?, count(*) FROM rocpd_ops "
+                           "WHERE db = 'rank3'", (first, first, first)).fetchone()
+        self.assertEqual(tuple(got), tuple(want))
+        # Closing the member that starts the job moves the origin to the next file's first timestamp.
+        files = sorted(truth["files"], key=lambda f: f["first_ns"])
+        con.execute("SELECT rocpd_close(?)", (files[0]["db"],))
+        self.assertEqual(con.execute("SELECT rocpd_job_start()").fetchone()[0], files[1]["first_ns"])
+        con.close()
+
+    def test_errors(self):
+        con = connect()
+        open_members(con, os.path.join(FIXTURES, "sets", "mixed8"))
+        for arg, shown in (("'abc'", "text 'abc'"), ("1.5", "real 1.5")):
+            with self.assertRaises(sqlite3.OperationalError) as caught:
+                con.execute(f"SELECT rocpd_rel({arg})").fetchone()
+            self.assertIn(f"rocpd_rel: ts must be an integer (ns), got {shown}", str(caught.exception))
+        with self.assertRaises(sqlite3.OperationalError) as caught:
+            con.execute("SELECT rocpd_rel(-9223372036854775807)").fetchone()
+        self.assertIn("(the job's start) does not fit an integer", str(caught.exception))
+        con.close()
+
+
 if __name__ == "__main__":
     unittest.main()
