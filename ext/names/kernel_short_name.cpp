@@ -226,8 +226,14 @@ class ShortName {
   static std::string closure_short(std::string_view closure) {
     std::string number = "1";
     if (closure.starts_with("{")) {
+      // The digits after the last '#' ("{lambda(int)#2}" -> "2"); a component that goes on after
+      // its closing brace ("{lambda(int)#1}9x", not a real closure) must not lend it other bytes.
       std::size_t hash = closure.rfind('#');
-      if (hash != std::string_view::npos) number = std::string(closure.substr(hash + 1, closure.size() - 2 - hash));
+      if (hash != std::string_view::npos) {
+        std::size_t end = hash + 1;
+        while (end < closure.size() && std::isdigit(static_cast<unsigned char>(closure[end]))) ++end;
+        if (end > hash + 1) number = std::string(closure.substr(hash + 1, end - hash - 1));
+      }
     } else {
       std::size_t end = closure.find('\'', 1);
       std::string_view digits = closure.substr(7, end == std::string_view::npos ? 0 : end - 7);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "names/demangle.h"
+#include "names/display_name.h"
 
 namespace rocpd::names {
 
@@ -86,7 +87,13 @@ NameCache& short_name_cache() {
   return cache;
 }
 
+NameCache& display_name_cache() {
+  static NameCache cache(&display_name, kNameCacheCapacity);
+  return cache;
+}
+
 std::string demangle_cached(std::string_view name) { return demangle_cache().get(name); }
+std::string display_name_cached(std::string_view name) { return display_name_cache().get(name); }
 std::string kernel_short_name_cached(std::string_view name) { return short_name_cache().get(name); }
 
 }  // namespace rocpd::names

@@ -35,22 +35,25 @@ _STATS = ("rocpd_stats_get(s, 'sum') AS total_ns, rocpd_stats_get(s, 'count') AS
           "rocpd_stats_get(s, 'min') AS min_ns, rocpd_stats_get(s, 'max') AS max_ns, "
           "rocpd_stats_get(s, 'stddev') AS stddev_ns")
 
+# The summary columns of the views as they round them (docs/views.md): percents to 2 decimals,
+# averages and standard deviations to 0.1 ns, exact figures as they are.
+_SHOWN = ("round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct, total_ns, instances, "
+          "round(avg_ns, 1) AS avg_ns, med_ns, min_ns, max_ns, round(stddev_ns, 1) AS stddev_ns")
+
 # Step 2: the views' own SELECT lists and orders (sql/views/30_*, 33_*, 20_*), over merged states.
 _REDUCE = {
     "kernel_summary": (
         "CREATE TEMP TABLE part(name, state)",
-        "SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct, total_ns, instances, avg_ns, med_ns, "
-        "min_ns, max_ns, stddev_ns, name, demangle(name) AS demangled, kernel_short_name(name) AS short_name "
+        f"SELECT {_SHOWN}, rocpd_display_name(name) AS kernel "
         f"FROM (SELECT name, {_STATS} FROM (SELECT name, rocpd_stats_merge(state) AS s FROM temp.part "
         "GROUP BY name)) ORDER BY total_ns DESC, name"),
     "op_summary": (
         "CREATE TEMP TABLE part(kind, name, state)",
-        "SELECT 100.0 * total_ns / sum(total_ns) OVER () AS time_pct, total_ns, instances, avg_ns, med_ns, "
-        "min_ns, max_ns, stddev_ns, kind, name, demangle(name) AS demangled "
+        f"SELECT {_SHOWN}, kind, rocpd_display_name(name) AS op "
         f"FROM (SELECT kind, name, {_STATS} FROM (SELECT kind, name, rocpd_stats_merge(state) AS s "
         "FROM temp.part GROUP BY kind, name)) ORDER BY total_ns DESC, kind, name"),
     "busy": (
-        "CREATE TEMP TABLE part(db, gpu, busy_ns, span_ns, busy, sum_ns, overlap_ns, ops)",
+        "CREATE TEMP TABLE part(db, gpu, busy_ns, span_ns, busy, busy_pct, sum_ns, overlap_ns, ops)",
         "SELECT * FROM temp.part ORDER BY db, gpu"),
     "utilization": (
         "CREATE TEMP TABLE part(db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization)",
@@ -59,10 +62,10 @@ _REDUCE = {
 
 COLUMNS = {
     "kernel_summary": ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns",
-                       "name", "demangled", "short_name"],
+                       "kernel"],
     "op_summary": ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "kind",
-                   "name", "demangled"],
-    "busy": ["db", "gpu", "busy_ns", "span_ns", "busy", "sum_ns", "overlap_ns", "ops"],
+                   "op"],
+    "busy": ["db", "gpu", "busy_ns", "span_ns", "busy", "busy_pct", "sum_ns", "overlap_ns", "ops"],
     "utilization": ["db", "gpu", "bucket", "bucket_start", "bucket_end", "busy_ns", "utilization"],
 }
 

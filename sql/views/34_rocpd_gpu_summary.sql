@@ -3,15 +3,15 @@
 --   ops, kernels, copies      op rows of that gpu (all kinds / kernels / copies)
 --   kernel_ns, copy_ns        summed durations (concurrent ops counted each)
 --   kernel_busy_ns            union of the kernel intervals only (compute busy, copies excluded)
---   busy_ns, span_ns, busy    from rocpd_busy: union of all op intervals, first start to last end,
---                             busy_ns / span_ns
---   kernel_busy               kernel_busy_ns / span_ns
+--   busy_ns, span_ns, busy_pct  from rocpd_busy: union of all op intervals, first start to last
+--                             end, 100 * busy_ns / span_ns
+--   kernel_busy_pct           100 * kernel_busy_ns / span_ns (percents rounded to 2 decimals)
 -- Computed per member on every core by rocpd_op_groups (docs/summaries.md): one group per
 -- (db, gpu, kind), so each FILTER below sums exactly one row.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_summary AS
 SELECT k.db, k.gpu, k.ops, k.kernels, k.kernel_ns, k.kernel_busy_ns, k.copies, k.copy_ns,
-       b.busy_ns, b.span_ns, b.busy,
-       CASE WHEN b.span_ns > 0 THEN CAST(k.kernel_busy_ns AS REAL) / b.span_ns END AS kernel_busy
+       b.busy_ns, b.span_ns, b.busy_pct,
+       CASE WHEN b.span_ns > 0 THEN round(100.0 * k.kernel_busy_ns / b.span_ns, 2) END AS kernel_busy_pct
 FROM (SELECT db, gpu,
              sum(instances) AS ops,
              coalesce(sum(instances) FILTER (WHERE kind = 'kernel'), 0) AS kernels,

@@ -1,4 +1,4 @@
--- rocpd_rank_imbalance: load imbalance per kernel name across ranks. A rank is one process of the
+-- rocpd_rank_imbalance_full: load imbalance per kernel name across ranks. A rank is one process of the
 -- job: (db, pid) (one rpd file may hold several processes as sessions). For each kernel name, the
 -- kernel time of every rank that ran it is summed; the view shows the slowest rank and how far it
 -- leads the median rank.
@@ -8,12 +8,13 @@
 --   median_total_ns             median over ranks of the per-rank total
 --   fastest_total_ns            smallest per-rank total
 --   lead_ns                     slowest_total_ns - median_total_ns
---   lead_pct                    100 * lead_ns / median_total_ns (NULL when the median is 0)
---   name, demangled
+--   lead_pct                    100 * lead_ns / median_total_ns (NULL when the median is 0), 2 decimals
+--   kernel, name, demangled     rocpd_display_name(name), the raw name, demangle(name)
+-- rocpd_rank_imbalance: the same rows with `kernel` as the only name column.
 -- Ordered by lead_ns: the worst stragglers first.
 -- One sort per window and no join: the per-name figures are window aggregates over the whole
 -- partition (median() answers such frames in O(n) per partition).
-CREATE TEMP VIEW IF NOT EXISTS rocpd_rank_imbalance AS
+CREATE TEMP VIEW IF NOT EXISTS rocpd_rank_imbalance_full AS
 WITH per_rank AS (
        SELECT name, db, pid, sum(duration) AS total_ns, count(*) AS instances
        FROM temp.rocpd_ops
@@ -31,8 +32,15 @@ SELECT ranks,
        db AS slowest_db, pid AS slowest_pid, total_ns AS slowest_total_ns, instances AS slowest_instances,
        median_total_ns, fastest_total_ns,
        total_ns - median_total_ns AS lead_ns,
-       CASE WHEN median_total_ns <> 0 THEN 100.0 * (total_ns - median_total_ns) / median_total_ns END AS lead_pct,
-       name, demangle(name) AS demangled
+       CASE WHEN median_total_ns <> 0
+            THEN round(100.0 * (total_ns - median_total_ns) / median_total_ns, 2) END AS lead_pct,
+       rocpd_display_name(name) AS kernel, name, demangle(name) AS demangled
 FROM ranked
 WHERE position = 1
+ORDER BY lead_ns DESC, name;
+
+CREATE TEMP VIEW IF NOT EXISTS rocpd_rank_imbalance AS
+SELECT ranks, slowest_db, slowest_pid, slowest_total_ns, slowest_instances, median_total_ns, fastest_total_ns,
+       lead_ns, lead_pct, kernel
+FROM temp.rocpd_rank_imbalance_full
 ORDER BY lead_ns DESC, name;

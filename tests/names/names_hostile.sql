@@ -31,3 +31,14 @@ SELECT 'FAIL: 65000 nested pointers' WHERE (SELECT is_llvm FROM llvm)
 SELECT 'FAIL: 21000 nested function types' WHERE (SELECT is_llvm FROM llvm)
   AND substr(demangle('_Z1f' || replace(printf('%.*c', 21000, 'x'), 'x', 'PF') || 'v' || printf('%.*c', 21000, 'E')), 1, 15)
       IS NOT 'f(void (* (* (*';
+
+-- rocpd_display_name on the same hostile inputs: never longer than 60 bytes, never a split UTF-8
+-- character from a valid input, deterministic, the closure type readable.
+SELECT 'FAIL: display of closure type' WHERE rocpd_display_name('_ZUlvE_') NOT LIKE '{lambda#1}%';
+SELECT 'FAIL: display empty' WHERE rocpd_display_name('') IS NOT '';
+SELECT 'FAIL: display 10 MB: ' || quote(substr(rocpd_display_name(name), 1, 70))
+FROM big WHERE length(CAST(rocpd_display_name(name) AS BLOB)) > 60 OR rocpd_display_name(name) NOT LIKE '%~______';
+SELECT 'FAIL: display deep nesting' WHERE length(CAST(rocpd_display_name('_Z1f' || printf('%.*c', 65000, 'P') || 'i') AS BLOB)) > 60;
+SELECT 'FAIL: display NUL bytes' WHERE rocpd_display_name(CAST(x'5f5a33660076' AS TEXT)) IS NULL;
+SELECT 'FAIL: display UTF-8 cut' WHERE hex(substr(CAST(rocpd_display_name(printf('%.*c', 52, 'a') || 'é' || printf('%.*c', 20, 'b')) AS BLOB), 53, 1)) != '7E';
+SELECT 'FAIL: display unbalanced' WHERE rocpd_display_name('void f<' || printf('%.*c', 100, 'i') || '(int)') IS NULL;

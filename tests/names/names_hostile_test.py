@@ -84,7 +84,7 @@ class KernelSummaryOfATrace(unittest.TestCase):
             got = run_child("""
                 con.execute("ATTACH ? AS r0", (params["path"],))
                 con.row_factory = sqlite3.Row
-                rows = [dict(r) for r in con.execute("SELECT * FROM rocpd_kernel_summary")]
+                rows = [dict(r) for r in con.execute("SELECT * FROM rocpd_kernel_summary_full")]
                 result = [r for r in rows if r["name"] == params["name"]]
             """, path=path, name=CLOSURE)
         self.assertEqual(len(got), 1)

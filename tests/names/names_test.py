@@ -1,7 +1,8 @@
-"""names: demangle / kernel_short_name / rocpd_version / rocpd_build_info through Python's sqlite3:
-exact error texts, the whole corpus, bytes that are not UTF-8, concurrent connections."""
+"""names: demangle / kernel_short_name / rocpd_display_name / rocpd_version / rocpd_build_info through
+Python's sqlite3: exact error texts, the whole corpus, bytes that are not UTF-8, concurrent connections."""
 import json
 import os
+import re
 import sqlite3
 import threading
 import unittest
@@ -41,7 +42,7 @@ class NameFunctionErrors(unittest.TestCase):
         return str(caught.exception)
 
     def test_non_text_arguments_are_errors_naming_the_type(self):
-        for fn in ("demangle", "kernel_short_name"):
+        for fn in ("demangle", "kernel_short_name", "rocpd_display_name"):
             self.assertEqual(self.error(f"SELECT {fn}(x'00')"), f"{fn}(): name must be text or NULL, got a blob of 1 bytes")
             self.assertEqual(self.error(f"SELECT {fn}(?)", b"_Z3foov"),
                              f"{fn}(): name must be text or NULL, got a blob of 7 bytes")
@@ -55,7 +56,8 @@ class NameFunctionErrors(unittest.TestCase):
         self.assertEqual(self.error("SELECT rocpd_version(1)"), "wrong number of arguments to function rocpd_version()")
 
     def test_null_gives_null(self):
-        self.assertEqual(self.con.execute("SELECT demangle(NULL), kernel_short_name(NULL)").fetchone(), (None, None))
+        self.assertEqual(self.con.execute("SELECT demangle(NULL), kernel_short_name(NULL), rocpd_display_name(NULL)")
+                         .fetchone(), (None, None, None))
 
     def test_errors_do_not_poison_the_connection(self):
         self.error("SELECT demangle(x'01')")
@@ -188,6 +190,70 @@ class RealTrace(unittest.TestCase):
                           "elementwise_kernel", "index_elementwise_kernel", "init_lookback_scan_state_kernel",
                           "partition_kernel", "reduce_kernel", "transform_kernel"])
         con.close()
+
+
+def fnv_digest(name):
+    """The display digest, computed here independently: FNV-1a 64 of the UTF-8 bytes, low 24 bits."""
+    h = 0xcbf29ce484222325
+    for byte in name.encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h & 0xFFFFFF:06x}"
+
+
+def declaration_head(text):
+    """A demangled declaration without clone suffixes (" (.cold)", " [clone .kd]"), its parameter
+    list and what follows it, and its return type: what a display name keeps of a C++ name."""
+    text = re.sub(r"( \(\.[^()]*\)| \[clone [^\]]*\])+$", "", text)
+    if text.endswith(")") or text.endswith(" const"):
+        depth, i = 0, len(text) - 1
+        while i >= 0 and text[i] != ")":
+            i -= 1
+        for j in range(i, -1, -1):
+            depth += {")": 1, "(": -1}.get(text[j], 0)
+            if depth == 0:
+                text = text[:j]
+                break
+    depth, start = 0, 0
+    for j, c in enumerate(text):  # the return type ends at the last top-level space
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(c, 0)
+        if c == " " and depth == 0 and not text[:j].endswith("operator"):
+            start = j + 1
+    return text[start:]
+
+
+class DisplayNames(unittest.TestCase):
+    """rocpd_display_name over the corpus (mangled names and their llvm-cxxfilt demangling): 60 bytes,
+    deterministic, mangled and demangled spellings alike, digests as documented, few collisions."""
+
+    def test_corpus(self):
+        con = connect()
+        corpus = load_corpus()
+        shown = {}
+        for mangled, demangled, _ in corpus:
+            d = con.execute("SELECT rocpd_display_name(?)", (mangled,)).fetchone()[0]
+            self.assertLessEqual(len(d.encode()), 60, mangled)
+            self.assertEqual(d, con.execute("SELECT rocpd_display_name(?)", (mangled,)).fetchone()[0])
+            if mangled != demangled:  # the demangled spelling displays the same
+                self.assertEqual(con.execute("SELECT rocpd_display_name(?)", (demangled,)).fetchone()[0], d, mangled)
+            if "~" in d and len(d.encode()) == 60:
+                plain = con.execute("SELECT demangle(?)", (mangled,)).fetchone()[0]
+                self.assertEqual(d[-6:], fnv_digest(plain), mangled)
+            shown.setdefault(d, set()).add(mangled)
+        # Distinct names share a display name only as docs/names.md says: spellings of one kernel
+        # (clone and descriptor suffixes) and overloads that differ only in their parameter lists
+        # (the corpus has constructors C1/C2 and Tn-manglings next to older ones), i.e. names whose
+        # declarations agree once the suffix and the parameter list are cut.
+        for d, names in shown.items():
+            if len(names) > 1:
+                heads = {declaration_head(con.execute("SELECT demangle(?)", (n,)).fetchone()[0]) for n in names}
+                self.assertEqual(len(heads), 1, (d, names, heads))
+
+    def test_tensile_digest_stands_for_the_tuning_parameters(self):
+        con = connect()
+        base = "Cijk_Ailk_Bljk_SB_MT128x64x16_MI32x32x2x1"
+        for tail in ("_SN_GSU1_WG32_8_1", "_SN_GSU2_WG32_8_1", "_SN_1LDSB1_APM1_ABV0"):
+            self.assertEqual(con.execute("SELECT rocpd_display_name(?)", (base + tail,)).fetchone()[0],
+                             f"{base}~{fnv_digest(base + tail)}")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,9 @@ TEST(NamesShortName, DocumentedRules) {
        "const&)::{lambda(auto:1, auto:2)#1}::operator()<int, long>(int, long) const",
        "launch_legacy_kernel::{lambda#1}"},
       {"{lambda(int)#3}::operator()(int) const", "{lambda#3}"},
+      // Bytes after a closure's brace are not part of its number (this once returned
+      // "{lambda#1}9\xC3}": half of the UTF-8 'é' and a stray brace).
+      {"{lambda(int)#1}9\xC3\xA9", "{lambda#1}"},
       // Constructors and destructors are their class name.
       {"linalg::Matrix::Matrix(int, int)", "Matrix"},
       {"linalg::Matrix::~Matrix()", "~Matrix"},

@@ -16,7 +16,7 @@ PURE = "pure"      # SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC
 FILES = "direct"   # SQLITE_DIRECTONLY: touches files or connection state
 
 EXPECTED_FUNCTIONS = {
-    ("demangle", 1, PURE), ("kernel_short_name", 1, PURE),
+    ("demangle", 1, PURE), ("kernel_short_name", 1, PURE), ("rocpd_display_name", 1, PURE),
     ("rocpd_version", 0, PURE), ("rocpd_build_info", 0, PURE),
     ("interval_union", 2, PURE), ("interval_union", 4, PURE),
     ("time_bucket", 2, PURE), ("time_bucket", 3, PURE),
@@ -29,6 +29,7 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_clock_offset", 1, FILES), ("rocpd_clock_offset", 2, FILES), ("rocpd_align", 1, FILES),
     ("rocpd_align", 2, FILES), ("rocpd_align", 3, FILES),
     ("rocpd_progress", 0, FILES), ("rocpd_progress", 1, FILES),
+    ("rocpd_job_start", 0, FILES), ("rocpd_rel", 1, FILES),
     ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
     ("rocpd_export_trace", 4, FILES),
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
@@ -42,7 +43,9 @@ EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "
 EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
                   "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
                   "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram", "rocpd_comm_overlap",
-                  "rocpd_ranges", "rocpd_runs", "rocpd_run_kernels", "rocpd_run_compare"}
+                  "rocpd_ranges", "rocpd_runs", "rocpd_run_kernels", "rocpd_run_compare",
+                  "rocpd_kernel_summary_full", "rocpd_kernel_summary_by_db_full", "rocpd_op_summary_full",
+                  "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
 # these names would shadow a member's own table or view.
 UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",

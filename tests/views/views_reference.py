@@ -1,36 +1,50 @@
 """Independent Python computations of the analysis views of sql/views/3x-5x, from the raw rows of
-rocpd_ops / rocpd_apis, used by views_test.py to check the SQL against a second implementation."""
+rocpd_ops / rocpd_apis, used by views_test.py to check the SQL against a second implementation.
+Derived reals are rounded as docs/views.md says the views round them (percents to 2 decimals,
+averages, standard deviations and interpolated percentiles to 1), with SQLite's own round() on a
+connection without the extension, so the comparison can stay exact."""
 import math
+import sqlite3
 import statistics
 from collections import defaultdict
+from fractions import Fraction
+
+_PLAIN = sqlite3.connect(":memory:")
+
+
+def sql_round(x, digits):
+    """SQLite's builtin round(x, digits) (half away from zero, on the decimal text); None stays None."""
+    return None if x is None else _PLAIN.execute("SELECT round(?, ?)", (x, digits)).fetchone()[0]
 
 
 def percentile(values, p):
-    """Linear interpolation between closest ranks, as documented in docs/stats.md."""
+    """Linear interpolation between closest ranks, as documented in docs/stats.md, in exact
+    arithmetic, then the nearest double (what percentile() returns): interpolated values of
+    integers often end in .x5 exactly, where rounding to 0.1 depends on the last bit."""
     v = sorted(values)
-    h = (len(v) - 1) * (p / 100.0)
+    h = (len(v) - 1) * Fraction(p) / 100
     k = math.floor(h)
     if k + 1 >= len(v):
         return v[-1]
-    return v[k] + (h - k) * (v[k + 1] - v[k])
+    return float(v[k] + (h - k) * (v[k + 1] - v[k]))
 
 
 def summary(durations):
     return {
         "total_ns": sum(durations),
         "instances": len(durations),
-        "avg_ns": sum(durations) / len(durations),
+        "avg_ns": sql_round(sum(durations) / len(durations), 1),
         "med_ns": statistics.median(durations),
         "min_ns": min(durations),
         "max_ns": max(durations),
-        "stddev_ns": statistics.stdev(durations) if len(durations) > 1 else None,
+        "stddev_ns": sql_round(statistics.stdev(durations), 1) if len(durations) > 1 else None,
     }
 
 
 def with_pct(rows):
     total = sum(r["total_ns"] for r in rows.values())
     for r in rows.values():
-        r["time_pct"] = 100.0 * r["total_ns"] / total
+        r["time_pct"] = sql_round(100.0 * r["total_ns"] / total, 2)
     return rows
 
 
@@ -101,8 +115,10 @@ class Reference:
                 "ops": len(ops), "kernels": len(kernels), "kernel_ns": sum(o["duration"] for o in kernels),
                 "kernel_busy_ns": kernel_busy, "copies": len(copies), "copy_ns": sum(o["duration"] for o in copies),
                 "busy_ns": union_length([(o["start"], o["end"]) for o in ops]), "span_ns": span,
-                "kernel_busy": kernel_busy / span if span > 0 else None,
+                "kernel_busy_pct": sql_round(100.0 * kernel_busy / span, 2) if span > 0 else None,
             }
+            busy = out[key]["busy_ns"]
+            out[key]["busy_pct"] = sql_round(100.0 * busy / span, 2) if span > 0 else None
         return out
 
     def launch_latency(self):
@@ -114,8 +130,8 @@ class Reference:
                 lat[o["name"]].append(o["start"] - a["start"])
                 names[o["name"]].add(a["name"])
         return {
-            name: {"launches": len(v), "avg_ns": sum(v) / len(v), "med_ns": statistics.median(v),
-                   "p95_ns": percentile(v, 95), "min_ns": min(v), "max_ns": max(v), "api_names": names[name]}
+            name: {"launches": len(v), "avg_ns": sql_round(sum(v) / len(v), 1),
+                   "med_ns": statistics.median(v), "p95_ns": sql_round(percentile(v, 95), 1), "min_ns": min(v), "max_ns": max(v), "api_names": names[name]}
             for name, v in lat.items()
         }
 
@@ -138,7 +154,7 @@ class Reference:
             out[name] = {"ranks": len(ranks), "slowest_db": db, "slowest_pid": pid, "slowest_total_ns": total,
                          "slowest_instances": instances, "median_total_ns": med,
                          "fastest_total_ns": min(t for t, _ in ranks.values()), "lead_ns": total - med,
-                         "lead_pct": 100.0 * (total - med) / med if med != 0 else None}
+                         "lead_pct": sql_round(100.0 * (total - med) / med, 2) if med != 0 else None}
         return out
 
     def rank_summary(self):
@@ -158,7 +174,7 @@ class Reference:
         for r in out.values():
             r["median_kernel_ns"] = med
             r["lead_ns"] = r["kernel_ns"] - med
-            r["lead_pct"] = 100.0 * (r["kernel_ns"] - med) / med if med != 0 else None
+            r["lead_pct"] = sql_round(100.0 * (r["kernel_ns"] - med) / med, 2) if med != 0 else None
         return out
 
     def kernel_histogram(self):

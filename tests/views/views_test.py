@@ -1,6 +1,7 @@
 """The analysis views of sql/views/30-59 (rocpd_kernel_summary, rocpd_kernel_summary_by_db,
 rocpd_copy_summary, rocpd_op_summary, rocpd_gpu_summary, rocpd_launch_latency, rocpd_rank_imbalance,
-rocpd_rank_summary, rocpd_kernel_histogram), checked three ways:
+rocpd_rank_summary, rocpd_kernel_histogram, and the _full twins of the views that name kernels),
+checked these ways:
   - on hand-made rpd traces whose answers are known by construction,
   - against an independent Python computation (views_reference.py) on the generated fixture sets,
   - against the generator's ground truth (truth.json of each fixture set),
@@ -16,7 +17,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from views_reference import Reference  # noqa: E402
+from views_reference import Reference, sql_round  # noqa: E402
 
 EXT = os.environ["ROCPD_EXT"]
 FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
@@ -26,6 +27,15 @@ MATMUL = os.path.join(SHARED, "matmul_result.rpd")
 VIEWS = ["rocpd_kernel_summary", "rocpd_kernel_summary_by_db", "rocpd_copy_summary", "rocpd_op_summary",
          "rocpd_gpu_summary", "rocpd_launch_latency", "rocpd_rank_imbalance", "rocpd_rank_summary",
          "rocpd_kernel_histogram"]
+# Views whose rows name kernels: the view shows one name column (its display name) and its _full
+# twin adds the raw name and the readable forms (docs/views.md).
+FULL = {"rocpd_kernel_summary": ("kernel", ["name", "demangled", "short_name"]),
+        "rocpd_kernel_summary_by_db": ("kernel", ["name", "demangled", "short_name"]),
+        "rocpd_op_summary": ("op", ["name", "demangled"]),
+        "rocpd_launch_latency": ("kernel", ["name", "demangled"]),
+        "rocpd_rank_imbalance": ("kernel", ["name", "demangled"]),
+        "rocpd_kernel_histogram": ("kernel", ["name"])}
+VIEWS += [v + "_full" for v in FULL]
 SUMMARY_COLUMNS = ["time_pct", "total_ns", "instances", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns"]
 
 
@@ -125,10 +135,9 @@ class Close:
                 test.assertEqual(set((g or "").split(",")), w, f"{context}: {col}")
             elif isinstance(w, str) or w is None or g is None:
                 test.assertEqual(g, w, f"{context}: {col}")
-            elif isinstance(w, int) and isinstance(g, int):
-                test.assertEqual(g, w, f"{context}: {col}")
             else:
-                test.assertTrue(math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-9), f"{context}: {col} {g} != {w}")
+                # Exactly: the reference rounds derived reals as the views do (views_reference.py).
+                test.assertEqual(g, w, f"{context}: {col}")
 
 
 def check_against_reference(test, con, label):
@@ -136,6 +145,15 @@ def check_against_reference(test, con, label):
     test.assertGreater(len(ref.ops), 0, f"{label}: no ops")
 
     def compare(view, key_cols, want):
+        if view in FULL:
+            # The view is its _full twin without the raw name columns, row for row, in the same order.
+            display, extra = FULL[view]
+            full = rows(con, f"SELECT * FROM {view}_full")
+            test.assertEqual(rows(con, f"SELECT * FROM {view}"),
+                             [{k: v for k, v in r.items() if k not in extra} for r in full], f"{label}: {view}")
+            for r in full:
+                test.assertEqual(r[display], con.execute("SELECT rocpd_display_name(?)", (r["name"],)).fetchone()[0])
+            view += "_full"
         got = rows(con, f"SELECT * FROM {view}")
         test.assertEqual(len(got), len(want), f"{label}: {view} row count")
         for r in got:
@@ -148,7 +166,8 @@ def check_against_reference(test, con, label):
     got = compare("rocpd_kernel_summary", ["name"], ref.kernel_summary())
     totals = [r["total_ns"] for r in got]
     test.assertEqual(totals, sorted(totals, reverse=True), f"{label}: kernel summary ordered by total")
-    test.assertTrue(math.isclose(sum(r["time_pct"] for r in got), 100.0), f"{label}: time_pct sums to 100")
+    test.assertTrue(math.isclose(sum(r["time_pct"] for r in got), 100.0, abs_tol=0.005 * len(got)),
+                    f"{label}: time_pct sums to 100 (each rounded to 0.01)")
     compare("rocpd_kernel_summary_by_db", ["db", "name"], ref.kernel_summary_by_db())
     compare("rocpd_copy_summary", ["name"], ref.copy_summary())
     compare("rocpd_op_summary", ["kind", "name"], ref.op_summary())
@@ -175,20 +194,25 @@ class InstalledViews(unittest.TestCase):
     def test_columns(self):
         con = connect()
         cols = {v: [r[1] for r in con.execute(f"PRAGMA table_info({v})")] for v in VIEWS}
-        self.assertEqual(cols["rocpd_kernel_summary"], SUMMARY_COLUMNS + ["name", "demangled", "short_name"])
-        self.assertEqual(cols["rocpd_kernel_summary_by_db"], ["db"] + SUMMARY_COLUMNS + ["name", "demangled", "short_name"])
+        self.assertEqual(cols["rocpd_kernel_summary"], SUMMARY_COLUMNS + ["kernel"])
+        self.assertEqual(cols["rocpd_kernel_summary_by_db"], ["db"] + SUMMARY_COLUMNS + ["kernel"])
         self.assertEqual(cols["rocpd_copy_summary"], SUMMARY_COLUMNS + ["name"])
-        self.assertEqual(cols["rocpd_op_summary"], SUMMARY_COLUMNS + ["kind", "name", "demangled"])
+        self.assertEqual(cols["rocpd_op_summary"], SUMMARY_COLUMNS + ["kind", "op"])
         self.assertEqual(cols["rocpd_gpu_summary"], ["db", "gpu", "ops", "kernels", "kernel_ns", "kernel_busy_ns", "copies",
-                                                     "copy_ns", "busy_ns", "span_ns", "busy", "kernel_busy"])
+                                                     "copy_ns", "busy_ns", "span_ns", "busy_pct", "kernel_busy_pct"])
         self.assertEqual(cols["rocpd_launch_latency"], ["launches", "avg_ns", "med_ns", "p95_ns", "min_ns", "max_ns",
-                                                        "api_names", "name", "demangled"])
+                                                        "api_names", "kernel"])
         self.assertEqual(cols["rocpd_rank_imbalance"], ["ranks", "slowest_db", "slowest_pid", "slowest_total_ns",
                                                         "slowest_instances", "median_total_ns", "fastest_total_ns",
-                                                        "lead_ns", "lead_pct", "name", "demangled"])
+                                                        "lead_ns", "lead_pct", "kernel"])
         self.assertEqual(cols["rocpd_rank_summary"], ["db", "pid", "kernels", "kernel_ns", "copies", "copy_ns", "first_ns",
                                                       "last_ns", "median_kernel_ns", "lead_ns", "lead_pct"])
-        self.assertEqual(cols["rocpd_kernel_histogram"], ["name", "lo_ns", "hi_ns", "count"])
+        self.assertEqual(cols["rocpd_kernel_histogram"], ["kernel", "lo_ns", "hi_ns", "count"])
+        for view, (display, extra) in FULL.items():
+            if view == "rocpd_kernel_histogram":
+                self.assertEqual(cols[view + "_full"], ["kernel", "name", "lo_ns", "hi_ns", "count"])
+            else:
+                self.assertEqual(cols[view + "_full"], cols[view] + extra, view)
 
 
 class HandMadeJob(unittest.TestCase):
@@ -208,41 +232,42 @@ class HandMadeJob(unittest.TestCase):
         self.assertEqual(self.opened, 4)
 
     def test_kernel_summary_known_answer(self):
-        got = rows(self.con, "SELECT * FROM rocpd_kernel_summary")
+        got = rows(self.con, "SELECT * FROM rocpd_kernel_summary_full")
         self.assertEqual([r["name"] for r in got], [GEMM, "relu"])
+        self.assertEqual([r["kernel"] for r in got], ["gemm", "relu"])
         gemm, relu = got
         self.assertEqual((gemm["total_ns"], gemm["instances"], gemm["min_ns"], gemm["max_ns"]), (940, 8, 90, 150))
         self.assertEqual(gemm["med_ns"], 115)  # 90 100 100 110 | 120 120 150 150
         self.assertEqual(gemm["demangled"], GEMM_DEMANGLED)
         self.assertEqual(gemm["short_name"], "gemm")
         self.assertEqual((relu["total_ns"], relu["instances"]), (250, 5))  # both same-time relus count
-        self.assertAlmostEqual(gemm["time_pct"], 100.0 * 940 / 1190)
+        self.assertEqual(gemm["time_pct"], 78.99)  # 100 * 940 / 1190 = 78.9916 to 2 decimals
 
     def test_rank_imbalance_known_answer(self):
-        gemm = rows(self.con, "SELECT * FROM rocpd_rank_imbalance WHERE name = ?", GEMM)[0]
+        gemm = rows(self.con, "SELECT * FROM rocpd_rank_imbalance_full WHERE name = ?", GEMM)[0]
         self.assertEqual(gemm["ranks"], 4)
         self.assertEqual(("rank3" in gemm["slowest_db"], gemm["slowest_pid"]), (True, 103))
         self.assertEqual((gemm["slowest_total_ns"], gemm["slowest_instances"]), (300, 2))
         self.assertEqual((gemm["median_total_ns"], gemm["fastest_total_ns"], gemm["lead_ns"]), (220, 200, 80))
-        self.assertAlmostEqual(gemm["lead_pct"], 100.0 * 80 / 220)
+        self.assertEqual(gemm["lead_pct"], 36.36)  # 100 * 80 / 220 = 36.3636
         self.assertEqual(gemm["demangled"], GEMM_DEMANGLED)
-        first = rows(self.con, "SELECT name FROM rocpd_rank_imbalance")[0]
+        first = rows(self.con, "SELECT name FROM rocpd_rank_imbalance_full")[0]
         self.assertEqual(first["name"], GEMM, "largest lead first")
 
     def test_launch_latency_known_answer(self):
-        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency WHERE name = ?", GEMM)[0]
+        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency_full WHERE name = ?", GEMM)[0]
         lat = sorted([10 * (r + 1) for r in range(4)] + [10 * (r + 1) + 3 for r in range(4)])
         self.assertEqual(gemm["launches"], 8)
         self.assertEqual((gemm["min_ns"], gemm["max_ns"]), (10, 43))
         self.assertEqual(gemm["med_ns"], (lat[3] + lat[4]) / 2)
-        self.assertAlmostEqual(gemm["p95_ns"], lat[6] + 0.65 * (lat[7] - lat[6]))
+        self.assertEqual(gemm["p95_ns"], sql_round(lat[6] + 0.65 * (lat[7] - lat[6]), 1))
         self.assertEqual(gemm["api_names"], "hipLaunchKernel")
 
     def test_copy_and_gpu_summary(self):
         copies = {r["name"]: r for r in rows(self.con, "SELECT * FROM rocpd_copy_summary")}
         self.assertEqual((copies["CopyHostToDevice"]["total_ns"], copies["CopyHostToDevice"]["instances"]), (4000, 4))
         self.assertEqual(copies["CopyDeviceToHost"]["med_ns"], 400)
-        relu_rank1 = [r for r in rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db WHERE name = 'relu'")
+        relu_rank1 = [r for r in rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db WHERE kernel = 'relu'")
                       if "rank1" in r["db"]]
         self.assertIsNone(relu_rank1[0]["stddev_ns"], "one value: NULL stddev")
         gpus = [g for g in rows(self.con, "SELECT * FROM rocpd_gpu_summary") if "rank0" in g["db"]]
@@ -254,7 +279,7 @@ class HandMadeJob(unittest.TestCase):
         self.assertEqual([(r["pid"], r["kernel_ns"], r["kernels"], r["copies"]) for r in got],
                          [(103, 350, 3, 2), (100, 300, 4, 2), (102, 290, 3, 2), (101, 250, 3, 2)])
         self.assertEqual((got[0]["median_kernel_ns"], got[0]["lead_ns"]), (295, 55))
-        self.assertAlmostEqual(got[0]["lead_pct"], 100.0 * 55 / 295)
+        self.assertEqual(got[0]["lead_pct"], 18.64)  # 100 * 55 / 295 = 18.644
 
     def test_against_reference(self):
         check_against_reference(self, self.con, "hand-made job")
@@ -285,7 +310,7 @@ class GeneratedFixtures(unittest.TestCase):
             con = connect()
             open_members(con, p)
             results.append([tuple(r) for r in con.execute(
-                "SELECT total_ns, instances, med_ns, min_ns, max_ns, round(stddev_ns, 6), name FROM rocpd_kernel_summary")])
+                "SELECT total_ns, instances, med_ns, min_ns, max_ns, stddev_ns, name FROM rocpd_kernel_summary_full")])
             con.close()
         self.assertEqual(results[0], results[1])
         self.assertEqual(results[0], results[2])
@@ -348,9 +373,9 @@ class GroundTruth(unittest.TestCase):
 
     def test_kernel_and_copy_summaries(self):
         for con, truth in self.each_set():
-            self.check_summary(rows(con, "SELECT * FROM rocpd_kernel_summary"), self.job_top(truth, "kernel"), "kernels")
+            self.check_summary(rows(con, "SELECT * FROM rocpd_kernel_summary_full"), self.job_top(truth, "kernel"), "kernels")
             self.check_summary(rows(con, "SELECT * FROM rocpd_copy_summary"), self.job_top(truth, "copy"), "copies")
-            by_db = rows(con, "SELECT * FROM rocpd_kernel_summary_by_db")
+            by_db = rows(con, "SELECT * FROM rocpd_kernel_summary_by_db_full")
             for f in truth["files"]:
                 want = {e["name"]: e for e in f["top"] if e["kind"] == "kernel"}
                 self.check_summary([r for r in by_db if r["db"] == f["db"]], want, f["db"])
@@ -377,7 +402,7 @@ class GroundTruth(unittest.TestCase):
                 for e in f["top"]:
                     if e["kind"] == "kernel":
                         per_name.setdefault(e["name"], []).append((e["total_ns"], f["db"], f["pids"][0]))
-            got = {r["name"]: r for r in rows(con, "SELECT * FROM rocpd_rank_imbalance")}
+            got = {r["name"]: r for r in rows(con, "SELECT * FROM rocpd_rank_imbalance_full")}
             self.assertEqual(set(got), set(per_name))
             for name, ranks in per_name.items():
                 slowest = min(ranks, key=lambda t: (-t[0], t[1], t[2]))
@@ -401,20 +426,21 @@ class RealTrace(unittest.TestCase):
         open_members(cls.con, MATMUL)
 
     def test_published_top(self):
-        top = {r["name"]: r for r in rows(self.con, "SELECT * FROM rocpd_op_summary")}
+        top = {r["name"]: r for r in rows(self.con, "SELECT * FROM rocpd_op_summary_full")}
         h2d, d2h = top["CopyHostToDevice"], top["CopyDeviceToHost"]
         gemm = [r for n, r in top.items() if n.startswith("Cijk_Ailk_Bljk_SB_MT128x64x16")]
         self.assertEqual(len(gemm), 1)
         gemm = gemm[0]
-        self.assertEqual((h2d["instances"], h2d["total_ns"] // 1000, round(h2d["time_pct"], 2)), (2, 157178, 85.46))
-        self.assertEqual((gemm["instances"], gemm["total_ns"] // 1000, round(gemm["time_pct"], 2)), (1, 26211, 14.25))
-        self.assertEqual((d2h["instances"], d2h["total_ns"] // 1000, round(d2h["time_pct"], 2)), (53, 334, 0.18))
-        first = rows(self.con, "SELECT name FROM rocpd_op_summary LIMIT 1")[0]["name"]
+        self.assertEqual((h2d["instances"], h2d["total_ns"] // 1000, h2d["time_pct"]), (2, 157178, 85.46))
+        self.assertEqual((gemm["instances"], gemm["total_ns"] // 1000, gemm["time_pct"]), (1, 26211, 14.25))
+        self.assertEqual((d2h["instances"], d2h["total_ns"] // 1000, d2h["time_pct"]), (53, 334, 0.18))
+        first = rows(self.con, "SELECT op FROM rocpd_op_summary LIMIT 1")[0]["op"]
         self.assertEqual(first, "CopyHostToDevice")
 
     def test_kernel_and_copy_summaries(self):
         k = rows(self.con, "SELECT * FROM rocpd_kernel_summary LIMIT 1")[0]
-        self.assertTrue(k["name"].startswith("Cijk_Ailk_Bljk_SB_MT128x64x16"))
+        # The Tensile GEMM's display name: problem type, macro tile, matrix instruction, digest.
+        self.assertRegex(k["kernel"], r"^Cijk_Ailk_Bljk_SB_MT128x64x16_MI32x32x2x1~[0-9a-f]{6}$")
         self.assertEqual((k["instances"], k["total_ns"], k["med_ns"]), (1, 26211956, 26211956))
         self.assertIsNone(k["stddev_ns"])
         c = rows(self.con, "SELECT * FROM rocpd_copy_summary")
@@ -424,10 +450,12 @@ class RealTrace(unittest.TestCase):
         g = rows(self.con, "SELECT * FROM rocpd_gpu_summary")
         self.assertEqual(len(g), 1)
         self.assertEqual((g[0]["gpu"], g[0]["ops"], g[0]["busy_ns"], g[0]["span_ns"]), (2, 85, 183918056, 2964070817))
-        self.assertEqual(round(g[0]["busy"], 6), 0.062049)
+        # Published Busy 0.062049: 6.2049 % to 2 decimals; rocpd_busy keeps the fraction (4 decimals).
+        self.assertEqual(g[0]["busy_pct"], 6.2)
+        self.assertEqual(rows(self.con, "SELECT busy, busy_pct FROM rocpd_busy"), [{"busy": 0.062, "busy_pct": 6.2}])
 
     def test_launch_latency_of_the_gemm(self):
-        g = [r for r in rows(self.con, "SELECT * FROM rocpd_launch_latency")
+        g = [r for r in rows(self.con, "SELECT * FROM rocpd_launch_latency_full")
              if r["name"].startswith("Cijk_Ailk_Bljk_SB_MT128x64x16")]
         self.assertEqual(len(g), 1)
         self.assertEqual(g[0]["api_names"], "hipExtModuleLaunchKernel")
@@ -435,7 +463,7 @@ class RealTrace(unittest.TestCase):
 
     def test_filters_through_the_views(self):
         # Constraints on a view's columns reach rocpd_ops (LIKE, =): same rows as filtering afterwards.
-        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency WHERE name LIKE 'Cijk_Ailk_Bljk_SB_MT128x64x16%'")
+        gemm = rows(self.con, "SELECT * FROM rocpd_launch_latency_full WHERE name LIKE 'Cijk_Ailk_Bljk_SB_MT128x64x16%'")
         self.assertEqual([(r["launches"], r["api_names"]) for r in gemm], [(1, "hipExtModuleLaunchKernel")])
         everything = rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db")
         self.assertEqual(rows(self.con, "SELECT * FROM rocpd_kernel_summary_by_db WHERE db LIKE 'matmul%'"), everything)
@@ -444,6 +472,50 @@ class RealTrace(unittest.TestCase):
 
     def test_against_reference(self):
         check_against_reference(self, self.con, "matmul_result.rpd")
+
+
+class RelativeTime(unittest.TestCase):
+    """rocpd_job_start() / rocpd_rel(ts) against the generator's truth.json (the job's and each
+    file's first timestamp over ops and API calls, computed by the generator from its model)."""
+
+    def test_job_start_and_rel_match_truth(self):
+        path = os.path.join(FIXTURES, "sets", "mixed8")
+        if not os.path.exists(os.path.join(path, "truth.json")):
+            self.skipTest("fixture set mixed8 not generated")
+        with open(os.path.join(path, "truth.json")) as f:
+            truth = json.load(f)
+        con = connect()
+        self.assertEqual(tuple(con.execute("SELECT rocpd_job_start(), rocpd_rel(5)").fetchone()), (None, None),
+                         "no member: no origin")
+        open_members(con, path)
+        first = truth["job"]["first_ns"]
+        self.assertEqual(con.execute("SELECT rocpd_job_start()").fetchone()[0], first)
+        for ts in (first, first + 1, first - 7, 0):
+            self.assertEqual(con.execute("SELECT rocpd_rel(?)", (ts,)).fetchone()[0], ts - first)
+        self.assertIsNone(con.execute("SELECT rocpd_rel(NULL)").fetchone()[0])
+        # Per row and as a per-statement constant: the same numbers as the truth's origin.
+        got = con.execute("SELECT sum(rocpd_rel(start)), sum(start - rocpd_job_start()), min(rocpd_rel(start)), "
+                          "count(*) FROM rocpd_ops WHERE db = 'rank3'").fetchone()
+        want = con.execute("SELECT sum(start - ?), sum(start - ?), min(start) - ?, count(*) FROM rocpd_ops "
+                           "WHERE db = 'rank3'", (first, first, first)).fetchone()
+        self.assertEqual(tuple(got), tuple(want))
+        # Closing the member that starts the job moves the origin to the next file's first timestamp.
+        files = sorted(truth["files"], key=lambda f: f["first_ns"])
+        con.execute("SELECT rocpd_close(?)", (files[0]["db"],))
+        self.assertEqual(con.execute("SELECT rocpd_job_start()").fetchone()[0], files[1]["first_ns"])
+        con.close()
+
+    def test_errors(self):
+        con = connect()
+        open_members(con, os.path.join(FIXTURES, "sets", "mixed8"))
+        for arg, shown in (("'abc'", "text 'abc'"), ("1.5", "real 1.5")):
+            with self.assertRaises(sqlite3.OperationalError) as caught:
+                con.execute(f"SELECT rocpd_rel({arg})").fetchone()
+            self.assertIn(f"rocpd_rel: ts must be an integer (ns), got {shown}", str(caught.exception))
+        with self.assertRaises(sqlite3.OperationalError) as caught:
+            con.execute("SELECT rocpd_rel(-9223372036854775807)").fetchone()
+        self.assertIn("(the job's start) does not fit an integer", str(caught.exception))
+        con.close()
 
 
 if __name__ == "__main__":
