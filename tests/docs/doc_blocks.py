@@ -8,10 +8,10 @@ output. A mark on the line before the ```sql fence (blank lines allowed between)
 import difflib
 import re
 
-FENCE = re.compile(r"^```(\S*)\s*$")
+FENCE = re.compile(r"^(`{3,})([^`\s]*)\s*$")
 MARK = re.compile(r"^<!--\s*docex:\s*(.*?)\s*-->\s*$")
 # How the sqlite3 shell reports a failed statement (3.40 and later).
-ERROR_LINE = re.compile(r"^(Parse error|Runtime error)( near line \d+)?: |^Error: ")
+ERROR_LINE = re.compile(r"^(Parse error|Runtime error|Error)( near line \d+)?: ")
 
 
 def is_error_line(line):
@@ -24,6 +24,7 @@ class Example:
         self.sql = sql
         self.expected = None          # lines of the ```text block, None without one
         self.text_span = None         # (first, last) 0-based line indexes of the text fences
+        self.sql_close = None         # 0-based line index of the sql block's closing fence
         self.skip_reason = None
         self.shows_error = False
         self.actual = None            # filled by the runner
@@ -52,10 +53,11 @@ def _fences(lines):
         if not m:
             i += 1
             continue
+        ticks = m.group(1)   # a fence of four backticks may hold lines of three (examples of examples)
         j = i + 1
-        while j < len(lines) and not lines[j].startswith("```"):
+        while j < len(lines) and lines[j].rstrip() != ticks:
             j += 1
-        yield m.group(1), i, j
+        yield m.group(2), i, j
         i = j + 1
 
 
@@ -89,6 +91,7 @@ def parse(text):
         if any(x.startswith(("sqlite> ", "   ...> ")) for x in body):
             p.errors.append((a + 1, "```sql block with shell prompts: keep only the SQL"))
         ex = Example(a + 1, "\n".join(body) + "\n")
+        ex.sql_close = b
         mark = _mark_before(lines, a)
         if mark is not None:
             if mark == "error":
@@ -120,11 +123,7 @@ def rewrite(text, parsed):
             a, b = ex.text_span
             edits.append((a, b + 1, block))
         elif block:
-            sql_open = ex.line - 1
-            close = sql_open + 1
-            while not lines[close].startswith("```"):
-                close += 1
-            edits.append((close + 1, close + 1, block))
+            edits.append((ex.sql_close + 1, ex.sql_close + 1, block))
     out = list(lines)
     for start, end, repl in sorted(edits, key=lambda e: e[0], reverse=True):
         out[start:end] = repl

@@ -23,6 +23,7 @@ names the build tree.
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,15 +43,22 @@ PENDING = {"docs/diagnosis.md", "docs/views.md", "docs/bindings.md"}
 REFERENCE_SQLITE = "3.40.1"
 
 # Before every block: the shell's display settings back to the documented default, so a block that
-# switches to `.mode list` does not change the blocks after it.
+# switches to `.mode list` does not change the blocks after it. Shells from 3.51 on (a new output
+# formatter) keep `.headers off` in box mode, but reset everything with `.mode --reset`.
 BLOCK_PRELUDE = ".headers off\n.nullvalue ''\n.separator '|' '\\n'\n.mode box\n"
+BLOCK_PRELUDE_NEW = ".mode --reset box\n"
+
+
+def prelude(version):
+    major_minor = tuple(int(x) for x in version.split(".")[:2])
+    return BLOCK_PRELUDE_NEW if major_minor >= (3, 51) else BLOCK_PRELUDE
 
 
 def marker(i):
     return f"@@docex block {i}@@"
 
 
-def run_session(shell, ext, preload, workdir, blocks):
+def run_session(shell, ext, preload, workdir, blocks, block_prelude):
     """Runs the blocks in one shell session in workdir; returns each block's output lines."""
     script = []
     for i, b in enumerate(blocks):
@@ -58,7 +66,7 @@ def run_session(shell, ext, preload, workdir, blocks):
         with open(path, "w") as f:
             f.write(b.sql)
         # .read gives each block its own line numbers in error messages ("near line 2").
-        script.append(f".print '{marker(i)}'\n{BLOCK_PRELUDE}.read '{path}'\n")
+        script.append(f".print '{marker(i)}'\n{block_prelude}.read '{path}'\n")
     script.append(f".print '{marker(len(blocks))}'\n")
     env = dict(os.environ)
     if preload:
@@ -87,17 +95,34 @@ def run_session(shell, ext, preload, workdir, blocks):
 BOX = "─│┌┐└┘├┤┬┴┼╭╮╰╯╞╡╪═"
 
 
+FLOAT = re.compile(r"^-?\d+\.\d+(e[-+]?\d+)?$")
+ERROR_PREFIX = re.compile(r"^(Parse error|Runtime error|Error)( near line \d+)?: (.*?)( \(\d+\))?$")
+
+
+def _cell(tok):
+    # 3.40 prints reals with 15 significant digits, newer shells with up to 17.
+    return "%.14g" % float(tok) if FLOAT.match(tok) else tok.rstrip(":")
+
+
 def cells(lines):
-    """The cell text of a shell output, whatever the shell version's table drawing."""
+    """The cell text of a shell output, whatever the shell version's drawing: tables, `.mode line`'s
+    `name = value` (newer: `name: value`), reals, and error lines ("Runtime error near line 1: m (14)",
+    newer: "Error near line 1: m")."""
     table = str.maketrans({c: " " for c in BOX})
-    return [tok for line in lines for tok in line.translate(table).split()]
+    out = []
+    for line in lines:
+        m = ERROR_PREFIX.match(line)
+        if m:
+            line = "error: " + m.group(3)
+        out += [_cell(tok) for tok in line.translate(table).split() if tok != "="]
+    return out
 
 
 def looks_like_error(lines):
     return any(doc_blocks.is_error_line(line) for line in lines)
 
 
-def check_file(rel, root, work_root, fixture_dir, shell, ext, preload, exact, update):
+def check_file(rel, root, work_root, fixture_dir, shell, ext, preload, version, update):
     """Returns the list of problems of one doc (empty when it is fine)."""
     path = os.path.join(root, rel)
     with open(path) as f:
@@ -113,7 +138,8 @@ def check_file(rel, root, work_root, fixture_dir, shell, ext, preload, exact, up
     workdir = os.path.join(work_root, rel.replace("/", "_"))
     os.makedirs(workdir)
     fixtures.link_into(fixture_dir, workdir)
-    outputs = run_session(shell, ext, preload, workdir, blocks)
+    exact = version == REFERENCE_SQLITE
+    outputs = run_session(shell, ext, preload, workdir, blocks, prelude(version))
     for b, out in zip(blocks, outputs):
         b.actual = out
         where = f"{rel}:{b.line}"
@@ -181,7 +207,7 @@ def main():
         fixture_dir = os.path.join(work_root, "fixtures")
         fixtures.generate(gen, fixture_dir)
         for rel in docs:
-            problems += check_file(rel, root, work_root, fixture_dir, shell, ext, preload, exact, args.update)
+            problems += check_file(rel, root, work_root, fixture_dir, shell, ext, preload, version, args.update)
     finally:
         if args.keep:
             print(f"working directory kept: {work_root}")
