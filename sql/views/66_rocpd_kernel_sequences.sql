@@ -27,7 +27,7 @@ WITH calls AS (
        WHERE s.depth > 0),
      -- The innermost enclosing range of the launching thread with the bottom level's name is the
      -- bottom-level range (rocpd_kernel_stacks' order: start, then end descending, then api_id).
-     placed AS (
+     placed AS MATERIALIZED (
        SELECT l.*, (SELECT r.api_id FROM ranges AS r
                     WHERE r.db = l.db AND r.pid = l.pid AND r.tid = l.tid AND r.name IS l.bottom_level
                       AND r.start <= l.call_start AND l.call_end <= r."end"
