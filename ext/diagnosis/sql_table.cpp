@@ -90,6 +90,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->args.clear();
     for (const SqlTableArg& a : def.args) c->args.push_back(a.default_value);
     std::optional<std::string> db;
+    std::vector<bool> given(def.args.size(), false);
     bool nothing = false;
     for (int i = 0; i < argc; ++i) {
       const char code = codes[static_cast<size_t>(i)];
@@ -110,6 +111,9 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
       if (!value) continue;  // NULL: the default
       if (*value < a.min_value)
         throw Error(fmt::format("{}: {} must be >= {}, got {}", def.name, a.name, a.min_value, *value));
+      // Two different values for one argument (WHERE x = 1 AND x = 2): no row has both.
+      if (given[k] && c->args[k] != *value) nothing = true;
+      given[k] = true;
       c->args[k] = *value;
     }
     c->stmt = prepare(c->table().conn, def.query(db.has_value()), def.name);

@@ -188,6 +188,9 @@ class LaunchStats(unittest.TestCase):
         self.assertEqual(n, sum(1 for r in rows if r[1] == "rank0" or r[3] == "copy"))
         n = self.con.execute("SELECT count(*) FROM rocpd_launch_stats WHERE db = 'rank0' AND db = 'rank1'").fetchone()[0]
         self.assertEqual(n, 0)
+        n = self.con.execute("SELECT count(*) FROM rocpd_launch_stats WHERE runtime_cutoff_ns = 1 "
+                             "AND runtime_cutoff_ns = 2").fetchone()[0]
+        self.assertEqual(n, 0)
         n = self.con.execute("SELECT count(*) FROM rocpd_launch_stats WHERE db = 'RANK0' COLLATE NOCASE").fetchone()[0]
         self.assertEqual(n, sum(1 for r in rows if r[1] == "rank0"))
         n = self.con.execute("SELECT count(*) FROM rocpd_launch_stats s JOIN rocpd_ops o ON o.rowid = s.rowid "
