@@ -1,5 +1,5 @@
 // Registers the SQL names of the diagnosis capability: rocpd_kernel_stacks and
-// rocpd_idle_breakdown, and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
+// rocpd_idle_breakdown, rocpd_launch_stats, and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
 // (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
 #include "common/sqlite_util.h"
 #include "diagnosis/sql_names.h"
@@ -9,6 +9,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_kernel_stacks(db);
     rocpd::diagnosis::register_idle_breakdown(db);
     rocpd::diagnosis::register_runs(db);
+    rocpd::diagnosis::register_launch_stats(db);
     return SQLITE_OK;
   });
 }

@@ -6,4 +6,5 @@ namespace rocpd::diagnosis {
 void register_kernel_stacks(sqlite3* db);
 void register_idle_breakdown(sqlite3* db);
 void register_runs(sqlite3* db);
+void register_launch_stats(sqlite3* db);
 }  // namespace rocpd::diagnosis

@@ -32,7 +32,7 @@ uint64_t parse_seed(std::string_view text) {
 std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
-         "                 [--rocpd-version V] [--counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
+         "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
@@ -51,6 +51,7 @@ std::string_view usage_text() {
          "  --markers N       roctx markers per process (default ops/50)\n"
          "  --rocpd-version V rocpd layout: 3 (default) or 3.0.0 .. 3.0.5 as rocprofv3 writes it\n"
          "  --counters N      performance counters per kernel dispatch in rocpd files, 0..8\n"
+         "  --rpd-counters N  counters per kernel op in rpd3 files (rocpd_counter), 0..8\n"
          "  --merge K         rocpd only: K consecutive processes per file merged<j>.db (rocpd merge)\n"
          "  --rpd-nodes N     ranks on N nodes (rank % N); rpd3 files encode pid/gpu with the strides\n"
          "  --host-skew NS    per-node clock offsets up to NS ns; every rank ends with one collective\n"
@@ -78,7 +79,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
     static constexpr std::string_view kKnown[] = {"--out",    "--procs",  "--format",     "--ops",    "--seed",
                                                   "--gpus",   "--queues", "--sessions",   "--apis-extra",
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
-                                                  "--rpd-nodes", "--host-skew", "--diagnosis"};
+                                                  "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -127,6 +128,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.rocpd_patch = value == "3" ? -1 : static_cast<int>(it - std::begin(kVersions));
     } else if (name == "--counters") {
       o.counters = static_cast<int>(parse_integer(name, value, 0, 8));
+    } else if (name == "--rpd-counters") {
+      o.rpd_counters = static_cast<int>(parse_integer(name, value, 0, 8));
     } else if (name == "--merge") {
       o.merge = static_cast<int>(parse_integer(name, value, 1, 100'000));
     } else if (name == "--rpd-nodes") {
@@ -149,6 +152,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
     throw UsageError("option --rocpd-version applies to rocpd files only (--format rocpd or mixed)");
   if (o.counters > 0 && !rocpd_files)
     throw UsageError("option --counters applies to rocpd files only (--format rocpd or mixed)");
+  if (o.rpd_counters > 0 && o.format != Format::Rpd3 && o.format != Format::Mixed)
+    throw UsageError("option --rpd-counters applies to rpd3 files only (--format rpd3 or mixed)");
   if (o.merge > 0 && o.format != Format::Rocpd) throw UsageError("option --merge applies to --format rocpd only");
   if (o.rpd_nodes > 0 && o.format != Format::Rpd3 && o.format != Format::Mixed)
     throw UsageError("option --rpd-nodes applies to rpd3 files only (--format rpd3 or mixed)");

@@ -28,6 +28,7 @@ struct Options {
   std::string rocpd_version;
   int rocpd_patch = -1;     // -1: the original layout; else the 3.0.x revision
   int counters = 0;         // performance counters per kernel dispatch (rocpd files)
+  int rpd_counters = 0;     // counters per kernel op in rpd schema 3 files (rocpd_counter)
   int merge = 0;            // 0: one file per process; K: K consecutive processes per merged<j>.db
   int rpd_nodes = 0;        // 0: hostnames node<rank/2>, no encoding; N: rank on node rank % N
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective

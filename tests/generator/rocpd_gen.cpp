@@ -128,9 +128,11 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     truth.extra.emplace_back("metric_samples", std::to_string(traces.front().gpus * kRocprofsysMetricSamplesPerGpu));
   } else {
     const int version = plan.format == Format::Rpd2 ? 2 : 3;
-    write_rpd(plan.path, version, traces, o.rpd_nodes > 0);
+    write_rpd(plan.path, version, traces, o.rpd_nodes > 0, o.rpd_counters);
     truth.format = "rpd";
     truth.schema_version = version;
+    if (version == 3 && o.rpd_counters > 0)
+      for (auto& kv : rpd_counter_truth(traces, o.rpd_counters)) truth.extra.push_back(std::move(kv));
   }
   if (o.rpd_nodes > 0 || o.host_skew > 0) {
     if (traces.size() == 1 || plan.ranks.size() == 1) {

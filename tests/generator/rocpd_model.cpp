@@ -124,6 +124,29 @@ int64_t counter_value(const ProcessTrace& t, size_t op_index, int counter, int d
   return total / n + (dimension < total % n ? 1 : 0);
 }
 
+int64_t rpd_counter_value(const ProcessTrace& t, size_t op_index, int counter) {
+  int64_t total = 0;
+  for (int d = 0; d < kCounters.at(static_cast<size_t>(counter)).dimensions; ++d) total += counter_value(t, op_index, counter, d);
+  return total;
+}
+
+std::vector<std::pair<std::string, std::string>> rpd_counter_truth(std::span<const ProcessTrace> processes, int counters) {
+  int64_t rows = 0;
+  std::vector<int64_t> sums(static_cast<size_t>(counters), 0);
+  for (const ProcessTrace& t : processes)
+    for (size_t i = 0; i < t.ops.size(); ++i) {
+      if (t.ops[i].kind != OpKind::Kernel) continue;
+      for (int c = 0; c < counters; ++c) {
+        ++rows;
+        sums[static_cast<size_t>(c)] += rpd_counter_value(t, i, c);
+      }
+    }
+  std::string json = "{";
+  for (int c = 0; c < counters; ++c)
+    json += fmt::format("{}{}:{}", c ? "," : "", json_string(kCounters[static_cast<size_t>(c)].name), sums[static_cast<size_t>(c)]);
+  return {{"counters", std::to_string(rows)}, {"counter_sums", json + "}"}};
+}
+
 std::vector<SpmSample> spm_samples(const ProcessTrace& t) {
   std::vector<SpmSample> out;
   int dispatches = 0;

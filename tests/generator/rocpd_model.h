@@ -65,6 +65,10 @@ std::span<const CounterInfo> counter_catalog();
 int64_t counter_id(int counter);  // rocpd_info_pmc.id
 // Value of counter c, dimension d, for kernel op i (an integer, stored as REAL).
 int64_t counter_value(const ProcessTrace& trace, size_t op_index, int counter, int dimension);
+// The total of counter c over its dimensions for kernel op i: the one value an rpd file stores.
+int64_t rpd_counter_value(const ProcessTrace& trace, size_t op_index, int counter);
+// truth.json keys of --rpd-counters N: "counters" (rocpd_counter rows), "counter_sums".
+std::vector<std::pair<std::string, std::string>> rpd_counter_truth(std::span<const ProcessTrace> processes, int counters);
 
 // SPM: a few timestamps of the first kernel dispatches, one value per (sample, counter, position).
 struct SpmSample {

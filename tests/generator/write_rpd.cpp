@@ -10,6 +10,7 @@
 #include "db.h"
 #include "kernel_pool.h"
 #include "random.h"
+#include "rocpd_model.h"
 #include "schema_text.h"
 
 namespace rocpd_gen {
@@ -85,7 +86,22 @@ std::string call_args(const HostCall& c) {
 constexpr int64_t kGpuStride = 1'000;
 constexpr int64_t kPidStride = 10'000'000;
 
-void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset, int encode_node) {
+// Post-processed counters (rpd_multinode.md): one rocpd_counter row per (kernel op, counter), the
+// value summed over the counter's dimensions (rpd has none), the name interned in rocpd_string.
+void write_counters(Db& db, const ProcessTrace& t, int64_t offset, InternedStrings& strings, int counters) {
+  BatchInsert insert(db, "INSERT INTO rocpd_counter (id, value, op_id, name_id) VALUES (?, ?, ?, ?)");
+  const auto catalog = counter_catalog();
+  int64_t id = offset;
+  for (size_t i = 0; i < t.ops.size(); ++i) {
+    if (t.ops[i].kind != OpKind::Kernel) continue;
+    for (int c = 0; c < counters; ++c)
+      insert.add(++id, static_cast<double>(rpd_counter_value(t, i, c)), offset + static_cast<int64_t>(i) + 1,
+                 strings.id(catalog[static_cast<size_t>(c)].name));
+  }
+  insert.finish();
+}
+
+void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset, int encode_node, int counters) {
   const int64_t node = encode_node > 0 ? encode_node : 0;
   const int64_t pid = node * kPidStride + t.pid;
   Stmt string_insert(db, "INSERT INTO rocpd_string (id, string) VALUES (?, ?)");
@@ -179,6 +195,7 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset, i
   }
 
   if (ustring_insert) ustring_insert->finish();
+  if (counters > 0 && version == 3) write_counters(db, t, offset, strings, counters);
 
   // A few sampled clock changes per gpu, as the SMI logger records them (not part of the truth).
   Stmt monitor_insert(db, "INSERT INTO rocpd_monitor (deviceType, deviceId, monitorType, start, end, value) "
@@ -193,7 +210,7 @@ void write_session(Db& db, int version, const ProcessTrace& t, int64_t offset, i
 }  // namespace
 
 void write_rpd(const std::filesystem::path& path, int schema_version, std::span<const ProcessTrace> sessions,
-               bool encode_nodes) {
+               bool encode_nodes, int counters) {
   if (schema_version != 2 && schema_version != 3)
     throw std::invalid_argument(fmt::format("rpd schema version {} is not supported", schema_version));
   Db db(path);
@@ -203,7 +220,7 @@ void write_rpd(const std::filesystem::path& path, int schema_version, std::span<
   meta.run(std::to_string(sessions.size()));
   for (size_t s = 0; s < sessions.size(); ++s)
     write_session(db, schema_version, sessions[s], static_cast<int64_t>(s) << 32,
-                  encode_nodes && schema_version == 3 ? sessions[s].node : -1);
+                  encode_nodes && schema_version == 3 ? sessions[s].node : -1, counters);
   db.exec("COMMIT");
 }
 
