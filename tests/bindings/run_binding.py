@@ -107,7 +107,8 @@ def build_node(work):
     if not (work / "node_modules" / "better-sqlite3").is_dir():
         work.mkdir(parents=True, exist_ok=True)
         run([env("ROCPD_TOOL_NPM"), "install", "--no-save", "--no-audit", "--no-fund", "--prefix", work,
-             "--build-from-source", "--nodedir=/usr", "better-sqlite3@11"])
+             "better-sqlite3@11"],
+            extra_env={"npm_config_build_from_source": "true", "npm_config_nodedir": "/usr"})
     return {"NODE_PATH": str(work / "node_modules")}
 
 
