@@ -79,9 +79,10 @@ def run(cmd, *, extra_env=None, preload=False, cwd=None):
 
 
 def go_env(work):
-    # GOPATH mode over Debian's Go sources: no module download, no network (GOPROXY=off).
+    # GOPATH mode over Debian's Go sources: no module download, no network (GOPROXY=off). One
+    # build cache for the example and its pool tests (Go's cache is safe for concurrent builds).
     return {"GO111MODULE": "off", "GOPATH": "/usr/share/gocode", "GOPROXY": "off", "GOFLAGS": "",
-            "GOCACHE": str(work / "gocache"), "GOTOOLCHAIN": "local"}
+            "GOCACHE": str(work.parent / "gocache"), "GOTOOLCHAIN": "local"}
 
 
 def build_rust(work):
