@@ -22,6 +22,12 @@ bool host_interrupted(sqlite3* host) {
   if (rc == SQLITE_OK) rc = sqlite3_step(stmt.get());
   return rc == SQLITE_INTERRUPT;
 }
+
+// A SQLite compiled with SQLITE_OMIT_PROGRESS_CALLBACK (better-sqlite3, Node's most used binding,
+// docs/bindings.md) leaves sqlite3_progress_handler's entry of the API table null: calling it
+// would jump to address 0. Without the handler, member statements are still stopped at the
+// watch's checks between rows (InterruptWatch::check), only not inside one long step.
+bool progress_handler_available() { return sqlite3_api && sqlite3_api->progress_handler; }
 }  // namespace
 
 bool InterruptWatch::poll() {
@@ -56,7 +62,7 @@ void InterruptWatch::check() {
 void InterruptWatch::raise() { throw Error("interrupted", SQLITE_INTERRUPT); }
 
 ProgressGuard::ProgressGuard(sqlite3* member_db, InterruptWatch* watch, bool host_thread) {
-  if (!member_db || !watch) return;
+  if (!member_db || !watch || !progress_handler_available()) return;
   db_ = member_db;
   context_ = std::make_unique<Context>(Context{watch, host_thread});
   sqlite3_progress_handler(
