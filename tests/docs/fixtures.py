@@ -11,6 +11,11 @@ FIXTURES = {
     # The tests' mixed8 set (tests/make_fixtures.sh): 8 ranks, rank0/3/6.rpd rpd v2,
     # rank1/4/7.rpd rpd v3, rank2/5.db rocprofv3.
     "mixed8": "--procs 8 --format mixed --ops 2000 --seed 11",
+    # docs/diagnosis.md: the diagnosis workload (nested ranges, helper threads, idle causes), with
+    # counters in the rpd v3 and rocprofv3 files, and two runs to compare.
+    "dg1": "--procs 3 --format mixed --ops 4000 --seed 23 --markers 500 --diagnosis 1 --counters 8 --rpd-counters 8",
+    "baseline": "--procs 2 --format rpd3 --ops 1500 --seed 3",
+    "candidate": "--procs 2 --format mixed --ops 1500 --seed 4",
 }
 
 
