@@ -9,12 +9,13 @@
 --   overlap_ns            length of (union of comm) intersected with (union of compute), as
 --                         compute_ns + comm_ns - length of the union of both
 --   exposed_comm_ns       comm_ns - overlap_ns: communication the GPU did not hide
---   overlap_pct           100 * overlap_ns / comm_ns (HTA's comp_comm_overlap_pctg); NULL without comm
+--   overlap_pct           100 * overlap_ns / comm_ns (HTA's comp_comm_overlap_pctg), rounded to 2
+--                         decimals (docs/views.md); NULL without comm
 CREATE TEMP VIEW IF NOT EXISTS rocpd_comm_overlap AS
 SELECT db, gpu, compute_ops, comm_ops, compute_ns, comm_ns,
        compute_ns + comm_ns - both_ns AS overlap_ns,
        both_ns - compute_ns AS exposed_comm_ns,
-       CASE WHEN comm_ns > 0 THEN 100.0 * (compute_ns + comm_ns - both_ns) / comm_ns END AS overlap_pct
+       CASE WHEN comm_ns > 0 THEN round(100.0 * (compute_ns + comm_ns - both_ns) / comm_ns, 2) END AS overlap_pct
 FROM (SELECT db, gpu,
              count(*) FILTER (WHERE class = 'compute') AS compute_ops,
              count(*) FILTER (WHERE class = 'comm') AS comm_ops,

@@ -88,11 +88,13 @@ class Runs(unittest.TestCase):
                         want[t["name"]][1] += t["total_ns"]
             got = {n: [len(v), sum(v)] for (r, n), v in durations.items() if r == run}
             self.assertEqual(got, dict(want))
-        rows = con.execute("SELECT * FROM rocpd_run_compare WHERE run_a = 'baseline' AND run_b = 'candidate'").fetchall()
+        rows = con.execute("SELECT * FROM rocpd_run_compare_full WHERE run_a = 'baseline' AND run_b = 'candidate'"
+                           ).fetchall()
         names = {n for (_, n) in durations}
         self.assertEqual(len(rows), len(names))
         impact = []
-        for run_a, run_b, name, ca, ta, ma, cb, tb, mb, diff, dmed in rows:
+        for run_a, run_b, name, ca, ta, ma, cb, tb, mb, diff, dmed, kernel in rows:
+            self.assertEqual(kernel, con.execute("SELECT rocpd_display_name(?)", (name,)).fetchone()[0])
             a, b = durations.get(("baseline", name), []), durations.get(("candidate", name), [])
             self.assertEqual((ca, ta, cb, tb), (len(a), sum(a), len(b), sum(b)), name)
             self.assertEqual(ma, statistics.median(a) if a else None)
@@ -102,9 +104,16 @@ class Runs(unittest.TestCase):
             impact.append(abs(diff))
         self.assertEqual(impact, sorted(impact, reverse=True))
         # The other direction is the mirror image.
-        back = {r[2]: r for r in con.execute("SELECT * FROM rocpd_run_compare WHERE run_a = 'candidate'")}
+        back = {r[2]: r for r in con.execute("SELECT * FROM rocpd_run_compare_full WHERE run_a = 'candidate'")}
         for r in rows:
             self.assertEqual(back[r[2]][9], -r[9])
+        # The short view: the same rows and order, `kernel` in place of the raw name.
+        short = con.execute("SELECT * FROM rocpd_run_compare WHERE run_a = 'baseline' AND run_b = 'candidate'").fetchall()
+        self.assertEqual(short, [r[:2] + (r[11],) + r[3:11] for r in rows])
+        kernels = con.execute("SELECT * FROM rocpd_run_kernels ORDER BY run, kernel, calls").fetchall()
+        full = con.execute("SELECT run, kernel, calls, total_ns, med_ns FROM rocpd_run_kernels_full "
+                           "ORDER BY run, kernel, calls").fetchall()
+        self.assertEqual(kernels, full)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,8 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_ranges", "rocpd_runs", "rocpd_run_kernels", "rocpd_run_compare", "rocpd_kernel_counters",
                   "rocpd_queue_depth", "rocpd_kernel_sequences",
                   "rocpd_kernel_summary_full", "rocpd_kernel_summary_by_db_full", "rocpd_op_summary_full",
-                  "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full"}
+                  "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full",
+                  "rocpd_run_kernels_full", "rocpd_run_compare_full"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
 # these names would shadow a member's own table or view.
 UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",
