@@ -371,6 +371,43 @@ class LinkTableEdgeCases(unittest.TestCase):
             "UPDATE rocpd_api_ops SET api_id = 'not an id' WHERE id IN (SELECT id FROM rocpd_api_ops LIMIT 3)"]))
 
 
+class EveryLayout(unittest.TestCase):
+    """Both tables against the brute force on every upstream layout the fixtures hold (merged
+    multi-process rocprofv3 files, rocpd 4.x, rocprofiler-systems, multi-node rpd, rpd sessions):
+    ops are matched by their rocpd_ops rowid (op ids repeat across the processes of a merged file)."""
+
+    def test_layouts(self):
+        root = os.environ.get("ROCPD_FIXTURES", "")
+        names = ["layouts/rocpd_v300", "layouts/rocpd_v305", "layouts/merged", "layouts/rocprofsys", "layouts/rocpd4",
+                 "layouts/multinode", "sets/mixed8", "sets/sessions"]
+        checked = 0
+        for name in names:
+            path = os.path.join(root, name)
+            if not os.path.isdir(path):
+                continue
+            with self.subTest(layout=name):
+                con = connect(path)
+                ops = con.execute('SELECT db, pid, rowid, correlation_id, gpu, queue, stream, kind, name, start, "end" '
+                                  'FROM rocpd_ops').fetchall()
+                apis = con.execute('SELECT db, pid, tid, domain, name, start, "end", correlation_id, api_id '
+                                   'FROM rocpd_apis').fetchall()
+                expected = brute_stacks(ops, apis)  # keyed by (db, kind, rowid) here
+                rows = con.execute("SELECT db, kind, rowid, pid, tid, stack FROM rocpd_kernel_stacks").fetchall()
+                self.assertEqual(len(rows), len(expected))
+                for db, kind, rowid, pid, tid, stack in rows:
+                    self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, rowid)], (db, rowid))
+                by_gpu, by_lane = idle_inputs(ops, apis)
+                got = con.execute("SELECT db, gpu, queue, stream, level, gaps, idle_ns, host_wait_ns, kernel_wait_ns, "
+                                  "other_ns, busy_ns FROM rocpd_idle_breakdown").fetchall()
+                self.assertEqual(len(got), len(by_gpu) + len(by_lane))
+                for db, gpu, queue, stream, level, *figures in got:
+                    ivs = by_gpu[(db, gpu)] if level == "gpu" else by_lane[(db, gpu, queue, stream)]
+                    self.assertEqual(dict(zip(IDLE_COLS, figures)), brute_idle(ivs, THRESHOLD), (name, db, gpu, queue))
+                checked += 1
+        if checked == 0:
+            self.skipTest(f"no fixture layouts under {root!r}")
+
+
 class CommOverlap(unittest.TestCase):
     def test_matches_brute_force_and_truth(self):
         con = connect()
