@@ -273,6 +273,18 @@ std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, 
   return out;
 }
 
+MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table) {
+  MemberSet out;
+  if (dbs.empty()) return out;
+  out.registry = federation::Registry::of(conn);
+  if (!out.registry) throw Error(fmt::format("{}: no members", table));
+  std::vector<std::string> names;
+  names.reserve(dbs.size());
+  for (const auto& ref : dbs) names.push_back(ref.db);
+  out.members = out.registry->members_named(names, table);
+  return out;
+}
+
 std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
                                              bool with_thread, const char* table, const federation::Profile* profile) {
   std::vector<LaunchCall> out(wanted.size());

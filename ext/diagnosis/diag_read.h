@@ -10,6 +10,7 @@
 #include "common/affinity.h"
 #include "common/sqlite_util.h"
 #include "federation/member.h"
+#include "federation/registry.h"
 #include "intervals/ops_window.h"
 
 namespace rocpd::diagnosis {
@@ -117,6 +118,13 @@ Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread);
 // the launch. Calls whose start is NULL are not launches.
 std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
                                       const char* table);
+
+// The registry of `conn` and its members named in `dbs` (member_dbs order), for MemberPool.
+struct MemberSet {
+  std::shared_ptr<federation::Registry> registry;
+  std::vector<federation::MemberPtr> members;
+};
+MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table);
 
 // A member's launch calls by the slot of their correlation id in `wanted`, read by MemberColumns
 // (the same choice as read_launches).

@@ -170,19 +170,11 @@ struct Cursor : sqlite3_vtab_cursor {
     rows.assign(dbs.size(), {});
     if (dbs.empty()) return;
     federation::InterruptWatch watch(table().conn);
-    auto registry = federation::Registry::of(table().conn);
-    if (!registry) throw Error(fmt::format("{}: no members", kTable));
-    std::map<std::string, federation::MemberPtr> by_alias;
-    for (const auto& m : registry->members()) by_alias.emplace(m->alias, m);
-    std::vector<federation::MemberPtr> members;
-    for (const auto& ref : dbs) {
-      auto it = by_alias.find(ref.db);
-      if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", kTable, ref.db));
-      members.push_back(it->second);
-    }
+    const MemberSet set = member_set(table().conn, dbs, kTable);
     const Params p{sel.gpu, threshold, lo, hi};
-    federation::MemberPool(*registry, watch).run(
-        members, [&](size_t i, sqlite3* conn, size_t) { rows[i] = member_rows(*members[i], conn, p, watch); });
+    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* conn, size_t) {
+      rows[i] = member_rows(*set.members[i], conn, p, watch);
+    });
   }
 
   void settle() {

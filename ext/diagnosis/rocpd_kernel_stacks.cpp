@@ -144,6 +144,17 @@ struct MemberStacks {
   }
 };
 
+// A key's value as MemberColumns hands values out (bytes point into the key).
+StoredValue stored(const GpuKey& k) {
+  StoredValue v;
+  v.type = k.type;
+  v.i = k.i;
+  v.d = k.d;
+  v.bytes = k.bytes.data();
+  v.length = static_cast<int>(k.bytes.size());
+  return v;
+}
+
 using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
 // A hostile pid or tid gives no thread: the call has no thread, so no range encloses it.
 std::optional<ThreadKey> thread_key(const StoredValue& pid, const StoredValue& tid) {
@@ -228,17 +239,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::opti
     if (call_of_slot[slot] < 0) {
       call_of_slot[slot] = static_cast<int32_t>(out.calls.size());
       CallRow c;
-      StoredValue pid, tid;
-      pid.type = lc.pid.type;
-      pid.i = lc.pid.i;
-      pid.d = lc.pid.d;
-      pid.bytes = lc.pid.bytes.data();
-      pid.length = static_cast<int>(lc.pid.bytes.size());
-      tid.type = lc.tid.type;
-      tid.i = lc.tid.i;
-      tid.d = lc.tid.d;
-      tid.bytes = lc.tid.bytes.data();
-      tid.length = static_cast<int>(lc.tid.bytes.size());
+      const StoredValue pid = stored(lc.pid), tid = stored(lc.tid);
       c.pid = out.cell(pid);
       c.tid = out.cell(tid);
       out.calls.push_back(c);
@@ -391,20 +392,11 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   return guard(cur->pVtab, [&] {
     c->sel = decode(kTable, idx_str, argc, argv);
     const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
-    c->members.clear();
     c->batch.clear();
     c->next_member = c->member = c->row = 0;
-    if (!dbs.empty()) {
-      c->registry = federation::Registry::of(c->table().conn);
-      if (!c->registry) throw Error(fmt::format("{}: no members", kTable));
-      std::map<std::string, federation::MemberPtr> by_alias;
-      for (const auto& m : c->registry->members()) by_alias.emplace(m->alias, m);
-      for (const auto& ref : dbs) {
-        auto it = by_alias.find(ref.db);
-        if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", kTable, ref.db));
-        c->members.push_back(it->second);
-      }
-    }
+    MemberSet set = member_set(c->table().conn, dbs, kTable);
+    c->registry = std::move(set.registry);
+    c->members = std::move(set.members);
     c->settle();
     return SQLITE_OK;
   });

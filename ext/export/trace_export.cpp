@@ -76,7 +76,7 @@ class Exporter {
     {
       // Read straight from the member's own tables on its connection (federation/member_columns.h):
       // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
-      const federation::MemberPtr fm = registry_member(m.db);
+      const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
       const auto profile = registry_->profile(fm, &watch_);
       federation::Registry::Lease lease = registry_->acquire(fm, &watch_, true);
       read_launches(*fm, lease.db());
@@ -206,12 +206,6 @@ class Exporter {
     if (gpu && q && *gpu >= 0 && *gpu < 100000 && *q >= 0 && *q < 10000) sort = 1000000 + *gpu * 10000 + *q;
     w_.thread(json_pid, id, fmt::format("GPU {} queue {}", g, qs), sort);
     return id;
-  }
-
-  federation::MemberPtr registry_member(const std::string& db) const {
-    for (const auto& m : registry_->members())
-      if (m->alias == db) return m;
-    throw Error(fmt::format("{}: member '{}' is gone", kFn, db));
   }
 
   // A value as sqlite3_column_int64 reads it; nullopt for NULL.

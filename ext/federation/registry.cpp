@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <set>
 
 #include "federation/member_files.h"
@@ -66,6 +67,19 @@ uint32_t Registry::take_ordinal() {
 }
 
 void Registry::give_back_ordinal(uint32_t ordinal) { free_ordinals_.insert(ordinal); }
+
+std::vector<MemberPtr> Registry::members_named(const std::vector<std::string>& aliases, const char* who) {
+  std::map<std::string, MemberPtr> by_alias;
+  for (auto& m : members()) by_alias.emplace(m->alias, std::move(m));
+  std::vector<MemberPtr> out;
+  out.reserve(aliases.size());
+  for (const auto& alias : aliases) {
+    auto it = by_alias.find(alias);
+    if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", who, alias));
+    out.push_back(it->second);
+  }
+  return out;
+}
 
 std::vector<MemberPtr> Registry::members() {
   std::lock_guard lock(mutex_);

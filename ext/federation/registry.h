@@ -35,6 +35,9 @@ class Registry {
   // Every member: attached schemas in PRAGMA database_list order, then opened files in open order.
   // A schema that looks like a trace but cannot be read raises its error on every call.
   std::vector<MemberPtr> members();
+  // The members named `aliases`, in that order (one members() call); a name no member has is an
+  // error naming `who` and the name.
+  std::vector<MemberPtr> members_named(const std::vector<std::string>& aliases, const char* who);
 
   // Keeps a member's connection usable while a statement runs on it. Member connections are
   // opened without SQLite's per-call mutex (it cost a third of a scan's time), so a connection
