@@ -61,32 +61,36 @@ const char* affinity_keyword(Affinity a) {
 }
 
 StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
+  // One sqlite3_column_value, then the sqlite3_value_* readers: each sqlite3_column_* call would
+  // enter the connection's mutex and check for allocation failures again (the readers of member
+  // rows call this for every column of millions of rows). The value is used on the statement's
+  // own thread before the next step, as the column readers would use it.
+  sqlite3_value* val = sqlite3_column_value(stmt, col);
   StoredValue v;
-  const int type = sqlite3_column_type(stmt, col);
-  switch (type) {
+  switch (sqlite3_value_type(val)) {
     case SQLITE_NULL: return v;
     case SQLITE_INTEGER:
       if (a == Affinity::Text) {
         // SQLite's own integer -> text conversion, as storing into a TEXT column does.
-        const auto* t = sqlite3_column_text(stmt, col);
-        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+        const auto* t = sqlite3_value_text(val);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_value_bytes(val));
       } else if (a == Affinity::Real) {
         v.type = SQLITE_FLOAT;
-        v.d = static_cast<double>(sqlite3_column_int64(stmt, col));
+        v.d = static_cast<double>(sqlite3_value_int64(val));
       } else {
         v.type = SQLITE_INTEGER;
-        v.i = sqlite3_column_int64(stmt, col);
+        v.i = sqlite3_value_int64(val);
       }
       return v;
     case SQLITE_FLOAT:
       if (a == Affinity::Text) {
-        const auto* t = sqlite3_column_text(stmt, col);
-        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+        const auto* t = sqlite3_value_text(val);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_value_bytes(val));
       } else if (a == Affinity::Blob) {
         v.type = SQLITE_FLOAT;
-        v.d = sqlite3_column_double(stmt, col);
+        v.d = sqlite3_value_double(val);
       } else {
-        set_real(v, sqlite3_column_double(stmt, col), a);
+        set_real(v, sqlite3_value_double(val), a);
       }
       return v;
     case SQLITE_TEXT:
@@ -95,30 +99,30 @@ StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
         // itself, so its exact rules hold: on the column's own value (a copy from
         // sqlite3_value_dup has no connection, which newer SQLite's conversion needs), whose
         // connection is the member's (one thread at a time) or the host's (held by this thread).
-        const int t = sqlite3_value_numeric_type(sqlite3_column_value(stmt, col));
+        const int t = sqlite3_value_numeric_type(val);
         if (t == SQLITE_INTEGER) {
           if (a == Affinity::Real) {
             v.type = SQLITE_FLOAT;
-            v.d = static_cast<double>(sqlite3_column_int64(stmt, col));
+            v.d = static_cast<double>(sqlite3_value_int64(val));
           } else {
             v.type = SQLITE_INTEGER;
-            v.i = sqlite3_column_int64(stmt, col);
+            v.i = sqlite3_value_int64(val);
           }
           return v;
         }
         if (t == SQLITE_FLOAT) {
-          set_real(v, sqlite3_column_double(stmt, col), a);
+          set_real(v, sqlite3_value_double(val), a);
           return v;
         }
       }
       {
-        const auto* t = sqlite3_column_text(stmt, col);
-        set_bytes(v, SQLITE_TEXT, t, sqlite3_column_bytes(stmt, col));
+        const auto* t = sqlite3_value_text(val);
+        set_bytes(v, SQLITE_TEXT, t, sqlite3_value_bytes(val));
       }
       return v;
     default: {
-      const void* b = sqlite3_column_blob(stmt, col);
-      set_bytes(v, SQLITE_BLOB, b, sqlite3_column_bytes(stmt, col));
+      const void* b = sqlite3_value_blob(val);
+      set_bytes(v, SQLITE_BLOB, b, sqlite3_value_bytes(val));
       return v;
     }
   }

@@ -6,6 +6,7 @@
 // the ops' own rocpd_ops rowids (unique across members, stable).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -296,8 +297,16 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::opti
     auto tr = thread_ranges.find(thread);
     if (tr == thread_ranges.end()) continue;  // no range: every stack is empty
     std::vector<Range>& ranges = tr->second;
+    // Calls in a row under the same ranges (a loop of launches inside one operator) share one
+    // stack: it is built and interned once.
+    std::vector<uint32_t> last_stack;
+    StackInfo last_info;
     sweep_thread(ranges, tcalls, [&](uint32_t call, std::span<const uint32_t> stack) {
       if (stack.empty()) return;
+      if (std::equal(stack.begin(), stack.end(), last_stack.begin(), last_stack.end())) {
+        out.calls[call].info = last_info;
+        return;
+      }
       json = "[";
       for (size_t k = 0; k < stack.size(); ++k) {
         if (k) json.push_back(',');
@@ -309,6 +318,8 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::opti
       info.depth = static_cast<uint32_t>(stack.size());
       info.top = ranges[stack.front()].name;
       info.bottom = ranges[stack.back()].name;
+      last_stack.assign(stack.begin(), stack.end());
+      last_info = info;
     });
   }
   return out;

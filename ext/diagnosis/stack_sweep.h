@@ -34,10 +34,10 @@ inline bool outer_first(const Range& a, const Range& b) {
 // the ranges open at its start (the nesting depth for well-nested markers).
 template <class Visit>
 void sweep_thread(std::vector<Range>& ranges, std::vector<Call>& calls, Visit&& visit) {
-  std::sort(ranges.begin(), ranges.end(), outer_first);
-  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-    return a.start != b.start ? a.start < b.start : a.id < b.id;
-  });
+  // Traces record calls and ranges in time order: checking first skips most sorts.
+  if (!std::is_sorted(ranges.begin(), ranges.end(), outer_first)) std::sort(ranges.begin(), ranges.end(), outer_first);
+  const auto call_order = [](const Call& a, const Call& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; };
+  if (!std::is_sorted(calls.begin(), calls.end(), call_order)) std::sort(calls.begin(), calls.end(), call_order);
   std::vector<uint32_t> active;  // ranges started at or before the current call, in outer_first order
   std::vector<uint32_t> stack;
   size_t next = 0;

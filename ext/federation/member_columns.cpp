@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "federation/member_files.h"
@@ -99,22 +100,66 @@ void MemberColumns::open(size_t source) {
   }
 }
 
+void MemberColumns::LinkMap::clear() {
+  pairs_.clear();
+  dense_.clear();
+  present_.clear();
+  hashed_.clear();
+}
+
+void MemberColumns::LinkMap::build() {
+  if (pairs_.empty()) return;
+  int64_t lo = pairs_.front().first, hi = lo;
+  for (const auto& [k, v] : pairs_) {
+    lo = std::min(lo, k);
+    hi = std::max(hi, k);
+  }
+  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  if (range < 4 * pairs_.size() + 4096) {
+    dense_min_ = lo;
+    dense_.assign(range + 1, 0);
+    present_.assign(range + 1, 0);
+    for (const auto& [k, v] : pairs_) {
+      const uint64_t at = static_cast<uint64_t>(k) - static_cast<uint64_t>(lo);
+      if (!present_[at] || v < dense_[at]) dense_[at] = v;
+      present_[at] = 1;
+    }
+  } else {
+    for (const auto& [k, v] : pairs_) {
+      auto [it, inserted] = hashed_.try_emplace(k, v);
+      if (!inserted && v < it->second) it->second = v;
+    }
+  }
+  pairs_ = {};
+}
+
+const int64_t* MemberColumns::LinkMap::find(int64_t key) const {
+  if (!present_.empty()) {
+    const uint64_t at = static_cast<uint64_t>(key) - static_cast<uint64_t>(dense_min_);
+    return at < present_.size() && present_[at] ? &dense_[at] : nullptr;
+  }
+  const auto it = hashed_.find(key);
+  return it == hashed_.end() ? nullptr : &it->second;
+}
+
 bool MemberColumns::load_link(const SourceSql& src) {
   Stmt stmt = prepare(db_, src.link_sql);
   for (;;) {
     const int rc = sqlite3_step(stmt.get());
-    if (rc == SQLITE_DONE) return true;
+    if (rc == SQLITE_DONE) break;
     if (rc != SQLITE_ROW) fail(sqlite3_errmsg(db_), rc);
-    const int value_type = sqlite3_column_type(stmt.get(), 1);
+    sqlite3_value* key = sqlite3_column_value(stmt.get(), 0);
+    sqlite3_value* value = sqlite3_column_value(stmt.get(), 1);
+    const int value_type = sqlite3_value_type(value);
     if (value_type == SQLITE_NULL) continue;  // min() skips NULLs
-    if (sqlite3_column_type(stmt.get(), 0) != SQLITE_INTEGER || value_type != SQLITE_INTEGER) {
+    if (sqlite3_value_type(key) != SQLITE_INTEGER || value_type != SQLITE_INTEGER) {
       link_.clear();
       return false;
     }
-    const int64_t key = sqlite3_column_int64(stmt.get(), 0), value = sqlite3_column_int64(stmt.get(), 1);
-    auto [it, inserted] = link_.try_emplace(key, value);
-    if (!inserted && value < it->second) it->second = value;
+    link_.add(sqlite3_value_int64(key), sqlite3_value_int64(value));
   }
+  link_.build();
+  return true;
 }
 
 bool MemberColumns::next() {
@@ -134,11 +179,12 @@ bool MemberColumns::next() {
 
 StoredValue MemberColumns::keyed_name() const {
   sqlite3_stmt* st = stmt_.get();
-  const int64_t own_rowid = sqlite3_column_int64(st, query_.rowid_index);
+  const int64_t own_rowid = sqlite3_value_int64(sqlite3_column_value(st, query_.rowid_index));
   NameKey key{};
   for (size_t k = 0; k < key_cols_.size(); ++k) {
-    const int type = sqlite3_column_type(st, key_cols_[k]);
-    if (type == SQLITE_INTEGER) key[k] = {1, sqlite3_column_int64(st, key_cols_[k])};
+    sqlite3_value* part = sqlite3_column_value(st, key_cols_[k]);
+    const int type = sqlite3_value_type(part);
+    if (type == SQLITE_INTEGER) key[k] = {1, sqlite3_value_int64(part)};
     else if (type != SQLITE_NULL) key[k] = {2, own_rowid};  // not an id: this row's own name
   }
   auto [it, inserted] = names_.try_emplace(key);
@@ -183,10 +229,10 @@ StoredValue MemberColumns::operator[](size_t i) const {
     key = static_cast<int64_t>(v.d);
   StoredValue out;
   if (!key) return out;
-  const auto it = link_.find(*key);
-  if (it == link_.end()) return out;
+  const int64_t* linked = link_.find(*key);
+  if (!linked) return out;
   out.type = SQLITE_INTEGER;
-  out.i = it->second;
+  out.i = *linked;
   return out;
 }
 

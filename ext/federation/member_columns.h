@@ -68,7 +68,25 @@ class MemberColumns {
   std::vector<Affinity> affinity_;  // per requested column
   std::vector<int> result_col_;     // per requested column: result column of stmt_
   int linked_ = -1;                 // the requested column read through link_, else -1
-  std::unordered_map<int64_t, int64_t> link_;
+  // The link table: key -> smallest value. Keys numbered densely (op ids, the usual case) get a
+  // direct table, looked up without hashing; others a hash map.
+  class LinkMap {
+   public:
+    void clear();
+    // Adds (key, value), keeping the smaller value of a repeated key.
+    void add(int64_t key, int64_t value) { pairs_.emplace_back(key, value); }
+    // After the last add(): builds the lookup.
+    void build();
+    const int64_t* find(int64_t key) const;
+
+   private:
+    std::vector<std::pair<int64_t, int64_t>> pairs_;
+    std::vector<int64_t> dense_;
+    std::vector<uint8_t> present_;
+    int64_t dense_min_ = 0;
+    std::unordered_map<int64_t, int64_t> hashed_;
+  };
+  LinkMap link_;
   // Op names by name key: the requested column they stand for, the key's result columns, a query
   // of the name by rowid, and the names read so far (one source's keys: cleared per source).
   struct Name {
@@ -83,7 +101,14 @@ class MemberColumns {
   std::vector<int> key_cols_;
   MemberQuery name_query_;
   mutable Stmt name_stmt_;
-  mutable std::map<NameKey, Name> names_;
+  struct NameKeyHash {
+    size_t operator()(const NameKey& k) const noexcept {
+      uint64_t h = 0x9e3779b97f4a7c15ULL;
+      for (const auto& [tag, value] : k) h = (h ^ (static_cast<uint64_t>(value) + static_cast<uint64_t>(tag))) * 0xbf58476d1ce4e5b9ULL;
+      return static_cast<size_t>(h ^ (h >> 31));
+    }
+  };
+  mutable std::unordered_map<NameKey, Name, NameKeyHash> names_;
   mutable int64_t token_ = -1, next_token_ = 0;
   // The hints as constraints: column, op and value (owned by filter_values_).
   std::vector<std::pair<int, unsigned char>> filters_;

@@ -20,13 +20,14 @@ const RpdDetails& details(const Member& m) { return static_cast<const RpdDetails
 std::string decoded(int64_t stride, const char* column) {
   if (stride <= 0) return column;
   // Only integers are encoded: a hostile file's text or real reads as written (text compares above
-  // every number, and % would turn it into a number).
-  return fmt::format("CASE WHEN typeof({0}) = 'integer' AND {0} >= {1} THEN {0} % {1} ELSE {0} END", column, stride);
+  // every number, and % would turn it into a number). The comparison comes first: most values of
+  // a single-node file are below the stride, and typeof() is a function call per row.
+  return fmt::format("CASE WHEN {0} >= {1} AND typeof({0}) = 'integer' THEN {0} % {1} ELSE {0} END", column, stride);
 }
 // The node part of such a value (0 when not encoded).
 std::string node_of(int64_t stride, const char* column) {
   if (stride <= 0) return "0";
-  return fmt::format("CASE WHEN typeof({0}) = 'integer' AND {0} >= {1} THEN {0} / {1} ELSE 0 END", column, stride);
+  return fmt::format("CASE WHEN {0} >= {1} AND typeof({0}) = 'integer' THEN {0} / {1} ELSE 0 END", column, stride);
 }
 
 // The op types of each canonical kind, as an uncorrelated subquery (evaluated once per query).
