@@ -66,6 +66,12 @@ def main():
         ("full scan of the columns rocpd_kernel_stacks reads",
          "SELECT count(*), sum(length(name)), sum(length(kind)), sum(correlation_id), sum(op_id), sum(gpu), sum(queue), "
          "sum(\"end\" - start) FROM rocpd_ops"),
+        ("scan of every input of rocpd_kernel_stacks (ops, API calls, markers)",
+         "SELECT (SELECT total(length(name)) + total(length(kind)) + total(correlation_id) + total(op_id) + total(gpu) "
+         "+ total(queue) + total(\"end\" - start) FROM rocpd_ops) "
+         "+ (SELECT total(correlation_id) + total(pid) + total(tid) + total(\"end\" - start) + total(api_id) FROM rocpd_apis) "
+         "+ (SELECT total(length(name)) + total(pid) + total(tid) + total(\"end\" - start) FROM rocpd_apis "
+         "WHERE domain = 'marker')"),
         ("full scan of every column but demangled (SELECT * without demangle)",
          "SELECT count(*), sum(pid), sum(gpu), sum(queue), sum(stream), max(kind), max(name), max(start), max(\"end\"), "
          "sum(duration), sum(correlation_id), sum(op_id), sum(graph_id), sum(node) FROM rocpd_ops"),
