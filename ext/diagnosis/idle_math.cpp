@@ -24,7 +24,9 @@ IdleTotals classify_gaps(std::vector<IdleOp>& ops, int64_t kernel_wait_ns, int64
     op.end = std::min(op.end, hi);
   }
   std::erase_if(ops, [](const IdleOp& op) { return op.end <= op.start; });
-  std::sort(ops.begin(), ops.end(), [](const IdleOp& a, const IdleOp& b) { return a.start < b.start; });
+  // A queue's ops are usually read in start order already: checking first skips the sort.
+  const auto by_start = [](const IdleOp& a, const IdleOp& b) { return a.start < b.start; };
+  if (!std::is_sorted(ops.begin(), ops.end(), by_start)) std::sort(ops.begin(), ops.end(), by_start);
   int64_t busy_start = 0, busy_end = 0;
   for (size_t i = 0; i < ops.size();) {
     const int64_t b = ops[i].start;
