@@ -6,7 +6,8 @@ Usage: bench_export.py --ext BUILD/librocpd_ext --gen BUILD/tests/generator/rocp
 
 The upstream script is not part of the project: pass its path, or the script downloads it into
 --work with curl. It runs under the same /usr/bin/python3 on a copy of the input under --work.
-Both convert the whole file (and, second row, a window of the middle 10 %) to Chrome trace JSON;
+Both convert the whole file (and a window of the middle 10 %) to Chrome trace JSON (ours also to
+.json.gz and .pftrace);
 times are best of --repeat wall-clock runs, sizes are the output files. Prints ratios.
 """
 import argparse
@@ -69,6 +70,9 @@ def bench_file(label, args, rpd):
     gz_out = os.path.join(work, "ours.json.gz")
     t_gz = best_of(args.repeat, lambda: ours(args.ext, rpd, gz_out))
     rows.append(("whole file -> .json.gz (ours only)", t_up, t_gz, mb(up_out), mb(gz_out)))
+    pf_out = os.path.join(work, "ours.pftrace")
+    t_pf = best_of(args.repeat, lambda: ours(args.ext, rpd, pf_out))
+    rows.append(("whole file -> .pftrace (ours only)", t_up, t_pf, mb(up_out), mb(pf_out)))
     # The middle 10 %: upstream takes percentages of its API span, we take the same ns bounds.
     lo, hi = first + (last - first) * 45 // 100, first + (last - first) * 55 // 100
     t_up = best_of(args.repeat, lambda: upstream(args.upstream, rpd, up_out, "45%", "55%"))

@@ -7,34 +7,30 @@
 #include <string_view>
 
 #include "export/out_file.h"
+#include "export/trace_writer.h"
 
 namespace rocpd::exporter {
 
-// Arguments shown in the viewer's details panel.
-struct EventArgs {
-  std::optional<int64_t> correlation_id;
-  std::optional<int64_t> op_id;
-  std::optional<std::string_view> text;  // API call arguments (rpd)
-};
-
-class JsonWriter {
+class JsonWriter final : public TraceWriter {
  public:
   explicit JsonWriter(OutFile& out) : out_(out) {}
 
-  void begin();
-  void process(int64_t pid, std::string_view name, int64_t sort_index);
-  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index);
+  void begin() override;
+  // Metadata events "M": process_name, process_sort_index, thread_name, thread_sort_index.
+  void process(int64_t pid, std::string_view name, int64_t sort_index) override;
+  void thread(int64_t pid, int64_t tid, std::string_view name, int64_t sort_index) override;
   // A complete event ("X") of `dur_ns` > 0, or an instant ("i", thread scope) when dur_ns is 0.
   void slice(int64_t pid, int64_t tid, std::string_view cat, std::string_view name, int64_t ts_ns, int64_t dur_ns,
-             const EventArgs& args);
-  // A flow arrow from the slice enclosing (pid, tid, from_ns) to the slice enclosing
-  // (to_pid, to_tid, to_ns): flow events "s" and "f" (binding point "e"), one id.
-  void flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid, int64_t to_ns);
-  void counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value);
+             const EventArgs& args) override;
+  // Flow events "s" and "f" (binding point "e"), one id.
+  void flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid,
+            int64_t to_ns) override;
+  void counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value) override;
   // Closes the event array and writes `other_data` (a JSON object) as "otherData".
-  void end(std::string_view other_data);
+  void end(std::string_view other_data) override;
 
-  uint64_t events() const { return events_; }
+  bool flows_on_slices() const override { return false; }
+  uint64_t events() const override { return events_; }
 
  private:
   void sep() {

@@ -53,6 +53,7 @@ OutFile::OutFile(std::string path, Compression compression, const char* fn)
 }
 
 OutFile::~OutFile() {
+  stop_thread();
   if (gz_) gzclose(static_cast<gzFile>(gz_));
   else if (fd_ >= 0) ::close(fd_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
@@ -62,8 +63,56 @@ void OutFile::fail(const std::string& what, int err) const {
   throw Error(fmt::format("{}: {} '{}': {}", fn_, what, path_, std::strerror(err)));
 }
 
+void OutFile::stop_thread() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();  // the thread only waits on cv_ or in a write: it ends
+}
+
+void OutFile::background() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return has_pending_ || stop_; });
+    if (!has_pending_) return;
+    lock.unlock();
+    std::string error;
+    int code = 0;
+    try {
+      raw_write(pending_.data(), pending_len_);
+    } catch (const Error& e) {
+      error = e.what();
+      code = e.code();
+    } catch (const std::exception& e) {  // nothing may escape a thread
+      error = fmt::format("{}: cannot write '{}': {}", fn_, path_, e.what());
+    }
+    lock.lock();
+    has_pending_ = false;
+    if (!error.empty() && error_.empty()) {
+      error_ = std::move(error);
+      error_code_ = code;
+    }
+    cv_.notify_all();
+  }
+}
+
+void OutFile::wait_idle() {
+  if (!thread_.joinable()) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return !has_pending_; });
+  if (!error_.empty()) throw Error(error_, error_code_);
+}
+
 void OutFile::write_through(const char* p, size_t n) {
+  wait_idle();  // after the buffers already handed over, in order
   written_ += n;
+  raw_write(p, n);
+}
+
+void OutFile::raw_write(const char* p, size_t n) {
   if (gz_) {
     while (n > 0) {
       const unsigned chunk = n > (1u << 30) ? (1u << 30) : static_cast<unsigned>(n);
@@ -91,13 +140,26 @@ void OutFile::write_through(const char* p, size_t n) {
 
 void OutFile::flush() {
   if (len_ == 0) return;
-  const size_t n = len_;
+  wait_idle();
+  if (!thread_.joinable()) {
+    pending_.resize(kBufferBytes);
+    thread_ = std::thread([this] { background(); });
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::swap(buf_, pending_);
+    pending_len_ = len_;
+    has_pending_ = true;
+  }
+  cv_.notify_all();
+  written_ += len_;
   len_ = 0;
-  write_through(buf_.data(), n);
 }
 
 void OutFile::commit() {
   flush();
+  wait_idle();
+  stop_thread();
   if (gz_) {
     gzFile gz = static_cast<gzFile>(gz_);
     gz_ = nullptr;

@@ -1,11 +1,15 @@
 // The file an export writes: a buffered writer to a temporary file beside the target, gzipped
 // or plain, renamed over the target only when the export succeeded (an interrupted or failed
-// export leaves no partial file behind).
+// export leaves no partial file behind). Full buffers are compressed and written by a thread of
+// its own while the caller fills the other buffer (two buffers: memory stays bounded).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rocpd::exporter {
@@ -45,8 +49,16 @@ class OutFile {
   uint64_t bytes() const { return written_ + len_; }
 
  private:
+  // Hands the filled buffer to the writer thread (after it finished the previous one).
   void flush();
   void write_through(const char* p, size_t n);
+  // Compresses and writes; throws Error. Only one thread at a time (the writer thread, or the
+  // caller while the writer thread is idle).
+  void raw_write(const char* p, size_t n);
+  void background();
+  // Waits until the writer thread has written what it was handed; throws its failure, if any.
+  void wait_idle();
+  void stop_thread();
   void fail(const std::string& what, int err) const;
 
   std::string path_, temp_;
@@ -56,6 +68,15 @@ class OutFile {
   void* gz_ = nullptr;  // gzFile
   std::vector<char> buf_;
   size_t len_ = 0;
+  // The writer thread and what it shares with the caller (under mu_).
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<char> pending_;
+  size_t pending_len_ = 0;
+  bool has_pending_ = false, stop_ = false;
+  std::string error_;  // the writer thread's failure, reported by the next flush or commit
+  int error_code_ = 0;
   uint64_t written_ = 0;
   bool committed_ = false;
 };

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "export/json_writer.h"
 #include "export/out_file.h"
+#include "export/pftrace_writer.h"
+#include "export/utilization_counter.h"
 #include "federation/interrupt.h"
 #include "federation/member_columns.h"
 #include "federation/registry.h"
@@ -51,12 +54,6 @@ struct KeyHash {
   }
 };
 
-// Column value or nullopt for NULL.
-std::optional<int64_t> opt_int(sqlite3_stmt* s, int col) {
-  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
-  return sqlite3_column_int64(s, col);
-}
-
 struct Member {
   int64_t ordinal;
   std::string db;
@@ -65,8 +62,13 @@ struct Member {
 
 class Exporter {
  public:
-  Exporter(sqlite3* db, const ExportRequest& req, JsonWriter& w, InterruptWatch& watch)
-      : db_(db), req_(req), w_(w), watch_(watch), registry_(federation::Registry::of(db)) {
+  Exporter(sqlite3* db, const ExportRequest& req, TraceWriter& w, InterruptWatch& watch)
+      : db_(db),
+        req_(req),
+        w_(w),
+        watch_(watch),
+        registry_(federation::Registry::of(db)),
+        utilization_(db, req.lo, req.hi, req.utilization_buckets) {
     if (!registry_) throw Error(fmt::format("{}: no members", kFn));
   }
 
@@ -86,8 +88,11 @@ class Exporter {
       if (req_.lo) apis(*fm, lease.db(), true);
       launches_.clear();
       launches_.rehash(0);
+      more_flows_.clear();
     }
-    if (req_.utilization_buckets > 0) utilization();
+    // Nothing of the member in the window: no process to hold its counter.
+    if (member_pid_) result.counters += utilization_.write(w_, m.db, *member_pid_);
+    utilization_.clear();
   }
 
   ExportResult result;
@@ -99,38 +104,6 @@ class Exporter {
     if (req_.hi && start >= *req_.hi) return false;
     if (!req_.lo) return true;
     return (end && *end > *req_.lo) || start >= *req_.lo;
-  }
-
-  // The window as SQL over table alias `t`. Pass `reversed` = false: rows whose end reaches the
-  // window (pushed into the members as ranges on end and start); true: rows ending before the
-  // window (or without end) that start inside it, i.e. zero-length and reversed rows.
-  std::string window_sql(const char* t, bool reversed) const {
-    std::string sql;
-    if (!reversed) {
-      sql += req_.lo ? fmt::format(" AND {}.\"end\" >= ?2", t) : fmt::format(" AND {}.start IS NOT NULL", t);
-    } else {
-      sql += fmt::format(" AND {0}.start >= ?2 AND ({0}.\"end\" < ?2 OR {0}.\"end\" IS NULL)", t);
-    }
-    if (req_.hi) sql += fmt::format(" AND {}.start < ?3", t);
-    return sql;
-  }
-
-  Stmt prepare_bound(const std::string& sql) {
-    Stmt s = prepare(db_, sql, kFn);
-    sqlite3_bind_text(s.get(), 1, member_->db.data(), static_cast<int>(member_->db.size()), SQLITE_STATIC);
-    const int params = sqlite3_bind_parameter_count(s.get());
-    if (req_.lo && params >= 2) sqlite3_bind_int64(s.get(), 2, *req_.lo);
-    if (req_.hi && params >= 3) sqlite3_bind_int64(s.get(), 3, *req_.hi);
-    return s;
-  }
-
-  bool next(sqlite3_stmt* s) {
-    watch_.check();
-    const int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    if (rc == SQLITE_INTERRUPT) InterruptWatch::raise();
-    throw Error(fmt::format("{}: reading member '{}': {}", kFn, member_->db, sqlite3_errmsg(db_)), rc);
   }
 
   int64_t synthetic(int64_t& next) {
@@ -226,7 +199,9 @@ class Exporter {
     return {};
   }
 
-  // The member's rows [start, end) of the window, as two passes (see window_sql).
+  // The member's rows [start, end) of the window, as two passes: rows whose end reaches the
+  // window (pushed into the members as ranges on end and start), then (reversed) rows ending
+  // before it or without end that start inside it, i.e. zero-length and reversed rows.
   std::vector<federation::IntBound> window_bounds(int start_col, int end_col, bool reversed) const {
     std::vector<federation::IntBound> b;
     if (!reversed && req_.lo) b.push_back({end_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
@@ -266,31 +241,43 @@ class Exporter {
       const auto start = int_of(rows[5]);
       const auto end = int_of(rows[6]);
       if (!in_pass(start, end, reversed)) continue;
+      const auto gpu = int_of(rows[1]);
+      utilization_.add(gpu, start, end);
       if (!overlaps(*start, end)) continue;
       const auto pid = int_of(rows[0]);
       const int64_t jpid = process(pid);
-      const int64_t jtid = queue(jpid, pid, int_of(rows[1]), int_of(rows[2]));
+      const int64_t jtid = queue(jpid, pid, gpu, int_of(rows[2]));
       const int64_t dur = end && *end > *start ? *end - *start : 0;
       const StoredValue name_value = rows[4];
       const std::string_view kind = text(rows[3]);
       const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
       const auto corr = int_of(rows[7]);
-      EventArgs args{corr, int_of(rows[8]), std::nullopt};
+      EventArgs args;
+      args.correlation_id = corr;
+      args.op_id = int_of(rows[8]);
+      // The launch: the member's API call with the op's correlation id, when in the window.
+      Launch* l = nullptr;
+      if (corr) {
+        const auto it = launches_.find(*corr);
+        if (it != launches_.end() && it->second.start && overlaps(*it->second.start, it->second.end)) l = &it->second;
+      }
+      if (l) args.flow_in = ++result.flows;
       w_.slice(jpid, jtid, kind, name, *start, dur, args);
       ++result.ops;
-      // The launch: the member's API call with the op's correlation id, when in the window.
-      if (!corr) continue;
-      const auto it = launches_.find(*corr);
-      if (it == launches_.end() || !it->second.start) continue;
-      const Launch& l = it->second;
-      if (!overlaps(*l.start, l.end)) continue;
-      const int64_t ajpid = process(l.pid);
-      const int64_t ajtid = thread(ajpid, l.pid, l.tid);
+      if (!l) continue;
+      if (flows_on_slices_) {
+        // The call's slice carries the arrow (written later, in apis()).
+        if (!l->flow) l->flow = args.flow_in;
+        else more_flows_[*corr].push_back(args.flow_in);
+        continue;
+      }
+      const int64_t ajpid = process(l->pid);
+      const int64_t ajtid = thread(ajpid, l->pid, l->tid);
       // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
-      int64_t from = *l.start;
-      if (l.end && *l.end > *l.start) from = *l.start + (*l.end - *l.start) / 2;
-      if (*start < from && *start >= *l.start) from = *start;
-      w_.flow(++result.flows, ajpid, ajtid, from, jpid, jtid, *start);
+      int64_t from = *l->start;
+      if (l->end && *l->end > *l->start) from = *l->start + (*l->end - *l->start) / 2;
+      if (*start < from && *start >= *l->start) from = *start;
+      w_.flow(args.flow_in, ajpid, ajtid, from, jpid, jtid, *start);
     }
   }
 
@@ -300,6 +287,7 @@ class Exporter {
                        {kApisPid, kApisTid, kApisDomain, kApisName, kApisArgs, kApisStart, kApisEnd, kApisCorrelationId},
                        nullptr, std::nullopt, window_bounds(kApisStart, kApisEnd, reversed));
     uint64_t n = 0;
+    std::vector<uint64_t> flows;
     while (rows.next()) {
       if ((++n & 0xfff) == 0) watch_.check();
       const auto start = int_of(rows[5]);
@@ -310,73 +298,55 @@ class Exporter {
       const int64_t jpid = process(pid);
       const int64_t jtid = thread(jpid, pid, int_of(rows[1]));
       const int64_t dur = end && *end > *start ? *end - *start : 0;
-      EventArgs args{int_of(rows[7]), std::nullopt, std::nullopt};
+      const auto corr = int_of(rows[7]);
+      EventArgs args;
+      args.correlation_id = corr;
       const StoredValue a = rows[4];
       if (a.type != SQLITE_NULL) {
         const std::string_view t = text(a);
         if (!t.empty()) args.text = t;
       }
+      if (flows_on_slices_ && corr) args.flows_out = launched_flows(*corr, pid, int_of(rows[1]), *start, end, flows);
       w_.slice(jpid, jtid, text(rows[2]), text(rows[3]), *start, dur, args);
       ++result.apis;
     }
   }
 
-  // GPU utilization of the member (rocpd_utilization: busy fraction per bucket, the union of the
-  // ops, never double counted) as one counter track per gpu, in the member's first process.
-  void utilization() {
-    if (!member_pid_) return;  // nothing of the member in the window
-    int64_t buckets = req_.utilization_buckets;
-    if (req_.lo && req_.hi) buckets = std::min<int64_t>(buckets, *req_.hi - *req_.lo);
-    std::string sql =
-        "SELECT gpu, bucket_start, bucket_end, utilization FROM temp.rocpd_utilization "
-        "WHERE db = ?1 AND buckets = ?4";
-    if (req_.lo) sql += " AND lo = ?2";
-    if (req_.hi) sql += " AND hi = ?3";
-    sql += " ORDER BY gpu, bucket";
-    Stmt s = prepare_bound(sql);
-    sqlite3_bind_int64(s.get(), 4, buckets);
-    sqlite3_stmt* st = s.get();
-    std::optional<int64_t> gpu;
-    bool have_gpu = false;
-    int64_t last_end = 0;
-    std::string name;
-    auto close = [&] {
-      if (have_gpu) {
-        w_.counter(*member_pid_, name, "utilization", last_end, 0.0);
-        ++result.counters;
-      }
-    };
-    while (next(st)) {
-      const auto g = opt_int(st, 0);
-      if (!have_gpu || g != gpu) {
-        close();
-        gpu = g;
-        have_gpu = true;
-        name = g ? fmt::format("GPU {} utilization", *g) : std::string("GPU ? utilization");
-      }
-      const auto bstart = opt_int(st, 1);
-      if (!bstart) continue;
-      last_end = opt_int(st, 2).value_or(*bstart);
-      w_.counter(*member_pid_, name, "utilization", *bstart, sqlite3_column_double(st, 3));
-      ++result.counters;
+  // The flows leaving an API call (flows_on_slices_): those of its correlation id's launch when
+  // the call is that launch (the first call with the id; a later one has equal values at most).
+  std::span<const uint64_t> launched_flows(int64_t corr, std::optional<int64_t> pid, std::optional<int64_t> tid,
+                                           int64_t start, std::optional<int64_t> end, std::vector<uint64_t>& out) {
+    const auto it = launches_.find(corr);
+    if (it == launches_.end() || !it->second.flow) return {};
+    Launch& l = it->second;
+    if (l.pid != pid || l.tid != tid || l.start != start || l.end != end) return {};
+    out.assign(1, l.flow);
+    l.flow = 0;  // written once
+    if (const auto more = more_flows_.find(corr); more != more_flows_.end()) {
+      out.insert(out.end(), more->second.begin(), more->second.end());
+      more_flows_.erase(more);
     }
-    close();
+    return out;
   }
 
   sqlite3* db_;
   const ExportRequest& req_;
-  JsonWriter& w_;
+  TraceWriter& w_;
   InterruptWatch& watch_;
   const Member* member_ = nullptr;
   std::shared_ptr<federation::Registry> registry_;
   struct Launch {
     std::optional<int64_t> pid, tid, start, end;
+    uint64_t flow = 0;  // flows_on_slices_: the first arrow from this call not yet written
   };
   std::unordered_map<int64_t, Launch> launches_;  // of the member being written
+  std::unordered_map<int64_t, std::vector<uint64_t>> more_flows_;  // a launch's further arrows
+  const bool flows_on_slices_ = w_.flows_on_slices();
   std::optional<int64_t> member_pid_;
   std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
   LastTrack last_process_, last_thread_, last_queue_;
   std::unordered_set<int64_t> used_ids_;
+  UtilizationCounter utilization_;
   int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
   int64_t next_tid_ = 1000000000;
 };
@@ -411,16 +381,16 @@ std::string other_data(const ExportRequest& req, const ExportResult& r) {
 }  // namespace
 
 ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
-  OutFile::Compression compression;
-  if (ends_with(req.path, ".json")) {
-    compression = OutFile::Compression::none;
+  OutFile::Compression compression = OutFile::Compression::none;
+  const bool pftrace = ends_with(req.path, ".pftrace");
+  if (ends_with(req.path, ".json") || pftrace) {
   } else if (ends_with(req.path, ".json.gz")) {
     compression = OutFile::Compression::gzip;
   } else {
     const auto slash = req.path.rfind('/');
     const std::string_view base = std::string_view(req.path).substr(slash == std::string::npos ? 0 : slash + 1);
     const auto dot = base.find('.');
-    throw Error(fmt::format("{}: unknown file extension '{}' of '{}' (use .json or .json.gz)", kFn,
+    throw Error(fmt::format("{}: unknown file extension '{}' of '{}' (use .json, .json.gz or .pftrace)", kFn,
                             dot == std::string_view::npos ? std::string_view() : base.substr(dot), req.path));
   }
   if (req.lo && req.hi && *req.hi <= *req.lo) {
@@ -429,7 +399,9 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   const std::vector<Member> members = members_to_export(db, req);
   InterruptWatch watch(db);
   OutFile out(req.path, compression, kFn);
-  JsonWriter w(out);
+  JsonWriter json(out);
+  PftraceWriter proto(out);
+  TraceWriter& w = pftrace ? static_cast<TraceWriter&>(proto) : json;
   Exporter e(db, req, w, watch);
   w.begin();
   for (const Member& m : members) e.member(m);

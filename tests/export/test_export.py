@@ -191,6 +191,34 @@ class ExportTest(ChecksumGuard):
                 self.assertEqual(got.flow_pairs().get(db, collections.Counter()), exp_flows, f"flows of {db}")
         self.assertEqual(got.doc["otherData"]["ops"], sum(sum(c.values()) for c in got.ops.values()))
 
+    def check_utilization(self, con, got, lo, hi, buckets=1000):
+        """The counter samples equal rocpd_utilization's rows (another implementation: its own
+        read of the members through rocpd_ops) plus a 0 at each gpu's last bucket end."""
+        exp = collections.Counter()
+        where = "buckets = ?" + (" AND lo = ?" if lo is not None else "") + (" AND hi = ?" if hi is not None else "")
+        params = [buckets] + [v for v in (lo, hi) if v is not None]
+        dbs = {n.split(" pid ")[0] for n in got.proc_name.values()}
+        last = {}
+        for db, gpu, b_start, b_end, u in con.execute(
+                f"SELECT db, gpu, bucket_start, bucket_end, utilization FROM rocpd_utilization WHERE {where}", params):
+            if db in dbs:
+                exp[(db, gpu, b_start, u)] += 1
+                last[(db, gpu)] = max(last.get((db, gpu), b_end), b_end)
+        for (db, gpu), end in last.items():
+            exp[(db, gpu, end, 0.0)] += 1
+        counters = collections.Counter()
+        for e in got.events:
+            if e["ph"] == "C":
+                gpu = e["name"].split()[1]
+                counters[(self.proc_name_db(got, e["pid"]), None if gpu == "?" else int(gpu), ns(e["ts"]),
+                          e["args"]["utilization"])] += 1
+        self.assertTrue(exp)
+        self.assertEqual(counters, exp)
+
+    @staticmethod
+    def proc_name_db(got, pid):
+        return got.proc_name[pid].split(" pid ")[0]
+
     def check_names(self, con, got):
         used = {(e["pid"], e["tid"]) for e in got.events if e["ph"] in ("X", "i", "s", "f")}
         self.assertTrue(used <= set(got.thread_name), used - set(got.thread_name))
@@ -219,6 +247,7 @@ class ExportTest(ChecksumGuard):
         self.assertTrue(counters)
         self.assertTrue(all(0 <= e["args"]["utilization"] <= 1 for e in counters))
         self.assertTrue(all(lo / 1000 <= e["ts"] <= hi / 1000 for e in counters))
+        self.check_utilization(con, got, lo, hi)
 
     def test_mixed_job_whole_and_window(self):
         con = connect()
@@ -226,6 +255,7 @@ class ExportTest(ChecksumGuard):
         got, _ = self.export(con, "all.json")
         self.check_exact(con, got, None, None)
         self.check_names(con, got)
+        self.check_utilization(con, got, None, None)
         total_ops, total_apis = con.execute("SELECT sum(ops), sum(apis) FROM rocpd_members").fetchone()
         self.assertEqual(got.doc["otherData"]["ops"], total_ops)
         self.assertEqual(got.doc["otherData"]["apis"], total_apis)
@@ -233,11 +263,14 @@ class ExportTest(ChecksumGuard):
         lo, hi = first + (last - first) // 3, first + (last - first) // 2
         got, _ = self.export(con, "w.json.gz", lo, hi)
         self.check_exact(con, got, lo, hi)
+        self.check_utilization(con, got, lo, hi)
         # Open sides.
         got, _ = self.export(con, "lo.json", lo, None)
         self.check_exact(con, got, lo, None)
-        got, _ = self.export(con, "hi.json", None, hi)
+        self.check_utilization(con, got, lo, None)
+        got, _ = self.export(con, "hi.json", None, hi, '{"utilization_buckets": 7}')
         self.check_exact(con, got, None, hi)
+        self.check_utilization(con, got, None, hi, 7)
 
     def test_gzip_matches_plain(self):
         con = connect()
@@ -323,7 +356,7 @@ class ExportTest(ChecksumGuard):
             calls[0] += 1
             return 1 if calls[0] > 20 else 0
 
-        con.set_progress_handler(handler, 1000)
+        con.set_progress_handler(handler, 1)
         with self.assertRaises(sqlite3.OperationalError) as cm:
             con.execute("SELECT rocpd_export_trace(?)", (path,)).fetchone()
         self.assertIn("interrupt", str(cm.exception))
