@@ -42,11 +42,9 @@ void JsonWriter::str(std::string_view sv) {
   size_t run = 0;  // start of the pending run of bytes copied as they are
   size_t i = 0;
   while (i < n) {
+    i += json_plain_prefix(s + i, n - i);
+    if (i == n) break;
     const unsigned c = s[i];
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      ++i;
-      continue;
-    }
     if (c >= 0x80) {
       if (const size_t k = utf8_len(s, i, n)) {
         i += k;

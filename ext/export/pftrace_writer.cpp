@@ -45,7 +45,7 @@ uint64_t thread_uuid(int64_t tid) { return kThreadUuids + static_cast<uint64_t>(
 
 void PftraceWriter::text(ProtoBuf& m, uint32_t field, std::string_view s) {
   const auto* u = reinterpret_cast<const unsigned char*>(s.data());
-  size_t i = 0;
+  size_t i = ascii_prefix(u, s.size());
   while (i < s.size()) {
     const size_t k = utf8_len(u, i, s.size());
     if (!k) break;
