@@ -22,7 +22,7 @@ WHERE rn <= 3;
 .print ''
 .print '== Job-wide top kernels (Nsight columns): rocpd_kernel_summary'
 SELECT round(time_pct, 1) AS time_pct, total_ns, instances, round(avg_ns) AS avg_ns, med_ns, min_ns, max_ns,
-       round(stddev_ns) AS stddev_ns, substr(short_name, 1, 40) AS kernel
+       round(stddev_ns) AS stddev_ns, kernel
 FROM rocpd_kernel_summary LIMIT 8;
 
 .print ''
