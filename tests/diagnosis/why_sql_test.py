@@ -1,6 +1,7 @@
 """The C++ tables under rocpd_queue_depth, rocpd_comm_overlap and rocpd_launch_stats
-(rocpd_queue_steps, rocpd_comm_classes, rocpd_op_launches; docs/diagnosis.md) against the plain SQL
-that defined those names before (kept here as the reference): the same rows, also filtered by db, on
+(rocpd_queue_steps, rocpd_comm_classes, rocpd_op_launches; docs/diagnosis.md) and the rewritten
+rocpd_kernel_sequences against the plain SQL that defined those names before (kept here as the
+reference): the same rows, also filtered by db, on
 a generated job of several members and on the hostile members of the differential tester (NULL
 times and correlation ids, repeated correlation ids, calls without a start, ops without a launch,
 text and real values). Where the reference would read a time that is not an integer, the tables
@@ -72,6 +73,47 @@ FROM (SELECT db, gpu,
 ORDER BY db, gpu;
 """
 
+REF_KERNEL_SEQUENCES = """
+CREATE TEMP VIEW ref_kernel_sequences AS
+WITH calls AS (
+       SELECT db, correlation_id, start, "end" FROM (
+         SELECT db, correlation_id, start, "end",
+                row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
+         FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
+       WHERE n = 1),
+     ranges AS MATERIALIZED (SELECT db, pid, tid, name, start, "end", api_id FROM temp.rocpd_ranges),
+     launched AS MATERIALIZED (
+       SELECT s.db, s.pid, s.tid, s.op_id, s.name, s.start, s."end", s.bottom_level, c.start AS call_start,
+              CASE WHEN c."end" IS NULL OR c."end" < c.start THEN c.start ELSE c."end" END AS call_end
+       FROM temp.rocpd_kernel_stacks AS s
+       CROSS JOIN calls AS c ON c.db = s.db AND c.correlation_id = s.correlation_id
+       WHERE s.depth > 0),
+     -- The innermost enclosing range of the launching thread with the bottom level's name is the
+     -- bottom-level range (rocpd_kernel_stacks' order: start, then end descending, then api_id).
+     placed AS MATERIALIZED (
+       SELECT l.*, (SELECT r.api_id FROM ranges AS r
+                    WHERE r.db = l.db AND r.pid = l.pid AND r.tid = l.tid AND r.name IS l.bottom_level
+                      AND r.start <= l.call_start AND l.call_end <= r."end"
+                    ORDER BY r.start DESC, r."end", r.api_id DESC LIMIT 1) AS range_id
+       FROM launched AS l),
+     occurrences AS (
+       SELECT db, pid, tid, range_id, bottom_level AS operator,
+              json_group_array(name) OVER occurrence AS pattern,
+              sum("end" - start) OVER occurrence AS gpu_ns,
+              row_number() OVER (PARTITION BY db, pid, tid, range_id ORDER BY start, op_id) AS n
+       FROM placed
+       WHERE range_id IS NOT NULL
+       WINDOW occurrence AS (PARTITION BY db, pid, tid, range_id ORDER BY start, op_id
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
+SELECT o.db, o.operator, json_array_length(o.pattern) AS kernels, o.pattern, count(*) AS count,
+       sum(o.gpu_ns) AS gpu_ns, sum(r."end" - r.start) AS range_ns
+FROM occurrences AS o
+JOIN ranges AS r ON r.db = o.db AND r.pid = o.pid AND r.tid = o.tid AND r.api_id = o.range_id
+WHERE o.n = 1
+GROUP BY o.db, o.operator, o.pattern
+ORDER BY o.db, count DESC, gpu_ns DESC, o.operator, o.pattern;
+"""
+
 # rocpd_launch_stats' former query (its rowid is the op's rocpd_ops rowid).
 REF_LAUNCH_STATS = """
 CREATE TEMP VIEW ref_launch_stats AS
@@ -99,10 +141,12 @@ CASES = (
     ("rocpd_comm_overlap", "ref_comm_overlap",
      "db, gpu, compute_ops, comm_ops, compute_ns, comm_ns, overlap_ns, exposed_comm_ns, overlap_pct", ""),
     ("rocpd_launch_stats", "ref_launch_stats", LAUNCH_COLS, "rowid"),
+    ("rocpd_kernel_sequences", "ref_kernel_sequences", "db, operator, kernels, pattern, count, gpu_ns, range_ns", ""),
 )
-# docs/diagnosis.md: a start or end that is not an integer is an error naming the member
+# docs/diagnosis.md: a start or end that is not an integer is an error naming the member (rocpd_kernel_stacks,
+# read by rocpd_kernel_sequences, refuses alike)
 # (interval_union's own error for rocpd_comm_overlap, as before).
-REFUSAL = re.compile(r"^(rocpd_(op_launches|queue_steps): member .*: (start|end) must be an integer"
+REFUSAL = re.compile(r"^(rocpd_(op_launches|queue_steps|kernel_stacks): member .*: (start|end) must be an integer"
                      r"|interval_union: (start|end) must be an integer)")
 
 
@@ -173,7 +217,7 @@ def connect(path):
     con.load_extension(EXT)
     con.enable_load_extension(False)
     con.execute("SELECT rocpd_open(?)", (path,))
-    for sql in (REF_QUEUE_DEPTH, REF_COMM_OVERLAP, REF_LAUNCH_STATS):
+    for sql in (REF_QUEUE_DEPTH, REF_COMM_OVERLAP, REF_LAUNCH_STATS, REF_KERNEL_SEQUENCES):
         con.execute(sql)
     return con
 
@@ -241,7 +285,7 @@ class SameRowsAsSql(unittest.TestCase):
             for rank in range(2):
                 write_rpd2(os.path.join(d, f"m{rank}.rpd"), 10 + rank, EDGE_OPS)
             con = connect(d)
-            self.assertEqual(self.compare(con, "edges"), len(CASES) * 3)
+            self.assertEqual(self.compare(con, "edges"), (len(CASES) - 1) * 3)  # no ranges: no sequences
             rows = con.execute("SELECT gpu, compute_ops, comm_ops FROM rocpd_comm_overlap WHERE db = 'm0'").fetchall()
             self.assertEqual(rows, [(None, 1, 0), (0, 9, 5), (1, 1, 1)])
         finally:
