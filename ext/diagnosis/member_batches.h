@@ -36,9 +36,18 @@ class MemberBatches {
                                       dbs_.begin() + static_cast<std::ptrdiff_t>(end));
     const MemberSet set = member_set(conn_, part, table_);
     batch_.resize(part.size());
-    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-      batch_[i] = compute_(*set.members[i], db, watch);
-    });
+    try {
+      federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+        batch_[i] = compute_(*set.members[i], db, watch);
+      });
+    } catch (...) {
+      // A member read stopped by the interrupt reports it in its own words; the query ends with
+      // SQLite's "interrupted", as every other statement. (watch.stopped() is no proof: the pool
+      // also stops the others after the first member error.)
+      federation::InterruptWatch host(conn_);
+      if (host.poll()) federation::InterruptWatch::raise();
+      throw;
+    }
     first_ = next_;
     next_ = end;
     return true;
