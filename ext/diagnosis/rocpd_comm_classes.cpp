@@ -3,21 +3,19 @@
 // (sql/views/60_rocpd_comm_overlap.sql, docs/diagnosis.md): compute_ops, comm_ops, and the union
 // lengths compute_ns, comm_ns and both_ns (compute and comm together). Computed per member on
 // every core from direct member reads, each distinct kernel name classified once.
-// Pushdown: db = (members read); everything else is filtered by SQLite. Rowid: member ordinal in
-// the high bits, the gpu's index within the member (gpu order) in the low 40.
+// Pushdown and module: diagnosis/member_rows_table.h. Rowid: member_row_id (the gpu's index within
+// the member, in gpu order).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
 #include <map>
-#include <memory>
 #include <unordered_map>
 #include <vector>
 
-#include "common/vtab_util.h"
 #include "diagnosis/comm_class.h"
 #include "diagnosis/diag_read.h"
-#include "diagnosis/member_batches.h"
+#include "diagnosis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
 #include "federation/member_columns.h"
 #include "intervals/interval_math.h"
@@ -26,7 +24,6 @@ namespace rocpd::diagnosis {
 namespace {
 
 constexpr const char* kTable = "rocpd_comm_classes";
-constexpr int kIndexBits = 40;
 
 enum Column { kDb, kGpu, kComputeOps, kCommOps, kComputeNs, kCommNs, kBothNs };
 
@@ -121,128 +118,31 @@ std::vector<GpuRow> member_rows(const federation::Member& m, sqlite3* conn, cons
   return out;
 }
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
-
-struct Cursor : sqlite3_vtab_cursor {
-  std::unique_ptr<MemberBatches<std::vector<GpuRow>>> batches;
-  size_t member = 0, row = 0;
-  bool eof = true;
-
-  Table& table() const { return *static_cast<Table*>(pVtab); }
-  void settle() {
-    for (;;) {
-      while (member < batches->size() && row >= batches->rows(member).size()) {
-        ++member;
-        row = 0;
-      }
-      if (member < batches->size()) {
-        eof = false;
-        return;
-      }
-      member = row = 0;
-      if (!batches->next_batch()) {
-        eof = true;
-        return;
-      }
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, gpu INTEGER, compute_ops INTEGER, comm_ops INTEGER, compute_ns INTEGER, "
+      "comm_ns INTEGER, both_ns INTEGER)";
+  using Rows = std::vector<GpuRow>;
+  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+    return member_rows(m, conn, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+    const GpuRow& r = rows[row];
+    switch (col) {
+      case kGpu: r.gpu.result(ctx); break;
+      case kComputeOps: sqlite3_result_int64(ctx, r.compute_ops); break;
+      case kCommOps: sqlite3_result_int64(ctx, r.comm_ops); break;
+      case kComputeNs: sqlite3_result_int64(ctx, r.compute_ns); break;
+      case kCommNs: sqlite3_result_int64(ctx, r.comm_ns); break;
+      case kBothNs: sqlite3_result_int64(ctx, r.both_ns); break;
     }
   }
+  static int64_t rowid(const Rows&, size_t row, const MemberRef& m) { return member_row_id(m, row, kTable); }
 };
-
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(db,
-                                  "CREATE TABLE x(db TEXT, gpu INTEGER, compute_ops INTEGER, comm_ops INTEGER, "
-                                  "compute_ns INTEGER, comm_ns INTEGER, both_ns INTEGER)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
-}
-
-int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return plan(info, PlanColumns{.db = kDb}, 1e6); });
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const Selection sel = decode(kTable, idx_str, argc, argv);
-    c->batches = std::make_unique<MemberBatches<std::vector<GpuRow>>>(c->table().conn, kTable, member_rows);
-    c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, sel.db));
-    c->member = c->row = 0;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    ++c->row;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  auto* c = static_cast<Cursor*>(cur);
-  const GpuRow& r = c->batches->rows(c->member)[c->row];
-  switch (col) {
-    case kDb: {
-      const std::string& db = c->batches->member(c->member).db;
-      sqlite3_result_text(ctx, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-      break;
-    }
-    case kGpu: r.gpu.result(ctx); break;
-    case kComputeOps: sqlite3_result_int64(ctx, r.compute_ops); break;
-    case kCommOps: sqlite3_result_int64(ctx, r.comm_ops); break;
-    case kComputeNs: sqlite3_result_int64(ctx, r.compute_ns); break;
-    case kCommNs: sqlite3_result_int64(ctx, r.comm_ns); break;
-    case kBothNs: sqlite3_result_int64(ctx, r.both_ns); break;
-  }
-  return SQLITE_OK;
-}
-
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const int64_t ordinal = c->batches->member(c->member).ordinal;
-    if (ordinal < 0 || ordinal >= (int64_t{1} << (62 - kIndexBits)))
-      throw Error(fmt::format("{}: member ordinal {} cannot be numbered in rowids", kTable, ordinal));
-    *out = (ordinal << kIndexBits) | static_cast<int64_t>(c->row);
-    return SQLITE_OK;
-  });
-}
-
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
-const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-void register_comm_classes(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kTable, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kTable, sqlite3_errmsg(db)), rc);
-}
+void register_comm_classes(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
 
 }  // namespace rocpd::diagnosis

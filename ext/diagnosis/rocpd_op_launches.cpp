@@ -3,18 +3,14 @@
 // without a start are no launches), with the op's columns and the call's (docs/diagnosis.md). It
 // is the join `rocpd_ops o CROSS JOIN <first call per (db, correlation_id)> c` computed per member
 // on every core from direct member reads, for rocpd_launch_stats and rocpd_queue_depth.
-// Pushdown: db = (members read); everything else is filtered by SQLite. Rowid: the op's rowid in
-// rocpd_ops (unique across members, stable).
-#include <fmt/format.h>
-
-#include <memory>
+// Pushdown and module: diagnosis/member_rows_table.h. Rowid: the op's rowid in rocpd_ops (unique
+// across members, stable).
 #include <vector>
 
-#include "common/vtab_util.h"
 #include "diagnosis/cell_store.h"
 #include "diagnosis/diag_read.h"
 #include "diagnosis/launch_calls.h"
-#include "diagnosis/member_batches.h"
+#include "diagnosis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
 #include "federation/member_columns.h"
 
@@ -37,6 +33,7 @@ struct MemberRows {
   CellStore cells;
   std::vector<StoredCall> calls;
   std::vector<OpRow> ops;  // only ops with a launch
+  size_t size() const { return ops.size(); }
 };
 
 MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
@@ -73,137 +70,42 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
   return out;
 }
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
-
-struct Cursor : sqlite3_vtab_cursor {
-  std::unique_ptr<MemberBatches<MemberRows>> batches;
-  size_t member = 0, row = 0;
-  bool eof = true;
-
-  Table& table() const { return *static_cast<Table*>(pVtab); }
-  // Moves to the next existing row from (member, row), computing batches as needed.
-  void settle() {
-    for (;;) {
-      while (member < batches->size() && row >= batches->rows(member).ops.size()) {
-        ++member;
-        row = 0;
-      }
-      if (member < batches->size()) {
-        eof = false;
-        return;
-      }
-      member = row = 0;
-      if (!batches->next_batch()) {
-        eof = true;
-        return;
-      }
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
+      "queue INTEGER, stream INTEGER, kind TEXT, name TEXT, api_name TEXT, launch_start INTEGER, "
+      "launch_end INTEGER, start INTEGER, \"end\" INTEGER)";
+  using Rows = MemberRows;
+  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+    return member_rows(m, conn, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+    const OpRow& r = rows.ops[row];
+    const StoredCall& call = rows.calls[r.call];
+    const CellStore& s = rows.cells;
+    switch (col) {
+      case kPid: s.result(ctx, call.pid); break;
+      case kTid: s.result(ctx, call.tid); break;
+      case kOpId: s.result(ctx, r.op_id); break;
+      case kCorr: s.result(ctx, r.corr); break;
+      case kGpu: s.result(ctx, r.gpu); break;
+      case kQueue: s.result(ctx, r.queue); break;
+      case kStream: s.result(ctx, r.stream); break;
+      case kKind: s.result(ctx, r.kind); break;
+      case kName: s.result(ctx, r.name); break;
+      case kApiName: s.result(ctx, call.name); break;
+      case kLaunchStart: sqlite3_result_int64(ctx, call.start); break;
+      case kLaunchEnd: s.result(ctx, call.end); break;
+      case kStart: s.result(ctx, r.start); break;
+      case kEnd: s.result(ctx, r.end); break;
     }
   }
+  static int64_t rowid(const Rows& rows, size_t row, const MemberRef&) { return rows.ops[row].rowid; }
 };
-
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(
-        db,
-        "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
-        "queue INTEGER, stream INTEGER, kind TEXT, name TEXT, api_name TEXT, launch_start INTEGER, "
-        "launch_end INTEGER, start INTEGER, \"end\" INTEGER)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
-}
-
-int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return plan(info, PlanColumns{.db = kDb}, 1e7); });
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const Selection sel = decode(kTable, idx_str, argc, argv);
-    c->batches = std::make_unique<MemberBatches<MemberRows>>(c->table().conn, kTable, member_rows);
-    c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, sel.db));
-    c->member = c->row = 0;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    ++c->row;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  auto* c = static_cast<Cursor*>(cur);
-  const MemberRows& rows = c->batches->rows(c->member);
-  const OpRow& r = rows.ops[c->row];
-  const StoredCall& call = rows.calls[r.call];
-  const CellStore& s = rows.cells;
-  switch (col) {
-    case kDb: {
-      const std::string& db = c->batches->member(c->member).db;
-      sqlite3_result_text(ctx, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-      break;
-    }
-    case kPid: s.result(ctx, call.pid); break;
-    case kTid: s.result(ctx, call.tid); break;
-    case kOpId: s.result(ctx, r.op_id); break;
-    case kCorr: s.result(ctx, r.corr); break;
-    case kGpu: s.result(ctx, r.gpu); break;
-    case kQueue: s.result(ctx, r.queue); break;
-    case kStream: s.result(ctx, r.stream); break;
-    case kKind: s.result(ctx, r.kind); break;
-    case kName: s.result(ctx, r.name); break;
-    case kApiName: s.result(ctx, call.name); break;
-    case kLaunchStart: sqlite3_result_int64(ctx, call.start); break;
-    case kLaunchEnd: s.result(ctx, call.end); break;
-    case kStart: s.result(ctx, r.start); break;
-    case kEnd: s.result(ctx, r.end); break;
-  }
-  return SQLITE_OK;
-}
-
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  auto* c = static_cast<Cursor*>(cur);
-  *out = c->batches->rows(c->member).ops[c->row].rowid;
-  return SQLITE_OK;
-}
-
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
-const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-void register_op_launches(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kTable, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kTable, sqlite3_errmsg(db)), rc);
-}
+void register_op_launches(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
 
 }  // namespace rocpd::diagnosis

@@ -2,18 +2,14 @@
 // (sql/views/65_rocpd_queue_depth.sql, docs/diagnosis.md): per member and lane (gpu, queue,
 // stream) the step function of outstanding ops, computed per member on every core from direct
 // member reads (ops, then their launch calls), instead of SQL windows over every API row.
-// Pushdown: db = (members read); everything else is filtered by SQLite. Rowid: member ordinal in
-// the high bits, the row's index within the member (lanes in order, then ts) in the low 40.
-#include <fmt/format.h>
-
+// Pushdown and module: diagnosis/member_rows_table.h. Rowid: member_row_id (the row's index within
+// the member: lanes in order, then ts).
 #include <map>
-#include <memory>
 #include <tuple>
 #include <vector>
 
-#include "common/vtab_util.h"
 #include "diagnosis/diag_read.h"
-#include "diagnosis/member_batches.h"
+#include "diagnosis/member_rows_table.h"
 #include "diagnosis/queue_steps.h"
 #include "diagnosis/sql_names.h"
 #include "federation/member_columns.h"
@@ -22,7 +18,6 @@ namespace rocpd::diagnosis {
 namespace {
 
 constexpr const char* kTable = "rocpd_queue_steps";
-constexpr int kIndexBits = 40;
 
 enum Column { kDb, kGpu, kQueue, kStream, kTs, kDepth, kWaiting, kDuration };
 
@@ -37,6 +32,7 @@ struct Step {
 struct MemberRows {
   std::vector<LaneKey> lanes;
   std::vector<Step> steps;
+  size_t size() const { return steps.size(); }
 };
 
 StoredValue stored(const GpuKey& k) {
@@ -103,141 +99,41 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
     for (size_t i = 0; i < steps.size(); ++i)
       out.steps.push_back({lane, steps[i], i + 1 < steps.size() ? steps[i + 1].ts : 0});
   }
-  if (out.steps.size() >= (uint64_t{1} << kIndexBits))
-    throw Error(fmt::format("{}: member {} has too many rows to number", kTable, m.alias));
   return out;
 }
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
-
-struct Cursor : sqlite3_vtab_cursor {
-  std::unique_ptr<MemberBatches<MemberRows>> batches;
-  size_t member = 0, row = 0;
-  bool eof = true;
-
-  Table& table() const { return *static_cast<Table*>(pVtab); }
-  void settle() {
-    for (;;) {
-      while (member < batches->size() && row >= batches->rows(member).steps.size()) {
-        ++member;
-        row = 0;
-      }
-      if (member < batches->size()) {
-        eof = false;
-        return;
-      }
-      member = row = 0;
-      if (!batches->next_batch()) {
-        eof = true;
-        return;
-      }
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, gpu INTEGER, queue INTEGER, stream INTEGER, ts INTEGER, depth INTEGER, "
+      "waiting INTEGER, duration INTEGER)";
+  using Rows = MemberRows;
+  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+    return member_rows(m, conn, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+    const Step& s = rows.steps[row];
+    const LaneKey& lane = rows.lanes[s.lane];
+    switch (col) {
+      case kGpu: std::get<0>(lane).result(ctx); break;
+      case kQueue: std::get<1>(lane).result(ctx); break;
+      case kStream: std::get<2>(lane).result(ctx); break;
+      case kTs: sqlite3_result_int64(ctx, s.step.ts); break;
+      case kDepth: sqlite3_result_int64(ctx, s.step.depth); break;
+      case kWaiting: sqlite3_result_int64(ctx, s.step.waiting); break;
+      case kDuration:
+        if (s.step.duration) sqlite3_result_int64(ctx, *s.step.duration);
+        else if (s.step.duration_overflows)
+          sqlite3_result_double(ctx, static_cast<double>(s.next_ts) - static_cast<double>(s.step.ts));
+        else sqlite3_result_null(ctx);
+        break;
     }
   }
+  static int64_t rowid(const Rows&, size_t row, const MemberRef& m) { return member_row_id(m, row, kTable); }
 };
-
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(db,
-                                  "CREATE TABLE x(db TEXT, gpu INTEGER, queue INTEGER, stream INTEGER, ts INTEGER, "
-                                  "depth INTEGER, waiting INTEGER, duration INTEGER)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
-}
-
-int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return plan(info, PlanColumns{.db = kDb}, 1e7); });
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const Selection sel = decode(kTable, idx_str, argc, argv);
-    c->batches = std::make_unique<MemberBatches<MemberRows>>(c->table().conn, kTable, member_rows);
-    c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, sel.db));
-    c->member = c->row = 0;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    ++c->row;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  auto* c = static_cast<Cursor*>(cur);
-  const MemberRows& rows = c->batches->rows(c->member);
-  const Step& s = rows.steps[c->row];
-  const LaneKey& lane = rows.lanes[s.lane];
-  switch (col) {
-    case kDb: {
-      const std::string& db = c->batches->member(c->member).db;
-      sqlite3_result_text(ctx, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-      break;
-    }
-    case kGpu: std::get<0>(lane).result(ctx); break;
-    case kQueue: std::get<1>(lane).result(ctx); break;
-    case kStream: std::get<2>(lane).result(ctx); break;
-    case kTs: sqlite3_result_int64(ctx, s.step.ts); break;
-    case kDepth: sqlite3_result_int64(ctx, s.step.depth); break;
-    case kWaiting: sqlite3_result_int64(ctx, s.step.waiting); break;
-    case kDuration:
-      if (s.step.duration) sqlite3_result_int64(ctx, *s.step.duration);
-      else if (s.step.duration_overflows)
-        sqlite3_result_double(ctx, static_cast<double>(s.next_ts) - static_cast<double>(s.step.ts));
-      else sqlite3_result_null(ctx);
-      break;
-  }
-  return SQLITE_OK;
-}
-
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const int64_t ordinal = c->batches->member(c->member).ordinal;
-    if (ordinal < 0 || ordinal >= (int64_t{1} << (62 - kIndexBits)))
-      throw Error(fmt::format("{}: member ordinal {} cannot be numbered in rowids", kTable, ordinal));
-    *out = (ordinal << kIndexBits) | static_cast<int64_t>(c->row);
-    return SQLITE_OK;
-  });
-}
-
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
-const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-void register_queue_steps(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kTable, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kTable, sqlite3_errmsg(db)), rc);
-}
+void register_queue_steps(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
 
 }  // namespace rocpd::diagnosis
