@@ -1,14 +1,16 @@
 #!/usr/bin/python3
-"""Diagnosis benchmark (issue 11): rocpd_kernel_stacks, rocpd_idle_breakdown and rocpd_comm_overlap
-against a full scan of rocpd_ops on the same job, in the same run.
+"""Diagnosis benchmark (issue 11): rocpd_kernel_stacks, rocpd_idle_breakdown and the why views
+(rocpd_comm_overlap, rocpd_queue_depth, rocpd_launch_stats, rocpd_kernel_sequences,
+rocpd_kernel_counters) against a full scan of rocpd_ops, and each against a scan of the columns it
+reads, on the same job, in the same run.
 
   cmake --build build --target bench_diagnosis   # or directly:
   bench_diagnosis.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
-                     [--files 64] [--ops 100000] [--markers 10000] [--work DIR]
+                     [--files 64] [--ops 100000] [--markers 10000] [--rpd-counters N] [--work DIR]
 
 The job is generated once (rpd v3, --diagnosis 1: nested roctx ranges on the launching thread,
 ranges on a helper thread, host stalls, event waits). Prints the data size, best-of-N times and
-the ratio ours / full scan (below 3 is the target).
+the ratios ours / full scan and ours / scan of the columns read (below 3 is the target).
 """
 import argparse
 import os
@@ -42,13 +44,16 @@ def main():
     p.add_argument("--ops", type=int, default=100000)
     p.add_argument("--markers", type=int, default=10000)
     p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--rpd-counters", type=int, default=0, help="counters per kernel (rocpd_kernel_counters has rows)")
     p.add_argument("--job", help="an existing job directory to time instead of the generated one")
     args = p.parse_args()
 
-    job = args.job or os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}")
+    counters = f"_c{args.rpd_counters}" if args.rpd_counters else ""
+    job = args.job or os.path.join(args.work, f"job_{args.files}x{args.ops}_m{args.markers}{counters}")
     if not args.job and not os.path.exists(os.path.join(job, "truth.json")):
         subprocess.run([args.gen, "--out", job, "--procs", str(args.files), "--format", "rpd3", "--ops", str(args.ops),
-                        "--seed", "11", "--markers", str(args.markers), "--diagnosis", "1"],
+                        "--seed", "11", "--markers", str(args.markers), "--diagnosis", "1"]
+                       + (["--rpd-counters", str(args.rpd_counters)] if args.rpd_counters else []),
                        check=True, stdout=subprocess.DEVNULL)
     files = [f for f in os.listdir(job) if f.endswith((".rpd", ".db"))]
     size = sum(os.path.getsize(os.path.join(job, f)) for f in files)
@@ -83,13 +88,38 @@ def main():
          "SELECT count(*), sum(idle_ns), sum(host_wait_ns), sum(kernel_wait_ns), sum(other_ns) FROM rocpd_idle_breakdown"),
         ("rocpd_gaps (for comparison)", "SELECT count(*), sum(duration) FROM rocpd_gaps"),
         ("rocpd_comm_overlap (view)", "SELECT count(*), sum(overlap_ns) FROM rocpd_comm_overlap"),
+        # The why views (issue 11), each also against a scan of the columns it reads ("/ own"): ops, and for
+        # those that find launches, the API columns of the launch calls.
+        ("full scan of the columns rocpd_comm_overlap reads",
+         "SELECT count(*), total(gpu), total(length(kind)), total(length(name)), total(\"end\" - start) FROM rocpd_ops"),
+        ("rocpd_comm_overlap: every row", "SELECT count(*), total(overlap_ns), total(comm_ops) FROM rocpd_comm_overlap",
+         "full scan of the columns rocpd_comm_overlap reads"),
+        ("full scan of the columns rocpd_queue_depth reads (ops, apis)",
+         "SELECT (SELECT count(*) + total(gpu) + total(queue) + total(stream) + total(\"end\" - start) + total(correlation_id) "
+         "FROM rocpd_ops), (SELECT count(*) + total(correlation_id) + total(\"end\" - start) + total(api_id) FROM rocpd_apis)"),
+        ("rocpd_queue_depth: every row", "SELECT count(*), total(depth), max(waiting), total(duration) FROM rocpd_queue_depth",
+         "full scan of the columns rocpd_queue_depth reads (ops, apis)"),
+        ("full scan of the columns rocpd_launch_stats reads (ops, apis)",
+         "SELECT (SELECT count(*) + total(op_id) + total(correlation_id) + total(gpu) + total(queue) + total(stream) "
+         "+ total(length(kind)) + total(length(name)) + total(\"end\" - start) FROM rocpd_ops), "
+         "(SELECT count(*) + total(correlation_id) + total(\"end\" - start) + total(api_id) + total(pid) + total(tid) "
+         "+ total(length(name)) FROM rocpd_apis)"),
+        ("rocpd_launch_stats: every row",
+         "SELECT count(*), total(cpu_ns), total(launch_delay_ns), total(short_op), total(length(api_name)) "
+         "FROM rocpd_launch_stats", "full scan of the columns rocpd_launch_stats reads (ops, apis)"),
+        ("rocpd_kernel_sequences: every row", "SELECT count(*), total(count), total(gpu_ns) FROM rocpd_kernel_sequences",
+         "rocpd_kernel_stacks: every row"),
+        ("rocpd_kernel_counters: every row", "SELECT count(*), total(n_counters), total(depth) FROM rocpd_kernel_counters",
+         "rocpd_kernel_stacks: every row"),
     ]
-    base = None
-    print(f"{'query':62} {'best s':>8} {'/ scan':>7}")
-    for name, sql in cases:
+    base, times = None, {}
+    print(f"{'query':62} {'best s':>8} {'/ scan':>7} {'/ own':>7}")
+    for name, sql, *own in cases:
         t, _ = best_of(lambda: con.execute(sql).fetchall(), args.repeat)
         base = base or t
-        print(f"{name:62} {t:8.3f} {t / base:6.2f}x")
+        times[name] = t
+        rel = f"{t / times[own[0]]:6.2f}x" if own else ""
+        print(f"{name:62} {t:8.3f} {t / base:6.2f}x {rel:>7}", flush=True)
 
 
 if __name__ == "__main__":

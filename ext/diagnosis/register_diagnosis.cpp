@@ -1,5 +1,7 @@
 // Registers the SQL names of the diagnosis capability: rocpd_kernel_stacks and
-// rocpd_idle_breakdown, rocpd_launch_stats, and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
+// rocpd_idle_breakdown, rocpd_launch_stats, rocpd_op_launches,
+// rocpd_queue_steps, rocpd_comm_classes (the tables under the views rocpd_queue_depth and
+// rocpd_comm_overlap), and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
 // (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
 #include "common/sqlite_util.h"
 #include "diagnosis/sql_names.h"
@@ -10,6 +12,9 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_idle_breakdown(db);
     rocpd::diagnosis::register_runs(db);
     rocpd::diagnosis::register_launch_stats(db);
+    rocpd::diagnosis::register_op_launches(db);
+    rocpd::diagnosis::register_queue_steps(db);
+    rocpd::diagnosis::register_comm_classes(db);
     return SQLITE_OK;
   });
 }

@@ -11,24 +11,12 @@
 --   exposed_comm_ns       comm_ns - overlap_ns: communication the GPU did not hide
 --   overlap_pct           100 * overlap_ns / comm_ns (HTA's comp_comm_overlap_pctg), rounded to 2
 --                         decimals (docs/views.md); NULL without comm
+-- The counts and unions per member and gpu come from the rocpd_comm_classes table
+-- (ext/diagnosis/rocpd_comm_classes.cpp: members on every core, each kernel name classified once).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_comm_overlap AS
 SELECT db, gpu, compute_ops, comm_ops, compute_ns, comm_ns,
        compute_ns + comm_ns - both_ns AS overlap_ns,
        both_ns - compute_ns AS exposed_comm_ns,
        CASE WHEN comm_ns > 0 THEN round(100.0 * (compute_ns + comm_ns - both_ns) / comm_ns, 2) END AS overlap_pct
-FROM (SELECT db, gpu,
-             count(*) FILTER (WHERE class = 'compute') AS compute_ops,
-             count(*) FILTER (WHERE class = 'comm') AS comm_ops,
-             coalesce(interval_union(start, "end") FILTER (WHERE class = 'compute'), 0) AS compute_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE class = 'comm'), 0) AS comm_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE class IS NOT NULL), 0) AS both_ns
-      FROM (SELECT db, gpu, start, "end",
-                   CASE WHEN kind = 'copy' THEN 'comm'
-                        WHEN kind = 'kernel' THEN
-                          CASE WHEN coalesce(name, '') LIKE '%nccl%' OR coalesce(name, '') LIKE '%rccl%'
-                                    OR coalesce(name, '') LIKE '%cross_device_reduce%' THEN 'comm'
-                               ELSE 'compute' END
-                   END AS class
-            FROM temp.rocpd_ops)
-      GROUP BY db, gpu)
+FROM rocpd_comm_classes
 ORDER BY db, gpu;

@@ -8,26 +8,7 @@
 -- Only ops with a launch (the call of their member with their correlation_id; the earliest
 -- start, then the smallest api_id, when a hostile file repeats one) and with a start and end
 -- count. All events at one instant apply together (one row per instant).
+-- The rows are computed per member on every core by the rocpd_queue_steps table
+-- (ext/diagnosis/rocpd_queue_steps.cpp); a `db =` filter reads only that member.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_queue_depth AS
-WITH calls AS (
-       SELECT db, correlation_id, start FROM (
-         SELECT db, correlation_id, start,
-                row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
-         FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
-       WHERE n = 1),
-     ops AS MATERIALIZED (
-       SELECT o.db, o.gpu, o.queue, o.stream, c.start AS launched, o.start, o."end"
-       FROM temp.rocpd_ops AS o CROSS JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
-       WHERE o.start IS NOT NULL AND o."end" IS NOT NULL),
-     steps AS (
-       SELECT db, gpu, queue, stream, ts, sum(d_depth) AS d_depth, sum(d_wait) AS d_wait
-       FROM (SELECT db, gpu, queue, stream, launched AS ts, 1 AS d_depth, 1 AS d_wait FROM ops
-             UNION ALL SELECT db, gpu, queue, stream, start, 0, -1 FROM ops
-             UNION ALL SELECT db, gpu, queue, stream, "end", -1, 0 FROM ops)
-       GROUP BY db, gpu, queue, stream, ts)
-SELECT db, gpu, queue, stream, ts,
-       sum(d_depth) OVER lane AS depth,
-       sum(d_wait) OVER lane AS waiting,
-       lead(ts) OVER lane - ts AS duration
-FROM steps
-WINDOW lane AS (PARTITION BY db, gpu, queue, stream ORDER BY ts ROWS UNBOUNDED PRECEDING);
+SELECT db, gpu, queue, stream, ts, depth, waiting, duration FROM rocpd_queue_steps;

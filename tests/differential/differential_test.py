@@ -46,7 +46,11 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      r"(gpu|start|end) must be an integer"
                      r"|rocpd_op_groups: (interval_union: (the union is \d+ ns long, more than an integer holds"
                      r"|(start|end) must be an integer)"
-                     r"|integer overflow))")
+                     r"|integer overflow)"
+                     # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
+                     # table under rocpd_comm_overlap as interval_union did in the view.
+                     r"|rocpd_(op_launches|queue_steps): member .*: (start|end) must be an integer"
+                     r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations
@@ -427,6 +431,9 @@ class Catalog:
             except sqlite3.Error as e:
                 self.problems.append(("n_" + o, "CREATE VIRTUAL TABLE ... USING rocpd_union(%s) failed: %s" % (o, e)))
         specs += [("busy", "busy", "rocpd_busy_intervals"), ("gaps", "gaps", "rocpd_gaps")]
+        # The tables under rocpd_launch_stats, rocpd_queue_depth and rocpd_comm_overlap (members computed on every core).
+        specs += [("op_launches", "diag", "rocpd_op_launches"), ("queue_steps", "diag", "rocpd_queue_steps"),
+                  ("comm_classes", "diag", "rocpd_comm_classes")]
         try:
             lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
         except sqlite3.Error as e:

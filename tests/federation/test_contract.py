@@ -448,6 +448,9 @@ class Interrupts(unittest.TestCase):
                     "SELECT * FROM rocpd_union('top')",
                     "SELECT * FROM rocpd_busy_intervals",
                     "SELECT * FROM rocpd_kernel_summary",
+                    "SELECT * FROM rocpd_queue_depth",                         # diagnosis tables: pool
+                    "SELECT * FROM rocpd_comm_overlap",
+                    "SELECT * FROM rocpd_launch_stats",
                     "SELECT sum(o.duration) FROM rocpd_apis a JOIN rocpd_ops o "
                     "ON o.db = a.db AND o.correlation_id = a.api_id"):
             with self.subTest(sql=sql):

@@ -1,0 +1,69 @@
+// Computes a table's rows member by member on every core (federation/member_pool.h), a batch of
+// members at a time, so that memory holds the rows of one batch while SQLite reads them.
+#pragma once
+#include <algorithm>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "diagnosis/diag_read.h"
+#include "federation/interrupt.h"
+#include "federation/member_pool.h"
+
+namespace rocpd::diagnosis {
+
+template <class Rows>
+class MemberBatches {
+ public:
+  using Compute = std::function<Rows(const federation::Member&, sqlite3*, const federation::InterruptWatch&)>;
+  MemberBatches(sqlite3* conn, const char* table, Compute compute) : conn_(conn), table_(table), compute_(compute) {}
+
+  // Starts over with `dbs` (intervals::member_dbs order).
+  void start(std::vector<MemberRef> dbs) {
+    dbs_ = std::move(dbs);
+    next_ = 0;
+    batch_.clear();
+    first_ = 0;
+  }
+  // Computes the next batch; false when every member was done. Rows of earlier batches are freed.
+  bool next_batch() {
+    batch_.clear();
+    if (next_ >= dbs_.size()) return false;
+    federation::InterruptWatch watch(conn_);
+    const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
+    const size_t end = std::min(dbs_.size(), next_ + 2 * cores);
+    const std::vector<MemberRef> part(dbs_.begin() + static_cast<std::ptrdiff_t>(next_),
+                                      dbs_.begin() + static_cast<std::ptrdiff_t>(end));
+    const MemberSet set = member_set(conn_, part, table_);
+    batch_.resize(part.size());
+    try {
+      federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+        batch_[i] = compute_(*set.members[i], db, watch);
+      });
+    } catch (...) {
+      // A member read stopped by the interrupt reports it in its own words; the query ends with
+      // SQLite's "interrupted", as every other statement. (watch.stopped() is no proof: the pool
+      // also stops the others after the first member error.)
+      federation::InterruptWatch host(conn_);
+      if (host.poll()) federation::InterruptWatch::raise();
+      throw;
+    }
+    first_ = next_;
+    next_ = end;
+    return true;
+  }
+  // The batch's members: rows(i) are those of member(i), i < size().
+  size_t size() const { return batch_.size(); }
+  Rows& rows(size_t i) { return batch_[i]; }
+  const MemberRef& member(size_t i) const { return dbs_[first_ + i]; }
+
+ private:
+  sqlite3* conn_;
+  const char* table_;
+  Compute compute_;
+  std::vector<MemberRef> dbs_;
+  std::vector<Rows> batch_;
+  size_t next_ = 0, first_ = 0;
+};
+
+}  // namespace rocpd::diagnosis

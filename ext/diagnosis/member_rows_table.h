@@ -1,0 +1,148 @@
+// An eponymous-only virtual table whose rows are computed per member on every core
+// (diagnosis/member_batches.h), a batch of members at a time: the module shared by
+// rocpd_op_launches, rocpd_queue_steps and rocpd_comm_classes. Pushdown: db = (BINARY; only that
+// member is read, SQLite re-checks); every other constraint is SQLite's, so the table answers like
+// a plain table with the same rows.
+//
+// `Def` provides: kTableName, kSchema (the CREATE TABLE statement, db first), a Rows type with
+// size(), and
+//   static Rows compute(const federation::Member&, sqlite3*, const federation::InterruptWatch&);
+//   static void column(const Rows&, size_t row, const MemberRef&, sqlite3_context*, int col);
+//   static int64_t rowid(const Rows&, size_t row, const MemberRef&);
+#pragma once
+#include <fmt/format.h>
+
+#include <memory>
+#include <vector>
+
+#include "common/vtab_util.h"
+#include "diagnosis/diag_read.h"
+#include "diagnosis/member_batches.h"
+
+namespace rocpd::diagnosis {
+
+// Rowids of tables without a natural one: the member's ordinal above the row's index in the member.
+inline int64_t member_row_id(const MemberRef& member, size_t row, const char* table) {
+  constexpr int kIndexBits = 40;
+  if (member.ordinal < 0 || member.ordinal >= (int64_t{1} << (62 - kIndexBits)) || row >= (size_t{1} << kIndexBits))
+    throw Error(fmt::format("{}: row {} of member ordinal {} cannot be numbered in rowids", table, row, member.ordinal));
+  return (member.ordinal << kIndexBits) | static_cast<int64_t>(row);
+}
+
+template <class Def>
+class MemberRowsTable {
+ public:
+  static void register_module(sqlite3* db) {
+    static const sqlite3_module module = make_module();
+    int rc = sqlite3_create_module(db, Def::kTableName, &module, nullptr);
+    if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", Def::kTableName, sqlite3_errmsg(db)), rc);
+  }
+
+ private:
+  using Rows = typename Def::Rows;
+
+  struct Table : sqlite3_vtab {
+    sqlite3* conn;
+  };
+
+  struct Cursor : sqlite3_vtab_cursor {
+    std::unique_ptr<MemberBatches<Rows>> batches;
+    size_t member = 0, row = 0;
+    bool eof = true;
+
+    // Moves to the next existing row from (member, row), computing batches as needed.
+    void settle() {
+      for (;;) {
+        while (member < batches->size() && row >= batches->rows(member).size()) {
+          ++member;
+          row = 0;
+        }
+        if (member < batches->size()) {
+          eof = false;
+          return;
+        }
+        member = row = 0;
+        if (!batches->next_batch()) {
+          eof = true;
+          return;
+        }
+      }
+    }
+  };
+
+  static int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
+    return guard(err, [&] {
+      int rc = sqlite3_declare_vtab(db, Def::kSchema);
+      if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
+      sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+      auto table = std::make_unique<Table>();
+      *static_cast<sqlite3_vtab*>(table.get()) = {};
+      table->conn = db;
+      *out = table.release();
+      return SQLITE_OK;
+    });
+  }
+
+  static int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+    return guard(vtab, [&] { return plan(info, PlanColumns{.db = 0}, 1e7); });
+  }
+
+  static int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
+    auto* c = static_cast<Cursor*>(cur);
+    return guard(cur->pVtab, [&] {
+      const Selection sel = decode(Def::kTableName, idx_str, argc, argv);
+      sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
+      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute);
+      c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(conn, sel.db));
+      c->member = c->row = 0;
+      c->settle();
+      return SQLITE_OK;
+    });
+  }
+
+  static int next(sqlite3_vtab_cursor* cur) {
+    auto* c = static_cast<Cursor*>(cur);
+    return guard(cur->pVtab, [&] {
+      ++c->row;
+      c->settle();
+      return SQLITE_OK;
+    });
+  }
+
+  static int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
+
+  static int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
+    auto* c = static_cast<Cursor*>(cur);
+    return guard(cur->pVtab, [&] {
+      const MemberRef& m = c->batches->member(c->member);
+      if (col == 0) sqlite3_result_text(ctx, m.db.data(), static_cast<int>(m.db.size()), SQLITE_TRANSIENT);
+      else Def::column(c->batches->rows(c->member), c->row, m, ctx, col);
+      return SQLITE_OK;
+    });
+  }
+
+  static int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
+    auto* c = static_cast<Cursor*>(cur);
+    return guard(cur->pVtab, [&] {
+      *out = Def::rowid(c->batches->rows(c->member), c->row, c->batches->member(c->member));
+      return SQLITE_OK;
+    });
+  }
+
+  static sqlite3_module make_module() {
+    sqlite3_module m{};
+    m.xConnect = connect;
+    m.xBestIndex = best_index;
+    m.xDisconnect = vtab_disconnect<Table>;
+    m.xOpen = vtab_open<Cursor>;
+    m.xClose = vtab_close<Cursor>;
+    m.xFilter = filter;
+    m.xNext = next;
+    m.xEof = eof;
+    m.xColumn = column;
+    m.xRowid = rowid;
+    return m;
+  }
+};
+
+}  // namespace rocpd::diagnosis

@@ -1,0 +1,111 @@
+// rocpd_op_launches: eponymous-only virtual table, one row per op of rocpd_ops with a launch call
+// (the call of its member with its correlation id: earliest start, then smallest api_id; calls
+// without a start are no launches), with the op's columns and the call's (docs/diagnosis.md). It
+// is the join `rocpd_ops o CROSS JOIN <first call per (db, correlation_id)> c` computed per member
+// on every core from direct member reads, for rocpd_launch_stats and rocpd_queue_depth.
+// Pushdown and module: diagnosis/member_rows_table.h. Rowid: the op's rowid in rocpd_ops (unique
+// across members, stable).
+#include <vector>
+
+#include "diagnosis/cell_store.h"
+#include "diagnosis/diag_read.h"
+#include "diagnosis/launch_calls.h"
+#include "diagnosis/member_rows_table.h"
+#include "diagnosis/sql_names.h"
+#include "federation/member_columns.h"
+
+namespace rocpd::diagnosis {
+namespace {
+
+constexpr const char* kTable = "rocpd_op_launches";
+
+enum Column {
+  kDb, kPid, kTid, kOpId, kCorr, kGpu, kQueue, kStream, kKind, kName, kApiName, kLaunchStart, kLaunchEnd, kStart, kEnd
+};
+
+struct OpRow {
+  int64_t rowid;
+  uint32_t call;  // index into MemberRows::calls
+  Cell op_id, corr, gpu, queue, stream, kind, name, start, end;
+};
+
+struct MemberRows {
+  CellStore cells;
+  std::vector<StoredCall> calls;
+  std::vector<OpRow> ops;  // only ops with a launch
+  size_t size() const { return ops.size(); }
+};
+
+MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  using namespace federation;
+  MemberRows out;
+  std::vector<int64_t> corrs;
+  {
+    MemberColumns ops(m, conn, TableKind::Ops, {kOpsOpId, kOpsCorrelationId, kOpsGpu, kOpsQueue, kOpsStream, kOpsKind,
+                                                kOpsName, kOpsStart, kOpsEnd});
+    uint64_t read = 0;
+    CellStore& c = out.cells;
+    while (ops.next()) {
+      if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
+      const StoredValue corr = ops[1];
+      if (corr.type != SQLITE_INTEGER) continue;  // no launch (the join's equality needs a value)
+      corrs.push_back(corr.i);
+      out.ops.push_back({ops.rowid(), 0, c.keep(ops[0]), c.keep(corr), c.keep(ops[2]), c.keep(ops[3]), c.keep(ops[4]),
+                         c.keep(ops[5]), c.keep(ops[6]), c.keep(ops[7]), c.keep(ops[8])});
+    }
+  }
+  CorrSlots wanted;
+  wanted.assign(corrs);
+  out.calls = read_stored_calls(m, conn, wanted, out.cells, kTable, watch);
+  size_t kept = 0;
+  for (size_t i = 0; i < out.ops.size(); ++i) {
+    OpRow& r = out.ops[i];
+    const auto slot = static_cast<size_t>(wanted.find(corrs[i]));
+    if (!out.calls[slot].found) continue;
+    r.call = static_cast<uint32_t>(slot);
+    out.ops[kept++] = r;
+  }
+  out.ops.resize(kept);
+  out.ops.shrink_to_fit();
+  return out;
+}
+
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
+      "queue INTEGER, stream INTEGER, kind TEXT, name TEXT, api_name TEXT, launch_start INTEGER, "
+      "launch_end INTEGER, start INTEGER, \"end\" INTEGER)";
+  using Rows = MemberRows;
+  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+    return member_rows(m, conn, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+    const OpRow& r = rows.ops[row];
+    const StoredCall& call = rows.calls[r.call];
+    const CellStore& s = rows.cells;
+    switch (col) {
+      case kPid: s.result(ctx, call.pid); break;
+      case kTid: s.result(ctx, call.tid); break;
+      case kOpId: s.result(ctx, r.op_id); break;
+      case kCorr: s.result(ctx, r.corr); break;
+      case kGpu: s.result(ctx, r.gpu); break;
+      case kQueue: s.result(ctx, r.queue); break;
+      case kStream: s.result(ctx, r.stream); break;
+      case kKind: s.result(ctx, r.kind); break;
+      case kName: s.result(ctx, r.name); break;
+      case kApiName: s.result(ctx, call.name); break;
+      case kLaunchStart: sqlite3_result_int64(ctx, call.start); break;
+      case kLaunchEnd: s.result(ctx, call.end); break;
+      case kStart: s.result(ctx, r.start); break;
+      case kEnd: s.result(ctx, r.end); break;
+    }
+  }
+  static int64_t rowid(const Rows& rows, size_t row, const MemberRef&) { return rows.ops[row].rowid; }
+};
+
+}  // namespace
+
+void register_op_launches(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
+
+}  // namespace rocpd::diagnosis

@@ -1,0 +1,307 @@
+"""The C++ tables under rocpd_queue_depth, rocpd_comm_overlap and rocpd_launch_stats
+(rocpd_queue_steps, rocpd_comm_classes, rocpd_op_launches; docs/diagnosis.md) and the rewritten
+rocpd_kernel_sequences against the plain SQL that defined those names before (kept here as the
+reference): the same rows, also filtered by db, on
+a generated job of several members and on the hostile members of the differential tester (NULL
+times and correlation ids, repeated correlation ids, calls without a start, ops without a launch,
+text and real values). Where the reference would read a time that is not an integer, the tables
+refuse with the documented error instead. Run by /usr/bin/python3."""
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+from collections import Counter
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "differential"))
+import hostile_fixtures  # noqa: E402
+
+EXT = os.environ.get("ROCPD_EXT", "")
+GEN = os.environ.get("ROCPD_GEN", "")
+
+REF_QUEUE_DEPTH = """
+CREATE TEMP VIEW ref_queue_depth AS
+WITH calls AS (
+       SELECT db, correlation_id, start FROM (
+         SELECT db, correlation_id, start,
+                row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
+         FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
+       WHERE n = 1),
+     ops AS MATERIALIZED (
+       SELECT o.db, o.gpu, o.queue, o.stream, c.start AS launched, o.start, o."end"
+       FROM temp.rocpd_ops AS o CROSS JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
+       WHERE o.start IS NOT NULL AND o."end" IS NOT NULL),
+     steps AS (
+       SELECT db, gpu, queue, stream, ts, sum(d_depth) AS d_depth, sum(d_wait) AS d_wait
+       FROM (SELECT db, gpu, queue, stream, launched AS ts, 1 AS d_depth, 1 AS d_wait FROM ops
+             UNION ALL SELECT db, gpu, queue, stream, start, 0, -1 FROM ops
+             UNION ALL SELECT db, gpu, queue, stream, "end", -1, 0 FROM ops)
+       GROUP BY db, gpu, queue, stream, ts)
+SELECT db, gpu, queue, stream, ts,
+       sum(d_depth) OVER lane AS depth,
+       sum(d_wait) OVER lane AS waiting,
+       lead(ts) OVER lane - ts AS duration
+FROM steps
+WINDOW lane AS (PARTITION BY db, gpu, queue, stream ORDER BY ts ROWS UNBOUNDED PRECEDING);
+"""
+
+REF_COMM_OVERLAP = """
+CREATE TEMP VIEW ref_comm_overlap AS
+SELECT db, gpu, compute_ops, comm_ops, compute_ns, comm_ns,
+       compute_ns + comm_ns - both_ns AS overlap_ns,
+       both_ns - compute_ns AS exposed_comm_ns,
+       CASE WHEN comm_ns > 0 THEN round(100.0 * (compute_ns + comm_ns - both_ns) / comm_ns, 2) END AS overlap_pct
+FROM (SELECT db, gpu,
+             count(*) FILTER (WHERE class = 'compute') AS compute_ops,
+             count(*) FILTER (WHERE class = 'comm') AS comm_ops,
+             coalesce(interval_union(start, "end") FILTER (WHERE class = 'compute'), 0) AS compute_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE class = 'comm'), 0) AS comm_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE class IS NOT NULL), 0) AS both_ns
+      FROM (SELECT db, gpu, start, "end",
+                   CASE WHEN kind = 'copy' THEN 'comm'
+                        WHEN kind = 'kernel' THEN
+                          CASE WHEN coalesce(name, '') LIKE '%nccl%' OR coalesce(name, '') LIKE '%rccl%'
+                                    OR coalesce(name, '') LIKE '%cross_device_reduce%' THEN 'comm'
+                               ELSE 'compute' END
+                   END AS class
+            FROM temp.rocpd_ops)
+      GROUP BY db, gpu)
+ORDER BY db, gpu;
+"""
+
+REF_KERNEL_SEQUENCES = """
+CREATE TEMP VIEW ref_kernel_sequences AS
+WITH calls AS (
+       SELECT db, correlation_id, start, "end" FROM (
+         SELECT db, correlation_id, start, "end",
+                row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
+         FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
+       WHERE n = 1),
+     ranges AS MATERIALIZED (SELECT db, pid, tid, name, start, "end", api_id FROM temp.rocpd_ranges),
+     launched AS MATERIALIZED (
+       SELECT s.db, s.pid, s.tid, s.op_id, s.name, s.start, s."end", s.bottom_level, c.start AS call_start,
+              CASE WHEN c."end" IS NULL OR c."end" < c.start THEN c.start ELSE c."end" END AS call_end
+       FROM temp.rocpd_kernel_stacks AS s
+       CROSS JOIN calls AS c ON c.db = s.db AND c.correlation_id = s.correlation_id
+       WHERE s.depth > 0),
+     -- The innermost enclosing range of the launching thread with the bottom level's name is the
+     -- bottom-level range (rocpd_kernel_stacks' order: start, then end descending, then api_id).
+     placed AS MATERIALIZED (
+       SELECT l.*, (SELECT r.api_id FROM ranges AS r
+                    WHERE r.db = l.db AND r.pid = l.pid AND r.tid = l.tid AND r.name IS l.bottom_level
+                      AND r.start <= l.call_start AND l.call_end <= r."end"
+                    ORDER BY r.start DESC, r."end", r.api_id DESC LIMIT 1) AS range_id
+       FROM launched AS l),
+     occurrences AS (
+       SELECT db, pid, tid, range_id, bottom_level AS operator,
+              json_group_array(name) OVER occurrence AS pattern,
+              sum("end" - start) OVER occurrence AS gpu_ns,
+              row_number() OVER (PARTITION BY db, pid, tid, range_id ORDER BY start, op_id) AS n
+       FROM placed
+       WHERE range_id IS NOT NULL
+       WINDOW occurrence AS (PARTITION BY db, pid, tid, range_id ORDER BY start, op_id
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
+SELECT o.db, o.operator, json_array_length(o.pattern) AS kernels, o.pattern, count(*) AS count,
+       sum(o.gpu_ns) AS gpu_ns, sum(r."end" - r.start) AS range_ns
+FROM occurrences AS o
+JOIN ranges AS r ON r.db = o.db AND r.pid = o.pid AND r.tid = o.tid AND r.api_id = o.range_id
+WHERE o.n = 1
+GROUP BY o.db, o.operator, o.pattern
+ORDER BY o.db, count DESC, gpu_ns DESC, o.operator, o.pattern;
+"""
+
+# rocpd_launch_stats' former query (its rowid is the op's rocpd_ops rowid).
+REF_LAUNCH_STATS = """
+CREATE TEMP VIEW ref_launch_stats AS
+WITH calls AS (
+  SELECT db, correlation_id, pid, tid, name, start, "end" FROM (
+    SELECT db, correlation_id, pid, tid, name, start, "end",
+           row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
+    FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
+  WHERE n = 1)
+SELECT db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, launch_end,
+       start, "end", cpu_ns, gpu_ns, launch_delay_ns,
+       cpu_ns <= 50000 AND gpu_ns < cpu_ns AS short_op, cpu_ns > 50000 AS runtime_outlier,
+       launch_delay_ns > 100000 AS delay_outlier, rowid_
+FROM (SELECT o.db, c.pid, c.tid, o.op_id, o.correlation_id, o.gpu, o.queue, o.stream, o.kind, o.name,
+             c.name AS api_name, c.start AS launch_start, c."end" AS launch_end, o.start, o."end",
+             c."end" - c.start AS cpu_ns, o."end" - o.start AS gpu_ns, o.start - c."end" AS launch_delay_ns,
+             o.rowid AS rowid_
+      FROM temp.rocpd_ops AS o CROSS JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id)
+"""
+
+LAUNCH_COLS = ("db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, "
+               "launch_end, start, \"end\", cpu_ns, gpu_ns, launch_delay_ns, short_op, runtime_outlier, delay_outlier")
+CASES = (
+    ("rocpd_queue_depth", "ref_queue_depth", "db, gpu, queue, stream, ts, depth, waiting, duration", ""),
+    ("rocpd_comm_overlap", "ref_comm_overlap",
+     "db, gpu, compute_ops, comm_ops, compute_ns, comm_ns, overlap_ns, exposed_comm_ns, overlap_pct", ""),
+    ("rocpd_launch_stats", "ref_launch_stats", LAUNCH_COLS, "rowid"),
+    ("rocpd_kernel_sequences", "ref_kernel_sequences", "db, operator, kernels, pattern, count, gpu_ns, range_ns", ""),
+)
+# docs/diagnosis.md: a start or end that is not an integer is an error naming the member (rocpd_kernel_stacks,
+# read by rocpd_kernel_sequences, refuses alike)
+# (interval_union's own error for rocpd_comm_overlap, as before).
+REFUSAL = re.compile(r"^(rocpd_(op_launches|queue_steps|kernel_stacks): member .*: (start|end) must be an integer"
+                     r"|interval_union: (start|end) must be an integer)")
+
+
+RPD2_DDL = """
+CREATE TABLE rocpd_metadata(id INTEGER PRIMARY KEY, tag TEXT, value TEXT);
+CREATE TABLE rocpd_string(id INTEGER PRIMARY KEY, string TEXT);
+CREATE TABLE rocpd_api(id INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, start INTEGER, end INTEGER,
+                       apiName_id INTEGER, args_id INTEGER);
+CREATE TABLE rocpd_op(id INTEGER PRIMARY KEY, gpuId INTEGER, queueId INTEGER, sequenceId INTEGER,
+                      completionSignal TEXT, start INTEGER, end INTEGER, description_id INTEGER, opType_id INTEGER);
+CREATE TABLE rocpd_api_ops(id INTEGER PRIMARY KEY, api_id INTEGER, op_id INTEGER);
+INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '2');
+INSERT INTO rocpd_string(id, string) VALUES (1, '');
+"""
+
+# (gpu, queue, op type, name (None: a missing string), start, end, call start (None: no start; False: no call))
+EDGE_OPS = [
+    (0, 0, "KernelExecution", "gemm", 1000, 2000, 900),
+    (0, 0, "KernelExecution", "ncclDevKernel_AllReduce", 1500, 2500, 950),
+    (0, 1, "KernelExecution", "RCCL_generic", 1400, 1600, 960),
+    (0, 1, "KernelExecution", "my_Cross_Device_Reduce", 3000, 3100, 2990),
+    (0, 1, "KernelExecution", "x\0nccl", 3000, 3500, 2995),  # compute: LIKE reads up to the NUL
+    (0, 0, "KernelExecution", None, 4000, 4200, 3990),
+    (0, 0, "CopyHostToDevice", "", 4100, 4400, 4000),
+    (0, 0, "CopyDeviceToHost", "", 5000, 4000, 4900),  # reversed: counts, covers nothing
+    (0, 0, "BarrierAnd", "", 100, 200000, 90),  # neither class
+    (0, 1, "KernelExecution", "late", 6000, 6100, 5000),
+    (0, 1, "KernelExecution", "same_instant", 6000, 6100, 5000),
+    (0, 0, "KernelExecution", "no_start", None, 7000, 6900),
+    (0, 0, "KernelExecution", "no_end", 7100, None, 7000),
+    (0, 1, "KernelExecution", "call_without_start", 8000, 8100, None),
+    (0, 1, "KernelExecution", "without_call", 8200, 8300, False),
+    (1, 0, "KernelExecution", "gemm", 1000, 1300, 800),
+    (1, 0, "CopyDeviceToDevice", "", 1200, 1400, 1100),
+    (None, None, "KernelExecution", "gemm", 500, 600, 400),
+]
+
+
+def write_rpd2(path, pid, ops):
+    con = sqlite3.connect(path)
+    con.executescript(RPD2_DDL)
+    strings = {"": 1}
+
+    def sid(s):
+        if s is None:
+            return 999999  # no such string: a NULL name
+        if s not in strings:
+            strings[s] = con.execute("INSERT INTO rocpd_string(string) VALUES (?)", (s,)).lastrowid
+        return strings[s]
+
+    for gpu, queue, op_type, name, start, end, call_start in ops:
+        op = con.execute("INSERT INTO rocpd_op(gpuId, queueId, sequenceId, completionSignal, start, end, "
+                         "description_id, opType_id) VALUES (?, ?, 0, '', ?, ?, ?, ?)",
+                         (gpu, queue, start, end, sid(name), sid(op_type))).lastrowid
+        if call_start is False:
+            continue
+        api = con.execute("INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id) VALUES (?, ?, ?, ?, ?, 1)",
+                          (pid, pid, call_start, None if call_start is None else call_start + 5,
+                           sid("hipLaunchKernel"))).lastrowid
+        con.execute("INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (?, ?)", (api, op))
+    con.commit()
+    con.close()
+
+
+def connect(path):
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.enable_load_extension(False)
+    con.execute("SELECT rocpd_open(?)", (path,))
+    for sql in (REF_QUEUE_DEPTH, REF_COMM_OVERLAP, REF_LAUNCH_STATS, REF_KERNEL_SEQUENCES):
+        con.execute(sql)
+    return con
+
+
+def key(row):
+    """A multiset key that tells 1 from 1.0 and text from blob, as a plain table's rows differ."""
+    return tuple((type(v).__name__, v) for v in row)
+
+
+class SameRowsAsSql(unittest.TestCase):
+    def rows(self, con, sql, args=()):
+        try:
+            return Counter(key(r) for r in con.execute(sql, args)), None
+        except sqlite3.Error as e:
+            return None, str(e)
+
+    def compare(self, con, label):
+        """Compares every case in full and per member; returns how many (case, filter) pairs had rows to compare."""
+        con.text_factory = bytes  # hostile names are not UTF-8
+        dbs = [r[0].decode() for r in con.execute("SELECT db FROM rocpd_members")]
+        self.assertGreater(len(dbs), 1, label)
+        compared = 0
+        for name, ref, cols, rowid in CASES:
+            ref_sel = cols + (", " + rowid + "_" if rowid else "")
+            sel = cols + (", " + rowid if rowid else "")
+            for db in [None] + dbs + ["nope"]:
+                where, args = ("", ()) if db is None else (" WHERE db = ?", (db,))
+                want, want_err = self.rows(con, f"SELECT {ref_sel} FROM {ref}{where}", args)
+                got, got_err = self.rows(con, f"SELECT {sel} FROM {name}{where}", args)
+                context = (label, name, db, want_err, got_err)
+                if want_err is not None:
+                    # The reference refuses (interval_union): the table refuses alike, with the same kind of text
+                    # for rocpd_comm_overlap (whose view still calls its errors interval_union's; which member's
+                    # value it names depends on which member's core got there first).
+                    self.assertIsNotNone(got_err, context)
+                    if want_err.startswith("interval_union"):
+                        self.assertEqual(re.sub(r"(got|is) .*", "", got_err), re.sub(r"(got|is) .*", "", want_err),
+                                         context)
+                    else:
+                        self.assertRegex(got_err, REFUSAL, context)
+                    continue
+                if got_err is not None:
+                    self.assertRegex(got_err, REFUSAL, context)
+                    continue
+                self.assertEqual(got, want, context)
+                compared += 1 if want else 0
+        return compared
+
+    def test_generated_job(self):
+        d = tempfile.mkdtemp(prefix="rocpd_whysql_")
+        try:
+            subprocess.run([GEN, "--out", d, "--procs", "3", "--format", "mixed", "--ops", "1500", "--seed", "41",
+                            "--markers", "200", "--diagnosis", "1"], check=True, stdout=subprocess.DEVNULL)
+            con = connect(d)
+            self.assertEqual(self.compare(con, "generated"), len(CASES) * 4)  # in full and per member
+            self.assertGreater(con.execute("SELECT count(*) FROM rocpd_queue_depth").fetchone()[0], 1000)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_hand_made_edges(self):
+        """Two rpd v2 members: comm names in any case, a NUL before 'nccl' (LIKE stops there), a NULL name,
+        barriers, NULL and reversed times, NULL gpus, a call without a start, an op without a call."""
+        d = tempfile.mkdtemp(prefix="rocpd_whysql_edges_")
+        try:
+            for rank in range(2):
+                write_rpd2(os.path.join(d, f"m{rank}.rpd"), 10 + rank, EDGE_OPS)
+            con = connect(d)
+            self.assertEqual(self.compare(con, "edges"), (len(CASES) - 1) * 3)  # no ranges: no sequences
+            rows = con.execute("SELECT gpu, compute_ops, comm_ops FROM rocpd_comm_overlap WHERE db = 'm0'").fetchall()
+            self.assertEqual(rows, [(None, 1, 0), (0, 9, 5), (1, 1, 1)])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_hostile_members(self):
+        d = tempfile.mkdtemp(prefix="rocpd_whysql_hostile_")
+        try:
+            sets = hostile_fixtures.build(os.path.join(d, "hostile"))
+            total = 0
+            for name, path in sorted(sets.items()):
+                total += self.compare(connect(path), name)
+            self.assertGreaterEqual(total, 10)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
