@@ -59,6 +59,8 @@ void InterruptWatch::check() {
   if (++calls_ % 16 == 1 && poll()) raise();
 }
 
+bool InterruptWatch::host_interrupted_now() const { return host_ && host_interrupted(host_); }
+
 void InterruptWatch::raise() { throw Error("interrupted", SQLITE_INTERRUPT); }
 
 ProgressGuard::ProgressGuard(sqlite3* member_db, InterruptWatch* watch, bool host_thread) {

@@ -29,6 +29,9 @@ class InterruptWatch {
   // calls made millions of times (a join's filters), the clock itself is read every 16th time.
   void check();
   bool stopped() const noexcept { return stopped_.load(std::memory_order_relaxed); }
+  // Host thread only: whether the host connection is interrupted right now (no poll interval;
+  // stopped() may also mean that work was stopped after another error).
+  bool host_interrupted_now() const;
   // rocpd_progress(1): while the watched work runs, poll() writes `line()` to stderr about once
   // a second (host thread only, so the line may read the work's own counters without locks).
   void report_progress(std::function<std::string()> line);

@@ -94,6 +94,9 @@ void MemberPool::run(const std::vector<MemberPtr>& members, const Task& task, Po
     }
   }
   for (auto& t : workers) t.join();
+  // A member statement stopped by the user's interrupt reports it in the member's words; the query
+  // ends with SQLite's plain "interrupted", as every other statement does.
+  if (first_error && watch_.host_interrupted_now()) InterruptWatch::raise();
   if (first_error) std::rethrow_exception(first_error);
   if (watch_.stopped()) InterruptWatch::raise();
 }

@@ -451,6 +451,8 @@ class Interrupts(unittest.TestCase):
                     "SELECT * FROM rocpd_queue_depth",                         # diagnosis tables: pool
                     "SELECT * FROM rocpd_comm_overlap",
                     "SELECT * FROM rocpd_launch_stats",
+                    "SELECT * FROM rocpd_kernel_stacks",
+                    "SELECT * FROM rocpd_idle_breakdown",
                     "SELECT sum(o.duration) FROM rocpd_apis a JOIN rocpd_ops o "
                     "ON o.db = a.db AND o.correlation_id = a.api_id"):
             with self.subTest(sql=sql):
