@@ -3,7 +3,9 @@
 // call on the launching thread, outermost first (diagnosis/stack_sweep.h). Per member: the ops,
 // their launch calls and the ranges are read once each, and each thread is swept once.
 // Pushdown: db =, gpu = (members and ops read); SQLite re-checks every constraint. Rowids are
-// the ops' own rocpd_ops rowids (unique across members, stable).
+// the ops' own rocpd_ops rowids (unique across members, stable). Hidden columns bottom_level_id,
+// _start, _end: the innermost range's api_id and times (NULL at depth 0), what
+// rocpd_kernel_sequences groups occurrences by.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,7 +33,8 @@ constexpr const char* kTable = "rocpd_kernel_stacks";
 constexpr uint32_t kNoName = UINT32_MAX;
 
 enum Column {
-  kDb, kPid, kTid, kOpId, kCorrelation, kGpu, kQueue, kKind, kName, kStart, kEnd, kDepth, kStack, kTop, kBottom
+  kDb, kPid, kTid, kOpId, kCorrelation, kGpu, kQueue, kKind, kName, kStart, kEnd, kDepth, kStack, kTop, kBottom,
+  kBottomId, kBottomStart, kBottomEnd
 };
 constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu};
 
@@ -74,6 +77,8 @@ struct StackInfo {
   uint32_t stack = 0;  // id in stacks ("[]" is 0)
   uint32_t depth = 0;
   uint32_t top = kNoName, bottom = kNoName;  // names of the outermost / innermost range
+  // The innermost range itself (its api_id and times), for occurrences of it (kernel sequences).
+  int64_t bottom_id = 0, bottom_start = 0, bottom_end = 0;
 };
 
 // A value of a member row, compactly: integers and reals in place, text and blobs in the member's
@@ -318,6 +323,9 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::opti
       info.depth = static_cast<uint32_t>(stack.size());
       info.top = ranges[stack.front()].name;
       info.bottom = ranges[stack.back()].name;
+      info.bottom_id = ranges[stack.back()].order;
+      info.bottom_start = ranges[stack.back()].start;
+      info.bottom_end = ranges[stack.back()].end;
       last_stack.assign(stack.begin(), stack.end());
       last_info = info;
     });
@@ -383,7 +391,8 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
         db,
         "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
         "queue INTEGER, kind TEXT, name TEXT, start INTEGER, \"end\" INTEGER, depth INTEGER, stack TEXT, "
-        "top_level TEXT, bottom_level TEXT)");
+        "top_level TEXT, bottom_level TEXT, bottom_level_id INTEGER HIDDEN, bottom_level_start INTEGER HIDDEN, "
+        "bottom_level_end INTEGER HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     auto table = std::make_unique<Table>();
@@ -474,6 +483,15 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
         break;
       case kBottom:
         if (info.bottom != kNoName) name_result(ctx, ms, info.bottom);
+        break;
+      case kBottomId:
+        if (info.depth > 0) sqlite3_result_int64(ctx, info.bottom_id);
+        break;
+      case kBottomStart:
+        if (info.depth > 0) sqlite3_result_int64(ctx, info.bottom_start);
+        break;
+      case kBottomEnd:
+        if (info.depth > 0) sqlite3_result_int64(ctx, info.bottom_end);
         break;
     }
     return SQLITE_OK;
