@@ -76,13 +76,13 @@ def brute_stacks(ops, apis):
             continue
         call = calls.get((db, corr))
         if call is None:
-            out[(db, kind, op_id)] = (None, None, [])
+            out[(db, kind, op_id)] = (None, None, [], None)
             continue
         cs, ce, tid, _, call_pid = call
         ce = max(ce, cs)
         enclosing = [r for r in ranges[(db, call_pid, tid)] if r[0] <= cs and ce <= r[1]]
         enclosing.sort(key=lambda r: (r[0], -r[1], r[2]))
-        out[(db, kind, op_id)] = (call_pid, tid, [r[3] for r in enclosing])
+        out[(db, kind, op_id)] = (call_pid, tid, [r[3] for r in enclosing], enclosing[-1][:3] if enclosing else None)
     return out
 
 
@@ -150,12 +150,14 @@ class KernelStacks(unittest.TestCase):
         cls.expected = brute_stacks(cls.ops, cls.apis)
         cls.rows = cls.con.execute(
             "SELECT db, pid, tid, op_id, correlation_id, kind, name, start, \"end\", depth, stack, top_level, "
-            "bottom_level, rowid FROM rocpd_kernel_stacks").fetchall()
+            "bottom_level, rowid, bottom_level_id, bottom_level_start, bottom_level_end FROM rocpd_kernel_stacks").fetchall()
 
     def test_every_op_matches_brute_force(self):
         self.assertEqual(len(self.rows), len(self.expected))
-        for db, pid, tid, op_id, corr, kind, name, start, end, depth, stack, top, bottom, _ in self.rows:
-            want_pid, want_tid, want = self.expected[(db, kind, op_id)]
+        for db, pid, tid, op_id, corr, kind, name, start, end, depth, stack, top, bottom, _, b_id, b_start, b_end in self.rows:
+            want_pid, want_tid, want, innermost = self.expected[(db, kind, op_id)]
+            # The hidden columns: the innermost range's api_id and times.
+            self.assertEqual((b_start, b_end, b_id), innermost if innermost else (None, None, None), (db, op_id))
             got = json.loads(stack)
             self.assertEqual(got, want, (db, op_id))
             self.assertEqual(depth, len(want))
@@ -347,7 +349,7 @@ class LinkTableEdgeCases(unittest.TestCase):
         rows = con.execute("SELECT db, kind, op_id, pid, tid, stack FROM rocpd_kernel_stacks").fetchall()
         self.assertEqual(len(rows), len(expected))
         for db, kind, op_id, pid, tid, stack in rows:
-            self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)], op_id)
+            self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)][:3], op_id)
         by_gpu, by_lane = idle_inputs(ops, apis)
         got = con.execute("SELECT db, gpu, queue, stream, level, gaps, idle_ns, host_wait_ns, kernel_wait_ns, "
                           "other_ns, busy_ns FROM rocpd_idle_breakdown").fetchall()
@@ -395,7 +397,7 @@ class EveryLayout(unittest.TestCase):
                 rows = con.execute("SELECT db, kind, rowid, pid, tid, stack FROM rocpd_kernel_stacks").fetchall()
                 self.assertEqual(len(rows), len(expected))
                 for db, kind, rowid, pid, tid, stack in rows:
-                    self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, rowid)], (db, rowid))
+                    self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, rowid)][:3], (db, rowid))
                 by_gpu, by_lane = idle_inputs(ops, apis)
                 got = con.execute("SELECT db, gpu, queue, stream, level, gaps, idle_ns, host_wait_ns, kernel_wait_ns, "
                                   "other_ns, busy_ns FROM rocpd_idle_breakdown").fetchall()
@@ -454,7 +456,7 @@ class OtherLayouts(unittest.TestCase):
             rows = con.execute("SELECT db, kind, op_id, pid, tid, depth, stack FROM rocpd_kernel_stacks").fetchall()
             self.assertEqual(len(rows), len(expected), fmt)
             for db, kind, op_id, pid, tid, depth, stack in rows:
-                self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)], (fmt, op_id))
+                self.assertEqual((pid, tid, json.loads(stack)), expected[(db, kind, op_id)][:3], (fmt, op_id))
             self.assertEqual({str(k): v for k, v in Counter(r[5] for r in rows).items()}, diag["stack_depths"], fmt)
             by_gpu, _ = idle_inputs(ops, apis)
             for r in con.execute("SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
