@@ -121,6 +121,16 @@ GpuKey value_key(const StoredValue& v) {
   return k;
 }
 
+StoredValue stored_of(const GpuKey& k) {
+  StoredValue v;
+  v.type = k.type;
+  v.i = k.i;
+  v.d = k.d;
+  v.bytes = k.bytes.data();
+  v.length = static_cast<int>(k.bytes.size());
+  return v;
+}
+
 std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what) {
   if (v.type == SQLITE_INTEGER) return v.i;
   if (v.type == SQLITE_NULL) return std::nullopt;
@@ -258,7 +268,7 @@ std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, 
     if (!start) continue;
     const int64_t api_id = sqlite3_column_int64(s, 3);
     LaunchCall& c = out[static_cast<size_t>(slot)];
-    if (c.found && (c.start < *start || (c.start == *start && c.api_id <= api_id))) continue;
+    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
     const auto end = time_column(s, 2, table, db, "end");
     c.found = true;
     c.start = *start;
@@ -300,10 +310,9 @@ std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite
     if (slot < 0) continue;
     const auto start = time_value(rows[1], table, m.alias, "start");
     if (!start) continue;
-    const StoredValue id = rows[3];
-    const int64_t api_id = id.type == SQLITE_INTEGER ? id.i : id.type == SQLITE_FLOAT ? static_cast<int64_t>(id.d) : 0;
+    const int64_t api_id = launch_order(rows[3]);
     LaunchCall& c = out[static_cast<size_t>(slot)];
-    if (c.found && (c.start < *start || (c.start == *start && c.api_id <= api_id))) continue;
+    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
     const auto end = time_value(rows[2], table, m.alias, "end");
     c.found = true;
     c.start = *start;

@@ -40,6 +40,8 @@ std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, 
 
 // The same two for a value read by MemberColumns.
 GpuKey value_key(const StoredValue& v);
+// A key's value as MemberColumns hands values out (bytes point into the key).
+StoredValue stored_of(const GpuKey& k);
 std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what);
 // SQLite's `column = n`, `column > n` and `column < n` for an integer n and a stored value
 // (NULL: false; text and blobs sort after every number).
@@ -91,6 +93,16 @@ struct LaunchCall {
   int64_t api_id = 0;
   GpuKey pid, tid;
 };
+// The launch rule every diagnosis table shares: of the calls with an op's correlation id, the one
+// with the earliest start, then the smallest api_id (a hostile file may repeat an id).
+inline bool better_launch(bool found, int64_t best_start, int64_t best_api_id, int64_t start, int64_t api_id) {
+  return !found || start < best_start || (start == best_start && api_id < best_api_id);
+}
+// An api_id as that rule compares it (an integer; a real truncated; anything else 0).
+inline int64_t launch_order(const StoredValue& id) {
+  return id.type == SQLITE_INTEGER ? id.i : id.type == SQLITE_FLOAT ? static_cast<int64_t>(id.d) : 0;
+}
+
 // A query of one member on the host connection, stepped once as soon as it is made: the
 // federation's background readers then fetch its rows while the caller works on other queries or
 // on the previous member (a member's reads overlap each other and the previous member's sweep).

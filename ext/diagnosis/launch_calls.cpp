@@ -22,11 +22,9 @@ std::vector<StoredCall> read_stored_calls(const federation::Member& m, sqlite3* 
     if (slot < 0) continue;
     const auto start = time_value(rows[1], table, m.alias, "start");
     if (!start) continue;
-    // The same order as read_member_launches (the launch rule is shared by every diagnosis table).
-    const StoredValue id = rows[3];
-    const int64_t api_id = id.type == SQLITE_INTEGER ? id.i : id.type == SQLITE_FLOAT ? static_cast<int64_t>(id.d) : 0;
+    const int64_t api_id = launch_order(rows[3]);
     StoredCall& c = out[static_cast<size_t>(slot)];
-    if (c.found && (c.start < *start || (c.start == *start && c.api_id <= api_id))) continue;
+    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
     c.found = true;
     c.start = *start;
     c.api_id = api_id;

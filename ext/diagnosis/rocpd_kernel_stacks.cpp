@@ -150,17 +150,6 @@ struct MemberStacks {
   }
 };
 
-// A key's value as MemberColumns hands values out (bytes point into the key).
-StoredValue stored(const GpuKey& k) {
-  StoredValue v;
-  v.type = k.type;
-  v.i = k.i;
-  v.d = k.d;
-  v.bytes = k.bytes.data();
-  v.length = static_cast<int>(k.bytes.size());
-  return v;
-}
-
 using ThreadKey = std::tuple<bool, int64_t, bool, int64_t>;  // pid null, pid, tid null, tid
 // A hostile pid or tid gives no thread: the call has no thread, so no range encloses it.
 std::optional<ThreadKey> thread_key(const StoredValue& pid, const StoredValue& tid) {
@@ -245,7 +234,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, std::opti
     if (call_of_slot[slot] < 0) {
       call_of_slot[slot] = static_cast<int32_t>(out.calls.size());
       CallRow c;
-      const StoredValue pid = stored(lc.pid), tid = stored(lc.tid);
+      const StoredValue pid = stored_of(lc.pid), tid = stored_of(lc.tid);
       c.pid = out.cell(pid);
       c.tid = out.cell(tid);
       out.calls.push_back(c);

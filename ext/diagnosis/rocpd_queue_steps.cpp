@@ -35,16 +35,6 @@ struct MemberRows {
   size_t size() const { return steps.size(); }
 };
 
-StoredValue stored(const GpuKey& k) {
-  StoredValue v;
-  v.type = k.type;
-  v.i = k.i;
-  v.d = k.d;
-  v.bytes = k.bytes.data();
-  v.length = static_cast<int>(k.bytes.size());
-  return v;
-}
-
 MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
   using namespace federation;
   struct RawOp {
@@ -84,8 +74,8 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
     LaneOp lane_op{call.start, op.start, op.end};
     if (op.bad) {  // integral reals count; anything else is time_value's error, as the other diagnosis tables
       const auto& [s, e] = bad_times.at(i);
-      lane_op.start = *time_value(stored(s), kTable, m.alias, "start");
-      lane_op.end = *time_value(stored(e), kTable, m.alias, "end");
+      lane_op.start = *time_value(stored_of(s), kTable, m.alias, "start");
+      lane_op.end = *time_value(stored_of(e), kTable, m.alias, "end");
     }
     by_lane[op.lane].push_back(lane_op);
   }
