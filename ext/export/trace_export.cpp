@@ -63,8 +63,7 @@ struct Member {
 class Exporter {
  public:
   Exporter(sqlite3* db, const ExportRequest& req, TraceWriter& w, InterruptWatch& watch)
-      : db_(db),
-        req_(req),
+      : req_(req),
         w_(w),
         watch_(watch),
         registry_(federation::Registry::of(db)),
@@ -329,7 +328,6 @@ class Exporter {
     return out;
   }
 
-  sqlite3* db_;
   const ExportRequest& req_;
   TraceWriter& w_;
   InterruptWatch& watch_;
