@@ -1,5 +1,7 @@
 #include "export/json_writer.h"
 
+#include <cstring>
+
 #include "export/utf8.h"
 
 namespace rocpd::exporter {
@@ -12,9 +14,16 @@ void JsonWriter::end(std::string_view other_data) {
   lit("}\n");
 }
 
-void JsonWriter::us(int64_t ns) {
-  char* p = out_.reserve(32);
-  char* const start = p;
+namespace {
+
+// Writers into space reserved beforehand (OutFile::reserve): one bounds check per event.
+char* put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+char* put_i64(char* p, int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+// Nanoseconds as exact microseconds: 1234.567 (at most 25 bytes).
+char* put_us(char* p, int64_t ns) {
   uint64_t mag = static_cast<uint64_t>(ns);
   if (ns < 0) {
     *p++ = '-';
@@ -30,9 +39,36 @@ void JsonWriter::us(int64_t ns) {
     p += 4;
     while (p[-1] == '0') --p;  // 1.500 -> 1.5
   }
-  out_.advance(static_cast<size_t>(p - start));
+  return p;
+}
+bool plain(std::string_view s) {
+  return json_plain_prefix(reinterpret_cast<const unsigned char*>(s.data()), s.size()) == s.size();
+}
+// An event whose strings need no escaping, at most this long, is written in one piece.
+constexpr size_t kFixedPart = 320;
+constexpr size_t kOnePiece = 64 * 1024;
+
+}  // namespace
+
+char* JsonWriter::put_track(char* p, TrackText& cache, int64_t pid, int64_t tid) {
+  if (!cache.valid || cache.pid != pid || cache.tid != tid) {
+    char* q = put(cache.text, ",\"pid\":");
+    q = put_i64(q, pid);
+    q = put(q, ",\"tid\":");
+    q = put_i64(q, tid);
+    cache.pid = pid;
+    cache.tid = tid;
+    cache.valid = true;
+    cache.len = static_cast<size_t>(q - cache.text);
+  }
+  std::memcpy(p, cache.text, cache.len);
+  return p + cache.len;
 }
 
+void JsonWriter::us(int64_t ns) {
+  char* p = out_.reserve(32);
+  out_.advance(static_cast<size_t>(put_us(p, ns) - p));
+}
 
 void JsonWriter::str(std::string_view sv) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -108,6 +144,45 @@ void JsonWriter::thread(int64_t pid, int64_t tid, std::string_view name, int64_t
 
 void JsonWriter::slice(int64_t pid, int64_t tid, std::string_view cat, std::string_view name, int64_t ts_ns,
                        int64_t dur_ns, const EventArgs& args) {
+  const size_t text = args.text ? args.text->size() : 0;
+  const size_t need = kFixedPart + cat.size() + name.size() + text;
+  if (need <= kOnePiece && plain(cat) && plain(name) && (!args.text || plain(*args.text))) {
+    char* const start = out_.reserve(need);
+    char* p = start;
+    if (events_++) p = put(p, ",\n");
+    p = put(p, dur_ns > 0 ? "{\"ph\":\"X\"" : "{\"ph\":\"i\",\"s\":\"t\"");
+    p = put_track(p, slice_track_, pid, tid);
+    p = put(p, ",\"ts\":");
+    p = put_us(p, ts_ns);
+    if (dur_ns > 0) {
+      p = put(p, ",\"dur\":");
+      p = put_us(p, dur_ns);
+    }
+    p = put(p, ",\"cat\":\"");
+    p = put(p, cat);
+    p = put(p, "\",\"name\":\"");
+    p = put(p, name);
+    p = put(p, "\",\"args\":{");
+    bool comma = false;
+    if (args.correlation_id) {
+      p = put(p, "\"correlation_id\":");
+      p = put_i64(p, *args.correlation_id);
+      comma = true;
+    }
+    if (args.op_id) {
+      p = put(p, comma ? ",\"op_id\":" : "\"op_id\":");
+      p = put_i64(p, *args.op_id);
+      comma = true;
+    }
+    if (args.text) {
+      p = put(p, comma ? ",\"args\":\"" : "\"args\":\"");
+      p = put(p, *args.text);
+      *p++ = '"';
+    }
+    p = put(p, "}}");
+    out_.advance(static_cast<size_t>(p - start));
+    return;
+  }
   sep();
   if (dur_ns > 0) {
     lit("{\"ph\":\"X\",\"pid\":");
@@ -148,26 +223,22 @@ void JsonWriter::slice(int64_t pid, int64_t tid, std::string_view cat, std::stri
 
 void JsonWriter::flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid,
                       int64_t to_ns) {
-  sep();
-  lit("{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
-  u64(id);
-  lit(",\"pid\":");
-  i64(pid);
-  lit(",\"tid\":");
-  i64(tid);
-  lit(",\"ts\":");
-  us(from_ns);
-  lit("}");
-  sep();
-  lit("{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
-  u64(id);
-  lit(",\"pid\":");
-  i64(to_pid);
-  lit(",\"tid\":");
-  i64(to_tid);
-  lit(",\"ts\":");
-  us(to_ns);
-  lit("}");
+  char* const start = out_.reserve(2 * kFixedPart);
+  char* p = start;
+  if (events_++) p = put(p, ",\n");
+  p = put(p, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
+  p = std::to_chars(p, p + 24, id).ptr;
+  p = put_track(p, flow_from_, pid, tid);
+  p = put(p, ",\"ts\":");
+  p = put_us(p, from_ns);
+  p = put(p, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
+  ++events_;
+  p = std::to_chars(p, p + 24, id).ptr;
+  p = put_track(p, flow_to_, to_pid, to_tid);
+  p = put(p, ",\"ts\":");
+  p = put_us(p, to_ns);
+  *p++ = '}';
+  out_.advance(static_cast<size_t>(p - start));
 }
 
 void JsonWriter::counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value) {

@@ -48,8 +48,19 @@ class JsonWriter final : public TraceWriter {
   void us(int64_t ns);  // nanoseconds as exact microseconds: 1234.567
   void lit(std::string_view s) { out_.write(s.data(), s.size()); }
 
+  // `,"pid":P,"tid":T` of the last event written through it: events come in runs on one track,
+  // so the numbers are formatted once per run.
+  struct TrackText {
+    int64_t pid = 0, tid = 0;
+    bool valid = false;
+    size_t len = 0;
+    char text[64];
+  };
+  static char* put_track(char* p, TrackText& cache, int64_t pid, int64_t tid);
+
   OutFile& out_;
   uint64_t events_ = 0;
+  TrackText slice_track_, flow_from_, flow_to_;
 };
 
 }  // namespace rocpd::exporter

@@ -12,6 +12,8 @@
 #include "export/json_writer.h"
 #include "export/out_file.h"
 #include "export/pftrace_writer.h"
+#include "export/profile_ahead.h"
+#include "export/row_pipe.h"
 #include "export/utilization_counter.h"
 #include "federation/interrupt.h"
 #include "federation/member_columns.h"
@@ -66,8 +68,7 @@ class Exporter {
       : req_(req),
         w_(w),
         watch_(watch),
-        registry_(federation::Registry::of(db)),
-        utilization_(db, req.lo, req.hi, req.utilization_buckets) {
+        registry_(federation::Registry::of(db)) {
     if (!registry_) throw Error(fmt::format("{}: no members", kFn));
   }
 
@@ -77,14 +78,29 @@ class Exporter {
     {
       // Read straight from the member's own tables on its connection (federation/member_columns.h):
       // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
+      // This thread steps the member's statements; pipe_'s worker writes the events.
       const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
-      const auto profile = registry_->profile(fm, &watch_);
       federation::Registry::Lease lease = registry_->acquire(fm, &watch_, true);
-      read_launches(*fm, lease.db());
-      ops(*fm, lease.db(), profile.get(), false);
-      if (req_.lo) ops(*fm, lease.db(), profile.get(), true);
-      apis(*fm, lease.db(), false);
-      if (req_.lo) apis(*fm, lease.db(), true);
+      if (!flows_on_slices_ && !req_.lo && !req_.hi) {
+        // Every call is read anyway: the calls pass records the launches the ops pass needs. It
+        // needs no profile, so the member's profile is computed beside it.
+        {
+          ProfileAhead ahead(*registry_, fm, watch_);
+          apis(*fm, lease.db(), false, true);
+          ahead.wait();
+        }
+        plan_utilization();
+        ops(*fm, lease.db(), registry_->profile(fm, &watch_).get(), false);
+      } else {
+        plan_utilization();
+        const auto profile = registry_->profile(fm, &watch_);
+        read_launches(*fm, lease.db());
+        ops(*fm, lease.db(), profile.get(), false);
+        if (req_.lo) ops(*fm, lease.db(), profile.get(), true);
+        apis(*fm, lease.db(), false, false);
+        if (req_.lo) apis(*fm, lease.db(), true, false);
+      }
+      pipe_.drain();
       launches_.clear();
       launches_.rehash(0);
       more_flows_.clear();
@@ -93,6 +109,17 @@ class Exporter {
     if (member_pid_) result.counters += utilization_.write(w_, m.db, *member_pid_);
     utilization_.clear();
   }
+
+  // The utilization grid, laid once before the first ops are read (it needs every member's span).
+  // The worker adds ops to it only after this (the ops batches are sent later).
+  void plan_utilization() {
+    if (planned_) return;
+    utilization_.plan(registry_->host(), req_.lo, req_.hi, req_.utilization_buckets);
+    planned_ = true;
+  }
+
+  // Waits for the worker: what it wrote and counted is complete.
+  void finish() { pipe_.drain(); }
 
   ExportResult result;
 
@@ -215,18 +242,31 @@ class Exporter {
     return *start >= *req_.lo && (!end || *end < *req_.lo);
   }
 
+  // Sends every row of `rows` to `handle` on the worker thread.
+  void stream(federation::MemberColumns& rows, size_t width, const RowPipe::Handler& handle) {
+    std::unique_ptr<RowBatch> batch = pipe_.take(width);
+    uint64_t n = 0;
+    while (rows.next()) {
+      if ((++n & 0xfff) == 0) watch_.check();
+      batch->add(rows);
+      if (batch->full()) {
+        pipe_.send(std::move(batch), handle);
+        batch = pipe_.take(width);
+      }
+    }
+    pipe_.send(std::move(batch), handle);
+  }
+
   // The first API call (in the member's order) of each correlation id: the launch of its ops.
   void read_launches(const federation::Member& m, sqlite3* conn) {
     using namespace federation;
     MemberColumns rows(m, conn, TableKind::Apis, {kApisCorrelationId, kApisPid, kApisTid, kApisStart, kApisEnd});
-    uint64_t n = 0;
-    while (rows.next()) {
-      if ((++n & 0xfff) == 0) watch_.check();
-      const StoredValue corr = rows[0];
-      if (corr.type == SQLITE_NULL) continue;
-      const auto key = int_of(corr);
-      launches_.try_emplace(*key, Launch{int_of(rows[1]), int_of(rows[2]), int_of(rows[3]), int_of(rows[4])});
-    }
+    stream(rows, 5, launch_rows_);
+  }
+  void launch_row(std::span<const StoredValue> row) {
+    const StoredValue corr = row[0];
+    if (corr.type == SQLITE_NULL) return;
+    launches_.try_emplace(*int_of(corr), Launch{int_of(row[1]), int_of(row[2]), int_of(row[3]), int_of(row[4])});
   }
 
   void ops(const federation::Member& m, sqlite3* conn, const federation::Profile* profile, bool reversed) {
@@ -234,81 +274,82 @@ class Exporter {
     MemberColumns rows(m, conn, TableKind::Ops,
                        {kOpsPid, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsCorrelationId, kOpsOpId},
                        profile, std::nullopt, window_bounds(kOpsStart, kOpsEnd, reversed));
-    uint64_t n = 0;
-    while (rows.next()) {
-      if ((++n & 0xfff) == 0) watch_.check();
-      const auto start = int_of(rows[5]);
-      const auto end = int_of(rows[6]);
-      if (!in_pass(start, end, reversed)) continue;
-      const auto gpu = int_of(rows[1]);
-      utilization_.add(gpu, start, end);
-      if (!overlaps(*start, end)) continue;
-      const auto pid = int_of(rows[0]);
-      const int64_t jpid = process(pid);
-      const int64_t jtid = queue(jpid, pid, gpu, int_of(rows[2]));
-      const int64_t dur = end && *end > *start ? *end - *start : 0;
-      const StoredValue name_value = rows[4];
-      const std::string_view kind = text(rows[3]);
-      const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
-      const auto corr = int_of(rows[7]);
-      EventArgs args;
-      args.correlation_id = corr;
-      args.op_id = int_of(rows[8]);
-      // The launch: the member's API call with the op's correlation id, when in the window.
-      Launch* l = nullptr;
-      if (corr) {
-        const auto it = launches_.find(*corr);
-        if (it != launches_.end() && it->second.start && overlaps(*it->second.start, it->second.end)) l = &it->second;
-      }
-      if (l) args.flow_in = ++result.flows;
-      w_.slice(jpid, jtid, kind, name, *start, dur, args);
-      ++result.ops;
-      if (!l) continue;
-      if (flows_on_slices_) {
-        // The call's slice carries the arrow (written later, in apis()).
-        if (!l->flow) l->flow = args.flow_in;
-        else more_flows_[*corr].push_back(args.flow_in);
-        continue;
-      }
-      const int64_t ajpid = process(l->pid);
-      const int64_t ajtid = thread(ajpid, l->pid, l->tid);
-      // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
-      int64_t from = *l->start;
-      if (l->end && *l->end > *l->start) from = *l->start + (*l->end - *l->start) / 2;
-      if (*start < from && *start >= *l->start) from = *start;
-      w_.flow(args.flow_in, ajpid, ajtid, from, jpid, jtid, *start);
+    stream(rows, 9, reversed ? reversed_op_rows_ : op_rows_);
+  }
+  void op_row(std::span<const StoredValue> row, bool reversed) {
+    const auto start = int_of(row[5]);
+    const auto end = int_of(row[6]);
+    if (!in_pass(start, end, reversed)) return;
+    const auto gpu = int_of(row[1]);
+    utilization_.add(gpu, start, end);
+    if (!overlaps(*start, end)) return;
+    const auto pid = int_of(row[0]);
+    const int64_t jpid = process(pid);
+    const int64_t jtid = queue(jpid, pid, gpu, int_of(row[2]));
+    const int64_t dur = end && *end > *start ? *end - *start : 0;
+    const StoredValue name_value = row[4];
+    const std::string_view kind = text(row[3]);
+    const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
+    const auto corr = int_of(row[7]);
+    EventArgs args;
+    args.correlation_id = corr;
+    args.op_id = int_of(row[8]);
+    // The launch: the member's API call with the op's correlation id, when in the window.
+    Launch* l = nullptr;
+    if (corr) {
+      const auto it = launches_.find(*corr);
+      if (it != launches_.end() && it->second.start && overlaps(*it->second.start, it->second.end)) l = &it->second;
     }
+    if (l) args.flow_in = ++result.flows;
+    w_.slice(jpid, jtid, kind, name, *start, dur, args);
+    ++result.ops;
+    if (!l) return;
+    if (flows_on_slices_) {
+      // The call's slice carries the arrow (written later, in apis()).
+      if (!l->flow) l->flow = args.flow_in;
+      else more_flows_[*corr].push_back(args.flow_in);
+      return;
+    }
+    const int64_t ajpid = process(l->pid);
+    const int64_t ajtid = thread(ajpid, l->pid, l->tid);
+    // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
+    int64_t from = *l->start;
+    if (l->end && *l->end > *l->start) from = *l->start + (*l->end - *l->start) / 2;
+    if (*start < from && *start >= *l->start) from = *start;
+    w_.flow(args.flow_in, ajpid, ajtid, from, jpid, jtid, *start);
   }
 
-  void apis(const federation::Member& m, sqlite3* conn, bool reversed) {
+  // `launches`: also record each correlation id's launch (the first call with it, as
+  // read_launches), for an ops pass that follows.
+  void apis(const federation::Member& m, sqlite3* conn, bool reversed, bool launches) {
     using namespace federation;
     MemberColumns rows(m, conn, TableKind::Apis,
                        {kApisPid, kApisTid, kApisDomain, kApisName, kApisArgs, kApisStart, kApisEnd, kApisCorrelationId},
                        nullptr, std::nullopt, window_bounds(kApisStart, kApisEnd, reversed));
-    uint64_t n = 0;
-    std::vector<uint64_t> flows;
-    while (rows.next()) {
-      if ((++n & 0xfff) == 0) watch_.check();
-      const auto start = int_of(rows[5]);
-      const auto end = int_of(rows[6]);
-      if (!in_pass(start, end, reversed)) continue;
-      if (!overlaps(*start, end)) continue;
-      const auto pid = int_of(rows[0]);
-      const int64_t jpid = process(pid);
-      const int64_t jtid = thread(jpid, pid, int_of(rows[1]));
-      const int64_t dur = end && *end > *start ? *end - *start : 0;
-      const auto corr = int_of(rows[7]);
-      EventArgs args;
-      args.correlation_id = corr;
-      const StoredValue a = rows[4];
-      if (a.type != SQLITE_NULL) {
-        const std::string_view t = text(a);
-        if (!t.empty()) args.text = t;
-      }
-      if (flows_on_slices_ && corr) args.flows_out = launched_flows(*corr, pid, int_of(rows[1]), *start, end, flows);
-      w_.slice(jpid, jtid, text(rows[2]), text(rows[3]), *start, dur, args);
-      ++result.apis;
+    stream(rows, 8, launches ? api_launch_rows_ : reversed ? reversed_api_rows_ : api_rows_);
+  }
+  void api_row(std::span<const StoredValue> row, bool reversed, bool launches) {
+    if (launches && row[7].type != SQLITE_NULL)
+      launches_.try_emplace(*int_of(row[7]), Launch{int_of(row[0]), int_of(row[1]), int_of(row[5]), int_of(row[6])});
+    const auto start = int_of(row[5]);
+    const auto end = int_of(row[6]);
+    if (!in_pass(start, end, reversed)) return;
+    if (!overlaps(*start, end)) return;
+    const auto pid = int_of(row[0]);
+    const int64_t jpid = process(pid);
+    const int64_t jtid = thread(jpid, pid, int_of(row[1]));
+    const int64_t dur = end && *end > *start ? *end - *start : 0;
+    const auto corr = int_of(row[7]);
+    EventArgs args;
+    args.correlation_id = corr;
+    const StoredValue a = row[4];
+    if (a.type != SQLITE_NULL) {
+      const std::string_view t = text(a);
+      if (!t.empty()) args.text = t;
     }
+    if (flows_on_slices_ && corr) args.flows_out = launched_flows(*corr, pid, int_of(row[1]), *start, end, flows_out_);
+    w_.slice(jpid, jtid, text(row[2]), text(row[3]), *start, dur, args);
+    ++result.apis;
   }
 
   // The flows leaving an API call (flows_on_slices_): those of its correlation id's launch when
@@ -345,8 +386,32 @@ class Exporter {
   LastTrack last_process_, last_thread_, last_queue_;
   std::unordered_set<int64_t> used_ids_;
   UtilizationCounter utilization_;
+  bool planned_ = false;
   int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
   int64_t next_tid_ = 1000000000;
+  std::vector<uint64_t> flows_out_;  // the current call's arrows (flows_on_slices_)
+
+  // What the worker does with each pass's rows.
+  const RowPipe::Handler launch_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) launch_row(b.row(r));
+  };
+  const RowPipe::Handler op_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) op_row(b.row(r), false);
+  };
+  const RowPipe::Handler reversed_op_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) op_row(b.row(r), true);
+  };
+  const RowPipe::Handler api_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) api_row(b.row(r), false, false);
+  };
+  const RowPipe::Handler reversed_api_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) api_row(b.row(r), true, false);
+  };
+  const RowPipe::Handler api_launch_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) api_row(b.row(r), false, true);
+  };
+  // Last, so it stops first: its worker uses everything above.
+  RowPipe pipe_;
 };
 
 std::vector<Member> members_to_export(sqlite3* db, const ExportRequest& req) {
@@ -402,7 +467,15 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   TraceWriter& w = pftrace ? static_cast<TraceWriter&>(proto) : json;
   Exporter e(db, req, w, watch);
   w.begin();
-  for (const Member& m : members) e.member(m);
+  try {
+    for (const Member& m : members) e.member(m);
+    e.finish();
+  } catch (const Error&) {
+    // A member statement stopped by the user's interrupt reports it in the member's words; the
+    // export ends with SQLite's plain "interrupted", as every other statement does.
+    if (watch.host_interrupted_now()) InterruptWatch::raise();
+    throw;
+  }
   e.result.members = members.size();
   w.end(other_data(req, e.result));
   e.result.events = w.events();

@@ -11,8 +11,7 @@ namespace rocpd::exporter {
 using intervals::BucketGrid;
 using intervals::Interval;
 
-UtilizationCounter::UtilizationCounter(sqlite3* db, std::optional<int64_t> lo, std::optional<int64_t> hi,
-                                       int64_t buckets) {
+void UtilizationCounter::plan(sqlite3* db, std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t buckets) {
   if (buckets <= 0) return;
   // The grid rocpd_utilization lays (its plan_grid): [lo, hi) or the job's span, N equal buckets.
   explicit_window_ = lo && hi;

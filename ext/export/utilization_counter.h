@@ -17,8 +17,11 @@ namespace rocpd::exporter {
 
 class UtilizationCounter {
  public:
-  // `buckets` = 0 (or an empty job) disables it; reads the members' spans from temp.rocpd_members.
-  UtilizationCounter(sqlite3* db, std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t buckets);
+  // Disabled until plan().
+  UtilizationCounter() = default;
+  // Lays the grid. `buckets` = 0 (or an empty job) disables it; reads the members' spans from
+  // temp.rocpd_members (the members' profiles: computed there when missing).
+  void plan(sqlite3* db, std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t buckets);
 
   bool enabled() const { return enabled_; }
   // Each op row of the member being written (any order). Memory: 16 bytes per op in the grid.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "formats/adapter.h"
@@ -56,6 +57,8 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
     auto stmt = prepare(db, q.sql);
     const int pi = q.select_index[kApisPid], si = q.select_index[kApisStart], ei = q.select_index[kApisEnd],
               ii = q.select_index[kApisApiId];
+    bool have_last = false, last_has_pid = false;
+    int64_t last_pid = 0, last_session = 0;
     while (step(stmt.get())) {
       const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
       const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
@@ -64,10 +67,17 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
         if (t.kind == TimeValue::Number) widen(p.first_ns, p.last_ns, t.lo, t.hi);
         if (t.kind == TimeValue::Other) p.times_unbounded = true;
       }
-      if (sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) pids.insert(pid);
+      const bool has_pid = sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL;
       const int64_t session = sessions ? (sqlite3_column_int64(stmt.get(), ii) >> 32) : 0;
-      auto [it, inserted] = p.session_pid.emplace(session, pid);
+      // Consecutive calls mostly share pid and session: the sets see each run once.
+      if (have_last && pid == last_pid && session == last_session && has_pid == last_has_pid) continue;
+      if (has_pid) pids.insert(pid);
+      auto [it, inserted] = p.session_pid.try_emplace(session, pid);
       if (!inserted && it->second != pid) p.session_pid_exact = false;
+      have_last = true;
+      last_pid = pid;
+      last_session = session;
+      last_has_pid = has_pid;
     }
   }
 }
@@ -84,12 +94,22 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
     int64_t in_zone = 0;
     const int gi = q.select_index[kOpsGpu], si = q.select_index[kOpsStart], ei = q.select_index[kOpsEnd],
               ri = q.rowid_index, pi = want_pid ? q.select_index[kOpsPid] : -1;
+    std::optional<int64_t> last_gpu, last_pid;
     while (step(stmt.get())) {
       const int64_t rowid = sqlite3_column_int64(stmt.get(), ri);
       const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
-      if (sqlite3_column_type(stmt.get(), gi) == SQLITE_INTEGER) p.gpus.insert(sqlite3_column_int64(stmt.get(), gi));
-      else p.gpu_unknown = true;  // NULL, or not an integer: no gpu constraint may rule the member out
-      if (pi >= 0 && sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) pids.insert(sqlite3_column_int64(stmt.get(), pi));
+      if (sqlite3_column_type(stmt.get(), gi) == SQLITE_INTEGER) {
+        const int64_t gpu = sqlite3_column_int64(stmt.get(), gi);
+        if (!last_gpu || *last_gpu != gpu) p.gpus.insert(gpu);  // ops of a gpu come in runs
+        last_gpu = gpu;
+      } else {
+        p.gpu_unknown = true;  // NULL, or not an integer: no gpu constraint may rule the member out
+      }
+      if (pi >= 0 && sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) {
+        const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
+        if (!last_pid || *last_pid != pid) pids.insert(pid);
+        last_pid = pid;
+      }
       ++p.ops;
       if (start.kind == TimeValue::Number && end.kind == TimeValue::Number && end.hi < start.lo) ++p.bad_ops;
       if (in_zone == 0) z = Zone{rowid, rowid};

@@ -272,6 +272,27 @@ void Registry::remember(const std::shared_ptr<Registry>& registry) {
   registries()[registry->host()] = registry;
 }
 
+bool Registry::profile_stale(const MemberPtr& m) {
+  std::lock_guard lock(mutex_);
+  const auto [size, mtime] = file_stamp(m->path);
+  return !(m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns);
+}
+
+std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, InterruptWatch& watch) {
+  if (m->attached) throw Error("profile_off_host: an attached member is read on the host thread only");
+  const auto stamp = file_stamp(m->path);
+  std::shared_ptr<const Profile> computed;
+  {
+    auto lease = acquire(m, &watch, false);
+    computed = compute_profile(lease.db(), *m, &watch);
+  }
+  std::lock_guard lock(mutex_);
+  m->profile = computed;
+  m->profile_size = stamp.first;
+  m->profile_mtime_ns = stamp.second;
+  return computed;
+}
+
 void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {
   std::vector<MemberPtr> stale;
   std::vector<std::pair<int64_t, int64_t>> stamps;

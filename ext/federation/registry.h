@@ -68,6 +68,11 @@ class Registry {
   // The member's profile, computed on first use and again when its file changed.
   std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
   // Computes the missing or stale profiles of `members` on every core (MemberPool).
+  // The profile of opened member `m` computed on the calling thread, which need not be the host's:
+  // the registry stays unlocked during the pass, so the host thread may lease and read meanwhile.
+  std::shared_ptr<const Profile> profile_off_host(const MemberPtr& m, InterruptWatch& watch);
+  // Whether `m`'s profile must be computed (none yet, or its file changed since).
+  bool profile_stale(const MemberPtr& m);
   void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.

@@ -12,10 +12,12 @@ import os
 import sqlite3
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
-from rocpd_testlib import SETS, SHARED_DATA, ChecksumGuard, connect, main  # noqa: E402
+from rocpd_testlib import SETS, SHARED_DATA, ChecksumGuard, connect, generate, main  # noqa: E402
 
 MATMUL = os.path.join(SHARED_DATA, "matmul_result.rpd")
 OP_KINDS = {"kernel", "copy", "barrier", "fill", "other"}
@@ -248,6 +250,42 @@ class ExportTest(ChecksumGuard):
         self.assertTrue(all(0 <= e["args"]["utilization"] <= 1 for e in counters))
         self.assertTrue(all(lo / 1000 <= e["ts"] <= hi / 1000 for e in counters))
         self.check_utilization(con, got, lo, hi)
+
+    def test_one_fresh_file_whole_and_interrupted(self):
+        # One opened file whose profile is not known yet: the export computes it beside the read of
+        # the API calls (export/profile_ahead.h) and formats on a second thread (export/row_pipe.h).
+        gen_dir = os.path.join(self.tmp.name, "gen")
+        generate(gen_dir, 1, "rpd3", 60000, 5)
+        (rpd,) = glob.glob(os.path.join(gen_dir, "*.rpd"))
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (rpd,))
+        got, _ = self.export(con, "one.json")
+        self.check_exact(con, got, None, None)
+        self.check_names(con, got)
+        self.check_utilization(con, got, None, None)
+        # Interrupted at several moments (while the profile runs, while rows are formatted): the
+        # plain "interrupted" error within 0.5 s and no file; the connection exports again after it.
+        out = os.path.join(self.tmp.name, "cut.json")
+        stopped = 0
+        for delay in (0.002, 0.01, 0.03, 0.08):
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (rpd,))
+            timer = threading.Timer(delay, con.interrupt)
+            t0 = time.perf_counter()
+            timer.start()
+            try:
+                con.execute("SELECT rocpd_export_trace(?)", (out,)).fetchone()
+            except sqlite3.OperationalError as e:
+                self.assertEqual(str(e), "interrupted")
+                self.assertLess(time.perf_counter() - t0, delay + 0.5)
+                self.assertFalse(os.path.exists(out))
+                stopped += 1
+            timer.join()
+            if os.path.exists(out):
+                os.remove(out)
+            self.assertEqual(con.execute("SELECT rocpd_export_trace(?)", (out,)).fetchone()[0], len(got.events))
+            os.remove(out)
+        self.assertGreater(stopped, 0)
 
     def test_mixed_job_whole_and_window(self):
         con = connect()

@@ -1,0 +1,37 @@
+// A member's profile computed on a thread of its own while the export thread reads the member's
+// API calls, which need no profile: for a one-file export the profile pass is the largest serial
+// step before the ops can be read (rpd ops take their pid from it) and the utilization grid laid.
+// Opened members only: an attached member is read on the host connection's thread alone.
+#pragma once
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "federation/interrupt.h"
+#include "federation/registry.h"
+
+namespace rocpd::exporter {
+
+class ProfileAhead {
+ public:
+  // Starts the pass when `m` is an opened member whose profile is missing or stale; else does nothing.
+  ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m, federation::InterruptWatch& watch);
+  // A pass still running is stopped (the export failed): its statements end at the watch's stop.
+  ~ProfileAhead();
+  ProfileAhead(const ProfileAhead&) = delete;
+  ProfileAhead& operator=(const ProfileAhead&) = delete;
+
+  // Host thread: waits for the pass, still answering the user's interrupt; throws the pass's error.
+  void wait();
+
+ private:
+  federation::InterruptWatch& watch_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = true;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace rocpd::exporter
