@@ -8,12 +8,16 @@ namespace rocpd::exporter {
 ProfileAhead::ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m,
                            federation::InterruptWatch& watch)
     : watch_(watch) {
-  if (m->attached || !registry.profile_stale(m)) return;
+  if (!registry.profile_stale(m)) return;
+  if (m->attached) {
+    shadow_ = registry.shadow(*m);
+    if (!shadow_) return;
+  }
   done_ = false;
   thread_ = std::thread([this, &registry, m] {
     std::exception_ptr error;
     try {
-      registry.profile_off_host(m, watch_);
+      registry.profile_off_host(m, watch_, shadow_.get());
     } catch (...) {
       error = std::current_exception();
     }

@@ -1,7 +1,8 @@
 // A member's profile computed on a thread of its own while the export thread reads the member's
 // API calls, which need no profile: for a one-file export the profile pass is the largest serial
 // step before the ops can be read (rpd ops take their pid from it) and the utilization grid laid.
-// Opened members only: an attached member is read on the host connection's thread alone.
+// An attached member is computed on a shadow connection of its file (Registry::shadow), or not
+// ahead at all when it has none.
 #pragma once
 #include <condition_variable>
 #include <exception>
@@ -15,7 +16,8 @@ namespace rocpd::exporter {
 
 class ProfileAhead {
  public:
-  // Starts the pass when `m` is an opened member whose profile is missing or stale; else does nothing.
+  // Starts the pass when `m`'s profile is missing or stale (and, for an attached member, it has a
+  // shadow connection); else does nothing. Host thread.
   ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m, federation::InterruptWatch& watch);
   // A pass still running is stopped (the export failed): its statements end at the watch's stop.
   ~ProfileAhead();
@@ -31,6 +33,7 @@ class ProfileAhead {
   std::condition_variable cv_;
   bool done_ = true;
   std::exception_ptr error_;
+  Db shadow_;  // an attached member's connection for the pass
   std::thread thread_;
 };
 

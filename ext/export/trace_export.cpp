@@ -80,25 +80,31 @@ class Exporter {
       // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
       // This thread steps the member's statements; pipe_'s worker writes the events.
       const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
-      federation::Registry::Lease lease = registry_->acquire(fm, &watch_, true);
+      // An attached member is read on a private connection of its file when that reads the same
+      // rows (Registry::shadow): off the host connection's mutex, taken on every call.
+      Db shadow = registry_->shadow(*fm);
+      federation::ProgressGuard shadow_guard(shadow.get(), &watch_, true);
+      federation::Registry::Lease lease;
+      if (!shadow) lease = registry_->acquire(fm, &watch_, true);
+      sqlite3* const conn = shadow ? shadow.get() : lease.db();
       if (!flows_on_slices_ && !req_.lo && !req_.hi) {
         // Every call is read anyway: the calls pass records the launches the ops pass needs. It
         // needs no profile, so the member's profile is computed beside it.
         {
           ProfileAhead ahead(*registry_, fm, watch_);
-          apis(*fm, lease.db(), false, true);
+          apis(*fm, conn, false, true);
           ahead.wait();
         }
         plan_utilization();
-        ops(*fm, lease.db(), registry_->profile(fm, &watch_).get(), false);
+        ops(*fm, conn, registry_->profile(fm, &watch_).get(), false);
       } else {
         plan_utilization();
         const auto profile = registry_->profile(fm, &watch_);
-        read_launches(*fm, lease.db());
-        ops(*fm, lease.db(), profile.get(), false);
-        if (req_.lo) ops(*fm, lease.db(), profile.get(), true);
-        apis(*fm, lease.db(), false, false);
-        if (req_.lo) apis(*fm, lease.db(), true, false);
+        read_launches(*fm, conn);
+        ops(*fm, conn, profile.get(), false);
+        if (req_.lo) ops(*fm, conn, profile.get(), true);
+        apis(*fm, conn, false, false);
+        if (req_.lo) apis(*fm, conn, true, false);
       }
       pipe_.drain();
       launches_.clear();

@@ -16,5 +16,10 @@ namespace rocpd::federation {
 // Opens `path` read-only (through `vfs` when not empty) with the options above. `who` prefixes
 // errors ("rocpd_open: 'x.rpd'", "member r0 (x.rpd)"); errors carry the system's reason.
 Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who);
+// The same file under schema name `schema` of a private connection (whose main database is an
+// empty in-memory one unless `schema` is "main"), so that SQL written for a schema of the host
+// connection runs there unchanged.
+Db open_member_db_as(const std::string& path, const std::string& vfs, const std::string& schema,
+                     const std::string& who);
 
 }  // namespace rocpd::federation

@@ -278,11 +278,14 @@ bool Registry::profile_stale(const MemberPtr& m) {
   return !(m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns);
 }
 
-std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, InterruptWatch& watch) {
-  if (m->attached) throw Error("profile_off_host: an attached member is read on the host thread only");
+std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, InterruptWatch& watch, sqlite3* shadow) {
+  if (m->attached && !shadow) throw Error("profile_off_host: an attached member needs its shadow connection");
   const auto stamp = file_stamp(m->path);
   std::shared_ptr<const Profile> computed;
-  {
+  if (shadow) {
+    ProgressGuard guard(shadow, &watch, false);
+    computed = compute_profile(shadow, *m, &watch);
+  } else {
     auto lease = acquire(m, &watch, false);
     computed = compute_profile(lease.db(), *m, &watch);
   }
@@ -291,6 +294,30 @@ std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, In
   m->profile_size = stamp.first;
   m->profile_mtime_ns = stamp.second;
   return computed;
+}
+
+Db Registry::shadow(const Member& m) {
+  if (!m.attached) return {};
+  const char* schema = m.schema.c_str();
+  const char* file = sqlite3_db_filename(host_, schema);
+  if (!file || !*file) return {};
+  // Inside the user's transaction the host reads a snapshot of its own (or its own changes): only
+  // the host sees that. Outside one, every read of the host starts from the latest commit, as
+  // the private connection does.
+  const int txn = sqlite3_txn_state(host_, schema);
+  if (txn == SQLITE_TXN_WRITE || (txn == SQLITE_TXN_READ && !sqlite3_get_autocommit(host_))) return {};
+  std::string vfs;
+  sqlite3_vfs* used = nullptr;
+  if (sqlite3_file_control(host_, schema, SQLITE_FCNTL_VFS_POINTER, &used) == SQLITE_OK && used &&
+      used != sqlite3_vfs_find(nullptr))
+    vfs = used->zName;
+  try {
+    Db db = open_member_db_as(file, vfs, m.schema, label_of(m));
+    limit_page_cache(db.get());
+    return db;
+  } catch (const Error&) {
+    return {};  // the host's own connection reads it instead
+  }
 }
 
 void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {

@@ -68,9 +68,16 @@ class Registry {
   // The member's profile, computed on first use and again when its file changed.
   std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
   // Computes the missing or stale profiles of `members` on every core (MemberPool).
-  // The profile of opened member `m` computed on the calling thread, which need not be the host's:
-  // the registry stays unlocked during the pass, so the host thread may lease and read meanwhile.
-  std::shared_ptr<const Profile> profile_off_host(const MemberPtr& m, InterruptWatch& watch);
+  // The profile of member `m` computed on the calling thread, which need not be the host's: the
+  // registry stays unlocked during the pass, so the host thread may lease and read meanwhile. An
+  // opened member leases a connection; an attached one needs `shadow` (see shadow()).
+  std::shared_ptr<const Profile> profile_off_host(const MemberPtr& m, InterruptWatch& watch, sqlite3* shadow = nullptr);
+  // Attached member `m`'s file on a private read-only connection, under the same schema name (its
+  // SQL runs there unchanged), for work that would otherwise hold the host connection's mutex on
+  // every call and could not leave the host thread. Null when that would not read exactly what
+  // the host reads: no file (an in-memory or temp schema), the host inside a transaction of the
+  // user's that read or wrote it, or the file not openable read-only as it is. Host thread only.
+  Db shadow(const Member& m);
   // Whether `m`'s profile must be computed (none yet, or its file changed since).
   bool profile_stale(const MemberPtr& m);
   void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);

@@ -287,6 +287,47 @@ class ExportTest(ChecksumGuard):
             os.remove(out)
         self.assertGreater(stopped, 0)
 
+    def test_attached_member_read_as_the_host_reads_it(self):
+        # An attached member is read on a private connection of its file (Registry::shadow) only when
+        # that reads what the host reads: not inside a transaction of the user's.
+        import shutil
+        path = os.path.join(self.tmp.name, "w.rpd")
+        shutil.copyfile(os.path.join(SETS, "same_rpd3", "rank0.rpd"), path)
+        con = connect()
+        con.execute("ATTACH ? AS w", (path,))
+        con.execute("PRAGMA w.journal_mode = WAL").fetchone()
+        got, _ = self.export(con, "plain.json")
+        self.check_exact(con, got, None, None)
+        extra_id = 10**9
+
+        def exported_ids(name):
+            doc, _ = self.export(con, name)
+            return {e["args"].get("correlation_id") for e in doc.events if e["ph"] in ("X", "i")
+                    and e.get("cat") not in OP_KINDS}
+
+        def add_call(c):
+            c.execute("CREATE TEMP TABLE IF NOT EXISTS one AS SELECT * FROM w.rocpd_api LIMIT 1")
+            c.execute("UPDATE one SET id = ?", (extra_id,))
+            c.execute("INSERT INTO w.rocpd_api SELECT * FROM one")
+
+        # The user's uncommitted change: the export shows it, as a query of the host would.
+        con.execute("BEGIN")
+        add_call(con)
+        self.assertTrue(extra_id in exported_ids("uncommitted.json"), "the uncommitted call is missing")
+        con.execute("ROLLBACK")
+        self.assertFalse(extra_id in exported_ids("rolled_back.json"), "the rolled back call is shown")
+        # The user's read snapshot: a commit by another connection after it began is not shown.
+        con.execute("BEGIN")
+        con.execute("SELECT count(*) FROM w.rocpd_api").fetchone()
+        other = sqlite3.connect(path)
+        other.execute("ATTACH ? AS w", (path,))
+        add_call(other)
+        other.commit()
+        other.close()
+        self.assertFalse(extra_id in exported_ids("snapshot.json"), "a call committed after the snapshot is shown")
+        con.execute("COMMIT")
+        self.assertTrue(extra_id in exported_ids("after_commit.json"), "the committed call is missing")
+
     def test_mixed_job_whole_and_window(self):
         con = connect()
         con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),))
