@@ -60,15 +60,15 @@ const char* affinity_keyword(Affinity a) {
   return "";
 }
 
-StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
+void stored_value_to(sqlite3_stmt* stmt, int col, Affinity a, StoredValue& v) {
   // One sqlite3_column_value, then the sqlite3_value_* readers: each sqlite3_column_* call would
   // enter the connection's mutex and check for allocation failures again (the readers of member
   // rows call this for every column of millions of rows). The value is used on the statement's
   // own thread before the next step, as the column readers would use it.
   sqlite3_value* val = sqlite3_column_value(stmt, col);
-  StoredValue v;
+  v = StoredValue{};
   switch (sqlite3_value_type(val)) {
-    case SQLITE_NULL: return v;
+    case SQLITE_NULL: return;
     case SQLITE_INTEGER:
       if (a == Affinity::Text) {
         // SQLite's own integer -> text conversion, as storing into a TEXT column does.
@@ -81,7 +81,7 @@ StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
         v.type = SQLITE_INTEGER;
         v.i = sqlite3_value_int64(val);
       }
-      return v;
+      return;
     case SQLITE_FLOAT:
       if (a == Affinity::Text) {
         const auto* t = sqlite3_value_text(val);
@@ -92,7 +92,7 @@ StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
       } else {
         set_real(v, sqlite3_value_double(val), a);
       }
-      return v;
+      return;
     case SQLITE_TEXT:
       if (numeric_affinity(a)) {
         // Text that reads as a number is stored as that number. SQLite applies the conversion
@@ -108,22 +108,22 @@ StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
             v.type = SQLITE_INTEGER;
             v.i = sqlite3_value_int64(val);
           }
-          return v;
+          return;
         }
         if (t == SQLITE_FLOAT) {
           set_real(v, sqlite3_value_double(val), a);
-          return v;
+          return;
         }
       }
       {
         const auto* t = sqlite3_value_text(val);
         set_bytes(v, SQLITE_TEXT, t, sqlite3_value_bytes(val));
       }
-      return v;
+      return;
     default: {
       const void* b = sqlite3_value_blob(val);
       set_bytes(v, SQLITE_BLOB, b, sqlite3_value_bytes(val));
-      return v;
+      return;
     }
   }
 }

@@ -32,7 +32,12 @@ struct StoredValue {
 };
 
 // Result column `col` of `stmt`'s current row as a column of affinity `a` stores it.
-StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a);
+void stored_value_to(sqlite3_stmt* stmt, int col, Affinity a, StoredValue& out);
+inline StoredValue stored_value(sqlite3_stmt* stmt, int col, Affinity a) {
+  StoredValue v;
+  stored_value_to(stmt, col, a, v);
+  return v;
+}
 // Gives `v` to `ctx` as the result (text and blobs copied).
 void result_stored(sqlite3_context* ctx, const StoredValue& v);
 

@@ -19,7 +19,8 @@ void RowBatch::reset(size_t width) {
 void RowBatch::add(const federation::MemberColumns& rows) {
   StoredValue* out = values_.data() + rows_ * width_;
   for (size_t i = 0; i < width_; ++i) {
-    StoredValue v = rows[i];
+    StoredValue& v = out[i];
+    rows.get(i, v);
     if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
       // The offset for now; seal() makes it a pointer.
       const size_t at = text_.size();
@@ -27,7 +28,6 @@ void RowBatch::add(const federation::MemberColumns& rows) {
       if (v.length > 0) text_.insert(text_.end(), p, p + v.length);
       v.bytes = reinterpret_cast<const void*>(at);
     }
-    out[i] = v;
   }
   ++rows_;
 }

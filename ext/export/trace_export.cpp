@@ -215,15 +215,14 @@ class Exporter {
 
   // A value as sqlite3_column_int64 reads it; nullopt for NULL.
   static std::optional<int64_t> int_of(const StoredValue& v) {
-    switch (v.type) {
-      case SQLITE_NULL: return std::nullopt;
-      case SQLITE_INTEGER: return v.i;
-      case SQLITE_FLOAT: return static_cast<int64_t>(v.d);
-      default: {
-        const std::string t(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
-        return std::strtoll(t.c_str(), nullptr, 10);
-      }
-    }
+    if (v.type == SQLITE_INTEGER) [[likely]] return v.i;
+    if (v.type == SQLITE_NULL) return std::nullopt;
+    return other_int_of(v);
+  }
+  [[gnu::noinline]] static int64_t other_int_of(const StoredValue& v) {
+    if (v.type == SQLITE_FLOAT) return static_cast<int64_t>(v.d);
+    const std::string t(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+    return std::strtoll(t.c_str(), nullptr, 10);
   }
   static std::string_view text(const StoredValue& v) {
     if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB)

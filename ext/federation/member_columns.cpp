@@ -217,6 +217,15 @@ StoredValue MemberColumns::keyed_name() const {
   return out;
 }
 
+void MemberColumns::get(size_t i, StoredValue& out) const {
+  if (static_cast<int>(i) == named_ || static_cast<int>(i) == linked_) {
+    out = (*this)[i];
+    return;
+  }
+  token_ = -1;
+  stored_value_to(stmt_.get(), result_col_[i], affinity_[i], out);
+}
+
 StoredValue MemberColumns::operator[](size_t i) const {
   if (static_cast<int>(i) == named_) return keyed_name();
   token_ = -1;

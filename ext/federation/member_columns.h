@@ -40,6 +40,9 @@ class MemberColumns {
   bool next();
   // Column `columns[i]` of the current row (text and blobs valid until next()).
   StoredValue operator[](size_t i) const;
+  // The same, written into `out` (no copy of the value through the stack: readers that keep
+  // rows call this for every value).
+  void get(size_t i, StoredValue& out) const;
   // The row's rowid in the canonical table (unique across members, as federation/row_ids.h).
   int64_t rowid() const;
   // After reading an op name read by key: a number naming that key's name within this reader
