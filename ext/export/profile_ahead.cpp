@@ -6,9 +6,9 @@
 namespace rocpd::exporter {
 
 ProfileAhead::ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m,
-                           federation::InterruptWatch& watch)
+                           federation::InterruptWatch& watch, bool wanted)
     : watch_(watch) {
-  if (!registry.profile_stale(m)) return;
+  if (!wanted || !registry.profile_stale(m)) return;
   if (m->attached) {
     shadow_ = registry.shadow(*m);
     if (!shadow_) return;

@@ -18,7 +18,9 @@ class ProfileAhead {
  public:
   // Starts the pass when `m`'s profile is missing or stale (and, for an attached member, it has a
   // shadow connection); else does nothing. Host thread.
-  ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m, federation::InterruptWatch& watch);
+  // `wanted` false: does nothing (the caller's profile() computes it when needed).
+  ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m, federation::InterruptWatch& watch,
+               bool wanted = true);
   // A pass still running is stopped (the export failed): its statements end at the watch's stop.
   ~ProfileAhead();
   ProfileAhead(const ProfileAhead&) = delete;

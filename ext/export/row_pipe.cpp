@@ -1,5 +1,6 @@
 #include "export/row_pipe.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -10,13 +11,13 @@ namespace rocpd::exporter {
 void RowBatch::reset(size_t width) {
   width_ = width;
   rows_ = 0;
-  // Sized once: a batch is reused for the whole export.
-  if (values_.size() < kMaxRows * width) values_.resize(kMaxRows * width);
   text_.clear();
-  if (text_.capacity() < kMaxBytes) text_.reserve(kMaxBytes + 4096);
 }
 
 void RowBatch::add(const federation::MemberColumns& rows) {
+  // Grown by doubling and kept: a batch is reused for the whole export, and a small export
+  // touches little memory.
+  if ((rows_ + 1) * width_ > values_.size()) values_.resize(std::max<size_t>(2 * values_.size(), 64 * width_));
   StoredValue* out = values_.data() + rows_ * width_;
   for (size_t i = 0; i < width_; ++i) {
     StoredValue& v = out[i];

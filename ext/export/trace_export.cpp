@@ -17,6 +17,7 @@
 #include "export/utilization_counter.h"
 #include "federation/interrupt.h"
 #include "federation/member_columns.h"
+#include "federation/member_files.h"
 #include "federation/registry.h"
 
 namespace rocpd::exporter {
@@ -24,6 +25,10 @@ namespace rocpd::exporter {
 namespace {
 
 using federation::InterruptWatch;
+
+// Members from this size on get a shadow connection and their profile computed ahead (each a
+// connection opened and its schema read: about a millisecond).
+constexpr int64_t kHelpersFromBytes = 4 << 20;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   if (s.size() < suffix.size()) return false;
@@ -81,8 +86,10 @@ class Exporter {
       // This thread steps the member's statements; pipe_'s worker writes the events.
       const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
       // An attached member is read on a private connection of its file when that reads the same
-      // rows (Registry::shadow): off the host connection's mutex, taken on every call.
-      Db shadow = registry_->shadow(*fm);
+      // rows (Registry::shadow): off the host connection's mutex, taken on every call. A small
+      // file is read faster than the extra connections open.
+      const bool large = federation::file_size_or_missing(fm->path) >= kHelpersFromBytes;
+      Db shadow = large ? registry_->shadow(*fm) : Db();
       federation::ProgressGuard shadow_guard(shadow.get(), &watch_, true);
       federation::Registry::Lease lease;
       if (!shadow) lease = registry_->acquire(fm, &watch_, true);
@@ -91,7 +98,7 @@ class Exporter {
         // Every call is read anyway: the calls pass records the launches the ops pass needs. It
         // needs no profile, so the member's profile is computed beside it.
         {
-          ProfileAhead ahead(*registry_, fm, watch_);
+          ProfileAhead ahead(*registry_, fm, watch_, large);
           apis(*fm, conn, false, true);
           ahead.wait();
         }
