@@ -290,9 +290,11 @@ class ExportTest(ChecksumGuard):
     def test_attached_member_read_as_the_host_reads_it(self):
         # An attached member is read on a private connection of its file (Registry::shadow) only when
         # that reads what the host reads: not inside a transaction of the user's.
-        import shutil
-        path = os.path.join(self.tmp.name, "w.rpd")
-        shutil.copyfile(os.path.join(SETS, "same_rpd3", "rank0.rpd"), path)
+        gen_dir = os.path.join(self.tmp.name, "gen_w")
+        generate(gen_dir, 1, "rpd3", 40000, 9)
+        (path,) = glob.glob(os.path.join(gen_dir, "*.rpd"))
+        # Files from 4 MB on get the private connection (export/trace_export.cpp, kHelpersFromBytes).
+        self.assertGreater(os.path.getsize(path), 4 << 20)
         con = connect()
         con.execute("ATTACH ? AS w", (path,))
         con.execute("PRAGMA w.journal_mode = WAL").fetchone()
