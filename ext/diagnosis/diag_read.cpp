@@ -303,26 +303,14 @@ std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite
   std::vector<int> cols{kApisCorrelationId, kApisStart, kApisEnd, kApisApiId};
   if (with_thread) cols.insert(cols.end(), {kApisPid, kApisTid});
   MemberColumns rows(m, db, TableKind::Apis, cols, profile);
-  while (rows.next()) {
-    const StoredValue corr = rows[0];
-    if (corr.type != SQLITE_INTEGER) continue;
-    const int64_t slot = wanted.find(corr.i);
-    if (slot < 0) continue;
-    const auto start = time_value(rows[1], table, m.alias, "start");
-    if (!start) continue;
-    const int64_t api_id = launch_order(rows[3]);
-    LaunchCall& c = out[static_cast<size_t>(slot)];
-    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
+  scan_best_launches(rows, wanted, out, table, m.alias, [&](LaunchCall& c, int64_t start) {
     const auto end = time_value(rows[2], table, m.alias, "end");
-    c.found = true;
-    c.start = *start;
-    c.end = end ? std::max(*end, *start) : *start;
-    c.api_id = api_id;
+    c.end = end ? std::max(*end, start) : start;
     if (with_thread) {
       c.pid = value_key(rows[4]);
       c.tid = value_key(rows[5]);
     }
-  }
+  });
   return out;
 }
 

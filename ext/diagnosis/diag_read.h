@@ -10,6 +10,7 @@
 #include "common/affinity.h"
 #include "common/sqlite_util.h"
 #include "federation/member.h"
+#include "federation/member_columns.h"
 #include "federation/registry.h"
 #include "intervals/ops_window.h"
 
@@ -101,6 +102,34 @@ inline bool better_launch(bool found, int64_t best_start, int64_t best_api_id, i
 // An api_id as that rule compares it (an integer; a real truncated; anything else 0).
 inline int64_t launch_order(const StoredValue& id) {
   return id.type == SQLITE_INTEGER ? id.i : id.type == SQLITE_FLOAT ? static_cast<int64_t>(id.d) : 0;
+}
+
+// The scan both launch readers share (read_member_launches, launch_calls.h): for each call of
+// `rows` (columns 0-3: correlation id, start, end, api id) that is the best launch so far of a
+// wanted correlation id, `keep(call, start)` takes the call's other values, then its slot of
+// `out` records it. Calls with a NULL start are no launches; a start that is not an integer is an
+// error naming `table` and member `db`. With `watch`, a stopped watch ends the scan.
+template <typename Call, typename Keep>
+void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted, std::vector<Call>& out,
+                        const char* table, const std::string& db, const Keep& keep,
+                        const federation::InterruptWatch* watch = nullptr) {
+  uint64_t read = 0;
+  while (rows.next()) {
+    if (watch && (++read & 0xffff) == 0 && watch->stopped()) federation::InterruptWatch::raise();
+    const StoredValue corr = rows[0];
+    if (corr.type != SQLITE_INTEGER) continue;
+    const int64_t slot = wanted.find(corr.i);
+    if (slot < 0) continue;
+    const auto start = time_value(rows[1], table, db, "start");
+    if (!start) continue;
+    const int64_t api_id = launch_order(rows[3]);
+    Call& c = out[static_cast<size_t>(slot)];
+    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
+    keep(c, *start);
+    c.found = true;
+    c.start = *start;
+    c.api_id = api_id;
+  }
 }
 
 // A query of one member on the host connection, stepped once as soon as it is made: the
