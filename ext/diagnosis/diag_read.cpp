@@ -165,66 +165,6 @@ bool equals_int(const StoredValue& v, int64_t n) {
 bool greater_than(const StoredValue& v, int64_t n) { return v.type != SQLITE_NULL && compare_int(v, n) > 0; }
 bool less_than(const StoredValue& v, int64_t n) { return v.type != SQLITE_NULL && compare_int(v, n) < 0; }
 
-namespace {
-uint64_t mix(int64_t key) {
-  uint64_t x = static_cast<uint64_t>(key) + 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-}  // namespace
-
-void CorrSlots::grow() {
-  std::vector<Entry> old = std::move(table_);
-  table_.assign(old.empty() ? 1024 : old.size() * 2, Entry{});
-  const size_t mask = table_.size() - 1;
-  for (const Entry& e : old) {
-    if (e.slot == UINT32_MAX) continue;
-    size_t h = mix(e.key) & mask;
-    while (table_[h].slot != UINT32_MAX) h = (h + 1) & mask;
-    table_[h] = e;
-  }
-}
-
-uint32_t CorrSlots::add(int64_t corr) {
-  if ((count_ + 1) * 2 > table_.size()) grow();
-  const size_t mask = table_.size() - 1;
-  size_t h = mix(corr) & mask;
-  while (table_[h].slot != UINT32_MAX) {
-    if (table_[h].key == corr) return table_[h].slot;
-    h = (h + 1) & mask;
-  }
-  table_[h] = {corr, static_cast<uint32_t>(count_++)};
-  return table_[h].slot;
-}
-
-void CorrSlots::assign(std::span<const int64_t> keys) {
-  if (keys.empty()) return;
-  const auto [lo, hi] = std::minmax_element(keys.begin(), keys.end());
-  const uint64_t range = static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo);
-  if (range >= 4 * keys.size() + 4096) {
-    for (int64_t k : keys) add(k);
-    return;
-  }
-  dense_min_ = *lo;
-  dense_.assign(range + 1, UINT32_MAX);
-  for (int64_t k : keys) {
-    uint32_t& slot = dense_[static_cast<uint64_t>(k) - static_cast<uint64_t>(dense_min_)];
-    if (slot == UINT32_MAX) slot = static_cast<uint32_t>(count_++);
-  }
-}
-
-int64_t CorrSlots::find_hashed(int64_t corr) const {
-  if (table_.empty()) return -1;
-  const size_t mask = table_.size() - 1;
-  size_t h = mix(corr) & mask;
-  while (table_[h].slot != UINT32_MAX) {
-    if (table_[h].key == corr) return table_[h].slot;
-    h = (h + 1) & mask;
-  }
-  return -1;
-}
-
 std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
   if (sqlite3_column_type(s, col) != SQLITE_INTEGER) return std::nullopt;
   return sqlite3_column_int64(s, col);

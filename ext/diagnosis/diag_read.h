@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/affinity.h"
+#include "common/corr_slots.h"
 #include "common/sqlite_util.h"
 #include "federation/member.h"
 #include "federation/member_columns.h"
@@ -49,41 +50,6 @@ std::optional<int64_t> time_value(const StoredValue& v, const char* table, const
 bool equals_int(const StoredValue& v, int64_t n);
 bool greater_than(const StoredValue& v, int64_t n);
 bool less_than(const StoredValue& v, int64_t n);
-
-// Correlation ids of one member -> a dense slot (0, 1, ...): open addressing, no allocation per
-// key. A member's correlation ids are unique (rpd API ids carry the session in their high bits,
-// a rocpd file holds one process), so the id alone names the launch.
-class CorrSlots {
- public:
-  // The slot of `corr`, added when new.
-  uint32_t add(int64_t corr);
-  // Slots for all of `keys` (duplicates allowed) at once, on an empty map: ids numbered densely
-  // (the usual case: API ids, correlation ids) get a direct table instead of the hash, so that
-  // lookups in id order walk memory in order. add() must not follow.
-  void assign(std::span<const int64_t> keys);
-  // The slot of `corr`, or -1.
-  int64_t find(int64_t corr) const {
-    if (!dense_.empty()) {
-      const uint64_t at = static_cast<uint64_t>(corr) - static_cast<uint64_t>(dense_min_);
-      if (at >= dense_.size() || dense_[at] == UINT32_MAX) return -1;
-      return dense_[at];
-    }
-    return find_hashed(corr);
-  }
-  size_t size() const { return count_; }
-
- private:
-  struct Entry {
-    int64_t key = 0;
-    uint32_t slot = UINT32_MAX;  // UINT32_MAX: empty
-  };
-  int64_t find_hashed(int64_t corr) const;
-  void grow();
-  std::vector<Entry> table_;
-  std::vector<uint32_t> dense_;  // slot of key dense_min_ + i (UINT32_MAX: none)
-  int64_t dense_min_ = 0;
-  size_t count_ = 0;
-};
 
 // The correlation id of the current row, or nullopt (NULL or not an integer: no launch).
 std::optional<int64_t> corr_column(sqlite3_stmt* s, int col);
