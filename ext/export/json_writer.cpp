@@ -22,6 +22,20 @@ char* put(char* p, std::string_view s) {
   return p + s.size();
 }
 char* put_i64(char* p, int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+// The three decimals of `frac` (< 1000) after a point, trailing zeros dropped; none for 0.
+char* put_fraction(char* p, unsigned frac) {
+  if (!frac) return p;
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + frac / 100);
+  std::memcpy(p + 2, kDigitPairs + 2 * (frac % 100), 2);
+  p += 4;
+  while (p[-1] == '0') --p;  // 1.500 -> 1.5
+  return p;
+}
 // Nanoseconds as exact microseconds: 1234.567 (at most 25 bytes).
 char* put_us(char* p, int64_t ns) {
   uint64_t mag = static_cast<uint64_t>(ns);
@@ -30,16 +44,7 @@ char* put_us(char* p, int64_t ns) {
     mag = 0 - mag;  // exact for INT64_MIN too
   }
   p = std::to_chars(p, p + 24, mag / 1000).ptr;
-  const unsigned frac = static_cast<unsigned>(mag % 1000);
-  if (frac) {
-    p[0] = '.';
-    p[1] = static_cast<char>('0' + frac / 100);
-    p[2] = static_cast<char>('0' + frac / 10 % 10);
-    p[3] = static_cast<char>('0' + frac % 10);
-    p += 4;
-    while (p[-1] == '0') --p;  // 1.500 -> 1.5
-  }
-  return p;
+  return put_fraction(p, static_cast<unsigned>(mag % 1000));
 }
 bool plain(std::string_view s) {
   return json_plain_prefix(reinterpret_cast<const unsigned char*>(s.data()), s.size()) == s.size();
@@ -63,6 +68,22 @@ char* JsonWriter::put_track(char* p, TrackText& cache, int64_t pid, int64_t tid)
   }
   std::memcpy(p, cache.text, cache.len);
   return p + cache.len;
+}
+
+char* JsonWriter::put_ts(char* p, int64_t ns) {
+  const uint64_t us = static_cast<uint64_t>(ns) / 1000;
+  const uint64_t high = us / 10000;
+  if (ns < 0 || high == 0) return put_us(p, ns);
+  if (high != ts_high_) {
+    ts_high_ = high;
+    ts_high_len_ = static_cast<size_t>(std::to_chars(ts_high_text_, ts_high_text_ + 24, high).ptr - ts_high_text_);
+  }
+  std::memcpy(p, ts_high_text_, ts_high_len_);
+  p += ts_high_len_;
+  const unsigned low = static_cast<unsigned>(us % 10000);
+  std::memcpy(p, kDigitPairs + 2 * (low / 100), 2);
+  std::memcpy(p + 2, kDigitPairs + 2 * (low % 100), 2);
+  return put_fraction(p + 4, static_cast<unsigned>(static_cast<uint64_t>(ns) % 1000));
 }
 
 void JsonWriter::us(int64_t ns) {
@@ -153,7 +174,7 @@ void JsonWriter::slice(int64_t pid, int64_t tid, std::string_view cat, std::stri
     p = put(p, dur_ns > 0 ? "{\"ph\":\"X\"" : "{\"ph\":\"i\",\"s\":\"t\"");
     p = put_track(p, slice_track_, pid, tid);
     p = put(p, ",\"ts\":");
-    p = put_us(p, ts_ns);
+    p = put_ts(p, ts_ns);
     if (dur_ns > 0) {
       p = put(p, ",\"dur\":");
       p = put_us(p, dur_ns);
@@ -230,13 +251,13 @@ void JsonWriter::flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, in
   p = std::to_chars(p, p + 24, id).ptr;
   p = put_track(p, flow_from_, pid, tid);
   p = put(p, ",\"ts\":");
-  p = put_us(p, from_ns);
+  p = put_ts(p, from_ns);
   p = put(p, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
   ++events_;
   p = std::to_chars(p, p + 24, id).ptr;
   p = put_track(p, flow_to_, to_pid, to_tid);
   p = put(p, ",\"ts\":");
-  p = put_us(p, to_ns);
+  p = put_ts(p, to_ns);
   *p++ = '}';
   out_.advance(static_cast<size_t>(p - start));
 }

@@ -57,10 +57,16 @@ class JsonWriter final : public TraceWriter {
     char text[64];
   };
   static char* put_track(char* p, TrackText& cache, int64_t pid, int64_t tid);
+  // A timestamp as put_us writes it: the digits above the last four microsecond digits are those
+  // of the previous timestamp (events come in time order per track), formatted once.
+  char* put_ts(char* p, int64_t ns);
 
   OutFile& out_;
   uint64_t events_ = 0;
   TrackText slice_track_, flow_from_, flow_to_;
+  uint64_t ts_high_ = UINT64_MAX;  // put_ts: the digits cached
+  size_t ts_high_len_ = 0;
+  char ts_high_text_[24];
 };
 
 }  // namespace rocpd::exporter

@@ -25,7 +25,7 @@ OutFile::OutFile(std::string path, Compression compression, const char* fn)
     throw Error(fmt::format("{}: cannot write '{}': {}", fn_, path_,
                             S_ISDIR(st.st_mode) ? "it is a directory" : "it exists and is not a regular file"));
   }
-  // A fresh name beside the target (same file system, so the final rename is atomic); O_EXCL
+  // A fresh name beside the target (same file system, so the final rename moves no data); O_EXCL
   // never follows a planted link, and the mode 0666 is cut by the umask as for any new file.
   for (int attempt = 0; fd_ < 0; ++attempt) {
     temp_ = fmt::format("{}.tmp-{}-{}", path_, ::getpid(), temp_counter.fetch_add(1));
@@ -172,6 +172,10 @@ void OutFile::commit() {
     fd_ = -1;
     if (::close(fd) != 0) fail("cannot write", errno);
   }
+  // The previous file goes first: ext4 (auto_da_alloc) writes out at once a file renamed over
+  // another, on this thread (tens of ms per 100 MB); renamed to a free name it is written back
+  // later, as any new file. If the unlink fails, the rename reports why.
+  ::unlink(path_.c_str());
   if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot rename the finished file to", errno);
   committed_ = true;
 }

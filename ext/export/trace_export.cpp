@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/corr_slots.h"
 #include "export/json_writer.h"
 #include "export/out_file.h"
 #include "export/pftrace_writer.h"
@@ -18,6 +19,7 @@
 #include "federation/interrupt.h"
 #include "federation/member_columns.h"
 #include "federation/member_files.h"
+#include "federation/member_sql.h"
 #include "federation/registry.h"
 
 namespace rocpd::exporter {
@@ -104,6 +106,15 @@ class Exporter {
         }
         plan_utilization();
         ops(*fm, conn, registry_->profile(fm, &watch_).get(), false);
+      } else if (!flows_on_slices_ && unique_correlation_ids(*fm)) {
+        // A window: the launch of an op in it is drawn only when it overlaps the window, and with
+        // one call per correlation id, that call is the launch. The window's calls are all it needs.
+        plan_utilization();
+        const auto profile = registry_->profile(fm, &watch_);
+        apis(*fm, conn, false, true);
+        if (req_.lo) apis(*fm, conn, true, true);
+        ops(*fm, conn, profile.get(), false);
+        if (req_.lo) ops(*fm, conn, profile.get(), true);
       } else {
         plan_utilization();
         const auto profile = registry_->profile(fm, &watch_);
@@ -115,7 +126,6 @@ class Exporter {
       }
       pipe_.drain();
       launches_.clear();
-      launches_.rehash(0);
       more_flows_.clear();
     }
     // Nothing of the member in the window: no process to hold its counter.
@@ -221,7 +231,7 @@ class Exporter {
   }
 
   // A value as sqlite3_column_int64 reads it; nullopt for NULL.
-  static std::optional<int64_t> int_of(const StoredValue& v) {
+  [[gnu::always_inline]] static std::optional<int64_t> int_of(const StoredValue& v) {
     if (v.type == SQLITE_INTEGER) [[likely]] return v.i;
     if (v.type == SQLITE_NULL) return std::nullopt;
     return other_int_of(v);
@@ -254,6 +264,13 @@ class Exporter {
     return *start >= *req_.lo && (!end || *end < *req_.lo);
   }
 
+  // Whether each of the member's API calls has a correlation id of its own (a key of its one
+  // source: rpd's API ids).
+  static bool unique_correlation_ids(const federation::Member& m) {
+    const auto& shapes = federation::shapes_of(federation::TableKind::Apis, m);
+    return shapes.size() == 1 && (shapes[0].indexed & (uint64_t{1} << federation::kApisCorrelationId));
+  }
+
   // Sends every row of `rows` to `handle` on the worker thread.
   void stream(federation::MemberColumns& rows, size_t width, const RowPipe::Handler& handle) {
     std::unique_ptr<RowBatch> batch = pipe_.take(width);
@@ -278,7 +295,7 @@ class Exporter {
   void launch_row(std::span<const StoredValue> row) {
     const StoredValue corr = row[0];
     if (corr.type == SQLITE_NULL) return;
-    launches_.try_emplace(*int_of(corr), Launch{int_of(row[1]), int_of(row[2]), int_of(row[3]), int_of(row[4])});
+    launches_.add(*int_of(corr), int_of(row[1]), int_of(row[2]), int_of(row[3]), int_of(row[4]));
   }
 
   void ops(const federation::Member& m, sqlite3* conn, const federation::Profile* profile, bool reversed) {
@@ -307,11 +324,8 @@ class Exporter {
     args.correlation_id = corr;
     args.op_id = int_of(row[8]);
     // The launch: the member's API call with the op's correlation id, when in the window.
-    Launch* l = nullptr;
-    if (corr) {
-      const auto it = launches_.find(*corr);
-      if (it != launches_.end() && it->second.start && overlaps(*it->second.start, it->second.end)) l = &it->second;
-    }
+    Launch* l = corr ? launches_.find(*corr) : nullptr;
+    if (l && !(l->start && overlaps(*l->start, l->end))) l = nullptr;
     if (l) args.flow_in = ++result.flows;
     w_.slice(jpid, jtid, kind, name, *start, dur, args);
     ++result.ops;
@@ -338,11 +352,12 @@ class Exporter {
     MemberColumns rows(m, conn, TableKind::Apis,
                        {kApisPid, kApisTid, kApisDomain, kApisName, kApisArgs, kApisStart, kApisEnd, kApisCorrelationId},
                        nullptr, std::nullopt, window_bounds(kApisStart, kApisEnd, reversed));
-    stream(rows, 8, launches ? api_launch_rows_ : reversed ? reversed_api_rows_ : api_rows_);
+    stream(rows, 8, launches ? (reversed ? reversed_api_launch_rows_ : api_launch_rows_)
+                             : (reversed ? reversed_api_rows_ : api_rows_));
   }
   void api_row(std::span<const StoredValue> row, bool reversed, bool launches) {
     if (launches && row[7].type != SQLITE_NULL)
-      launches_.try_emplace(*int_of(row[7]), Launch{int_of(row[0]), int_of(row[1]), int_of(row[5]), int_of(row[6])});
+      launches_.add(*int_of(row[7]), int_of(row[0]), int_of(row[1]), int_of(row[5]), int_of(row[6]));
     const auto start = int_of(row[5]);
     const auto end = int_of(row[6]);
     if (!in_pass(start, end, reversed)) return;
@@ -368,9 +383,9 @@ class Exporter {
   // the call is that launch (the first call with the id; a later one has equal values at most).
   std::span<const uint64_t> launched_flows(int64_t corr, std::optional<int64_t> pid, std::optional<int64_t> tid,
                                            int64_t start, std::optional<int64_t> end, std::vector<uint64_t>& out) {
-    const auto it = launches_.find(corr);
-    if (it == launches_.end() || !it->second.flow) return {};
-    Launch& l = it->second;
+    Launch* const found = launches_.find(corr);
+    if (!found || !found->flow) return {};
+    Launch& l = *found;
     if (l.pid != pid || l.tid != tid || l.start != start || l.end != end) return {};
     out.assign(1, l.flow);
     l.flow = 0;  // written once
@@ -390,7 +405,27 @@ class Exporter {
     std::optional<int64_t> pid, tid, start, end;
     uint64_t flow = 0;  // flows_on_slices_: the first arrow from this call not yet written
   };
-  std::unordered_map<int64_t, Launch> launches_;  // of the member being written
+  // The launch of each correlation id of the member being written: the first call added with it.
+  class Launches {
+   public:
+    void add(int64_t corr, std::optional<int64_t> pid, std::optional<int64_t> tid, std::optional<int64_t> start,
+             std::optional<int64_t> end) {
+      if (slots_.add(corr) == list_.size()) list_.push_back({pid, tid, start, end});
+    }
+    Launch* find(int64_t corr) {
+      const int64_t slot = slots_.find(corr);
+      return slot < 0 ? nullptr : &list_[static_cast<size_t>(slot)];
+    }
+    void clear() {  // and frees the memory
+      slots_ = CorrSlots();
+      list_ = std::vector<Launch>();
+    }
+
+   private:
+    CorrSlots slots_;
+    std::vector<Launch> list_;
+  };
+  Launches launches_;
   std::unordered_map<int64_t, std::vector<uint64_t>> more_flows_;  // a launch's further arrows
   const bool flows_on_slices_ = w_.flows_on_slices();
   std::optional<int64_t> member_pid_;
@@ -421,6 +456,9 @@ class Exporter {
   };
   const RowPipe::Handler api_launch_rows_ = [this](const RowBatch& b) {
     for (size_t r = 0; r < b.size(); ++r) api_row(b.row(r), false, true);
+  };
+  const RowPipe::Handler reversed_api_launch_rows_ = [this](const RowBatch& b) {
+    for (size_t r = 0; r < b.size(); ++r) api_row(b.row(r), true, true);
   };
   // Last, so it stops first: its worker uses everything above.
   RowPipe pipe_;
