@@ -112,21 +112,22 @@ class Exporter {
         plan_utilization();
         const auto profile = registry_->profile(fm, &watch_);
         apis(*fm, conn, false, true);
-        if (req_.lo) apis(*fm, conn, true, true);
+        if (second_pass(*fm, profile->apis_unended)) apis(*fm, conn, true, true);
         ops(*fm, conn, profile.get(), false);
-        if (req_.lo) ops(*fm, conn, profile.get(), true);
+        if (second_pass(*fm, profile->ops_unended)) ops(*fm, conn, profile.get(), true);
       } else {
         plan_utilization();
         const auto profile = registry_->profile(fm, &watch_);
         read_launches(*fm, conn);
         ops(*fm, conn, profile.get(), false);
-        if (req_.lo) ops(*fm, conn, profile.get(), true);
+        if (second_pass(*fm, profile->ops_unended)) ops(*fm, conn, profile.get(), true);
         apis(*fm, conn, false, false);
-        if (req_.lo) apis(*fm, conn, true, false);
+        if (second_pass(*fm, profile->apis_unended)) apis(*fm, conn, true, false);
       }
       pipe_.drain();
       launches_.clear();
       more_flows_.clear();
+      op_links_ = {};
     }
     // Nothing of the member in the window: no process to hold its counter.
     if (member_pid_) result.counters += utilization_.write(w_, m.db, *member_pid_);
@@ -264,6 +265,14 @@ class Exporter {
     return *start >= *req_.lo && (!end || *end < *req_.lo);
   }
 
+  // Whether a window needs its second, start-bounded pass over a table of the member: only rows
+  // whose end is missing or before their start (`unended` of them, as its profile counted) can
+  // start in the window without their end reaching it. The profile is of the file: inside a
+  // transaction of the user's, rows the user changed may be such rows, so the pass is made.
+  bool second_pass(const federation::Member& m, int64_t unended) const {
+    return req_.lo && (unended > 0 || registry_->in_user_transaction(m));
+  }
+
   // Whether each of the member's API calls has a correlation id of its own (a key of its one
   // source: rpd's API ids).
   static bool unique_correlation_ids(const federation::Member& m) {
@@ -302,7 +311,7 @@ class Exporter {
     using namespace federation;
     MemberColumns rows(m, conn, TableKind::Ops,
                        {kOpsPid, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsCorrelationId, kOpsOpId},
-                       profile, std::nullopt, window_bounds(kOpsStart, kOpsEnd, reversed));
+                       profile, std::nullopt, window_bounds(kOpsStart, kOpsEnd, reversed), &op_links_);
     stream(rows, 9, reversed ? reversed_op_rows_ : op_rows_);
   }
   void op_row(std::span<const StoredValue> row, bool reversed) {
@@ -426,6 +435,7 @@ class Exporter {
     std::vector<Launch> list_;
   };
   Launches launches_;
+  federation::MemberColumns::LinkCache op_links_;  // of the member being written: its two ops passes
   std::unordered_map<int64_t, std::vector<uint64_t>> more_flows_;  // a launch's further arrows
   const bool flows_on_slices_ = w_.flows_on_slices();
   std::optional<int64_t> member_pid_;

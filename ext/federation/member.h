@@ -54,6 +54,9 @@ struct Profile {
   bool session_pid_exact = true;           // false when a session holds several pids
   std::optional<int64_t> first_ns, last_ns;
   int64_t ops = 0, apis = 0, bad_ops = 0;  // bad_ops: end < start
+  // Rows whose end is not a number at or after their start (NULL, or maybe before it): the only
+  // rows that a window's bounds on `end` miss while their start lies in the window.
+  int64_t ops_unended = 0, apis_unended = 0;
   std::set<int64_t> gpus;
   bool gpu_unknown = false;                 // some op has no resolvable gpu
   std::optional<int64_t> ops_min_start, ops_max_start, ops_min_end, ops_max_end;

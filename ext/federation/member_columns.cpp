@@ -13,8 +13,9 @@ namespace rocpd::federation {
 
 MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
                              std::vector<int> columns, const Profile* profile,
-                             std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds)
-    : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile) {
+                             std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds,
+                             LinkCache* links)
+    : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile), links_(links) {
   for (int c : columns_) used_ |= uint64_t{1} << c;
   // The hints' values as sqlite3_values (what the member query binds).
   Stmt make = prepare(db_, "SELECT ?1");
@@ -50,9 +51,19 @@ void MemberColumns::open(size_t source) {
     auto sources = sources_for(table_.kind, m_, profile_, kinds ? db_ : nullptr);
     SourceSql src = std::move(sources.at(source));
     linked_ = -1;
-    link_.clear();
+    link_.reset();
     const int lc = src.link_column;
-    if (lc >= 0 && (used_ & (uint64_t{1} << lc)) && load_link(src)) {
+    if (lc >= 0 && (used_ & (uint64_t{1} << lc))) {
+      if (!links_) {
+        link_ = load_link(src);
+      } else if (const auto it = links_->by_source_.find(source); it != links_->by_source_.end()) {
+        link_ = it->second;
+      } else {
+        link_ = load_link(src);
+        links_->by_source_.emplace(source, link_);
+      }
+    }
+    if (link_) {
       src.expr[static_cast<size_t>(lc)] = src.link_key;
       src.expr_joins[static_cast<size_t>(lc)] = 0;
       for (size_t i = 0; i < columns_.size(); ++i)
@@ -100,13 +111,6 @@ void MemberColumns::open(size_t source) {
   }
 }
 
-void MemberColumns::LinkMap::clear() {
-  pairs_.clear();
-  dense_.clear();
-  present_.clear();
-  hashed_.clear();
-}
-
 void MemberColumns::LinkMap::build() {
   if (pairs_.empty()) return;
   int64_t lo = pairs_.front().first, hi = lo;
@@ -142,7 +146,8 @@ const int64_t* MemberColumns::LinkMap::find(int64_t key) const {
   return it == hashed_.end() ? nullptr : &it->second;
 }
 
-bool MemberColumns::load_link(const SourceSql& src) {
+std::shared_ptr<const MemberColumns::LinkMap> MemberColumns::load_link(const SourceSql& src) {
+  auto link = std::make_shared<LinkMap>();
   Stmt stmt = prepare(db_, src.link_sql);
   for (;;) {
     const int rc = sqlite3_step(stmt.get());
@@ -152,14 +157,11 @@ bool MemberColumns::load_link(const SourceSql& src) {
     sqlite3_value* value = sqlite3_column_value(stmt.get(), 1);
     const int value_type = sqlite3_value_type(value);
     if (value_type == SQLITE_NULL) continue;  // min() skips NULLs
-    if (sqlite3_value_type(key) != SQLITE_INTEGER || value_type != SQLITE_INTEGER) {
-      link_.clear();
-      return false;
-    }
-    link_.add(sqlite3_value_int64(key), sqlite3_value_int64(value));
+    if (sqlite3_value_type(key) != SQLITE_INTEGER || value_type != SQLITE_INTEGER) return nullptr;
+    link->add(sqlite3_value_int64(key), sqlite3_value_int64(value));
   }
-  link_.build();
-  return true;
+  link->build();
+  return link;
 }
 
 bool MemberColumns::next() {
@@ -238,7 +240,7 @@ StoredValue MemberColumns::operator[](size_t i) const {
     key = static_cast<int64_t>(v.d);
   StoredValue out;
   if (!key) return out;
-  const int64_t* linked = link_.find(*key);
+  const int64_t* linked = link_->find(*key);
   if (!linked) return out;
   out.type = SQLITE_INTEGER;
   out.i = *linked;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,15 +28,25 @@ struct IntBound {
 };
 
 class MemberColumns {
+  class LinkMap;
+
  public:
+  // The link tables one reader read (a pass over the member's whole link table each), for the
+  // next reader of the same member's same table (a second pass over a window, say).
+  class LinkCache {
+    friend class MemberColumns;
+    std::map<size_t, std::shared_ptr<const LinkMap>> by_source_;  // null: not integers, joined
+  };
+
   // `columns`: canonical column indexes of `kind`'s table; `profile` as the adapter needs it
   // (FormatAdapter::needs_profile; may be null otherwise).
   // `text_equals` (column, text) and `bounds`: only rows that satisfy them are needed; the member
   // query filters by them where that is exact (a hint: callers still check every row themselves).
+  // `links`: link tables read before by readers of the same member and table, and kept for later.
   MemberColumns(const Member& m, sqlite3* db, TableKind kind, std::vector<int> columns,
                 const Profile* profile = nullptr,
                 std::optional<std::pair<int, std::string>> text_equals = std::nullopt,
-                std::vector<IntBound> bounds = {});
+                std::vector<IntBound> bounds = {}, LinkCache* links = nullptr);
   // Moves to the next row of any source; false after the last. Errors name the table and member.
   bool next();
   // Column `columns[i]` of the current row (text and blobs valid until next()).
@@ -51,9 +62,9 @@ class MemberColumns {
 
  private:
   void open(size_t source);
-  // Reads the source's link table (SourceSql::link_sql) into link_; false when a key or value is
-  // not an integer (then the column is read through its join).
-  bool load_link(const SourceSql& src);
+  // Reads the source's link table (SourceSql::link_sql); null when a key or value is not an
+  // integer (then the column is read through its join).
+  std::shared_ptr<const LinkMap> load_link(const SourceSql& src);
   [[noreturn]] void fail(const std::string& what, int code) const;
   // The op name of the current row through its name key (SourceSql::name_key): read once per
   // distinct key of the source, from the first row that has it.
@@ -71,11 +82,11 @@ class MemberColumns {
   std::vector<Affinity> affinity_;  // per requested column
   std::vector<int> result_col_;     // per requested column: result column of stmt_
   int linked_ = -1;                 // the requested column read through link_, else -1
+  LinkCache* links_;
   // The link table: key -> smallest value. Keys numbered densely (op ids, the usual case) get a
   // direct table, looked up without hashing; others a hash map.
   class LinkMap {
    public:
-    void clear();
     // Adds (key, value), keeping the smaller value of a repeated key.
     void add(int64_t key, int64_t value) { pairs_.emplace_back(key, value); }
     // After the last add(): builds the lookup.
@@ -89,7 +100,7 @@ class MemberColumns {
     int64_t dense_min_ = 0;
     std::unordered_map<int64_t, int64_t> hashed_;
   };
-  LinkMap link_;
+  std::shared_ptr<const LinkMap> link_;
   // Op names by name key: the requested column they stand for, the key's result columns, a query
   // of the name by rowid, and the names read so far (one source's keys: cleared per source).
   struct Name {

@@ -47,6 +47,11 @@ TimeValue read_time(sqlite3_stmt* stmt, int col) {
   }
 }
 
+// See Profile::ops_unended (a real time counts as maybe before when its rounding could make it so).
+bool unended(const TimeValue& start, const TimeValue& end) {
+  return !(start.kind == TimeValue::Number && end.kind == TimeValue::Number && end.lo >= start.hi);
+}
+
 // pids, bounds and counts of the API calls; for rpd also which pid wrote each session
 // (ids of session s are offset by s << 32).
 void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
@@ -63,6 +68,7 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
       const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
       const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
       ++p.apis;
+      if (unended(start, end)) ++p.apis_unended;
       for (const TimeValue& t : {start, end}) {
         if (t.kind == TimeValue::Number) widen(p.first_ns, p.last_ns, t.lo, t.hi);
         if (t.kind == TimeValue::Other) p.times_unbounded = true;
@@ -112,6 +118,7 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
       }
       ++p.ops;
       if (start.kind == TimeValue::Number && end.kind == TimeValue::Number && end.hi < start.lo) ++p.bad_ops;
+      if (unended(start, end)) ++p.ops_unended;
       if (in_zone == 0) z = Zone{rowid, rowid};
       z.last_rowid = rowid;
       if (start.kind == TimeValue::Other || end.kind == TimeValue::Other) {

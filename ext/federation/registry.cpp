@@ -296,6 +296,12 @@ std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, In
   return computed;
 }
 
+bool Registry::in_user_transaction(const Member& m) const {
+  if (!m.attached) return false;
+  const int txn = sqlite3_txn_state(host_, m.schema.c_str());
+  return txn == SQLITE_TXN_WRITE || (txn == SQLITE_TXN_READ && !sqlite3_get_autocommit(host_));
+}
+
 Db Registry::shadow(const Member& m) {
   if (!m.attached) return {};
   const char* schema = m.schema.c_str();
@@ -304,8 +310,7 @@ Db Registry::shadow(const Member& m) {
   // Inside the user's transaction the host reads a snapshot of its own (or its own changes): only
   // the host sees that. Outside one, every read of the host starts from the latest commit, as
   // the private connection does.
-  const int txn = sqlite3_txn_state(host_, schema);
-  if (txn == SQLITE_TXN_WRITE || (txn == SQLITE_TXN_READ && !sqlite3_get_autocommit(host_))) return {};
+  if (in_user_transaction(m)) return {};
   std::string vfs;
   sqlite3_vfs* used = nullptr;
   if (sqlite3_file_control(host_, schema, SQLITE_FCNTL_VFS_POINTER, &used) == SQLITE_OK && used &&

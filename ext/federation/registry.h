@@ -78,6 +78,9 @@ class Registry {
   // the host reads: no file (an in-memory or temp schema), the host inside a transaction of the
   // user's that read or wrote it, or the file not openable read-only as it is. Host thread only.
   Db shadow(const Member& m);
+  // Whether the host reads attached `m` inside a transaction of the user's (a snapshot of its own,
+  // or its own uncommitted changes, which no profile computed from the file knows). Host thread.
+  bool in_user_transaction(const Member& m) const;
   // Whether `m`'s profile must be computed (none yet, or its file changed since).
   bool profile_stale(const MemberPtr& m);
   void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);

@@ -330,6 +330,54 @@ class ExportTest(ChecksumGuard):
         con.execute("COMMIT")
         self.assertTrue(extra_id in exported_ids("after_commit.json"), "the committed call is missing")
 
+    def test_window_finds_rows_ending_before_they_start(self):
+        # A window reads rows whose end reaches it, then rows starting in it whose end is missing or
+        # earlier: the second pass, made only when the member's profile counted such rows or when
+        # the user's transaction may hold them.
+        gen_dir = os.path.join(self.tmp.name, "gen_rev")
+        generate(gen_dir, 1, "rpd2", 4000, 21)
+        (path,) = glob.glob(os.path.join(gen_dir, "*.rpd"))
+        raw = sqlite3.connect(path)
+        first, last = raw.execute('SELECT min(start), max("end") FROM rocpd_api').fetchone()
+        lo, hi = first + (last - first) * 2 // 5, first + (last - first) * 3 // 5
+
+        def reverse_one(c, table):
+            """The first row of `table` starting in the window now ends before it; its (start, end)."""
+            rid, start = c.execute(f"SELECT id, start FROM {table} WHERE start >= ? AND start < ? ORDER BY start "
+                                   "LIMIT 1", (lo, hi)).fetchone()
+            c.execute(f'UPDATE {table} SET "end" = ? WHERE id = ?', (lo - 7, rid))
+            return start
+
+        # No such rows: the profile says so, one pass per table.
+        con = connect()
+        con.execute("ATTACH ? AS w", (path,))
+        got, _ = self.export(con, "clean.json", lo, hi)
+        self.check_exact(con, got, lo, hi)
+        # Inside the user's transaction, uncommitted: the profile of the file cannot know them.
+        con.execute("BEGIN")
+        op_start, api_start = reverse_one(con, "w.rocpd_op"), reverse_one(con, "w.rocpd_api")
+        got, _ = self.export(con, "uncommitted.json", lo, hi)
+        self.assertTrue(any(s == op_start and e == op_start for s, e, _ in got.ops["w"]), "the reversed op is missing")
+        self.assertTrue(any(s == api_start and e == api_start for _, s, e in got.apis["w"]), "the reversed call is missing")
+        con.execute("ROLLBACK")
+        con.close()
+        # Committed: a fresh profile counts them.
+        op_start, api_start = reverse_one(raw, "rocpd_op"), reverse_one(raw, "rocpd_api")
+        raw.commit()
+        raw.close()
+        for how in ("attach", "open"):
+            con = connect()
+            if how == "attach":
+                con.execute("ATTACH ? AS w", (path,))
+            else:
+                con.execute("SELECT rocpd_open(?)", (path,)).fetchone()
+            db = con.execute("SELECT db FROM rocpd_members").fetchone()[0]
+            got, _ = self.export(con, f"{how}.json", lo, hi)
+            self.check_exact(con, got, lo, hi)
+            self.assertIn((op_start, op_start), {(s, e) for s, e, _ in got.ops[db]}, how)
+            self.assertIn((api_start, api_start), {(s, e) for _, s, e in got.apis[db]}, how)
+            con.close()
+
     def test_mixed_job_whole_and_window(self):
         con = connect()
         con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),))
