@@ -49,7 +49,7 @@ OutFile::OutFile(std::string path, Compression compression, const char* fn)
     gzbuffer(gz, 256 * 1024);
     gz_ = gz;
   }
-  buf_.resize(kBufferBytes);
+  buf_.allocate(kBufferBytes);
 }
 
 OutFile::~OutFile() {
@@ -142,7 +142,7 @@ void OutFile::flush() {
   if (len_ == 0) return;
   wait_idle();
   if (!thread_.joinable()) {
-    pending_.resize(kBufferBytes);
+    pending_.allocate(kBufferBytes);
     thread_ = std::thread([this] { background(); });
   }
   {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,21 +25,21 @@ class OutFile {
   ~OutFile();  // removes the temporary file unless commit() succeeded
 
   void write(const char* p, size_t n) {
-    if (n > buf_.size() - len_) {
+    if (n > buf_.size - len_) {
       flush();
-      if (n > buf_.size()) return write_through(p, n);
+      if (n > buf_.size) return write_through(p, n);
     }
     std::memcpy(buf_.data() + len_, p, n);
     len_ += n;
   }
   void write(std::string_view s) { write(s.data(), s.size()); }
   void put(char c) {
-    if (len_ == buf_.size()) flush();
-    buf_[len_++] = c;
+    if (len_ == buf_.size) flush();
+    buf_.data()[len_++] = c;
   }
   // Room for `n` bytes written directly by the caller, then advance(k <= n).
   char* reserve(size_t n) {
-    if (n > buf_.size() - len_) flush();
+    if (n > buf_.size - len_) flush();
     return buf_.data() + len_;
   }
   void advance(size_t n) { len_ += n; }
@@ -66,13 +67,23 @@ class OutFile {
   Compression compression_;
   int fd_ = -1;
   void* gz_ = nullptr;  // gzFile
-  std::vector<char> buf_;
+  // Left uninitialised: zeroing a megabyte costs more than a small export.
+  struct Buffer {
+    std::unique_ptr<char[]> bytes;
+    size_t size = 0;
+    char* data() { return bytes.get(); }
+    void allocate(size_t n) {
+      bytes.reset(new char[n]);
+      size = n;
+    }
+  };
+  Buffer buf_;
   size_t len_ = 0;
   // The writer thread and what it shares with the caller (under mu_).
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<char> pending_;
+  Buffer pending_;
   size_t pending_len_ = 0;
   bool has_pending_ = false, stop_ = false;
   std::string error_;  // the writer thread's failure, reported by the next flush or commit

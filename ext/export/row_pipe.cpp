@@ -38,9 +38,8 @@ void RowBatch::seal() {
     if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) v.bytes = text_.data() + reinterpret_cast<size_t>(v.bytes);
 }
 
-RowPipe::RowPipe() : thread_([this] { work(); }) {}
-
 RowPipe::~RowPipe() {
+  if (!thread_.joinable()) return;
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -74,6 +73,13 @@ void RowPipe::rethrow_locked(std::unique_lock<std::mutex>& lock) {
 void RowPipe::send(std::unique_ptr<RowBatch> batch, const Handler& handle) {
   if (batch->empty()) return;
   batch->seal();
+  if (!threaded_) {
+    handle(*batch);
+    std::lock_guard lock(mu_);
+    if (spare_.size() < kMaxQueued + 1) spare_.push_back(std::move(batch));
+    return;
+  }
+  if (!thread_.joinable()) thread_ = std::thread([this] { work(); });
   std::unique_lock lock(mu_);
   to_reader_.wait(lock, [&] { return queue_.size() < kMaxQueued || error_; });
   rethrow_locked(lock);

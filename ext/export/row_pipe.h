@@ -50,7 +50,7 @@ class RowPipe {
   using Handler = std::function<void(const RowBatch&)>;
   static constexpr size_t kMaxQueued = 4;
 
-  RowPipe();
+  RowPipe() = default;
   // Stops the worker; batches still queued are dropped (the export failed or was interrupted).
   ~RowPipe();
   RowPipe(const RowPipe&) = delete;
@@ -64,6 +64,9 @@ class RowPipe {
   // Waits until every batch sent was handled; throws what a handler threw. After it, the caller
   // may touch what handlers touch.
   void drain();
+  // Whether send() hands batches to the worker (started at the first such send) or runs the
+  // handler itself: a small member is written faster than the worker wakes. Call when drained.
+  void set_threaded(bool threaded) { threaded_ = threaded; }
 
  private:
   struct Item {
@@ -78,8 +81,9 @@ class RowPipe {
   std::deque<Item> queue_;
   std::vector<std::unique_ptr<RowBatch>> spare_;
   bool busy_ = false, stop_ = false;
+  bool threaded_ = true;
   std::exception_ptr error_;
-  std::thread thread_;  // last: started once the members above exist
+  std::thread thread_;  // started by the first threaded send
 };
 
 }  // namespace rocpd::exporter

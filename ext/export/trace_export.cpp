@@ -28,8 +28,9 @@ namespace {
 
 using federation::InterruptWatch;
 
-// Members from this size on get a shadow connection and their profile computed ahead (each a
-// connection opened and its schema read: about a millisecond).
+// Members from this size on get a shadow connection, their profile computed ahead (each a
+// connection opened and its schema read: about a millisecond) and their events formatted on a
+// thread of their own.
 constexpr int64_t kHelpersFromBytes = 4 << 20;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -91,6 +92,7 @@ class Exporter {
       // rows (Registry::shadow): off the host connection's mutex, taken on every call. A small
       // file is read faster than the extra connections open.
       const bool large = federation::file_size_or_missing(fm->path) >= kHelpersFromBytes;
+      pipe_.set_threaded(large);
       Db shadow = large ? registry_->shadow(*fm) : Db();
       federation::ProgressGuard shadow_guard(shadow.get(), &watch_, true);
       federation::Registry::Lease lease;
