@@ -9,7 +9,8 @@ The upstream script is not part of the project: pass its path, or the script dow
 Both convert the whole file (and a window of the middle 10 %) to Chrome trace JSON (ours also to
 .json.gz and .pftrace, and with the file opened by rocpd_open instead of ATTACHed); times are
 best of --repeat wall-clock runs (connection, loading and opening included), sizes are the
-output files. Prints ratios.
+output files. Prints ratios. The contenders run in turns (one run of each per round), so that
+the machine's drift in speed over the minute falls on all of them alike.
 """
 import argparse
 import os
@@ -20,16 +21,6 @@ import sys
 import time
 
 UPSTREAM_URL = "https://raw.githubusercontent.com/ROCm/rocmProfileData/master/tools/rpd2tracing.py"
-
-
-def best_of(n, fn):
-    best = None
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t
-        best = dt if best is None else min(best, dt)
-    return best
 
 
 def ours(ext, rpd, out, lo=None, hi=None, opened=False):
@@ -57,6 +48,20 @@ def mb(path):
     return os.path.getsize(path) / 1e6
 
 
+def interleaved(repeat, runs):
+    """Best of `repeat` wall-clock times of each (name, fn) in `runs`, run in turns (one of each per
+    round): the machine's speed drifts over a minute by up to a quarter, and turns spread the drift
+    over every contender instead of favouring whichever ran in the fast minute."""
+    best = {}
+    for _ in range(repeat):
+        for name, fn in runs:
+            t = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t
+            best[name] = min(best.get(name, dt), dt)
+    return best
+
+
 def bench_file(label, args, rpd):
     work = args.work
     con = sqlite3.connect(f"file:{rpd}?mode=ro", uri=True)
@@ -66,36 +71,39 @@ def bench_file(label, args, rpd):
     con.close()
     print(f"\n{label}: {rpd} ({mb(rpd):.1f} MB, {ops} ops, {apis} API calls)")
     print(f"{'run':44} {'upstream s':>10} {'ours s':>8} {'ratio':>7} {'upstream MB':>11} {'ours MB':>8}")
-    rows = []
     up_out, our_out = os.path.join(work, "upstream.json"), os.path.join(work, "ours.json")
-    t_up = best_of(args.repeat, lambda: upstream(args.upstream, rpd, up_out))
-    t_our = best_of(args.repeat, lambda: ours(args.ext, rpd, our_out))
-    rows.append(("whole file -> .json", t_up, t_our, mb(up_out), mb(our_out)))
-    # The member opened by rocpd_open instead: read on a private connection (no host mutex), its
-    # profile computed beside the read of its API calls.
-    t_open = best_of(args.repeat, lambda: ours(args.ext, rpd, our_out, opened=True))
-    rows.append(("whole file -> .json, rocpd_open", t_up, t_open, mb(up_out), mb(our_out)))
-    gz_out = os.path.join(work, "ours.json.gz")
-    t_gz = best_of(args.repeat, lambda: ours(args.ext, rpd, gz_out))
-    rows.append(("whole file -> .json.gz (ours only)", t_up, t_gz, mb(up_out), mb(gz_out)))
-    pf_out = os.path.join(work, "ours.pftrace")
-    t_pf = best_of(args.repeat, lambda: ours(args.ext, rpd, pf_out))
-    rows.append(("whole file -> .pftrace (ours only)", t_up, t_pf, mb(up_out), mb(pf_out)))
+    gz_out, pf_out = os.path.join(work, "ours.json.gz"), os.path.join(work, "ours.pftrace")
+    whole = interleaved(args.repeat, [
+        ("upstream", lambda: upstream(args.upstream, rpd, up_out)),
+        ("json", lambda: ours(args.ext, rpd, our_out)),
+        # The member opened by rocpd_open instead: read on a private connection (no host mutex),
+        # its profile computed beside the read of its API calls.
+        ("open", lambda: ours(args.ext, rpd, our_out, opened=True)),
+        ("gz", lambda: ours(args.ext, rpd, gz_out)),
+        ("pftrace", lambda: ours(args.ext, rpd, pf_out)),
+    ])
+    t_up = whole["upstream"]
+    rows = [("whole file -> .json", t_up, whole["json"], mb(up_out), mb(our_out)),
+            ("whole file -> .json, rocpd_open", t_up, whole["open"], mb(up_out), mb(our_out)),
+            ("whole file -> .json.gz (ours only)", t_up, whole["gz"], mb(up_out), mb(gz_out)),
+            ("whole file -> .pftrace (ours only)", t_up, whole["pftrace"], mb(up_out), mb(pf_out))]
     # The middle 10 %: upstream takes percentages of its API span, we take the same ns bounds.
+    # "warm": on a connection that already read the member once (profiles and zones are cached per
+    # connection: a fresh connection pays one pass over the member first).
     lo, hi = first + (last - first) * 45 // 100, first + (last - first) * 55 // 100
-    t_up = best_of(args.repeat, lambda: upstream(args.upstream, rpd, up_out, "45%", "55%"))
-    t_our = best_of(args.repeat, lambda: ours(args.ext, rpd, our_out, lo, hi))
-    rows.append(("middle 10 % window -> .json", t_up, t_our, mb(up_out), mb(our_out)))
-    # The same window on a connection that already read the member once (profiles and zones are
-    # cached per connection: a fresh connection pays one pass over the member first).
     con = sqlite3.connect(":memory:")
     con.enable_load_extension(True)
     con.load_extension(args.ext)
     con.execute("ATTACH ? AS r", (f"file:{rpd}?mode=ro",))
     con.execute("SELECT count(*) FROM rocpd_members WHERE ops >= 0").fetchone()
-    t_warm = best_of(args.repeat, lambda: con.execute("SELECT rocpd_export_trace(?, ?, ?)", (our_out, lo, hi)).fetchone())
+    window = interleaved(args.repeat, [
+        ("upstream", lambda: upstream(args.upstream, rpd, up_out, "45%", "55%")),
+        ("cold", lambda: ours(args.ext, rpd, our_out, lo, hi)),
+        ("warm", lambda: con.execute("SELECT rocpd_export_trace(?, ?, ?)", (our_out, lo, hi)).fetchone()),
+    ])
     con.close()
-    rows.append(("middle 10 % window, warm connection", t_up, t_warm, mb(up_out), mb(our_out)))
+    rows.append(("middle 10 % window -> .json", window["upstream"], window["cold"], mb(up_out), mb(our_out)))
+    rows.append(("middle 10 % window, warm connection", window["upstream"], window["warm"], mb(up_out), mb(our_out)))
     for name, tu, to, su, so in rows:
         print(f"{name:44} {tu:10.3f} {to:8.3f} {tu / to:6.1f}x {su:11.1f} {so:8.1f}")
 
