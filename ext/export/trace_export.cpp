@@ -130,6 +130,8 @@ class Exporter {
       launches_.clear();
       more_flows_.clear();
       op_links_ = {};
+      lanes_.clear();
+      last_lanes_ = nullptr;
     }
     // Nothing of the member in the window: no process to hold its counter.
     if (member_pid_) result.counters += utilization_.write(w_, m.db, *member_pid_);
@@ -217,19 +219,52 @@ class Exporter {
     return id;
   }
 
-  int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q) {
-    const Key key{member_->ordinal, pid.value_or(0), gpu.value_or(0), q.value_or(0), 2,
-                  (pid ? 0u : 1u) | (gpu ? 0u : 2u) | (q ? 0u : 4u)};
+  static Key queue_key(int64_t member, std::optional<int64_t> pid, std::optional<int64_t> gpu,
+                       std::optional<int64_t> q, uint32_t lane) {
+    return Key{member, pid.value_or(0), gpu.value_or(0), q.value_or(0), 2,
+               (pid ? 0u : 1u) | (gpu ? 0u : 2u) | (q ? 0u : 4u) | (lane << 3)};
+  }
+
+  // The track of a GPU queue's op [start, end): ops on one track may neither cross (Perfetto drops
+  // a slice that starts inside another of its track and ends after it) nor nest (an op inside
+  // another is no call stack). So each queue has lanes, lane 0 its own track: an op goes to the
+  // first lane whose ops all ended by its start; lanes past 0 are tracks named "(overlap <n>)".
+  // Zero-length ops (instants) stay on lane 0.
+  uint32_t lane_of(std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q, int64_t start,
+                   int64_t end) {
+    const Key key = queue_key(member_->ordinal, pid, gpu, q, 0);
+    if (!last_lanes_ || !(last_lanes_key_ == key)) {
+      last_lanes_ = &lanes_[key];
+      last_lanes_key_ = key;
+    }
+    std::vector<int64_t>& ends = *last_lanes_;
+    for (size_t i = 0; i < ends.size(); ++i) {
+      if (ends[i] <= start) {
+        ends[i] = end;
+        return static_cast<uint32_t>(i);
+      }
+    }
+    ends.push_back(end);
+    return static_cast<uint32_t>(ends.size() - 1);
+  }
+
+  int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q,
+                uint32_t lane) {
+    const Key key = queue_key(member_->ordinal, pid, gpu, q, lane);
     bool found;
     if (const int64_t id = lookup(threads_, last_queue_, key, found); found) return id;
     const int64_t id = synthetic(next_tid_);
     threads_.emplace(key, id);
     const std::string g = gpu ? std::to_string(*gpu) : "?";
     const std::string qs = q ? std::to_string(*q) : "?";
-    // GPU tracks below the CPU threads, in gpu and queue order when the numbers are small.
+    // GPU tracks below the CPU threads, in gpu and queue order when the numbers are small, each
+    // queue's overlap lanes right after it.
     int64_t sort = 1000000000 + static_cast<int64_t>(threads_.size());
     if (gpu && q && *gpu >= 0 && *gpu < 100000 && *q >= 0 && *q < 10000) sort = 1000000 + *gpu * 10000 + *q;
-    w_.thread(json_pid, id, fmt::format("GPU {} queue {}", g, qs), sort);
+    sort = sort * 64 + std::min<int64_t>(lane, 63);
+    w_.thread(json_pid, id,
+              lane ? fmt::format("GPU {} queue {} (overlap {})", g, qs, lane) : fmt::format("GPU {} queue {}", g, qs),
+              sort);
     return id;
   }
 
@@ -325,8 +360,9 @@ class Exporter {
     if (!overlaps(*start, end)) return;
     const auto pid = int_of(row[0]);
     const int64_t jpid = process(pid);
-    const int64_t jtid = queue(jpid, pid, gpu, int_of(row[2]));
     const int64_t dur = end && *end > *start ? *end - *start : 0;
+    const auto q = int_of(row[2]);
+    const int64_t jtid = queue(jpid, pid, gpu, q, dur > 0 ? lane_of(pid, gpu, q, *start, *start + dur) : 0);
     const StoredValue name_value = row[4];
     const std::string_view kind = text(row[3]);
     const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
@@ -443,6 +479,10 @@ class Exporter {
   std::optional<int64_t> member_pid_;
   std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
   LastTrack last_process_, last_thread_, last_queue_;
+  // Per GPU queue of the member being written (lane 0's key), the end of each lane's last op.
+  std::unordered_map<Key, std::vector<int64_t>, KeyHash> lanes_;
+  std::vector<int64_t>* last_lanes_ = nullptr;
+  Key last_lanes_key_{};
   std::unordered_set<int64_t> used_ids_;
   UtilizationCounter utilization_;
   bool planned_ = false;

@@ -192,6 +192,17 @@ class ExportTest(ChecksumGuard):
                     exp_flows[((a[0], max(a)), (o[0], max(o)))] += c
                 self.assertEqual(got.flow_pairs().get(db, collections.Counter()), exp_flows, f"flows of {db}")
         self.assertEqual(got.doc["otherData"]["ops"], sum(sum(c.values()) for c in got.ops.values()))
+        ExportTest.check_gpu_tracks_disjoint(self, got)  # also called with a RealTraceTest
+
+    def check_gpu_tracks_disjoint(self, got):
+        """The slices of each GPU track neither cross nor nest (Perfetto drops a slice that starts
+        inside another of its track and ends after it): overlapping ops sit on overlap lanes."""
+        for (pid, tid), spans in got.slices.items():
+            if not got.thread_name[(pid, tid)].startswith("GPU "):
+                continue
+            ordered = sorted((s, e) for s, e in spans if e > s)
+            for (s0, e0), (s1, e1) in zip(ordered, ordered[1:]):
+                self.assertLessEqual(e0, s1, f"{got.thread_name[(pid, tid)]}: [{s0}, {e0}) and [{s1}, {e1}) overlap")
 
     def check_utilization(self, con, got, lo, hi, buckets=1000):
         """The counter samples equal rocpd_utilization's rows (another implementation: its own
@@ -377,6 +388,28 @@ class ExportTest(ChecksumGuard):
             self.assertIn((op_start, op_start), {(s, e) for s, e, _ in got.ops[db]}, how)
             self.assertIn((api_start, api_start), {(s, e) for _, s, e in got.apis[db]}, how)
             con.close()
+
+    def test_overlapping_ops_of_a_queue_go_to_overlap_lanes(self):
+        gen_dir = os.path.join(self.tmp.name, "gen_lanes")
+        generate(gen_dir, 1, "rpd2", 3000, 23)
+        (path,) = glob.glob(os.path.join(gen_dir, "*.rpd"))
+        raw = sqlite3.connect(path)
+        # Three consecutive ops of one queue: the first now ends after the second starts (they
+        # cross), and the third starts inside the first and ends before it (nested in it).
+        rows = raw.execute('SELECT id, start, "end" FROM rocpd_op WHERE (gpuId, queueId) = '
+                           '(SELECT gpuId, queueId FROM rocpd_op GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1) '
+                           'AND "end" > start ORDER BY start LIMIT 3 OFFSET 100').fetchall()
+        (a, a_s, _), (_, b_s, b_e), (c, _, _) = rows
+        raw.execute('UPDATE rocpd_op SET "end" = ? WHERE id = ?', (b_e + 1000, a))
+        raw.execute('UPDATE rocpd_op SET start = ?, "end" = ? WHERE id = ?', (b_s + 1, b_s + 2, c))
+        raw.commit()
+        raw.close()
+        con = connect()
+        con.execute("ATTACH ? AS w", (path,))
+        got, _ = self.export(con, "lanes.json")
+        self.check_exact(con, got, None, None)  # every op, and GPU tracks without overlaps
+        lanes = sorted(n for n in got.thread_name.values() if "(overlap" in n)
+        self.assertTrue(lanes and all(n.endswith("(overlap 1)") or n.endswith("(overlap 2)") for n in lanes), lanes)
 
     def test_mixed_job_whole_and_window(self):
         con = connect()
