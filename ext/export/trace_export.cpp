@@ -111,9 +111,14 @@ class Exporter {
       } else if (!flows_on_slices_ && unique_correlation_ids(*fm)) {
         // A window: the launch of an op in it is drawn only when it overlaps the window, and with
         // one call per correlation id, that call is the launch. The window's calls are all it needs.
+        // Their first pass needs no profile: it is computed beside it.
+        {
+          ProfileAhead ahead(*registry_, fm, watch_, large);
+          apis(*fm, conn, false, true);
+          ahead.wait();
+        }
         plan_utilization();
         const auto profile = registry_->profile(fm, &watch_);
-        apis(*fm, conn, false, true);
         if (second_pass(*fm, profile->apis_unended)) apis(*fm, conn, true, true);
         ops(*fm, conn, profile.get(), false);
         if (second_pass(*fm, profile->ops_unended)) ops(*fm, conn, profile.get(), true);
