@@ -274,18 +274,27 @@ class ExportTest(ChecksumGuard):
         self.check_exact(con, got, None, None)
         self.check_names(con, got)
         self.check_utilization(con, got, None, None)
+        # A window of it, on a fresh connection: the profile is computed beside the window's calls.
+        first, last = self.job_span(con)
+        lo, hi = first + (last - first) // 3, first + (last - first) // 2
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (rpd,))
+        window, _ = self.export(con, "window.json", lo, hi)
+        self.check_exact(con, window, lo, hi)
         # Interrupted at several moments (while the profile runs, while rows are formatted): the
         # plain "interrupted" error within 0.5 s and no file; the connection exports again after it.
         out = os.path.join(self.tmp.name, "cut.json")
         stopped = 0
-        for delay in (0.002, 0.01, 0.03, 0.08):
+        for delay, bounds, expected in ((0.002, (), got), (0.01, (), got), (0.03, (), got), (0.08, (), got),
+                                        (0.002, (lo, hi), window), (0.02, (lo, hi), window)):
             con = connect()
             con.execute("SELECT rocpd_open(?)", (rpd,))
+            call = f"SELECT rocpd_export_trace({', '.join('?' * (1 + len(bounds)))})"
             timer = threading.Timer(delay, con.interrupt)
             t0 = time.perf_counter()
             timer.start()
             try:
-                con.execute("SELECT rocpd_export_trace(?)", (out,)).fetchone()
+                con.execute(call, (out, *bounds)).fetchone()
             except sqlite3.OperationalError as e:
                 self.assertEqual(str(e), "interrupted")
                 self.assertLess(time.perf_counter() - t0, delay + 0.5)
@@ -294,7 +303,7 @@ class ExportTest(ChecksumGuard):
             timer.join()
             if os.path.exists(out):
                 os.remove(out)
-            self.assertEqual(con.execute("SELECT rocpd_export_trace(?)", (out,)).fetchone()[0], len(got.events))
+            self.assertEqual(con.execute(call, (out, *bounds)).fetchone()[0], len(expected.events))
             os.remove(out)
         self.assertGreater(stopped, 0)
 
