@@ -32,19 +32,32 @@ int64_t saturated(double d) {
   return static_cast<int64_t>(d);
 }
 
+// Columns are read through one sqlite3_column_value each: every sqlite3_column_* call costs an API
+// entry and exit, and the profile pass reads every row of the member.
 TimeValue read_time(sqlite3_stmt* stmt, int col) {
-  switch (sqlite3_column_type(stmt, col)) {
+  sqlite3_value* v = sqlite3_column_value(stmt, col);
+  switch (sqlite3_value_type(v)) {
     case SQLITE_NULL: return {};
     case SQLITE_INTEGER: {
-      const int64_t v = sqlite3_column_int64(stmt, col);
-      return {TimeValue::Number, v, v};
+      const int64_t i = sqlite3_value_int64(v);
+      return {TimeValue::Number, i, i};
     }
     case SQLITE_FLOAT: {
-      const double d = sqlite3_column_double(stmt, col);
+      const double d = sqlite3_value_double(v);
       return {TimeValue::Number, saturated(std::floor(d)), saturated(std::ceil(d))};
     }
     default: return {TimeValue::Other, 0, 0};
   }
+}
+
+// An integer-or-NULL column as sqlite3_column_int64 reads it, and whether it is NULL.
+struct IntValue {
+  int64_t value;
+  int type;
+};
+IntValue read_int(sqlite3_stmt* stmt, int col) {
+  sqlite3_value* v = sqlite3_column_value(stmt, col);
+  return {sqlite3_value_int64(v), sqlite3_value_type(v)};
 }
 
 // See Profile::ops_unended (a real time counts as maybe before when its rounding could make it so).
@@ -65,7 +78,8 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
     bool have_last = false, last_has_pid = false;
     int64_t last_pid = 0, last_session = 0;
     while (step(stmt.get())) {
-      const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
+      const IntValue pid_value = read_int(stmt.get(), pi);
+      const int64_t pid = pid_value.value;
       const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
       ++p.apis;
       if (unended(start, end)) ++p.apis_unended;
@@ -73,8 +87,8 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
         if (t.kind == TimeValue::Number) widen(p.first_ns, p.last_ns, t.lo, t.hi);
         if (t.kind == TimeValue::Other) p.times_unbounded = true;
       }
-      const bool has_pid = sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL;
-      const int64_t session = sessions ? (sqlite3_column_int64(stmt.get(), ii) >> 32) : 0;
+      const bool has_pid = pid_value.type != SQLITE_NULL;
+      const int64_t session = sessions ? (read_int(stmt.get(), ii).value >> 32) : 0;
       // Consecutive calls mostly share pid and session: the sets see each run once.
       if (have_last && pid == last_pid && session == last_session && has_pid == last_has_pid) continue;
       if (has_pid) pids.insert(pid);
@@ -102,17 +116,17 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
               ri = q.rowid_index, pi = want_pid ? q.select_index[kOpsPid] : -1;
     std::optional<int64_t> last_gpu, last_pid;
     while (step(stmt.get())) {
-      const int64_t rowid = sqlite3_column_int64(stmt.get(), ri);
+      const int64_t rowid = read_int(stmt.get(), ri).value;
       const TimeValue start = read_time(stmt.get(), si), end = read_time(stmt.get(), ei);
-      if (sqlite3_column_type(stmt.get(), gi) == SQLITE_INTEGER) {
-        const int64_t gpu = sqlite3_column_int64(stmt.get(), gi);
+      if (const IntValue g = read_int(stmt.get(), gi); g.type == SQLITE_INTEGER) {
+        const int64_t gpu = g.value;
         if (!last_gpu || *last_gpu != gpu) p.gpus.insert(gpu);  // ops of a gpu come in runs
         last_gpu = gpu;
       } else {
         p.gpu_unknown = true;  // NULL, or not an integer: no gpu constraint may rule the member out
       }
-      if (pi >= 0 && sqlite3_column_type(stmt.get(), pi) != SQLITE_NULL) {
-        const int64_t pid = sqlite3_column_int64(stmt.get(), pi);
+      if (const IntValue pv = pi >= 0 ? read_int(stmt.get(), pi) : IntValue{0, SQLITE_NULL}; pv.type != SQLITE_NULL) {
+        const int64_t pid = pv.value;
         if (!last_pid || *last_pid != pid) pids.insert(pid);
         last_pid = pid;
       }
