@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <span>
 #include <string_view>
@@ -136,7 +137,7 @@ class Exporter {
       more_flows_.clear();
       op_links_ = {};
       lanes_.clear();
-      last_lanes_ = nullptr;
+      recent_queues_ = {};
     }
     // Nothing of the member in the window: no process to hold its counter.
     if (member_pid_) result.counters += utilization_.write(w_, m.db, *member_pid_);
@@ -230,36 +231,43 @@ class Exporter {
                (pid ? 0u : 1u) | (gpu ? 0u : 2u) | (q ? 0u : 4u) | (lane << 3)};
   }
 
-  // The track of a GPU queue's op [start, end): ops on one track may neither cross (Perfetto drops
-  // a slice that starts inside another of its track and ends after it) nor nest (an op inside
-  // another is no call stack). So each queue has lanes, lane 0 its own track: an op goes to the
-  // first lane whose ops all ended by its start; lanes past 0 are tracks named "(overlap <n>)".
-  // Zero-length ops (instants) stay on lane 0.
-  uint32_t lane_of(std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q, int64_t start,
-                   int64_t end) {
-    const Key key = queue_key(member_->ordinal, pid, gpu, q, 0);
-    if (!last_lanes_ || !(last_lanes_key_ == key)) {
-      last_lanes_ = &lanes_[key];
-      last_lanes_key_ = key;
+  // The track of a GPU queue's op [start, start + dur): ops on one track may neither cross
+  // (Perfetto drops a slice that starts inside another of its track and ends after it) nor nest (an
+  // op inside another is no call stack). So each queue has lanes, lane 0 its own track: an op goes
+  // to the first lane whose ops all ended by its start; lanes past 0 are tracks named
+  // "(overlap <n>)". Zero-length ops (instants) stay on lane 0.
+  int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q,
+                int64_t start, int64_t dur) {
+    QueueLanes& lanes = lanes_of(queue_key(member_->ordinal, pid, gpu, q, 0));
+    uint32_t lane = 0;
+    if (dur > 0) {
+      while (lane < lanes.ends.size() && lanes.ends[lane] > start) ++lane;
+      if (lane == lanes.ends.size()) lanes.ends.push_back(0);
+      lanes.ends[lane] = start + dur;
     }
-    std::vector<int64_t>& ends = *last_lanes_;
-    for (size_t i = 0; i < ends.size(); ++i) {
-      if (ends[i] <= start) {
-        ends[i] = end;
-        return static_cast<uint32_t>(i);
-      }
-    }
-    ends.push_back(end);
-    return static_cast<uint32_t>(ends.size() - 1);
+    if (lane >= lanes.tids.size()) lanes.tids.resize(lane + 1, -1);
+    int64_t& tid = lanes.tids[lane];
+    if (tid < 0) tid = new_queue_track(json_pid, pid, gpu, q, lane);
+    return tid;
   }
 
-  int64_t queue(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu, std::optional<int64_t> q,
-                uint32_t lane) {
-    const Key key = queue_key(member_->ordinal, pid, gpu, q, lane);
-    bool found;
-    if (const int64_t id = lookup(threads_, last_queue_, key, found); found) return id;
+  // A queue of the member being written: per lane, the end of its last op and its track's tid.
+  struct QueueLanes {
+    std::vector<int64_t> ends, tids;
+  };
+  // Through a few recently used queues first: the ops of a few queues interleave.
+  QueueLanes& lanes_of(const Key& key) {
+    for (const auto& [k, lanes] : recent_queues_)
+      if (lanes && k == key) return *lanes;
+    QueueLanes* lanes = &lanes_[key];
+    recent_queues_[next_recent_++ % recent_queues_.size()] = {key, lanes};
+    return *lanes;
+  }
+
+  int64_t new_queue_track(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> gpu,
+                          std::optional<int64_t> q, uint32_t lane) {
     const int64_t id = synthetic(next_tid_);
-    threads_.emplace(key, id);
+    threads_.emplace(queue_key(member_->ordinal, pid, gpu, q, lane), id);
     const std::string g = gpu ? std::to_string(*gpu) : "?";
     const std::string qs = q ? std::to_string(*q) : "?";
     // GPU tracks below the CPU threads, in gpu and queue order when the numbers are small, each
@@ -367,7 +375,7 @@ class Exporter {
     const int64_t jpid = process(pid);
     const int64_t dur = end && *end > *start ? *end - *start : 0;
     const auto q = int_of(row[2]);
-    const int64_t jtid = queue(jpid, pid, gpu, q, dur > 0 ? lane_of(pid, gpu, q, *start, *start + dur) : 0);
+    const int64_t jtid = queue(jpid, pid, gpu, q, *start, dur);
     const StoredValue name_value = row[4];
     const std::string_view kind = text(row[3]);
     const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
@@ -483,11 +491,10 @@ class Exporter {
   const bool flows_on_slices_ = w_.flows_on_slices();
   std::optional<int64_t> member_pid_;
   std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
-  LastTrack last_process_, last_thread_, last_queue_;
-  // Per GPU queue of the member being written (lane 0's key), the end of each lane's last op.
-  std::unordered_map<Key, std::vector<int64_t>, KeyHash> lanes_;
-  std::vector<int64_t>* last_lanes_ = nullptr;
-  Key last_lanes_key_{};
+  LastTrack last_process_, last_thread_;
+  std::unordered_map<Key, QueueLanes, KeyHash> lanes_;  // the member's queues, by lane 0's key
+  std::array<std::pair<Key, QueueLanes*>, 8> recent_queues_{};
+  size_t next_recent_ = 0;
   std::unordered_set<int64_t> used_ids_;
   UtilizationCounter utilization_;
   bool planned_ = false;
