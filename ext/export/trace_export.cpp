@@ -99,20 +99,12 @@ class Exporter {
       federation::Registry::Lease lease;
       if (!shadow) lease = registry_->acquire(fm, &watch_, true);
       sqlite3* const conn = shadow ? shadow.get() : lease.db();
-      if (!flows_on_slices_ && !req_.lo && !req_.hi) {
-        // Every call is read anyway: the calls pass records the launches the ops pass needs. It
-        // needs no profile, so the member's profile is computed beside it.
-        {
-          ProfileAhead ahead(*registry_, fm, watch_, large);
-          apis(*fm, conn, false, true);
-          ahead.wait();
-        }
-        plan_utilization();
-        ops(*fm, conn, registry_->profile(fm, &watch_).get(), false);
-      } else if (!flows_on_slices_ && unique_correlation_ids(*fm)) {
-        // A window: the launch of an op in it is drawn only when it overlaps the window, and with
-        // one call per correlation id, that call is the launch. The window's calls are all it needs.
-        // Their first pass needs no profile: it is computed beside it.
+      const bool whole = !req_.lo && !req_.hi;
+      if (!flows_on_slices_ && (whole || unique_correlation_ids(*fm))) {
+        // The calls pass records the launches the ops pass needs: all of them when every call is
+        // read; in a window, those of its calls, which are all it needs when each call has a
+        // correlation id of its own (an op's arrow is drawn only when its launch overlaps the
+        // window). That pass needs no profile, so the member's profile is computed beside it.
         {
           ProfileAhead ahead(*registry_, fm, watch_, large);
           apis(*fm, conn, false, true);
