@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "federation/member_columns.h"
+#include "members/member_columns.h"
 #include "intervals/sql_args.h"
 
 namespace rocpd::diagnosis {

@@ -10,9 +10,9 @@
 #include "common/affinity.h"
 #include "common/corr_slots.h"
 #include "common/sqlite_util.h"
-#include "federation/member.h"
-#include "federation/member_columns.h"
-#include "federation/registry.h"
+#include "canonical/member.h"
+#include "members/member_columns.h"
+#include "members/registry.h"
 #include "intervals/ops_window.h"
 
 namespace rocpd::diagnosis {

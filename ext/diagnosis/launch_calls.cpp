@@ -1,7 +1,7 @@
 #include "diagnosis/launch_calls.h"
 
-#include "federation/interrupt.h"
-#include "federation/member_columns.h"
+#include "members/interrupt.h"
+#include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
 

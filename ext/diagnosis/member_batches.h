@@ -1,4 +1,4 @@
-// Computes a table's rows member by member on every core (federation/member_pool.h), a batch of
+// Computes a table's rows member by member on every core (members/member_pool.h), a batch of
 // members at a time, so that memory holds the rows of one batch while SQLite reads them.
 #pragma once
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "diagnosis/diag_read.h"
-#include "federation/interrupt.h"
-#include "federation/member_pool.h"
+#include "members/interrupt.h"
+#include "members/member_pool.h"
 
 namespace rocpd::diagnosis {
 

@@ -17,7 +17,7 @@
 #include "diagnosis/diag_read.h"
 #include "diagnosis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
-#include "federation/member_columns.h"
+#include "members/member_columns.h"
 #include "intervals/interval_math.h"
 
 namespace rocpd::diagnosis {

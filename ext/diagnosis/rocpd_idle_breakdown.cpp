@@ -17,9 +17,9 @@
 #include "diagnosis/diag_read.h"
 #include "diagnosis/idle_math.h"
 #include "diagnosis/sql_names.h"
-#include "federation/member_columns.h"
-#include "federation/interrupt.h"
-#include "federation/member_pool.h"
+#include "members/member_columns.h"
+#include "members/interrupt.h"
+#include "members/member_pool.h"
 
 namespace rocpd::diagnosis {
 namespace {
@@ -165,7 +165,7 @@ struct Cursor : sqlite3_vtab_cursor {
   Table& table() const { return *static_cast<Table*>(pVtab); }
   const std::string& db() const { return dbs[member].db; }
 
-  // Every member's rows, computed on every core (federation/member_pool.h).
+  // Every member's rows, computed on every core (members/member_pool.h).
   void compute() {
     rows.assign(dbs.size(), {});
     if (dbs.empty()) return;

@@ -22,9 +22,9 @@
 #include "diagnosis/diag_read.h"
 #include "diagnosis/sql_names.h"
 #include "diagnosis/stack_sweep.h"
-#include "federation/member_columns.h"
-#include "federation/interrupt.h"
-#include "federation/member_pool.h"
+#include "members/member_columns.h"
+#include "members/interrupt.h"
+#include "members/member_pool.h"
 
 namespace rocpd::diagnosis {
 namespace {

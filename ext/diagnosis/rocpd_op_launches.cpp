@@ -12,7 +12,7 @@
 #include "diagnosis/launch_calls.h"
 #include "diagnosis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
-#include "federation/member_columns.h"
+#include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
 namespace {

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <thread>
 
-#include "federation/interrupt.h"
-#include "federation/registry.h"
+#include "members/interrupt.h"
+#include "members/registry.h"
 
 namespace rocpd::exporter {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "federation/member_columns.h"
+#include "members/member_columns.h"
 
 namespace rocpd::exporter {
 

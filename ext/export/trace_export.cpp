@@ -17,11 +17,11 @@
 #include "export/profile_ahead.h"
 #include "export/row_pipe.h"
 #include "export/utilization_counter.h"
-#include "federation/interrupt.h"
-#include "federation/member_columns.h"
-#include "federation/member_files.h"
-#include "federation/member_sql.h"
-#include "federation/registry.h"
+#include "members/interrupt.h"
+#include "members/member_columns.h"
+#include "members/member_files.h"
+#include "members/member_sql.h"
+#include "members/registry.h"
 
 namespace rocpd::exporter {
 
@@ -85,7 +85,7 @@ class Exporter {
     member_ = &m;
     member_pid_.reset();
     {
-      // Read straight from the member's own tables on its connection (federation/member_columns.h):
+      // Read straight from the member's own tables on its connection (members/member_columns.h):
       // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
       // This thread steps the member's statements; pipe_'s worker writes the events.
       const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "federation/canonical_tables.h"
-#include "federation/member_sql.h"
+#include "canonical/canonical_tables.h"
+#include "members/member_sql.h"
 
 namespace rocpd::federation {
 

@@ -11,8 +11,8 @@
 #include <memory>
 
 #include "common/sqlite_util.h"
-#include "federation/canonical_tables.h"
-#include "federation/registry.h"
+#include "canonical/canonical_tables.h"
+#include "members/registry.h"
 
 namespace rocpd::federation {
 

@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "federation/interrupt.h"
-#include "federation/row_block.h"
+#include "members/interrupt.h"
+#include "members/row_block.h"
 
 namespace rocpd::federation {
 

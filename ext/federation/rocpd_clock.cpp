@@ -20,7 +20,7 @@
 
 #include <map>
 
-#include "federation/interrupt.h"
+#include "members/interrupt.h"
 
 namespace rocpd::federation {
 

@@ -7,8 +7,8 @@
 
 #include "common/vtab_util.h"
 
-#include "federation/interrupt.h"
-#include "federation/member_probe.h"
+#include "members/interrupt.h"
+#include "members/member_probe.h"
 #include "formats/adapter.h"
 
 namespace rocpd::federation {

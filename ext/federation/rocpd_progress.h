@@ -1,7 +1,7 @@
 #pragma once
 #include <memory>
 
-#include "federation/registry.h"
+#include "members/registry.h"
 
 namespace rocpd::federation {
 int register_rocpd_progress(sqlite3* db, const std::shared_ptr<Registry>& registry);

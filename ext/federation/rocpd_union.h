@@ -6,7 +6,7 @@
 #pragma once
 #include <memory>
 
-#include "federation/registry.h"
+#include "members/registry.h"
 
 namespace rocpd::federation {
 

@@ -17,12 +17,12 @@
 
 #include "common/affinity.h"
 #include "common/vtab_util.h"
-#include "federation/interrupt.h"
-#include "federation/member_probe.h"
-#include "federation/member_query.h"
-#include "federation/member_sql.h"
+#include "members/interrupt.h"
+#include "members/member_probe.h"
+#include "members/member_query.h"
+#include "members/member_sql.h"
 #include "federation/rocpd_union.h"
-#include "federation/row_ids.h"
+#include "members/row_ids.h"
 
 namespace rocpd::federation {
 

@@ -16,11 +16,11 @@
 #include <map>
 #include <optional>
 
-#include "federation/interrupt.h"
-#include "federation/member_query.h"
-#include "federation/member_sql.h"
+#include "members/interrupt.h"
+#include "members/member_query.h"
+#include "members/member_sql.h"
 #include "federation/rocpd_union.h"
-#include "federation/member_pool.h"
+#include "members/member_pool.h"
 #include "summaries/op_groups.h"
 
 namespace rocpd::federation {

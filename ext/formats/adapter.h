@@ -1,5 +1,5 @@
 // The one interface every trace format family implements: recognise a schema, probe it, and map
-// it onto the canonical tables as SQL sources (ext/formats/source_sql.h). The federation core (the
+// it onto the canonical tables as SQL sources (ext/canonical/source_sql.h). The federation core (the
 // registry, the virtual tables, the profile) never branches on formats: a new format is a new
 // adapter file here, listed in adapters.cpp, plus its generator support and tests.
 #pragma once
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "federation/canonical_tables.h"
-#include "federation/member.h"
-#include "formats/source_sql.h"
+#include "canonical/canonical_tables.h"
+#include "canonical/member.h"
+#include "canonical/source_sql.h"
 
 namespace rocpd::federation {
 

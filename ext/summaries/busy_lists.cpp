@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "federation/member_pool.h"
+#include "members/member_pool.h"
 #include "summaries/op_groups.h"
 
 namespace rocpd::summaries {

@@ -7,9 +7,9 @@
 #include <unordered_map>
 
 #include "common/affinity.h"
-#include "federation/member_query.h"
-#include "federation/member_sql.h"
-#include "federation/member_files.h"
+#include "members/member_query.h"
+#include "members/member_sql.h"
+#include "members/member_files.h"
 #include "summaries/op_groups.h"
 
 namespace rocpd::summaries {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "federation/registry.h"
+#include "members/registry.h"
 #include "intervals/interval_math.h"
 #include "stats/moments.h"
 

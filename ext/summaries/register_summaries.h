@@ -3,7 +3,7 @@
 #pragma once
 #include <memory>
 
-#include "federation/registry.h"
+#include "members/registry.h"
 
 namespace rocpd::summaries {
 

@@ -17,9 +17,9 @@
 #include <variant>
 
 #include "common/vtab_util.h"
-#include "federation/interrupt.h"
+#include "members/interrupt.h"
 #include "stats/percentile_select.h"
-#include "federation/member_pool.h"
+#include "members/member_pool.h"
 #include "summaries/op_groups.h"
 #include "summaries/register_summaries.h"
 

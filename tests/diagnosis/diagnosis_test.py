@@ -325,7 +325,7 @@ class IdleBreakdown(unittest.TestCase):
 
 
 class LinkTableEdgeCases(unittest.TestCase):
-    """The tables read members straight from their own tables (federation/member_columns.h): an rpd
+    """The tables read members straight from their own tables (members/member_columns.h): an rpd
     op's correlation id from rocpd_api_ops directly, the smallest api_id linked to it. Edited copies
     of an rpd member check that rule (extra links with smaller ids, links to no op) and the fallback
     to the federation's join when a link value is not an integer, against brute force over

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "federation/member_files.h"
-#include "federation/member_sql.h"
+#include "members/member_files.h"
+#include "members/member_sql.h"
 #include "formats/rocpd.h"
 #include "formats/rpd.h"
 

@@ -3,7 +3,7 @@
 // guard must install nothing rather than call address 0 (rocpd_open crashed so in Node).
 #include <gtest/gtest.h>
 
-#include "federation/interrupt.h"
+#include "members/interrupt.h"
 
 // The extension reaches SQLite through this table; each test points it at its own.
 const sqlite3_api_routines* sqlite3_api = nullptr;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/sqlite_util.h"
-#include "federation/member_files.h"
+#include "members/member_files.h"
 
 namespace rocpd::federation {
 

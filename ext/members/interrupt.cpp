@@ -1,4 +1,4 @@
-#include "federation/interrupt.h"
+#include "members/interrupt.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "federation/member_pool.h"
+#include "members/member_pool.h"
 
 #include <algorithm>
 #include <atomic>

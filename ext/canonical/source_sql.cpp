@@ -1,4 +1,4 @@
-#include "formats/source_sql.h"
+#include "canonical/source_sql.h"
 
 #include <fmt/format.h>
 

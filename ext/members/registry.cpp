@@ -1,16 +1,16 @@
-#include "federation/registry.h"
-#include "federation/member_pool.h"
+#include "members/registry.h"
+#include "members/member_pool.h"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <set>
 
-#include "federation/member_files.h"
-#include "federation/member_open.h"
-#include "federation/member_probe.h"
-#include "federation/member_profile.h"
-#include "federation/member_sql.h"
+#include "members/member_files.h"
+#include "members/member_open.h"
+#include "members/member_probe.h"
+#include "members/member_profile.h"
+#include "members/member_sql.h"
 
 namespace rocpd::federation {
 

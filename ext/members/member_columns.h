@@ -1,5 +1,5 @@
 // Reads chosen canonical columns of one member straight from its format adapter's sources on a
-// connection leased from the registry (federation/member_pool.h), without the federated tables in
+// connection leased from the registry (members/member_pool.h), without the federated tables in
 // between: the diagnosis tables read members on every core this way. Values are exactly those the
 // canonical table returns (its column affinity, the member's clock offset on time columns).
 #pragma once
@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common/affinity.h"
-#include "federation/canonical_tables.h"
-#include "federation/member.h"
-#include "federation/member_query.h"
+#include "canonical/canonical_tables.h"
+#include "canonical/member.h"
+#include "members/member_query.h"
 
 namespace rocpd::federation {
 

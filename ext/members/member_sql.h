@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "federation/canonical_tables.h"
-#include "federation/member.h"
-#include "formats/source_sql.h"
+#include "canonical/canonical_tables.h"
+#include "canonical/member.h"
+#include "canonical/source_sql.h"
 
 namespace rocpd::federation {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "federation/member.h"
+#include "canonical/member.h"
 
 namespace rocpd::federation {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <memory>
 
-#include "federation/interrupt.h"
-#include "federation/member.h"
+#include "members/interrupt.h"
+#include "canonical/member.h"
 
 namespace rocpd::federation {
 

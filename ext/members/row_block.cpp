@@ -1,4 +1,4 @@
-#include "federation/row_block.h"
+#include "members/row_block.h"
 
 namespace rocpd::federation {
 

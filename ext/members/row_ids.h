@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "federation/member.h"
+#include "canonical/member.h"
 
 namespace rocpd::federation {
 

@@ -1,4 +1,4 @@
-#include "federation/member_open.h"
+#include "members/member_open.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "federation/member_probe.h"
+#include "members/member_probe.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "federation/member_sql.h"
+#include "members/member_sql.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "federation/member_prefetch.h"
+#include "members/member_prefetch.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <system_error>
 
-#include "federation/member_files.h"
-#include "federation/member_query.h"
+#include "members/member_files.h"
+#include "members/member_query.h"
 
 namespace rocpd::federation {
 

@@ -1,13 +1,13 @@
-#include "federation/member_columns.h"
+#include "members/member_columns.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "federation/member_files.h"
-#include "federation/member_sql.h"
-#include "federation/row_ids.h"
+#include "members/member_files.h"
+#include "members/member_sql.h"
+#include "members/row_ids.h"
 
 namespace rocpd::federation {
 

@@ -1,4 +1,4 @@
-#include "federation/canonical_tables.h"
+#include "canonical/canonical_tables.h"
 
 namespace rocpd::federation {
 

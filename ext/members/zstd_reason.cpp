@@ -1,5 +1,5 @@
 #include "compression/zstd_vfs.h"
-#include "federation/member_files.h"
+#include "members/member_files.h"
 
 namespace rocpd::federation {
 

@@ -1,4 +1,4 @@
-#include "federation/member_files.h"
+#include "members/member_files.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
-#include "federation/member_query.h"
+#include "members/member_query.h"
 
 #include <fmt/format.h>
 
-#include "federation/member_files.h"
+#include "members/member_files.h"
 
 namespace rocpd::federation {
 

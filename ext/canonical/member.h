@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/sqlite_util.h"
-#include "federation/canonical_tables.h"
+#include "canonical/canonical_tables.h"
 
 namespace rocpd::federation {
 

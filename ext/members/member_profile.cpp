@@ -1,4 +1,4 @@
-#include "federation/member_profile.h"
+#include "members/member_profile.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 
 #include "formats/adapter.h"
-#include "federation/member_sql.h"
+#include "members/member_sql.h"
 
 namespace rocpd::federation {
 

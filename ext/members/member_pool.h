@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "federation/interrupt.h"
-#include "federation/registry.h"
+#include "members/interrupt.h"
+#include "members/registry.h"
 
 namespace rocpd::federation {
 

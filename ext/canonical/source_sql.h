@@ -1,7 +1,7 @@
 // What a format adapter hands the federation core for one source table of a member (rpd:
 // rocpd_op; rocprofv3: kernel dispatches and memory copies, ...): an SQL expression per canonical
 // column and the joins each expression needs, so a member query joins only what the user's
-// columns and constraints use (federation/member_sql.h builds it).
+// columns and constraints use (members/member_sql.h builds it).
 //
 // Rows never vanish: every lookup (names, agents, events, API links) is a LEFT JOIN on a key the
 // probe checked to be unique, so a dangling or NULL id gives NULL in that column, never a lost or

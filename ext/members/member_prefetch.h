@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "federation/canonical_tables.h"
-#include "federation/interrupt.h"
-#include "federation/member_sql.h"
-#include "federation/registry.h"
-#include "federation/row_block.h"
+#include "canonical/canonical_tables.h"
+#include "members/interrupt.h"
+#include "members/member_sql.h"
+#include "members/registry.h"
+#include "members/row_block.h"
 
 namespace rocpd::federation {
 

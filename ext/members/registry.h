@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "federation/interrupt.h"
-#include "federation/member.h"
+#include "members/interrupt.h"
+#include "canonical/member.h"
 
 namespace rocpd::federation {
 
