@@ -30,18 +30,19 @@ uint64_t parse_seed(std::string_view text) {
 }  // namespace
 
 std::string_view usage_text() {
-  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed --ops N --seed S\n"
+  return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
-         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys; mixed uses [rpd2, rpd3, rocpd][i % 3].\n"
+         "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
+         "rank<i>.json for kineto; mixed uses [rpd2, rpd3, rocpd][i % 3], vendors [rpd2, rocpd, nsys, kineto][i % 4].\n"
          "DIR/truth.json holds the ground truth (counts, sums, per-gpu busy time).\n"
          "\n"
          "  --out DIR         output directory\n"
          "  --procs N         number of processes (files), 1..100000\n"
-         "  --format F        rpd2 | rpd3 | rocpd | rocpd4 (schema 4.1.0) | rocprofsys | mixed\n"
+         "  --format F        rpd2 | rpd3 | rocpd | rocpd4 (schema 4.1.0) | rocprofsys | mixed | nsys | kineto | vendors\n"
          "  --ops N           GPU ops per process, 1..100000000\n"
          "  --seed S          workload seed; same seed and sizes give the same workload in every format\n"
          "  --gpus G          GPUs per process (default 4), 1..64\n"
@@ -100,7 +101,13 @@ Options parse_options(const std::vector<std::string_view>& args) {
       else if (value == "rocpd4") o.format = Format::Rocpd4;
       else if (value == "rocprofsys") o.format = Format::Rocprofsys;
       else if (value == "mixed") o.format = Format::Mixed;
-      else throw UsageError(fmt::format("option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got '{}'", value));
+      else if (value == "nsys") o.format = Format::Nsys;
+      else if (value == "kineto") o.format = Format::Kineto;
+      else if (value == "vendors") o.format = Format::Vendors;
+      else
+        throw UsageError(fmt::format(
+            "option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys, mixed, nsys, kineto or vendors, got '{}'",
+            value));
       o.format_name = value;
       have_format = true;
     } else if (name == "--ops") {
@@ -165,6 +172,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
 int rank_node(const Options& options, int rank) { return options.rpd_nodes > 0 ? rank % options.rpd_nodes : rank / 2; }
 
 Format file_format(const Options& options, int rank) {
+  if (options.format == Format::Vendors) {
+    static constexpr Format kVendorCycle[] = {Format::Rpd2, Format::Rocpd, Format::Nsys, Format::Kineto};
+    return kVendorCycle[rank % 4];
+  }
   if (options.format != Format::Mixed) return options.format;
   static constexpr Format kCycle[] = {Format::Rpd2, Format::Rpd3, Format::Rocpd};
   return kCycle[rank % 3];

@@ -9,13 +9,13 @@
 
 namespace rocpd_gen {
 
-enum class Format { Rpd2, Rpd3, Rocpd, Rocpd4, Rocprofsys, Mixed };
+enum class Format { Rpd2, Rpd3, Rocpd, Rocpd4, Rocprofsys, Mixed, Nsys, Kineto, Vendors };
 
 struct Options {
   std::string out;
   int procs = 0;
   Format format = Format::Rpd2;
-  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | rocpd4 | rocprofsys | mixed
+  std::string format_name;  // as given: rpd2 | rpd3 | rocpd | rocpd4 | rocprofsys | mixed | nsys | kineto | vendors
   int64_t ops = 0;
   uint64_t seed = 0;
   int gpus = 4;
@@ -48,7 +48,8 @@ std::string_view usage_text();
 // The node (host) of a rank: rank % rpd_nodes with --rpd-nodes, else rank / 2.
 int rank_node(const Options& options, int rank);
 
-// The format of file i: the requested one, or [rpd2, rpd3, rocpd][i % 3] for mixed.
+// The format of file i: the requested one, [rpd2, rpd3, rocpd][i % 3] for mixed, or
+// [rpd2, rocpd, nsys, kineto][i % 4] for vendors.
 Format file_format(const Options& options, int rank);
 
 }  // namespace rocpd_gen

@@ -22,6 +22,8 @@
 #include "write_rocpd.h"
 #include "write_rocpd4.h"
 #include "write_rocprofsys.h"
+#include "write_kineto.h"
+#include "write_nsys.h"
 #include "write_rpd.h"
 
 namespace fs = std::filesystem;
@@ -50,7 +52,11 @@ std::vector<FilePlan> plan_files(const Options& o) {
   }
   for (int rank = 0; rank < o.procs; ++rank) {
     const Format f = file_format(o, rank);
-    const std::string name = fmt::format("rank{}.{}", rank, f == Format::Rpd2 || f == Format::Rpd3 ? "rpd" : "db");
+    const char* ext = f == Format::Rpd2 || f == Format::Rpd3 ? "rpd"
+                      : f == Format::Nsys                    ? "sqlite"
+                      : f == Format::Kineto                  ? "json"
+                                                             : "db";
+    const std::string name = fmt::format("rank{}.{}", rank, ext);
     plan.push_back({{rank}, f, fs::path(o.out) / name, name, fmt::format("rank{}", rank)});
   }
   return plan;
@@ -116,6 +122,12 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     features.patch = 0;
     features.version = "4.1.0";
     for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
+  } else if (plan.format == Format::Nsys) {
+    for (auto& kv : write_nsys(plan.path, traces)) truth.extra.push_back(std::move(kv));
+    truth.format = "nsys";
+  } else if (plan.format == Format::Kineto) {
+    for (auto& kv : write_kineto(plan.path, traces)) truth.extra.push_back(std::move(kv));
+    truth.format = "kineto";
   } else if (plan.format == Format::Rocprofsys) {
     write_rocprofsys(plan.path, traces.front());
     truth.format = "rocpd";

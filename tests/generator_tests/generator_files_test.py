@@ -500,7 +500,7 @@ class GeneratedJob(unittest.TestCase):
     def test_bad_arguments(self):
         out = os.path.join(self.tmp, "never")
         self.check_error(["--out", out, "--procs", "2", "--format", "rpd5", "--ops", "5", "--seed", "1"], 2,
-                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got 'rpd5'")
+                         "rocpd_gen: option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys, mixed, nsys, kineto or vendors, got 'rpd5'")
         self.check_error(["--out", out, "--procs", "2", "--ops", "5", "--seed", "1"], 2,
                          "rocpd_gen: missing required option --format")
         self.check_error(["--out", out, "--procs", "1", "--format", "rocpd", "--ops", "5", "--seed", "1", "--sessions", "2"], 2,

@@ -69,7 +69,7 @@ TEST(GenOptions, ErrorTexts) {
   EXPECT_EQ(error_of({"--queues", "0"}), "option --queues must be between 1 and 64, got 0");
   EXPECT_EQ(error_of({"--sessions", "99"}), "option --sessions must be between 1 and 64, got 99");
   EXPECT_EQ(error_of({"--seed", "-1"}), "option --seed expects a non-negative integer, got '-1'");
-  EXPECT_EQ(error_of({"--format", "rpd4"}), "option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys or mixed, got 'rpd4'");
+  EXPECT_EQ(error_of({"--format", "rpd4"}), "option --format must be rpd2, rpd3, rocpd, rocpd4, rocprofsys, mixed, nsys, kineto or vendors, got 'rpd4'");
   EXPECT_EQ(error_of({"--out", "d", "--procs", "1", "--format", "rocpd", "--ops", "1", "--seed", "1", "--sessions", "2"}),
             "option --sessions applies to rpd files only (rocpd files hold one process each)");
 }
