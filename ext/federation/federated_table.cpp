@@ -689,7 +689,8 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
                           SQLITE_TRANSIENT);
       return;
     }
-    const bool derived = col == t.derived_col;
+    // A source that records the derived column itself (nsys: its own demangled names) selects it.
+    const bool derived = col == t.derived_col && current_cell(cur, col).index < 0;
     const CurrentCell cell = current_cell(cur, derived ? t.derived_from : col);
     if (cell.index < 0) return;
     if (derived) {

@@ -59,16 +59,24 @@ bool check_table(sqlite3* db, const std::string& schema, const std::string& labe
   std::map<std::string, std::string> types;
   int pk_columns = 0;
   bool key_ok = false;
-  const std::string key = t.key;
+  const std::string key = t.key ? t.key : "";
   while (step(info.get())) {
     const std::string name(column_text(info.get(), 0));
     std::string type(column_text(info.get(), 1));
     types[name] = type;
     if (sqlite3_column_int(info.get(), 2) > 0) ++pk_columns;
     for (auto& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (name == key && sqlite3_column_int(info.get(), 2) == 1 && (key != "id" || type == "INTEGER")) key_ok = true;
+    if (t.key && name == key && sqlite3_column_int(info.get(), 2) == 1 && (key != "id" || type == "INTEGER"))
+      key_ok = true;
+    if (!t.key) {
+      std::string lower = name;
+      for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "rowid")
+        throw Error(fmt::format("{}: table {} declares a column named {}, which hides the rowids that number its rows",
+                                label, t.table, name));
+    }
   }
-  if (!key_ok || pk_columns != 1)
+  if (t.key && (!key_ok || pk_columns != 1))
     throw Error(fmt::format("{}: table {}: column {} is not its {}PRIMARY KEY, so rows cannot be told apart", label,
                             t.table, key, key == "id" ? "INTEGER " : ""));
   bool exact = true;

@@ -23,7 +23,8 @@ struct TableColumns {
   std::string table;
   std::vector<std::pair<const char*, char>> columns;
   // The column lookups join on: the table's only PRIMARY KEY column (for "id", its INTEGER
-  // PRIMARY KEY; rpd's subclass tables key on api_ptr_id).
+  // PRIMARY KEY; rpd's subclass tables key on api_ptr_id). nullptr: an event table nothing joins
+  // on (nsys), whose rowids number its rows: no column may then be named rowid.
   const char* key = "id";
 };
 
