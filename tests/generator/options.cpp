@@ -33,7 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
-         "                 [--diagnosis 0|1]\n"
+         "                 [--diagnosis 0|1] [--memsets N]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
@@ -47,7 +47,7 @@ std::string_view usage_text() {
          "  --seed S          workload seed; same seed and sizes give the same workload in every format\n"
          "  --gpus G          GPUs per process (default 4), 1..64\n"
          "  --queues Q        queues per GPU (default 2), 1..64\n"
-         "  --sessions K      rank0's rpd file holds K sessions (default 1), 1..64; rpd formats only\n"
+         "  --sessions K      rank0's rpd or nsys file holds K sessions (processes; default 1), 1..64\n"
          "  --apis-extra N    API calls without ops per process (default ops/4)\n"
          "  --markers N       roctx markers per process (default ops/50)\n"
          "  --rocpd-version V rocpd layout: 3 (default) or 3.0.0 .. 3.0.5 as rocprofv3 writes it\n"
@@ -57,6 +57,7 @@ std::string_view usage_text() {
          "  --rpd-nodes N     ranks on N nodes (rank % N); rpd3 files encode pid/gpu with the strides\n"
          "  --host-skew NS    per-node clock offsets up to NS ns; every rank ends with one collective\n"
          "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
+         "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
          "  --help            this text\n";
 }
 
@@ -80,7 +81,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
     static constexpr std::string_view kKnown[] = {"--out",    "--procs",  "--format",     "--ops",    "--seed",
                                                   "--gpus",   "--queues", "--sessions",   "--apis-extra",
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
-                                                  "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters"};
+                                                  "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
+                                                  "--memsets"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -145,6 +147,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.host_skew = parse_integer(name, value, 0, 100'000'000'000);
     } else if (name == "--diagnosis") {
       o.diagnosis = parse_integer(name, value, 0, 1) == 1;
+    } else if (name == "--memsets") {
+      o.memsets = static_cast<int>(parse_integer(name, value, 0, 100'000));
     }
   }
   if (!have_out) throw UsageError("missing required option --out");
@@ -164,6 +168,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
   if (o.merge > 0 && o.format != Format::Rocpd) throw UsageError("option --merge applies to --format rocpd only");
   if (o.rpd_nodes > 0 && o.format != Format::Rpd3 && o.format != Format::Mixed)
     throw UsageError("option --rpd-nodes applies to rpd3 files only (--format rpd3 or mixed)");
+  if (o.memsets > 0 && o.format != Format::Nsys && o.format != Format::Vendors)
+    throw UsageError("option --memsets applies to nsys files only (--format nsys or vendors)");
+  // The diagnosis truth is computed from the workload's ops, which hold no memsets.
+  if (o.memsets > 0 && o.diagnosis) throw UsageError("option --memsets cannot be combined with --diagnosis 1");
   if (o.apis_extra < 0) o.apis_extra = o.ops / 4;
   if (o.markers < 0) o.markers = o.ops / 50;
   return o;

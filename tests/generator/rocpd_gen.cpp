@@ -24,6 +24,7 @@
 #include "write_rocprofsys.h"
 #include "write_kineto.h"
 #include "write_nsys.h"
+#include "nsys_model.h"
 #include "write_rpd.h"
 
 namespace fs = std::filesystem;
@@ -63,7 +64,9 @@ std::vector<FilePlan> plan_files(const Options& o) {
 }
 
 int sessions_of(const Options& o, const FilePlan& plan, int rank) {
-  return (rank == 0 && (plan.format == Format::Rpd2 || plan.format == Format::Rpd3)) ? o.sessions : 1;
+  return (rank == 0 && (plan.format == Format::Rpd2 || plan.format == Format::Rpd3 || plan.format == Format::Nsys))
+             ? o.sessions
+             : 1;
 }
 
 // The clock offset of a node's host: 0 for node 0, else within [-skew, skew] (deterministic).
@@ -123,8 +126,10 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     features.version = "4.1.0";
     for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
   } else if (plan.format == Format::Nsys) {
-    for (auto& kv : write_nsys(plan.path, traces)) truth.extra.push_back(std::move(kv));
+    write_nsys(plan.path, traces, o.memsets);
+    nsys_truth(truth, traces, o.memsets);
     truth.format = "nsys";
+    truth.schema_version = 3;
   } else if (plan.format == Format::Kineto) {
     for (auto& kv : write_kineto(plan.path, traces)) truth.extra.push_back(std::move(kv));
     truth.format = "kineto";

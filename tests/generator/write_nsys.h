@@ -1,4 +1,4 @@
-// Writes processes as a Nsight Systems SQLite export (nsys export --type sqlite).
+// Writes processes as a Nsight Systems SQLite export (nsys export --type sqlite, schema/nsys.sql).
 #pragma once
 
 #include <filesystem>
@@ -10,8 +10,9 @@
 
 namespace rocpd_gen {
 
-// Writes `traces` (one per process) to `path`; returns the truth.json keys this format adds.
-std::vector<std::pair<std::string, std::string>> write_nsys(const std::filesystem::path& path,
-                                                              const std::vector<ProcessTrace>& traces);
+// Writes `traces` (one report holding every process) to `path`, with `memsets` cudaMemsetAsync
+// calls and memsets per process (nsys_model.h). Rows of every event table are written in a
+// shuffled order: nsys guarantees none.
+void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrace>& traces, int memsets);
 
 }  // namespace rocpd_gen
