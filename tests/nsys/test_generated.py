@@ -1,0 +1,192 @@
+"""Generated Nsight Systems exports (rocpd_gen --format nsys) against the generator's ground truth
+(truth.json, computed from the in-memory workload) and against a brute-force reading of their raw
+tables (nsys_raw.py): two processes in one report with repeated correlation ids, rows out of time
+order, NVTX text inline and registered, copies of every direction, memsets, version-suffixed calls."""
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+from rocpd_testlib import ChecksumGuard, connect, generate, main  # noqa: E402
+from nsys_raw import Raw, kern_sum, union  # noqa: E402
+
+
+class Generated(ChecksumGuard):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_")
+        cls.dir = os.path.join(cls.tmp, "job")
+        cls.truth = generate(cls.dir, 2, "nsys", 3000, 5, "--sessions", 2, "--memsets", 40)
+        cls.watched = [os.path.join(cls.dir, f["file"]) for f in cls.truth["files"]]
+        super().setUpClass()
+        cls.raw = {f["db"]: Raw(os.path.join(cls.dir, f["file"])) for f in cls.truth["files"]}
+        cls.con = connect()
+        cls.con.execute("SELECT rocpd_open(?)", (cls.dir,))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def q(self, sql, args=()):
+        return self.con.execute(sql, args).fetchall()
+
+    def files(self):
+        for f in self.truth["files"]:
+            with self.subTest(db=f["db"]):
+                yield f["db"], f
+
+    def test_fixture_shape(self):
+        first = self.truth["files"][0]
+        self.assertEqual(first["nsys_processes"], 2)
+        self.assertGreater(first["nsys_shared_correlation_ids"], 1000)  # ids repeat across the two processes
+        self.assertGreater(first["nsys_memsets"], 0)
+        nvtx = first["nsys_nvtx"]
+        self.assertTrue(all(nvtx[k] > 0 for k in ("push_pop", "start_end", "marks", "registered", "inline")))
+        # Rows are not in time order (nsys guarantees none).
+        con = sqlite3.connect(f"file:{self.watched[0]}?mode=ro", uri=True)
+        for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS"):
+            starts = [r[0] for r in con.execute(f"SELECT start FROM {t} ORDER BY rowid")]
+            self.assertNotEqual(starts, sorted(starts), t)
+        con.close()
+
+    def test_members_against_truth(self):
+        for db, f in self.files():
+            row = self.q("SELECT format, schema_version, version, hostname, pids, ops, apis, first_ns, last_ns "
+                         "FROM rocpd_members WHERE db = ?", (db,))[0]
+            self.assertEqual(row, ("nsys", 3, "3.25.0", f["hostname"], json.dumps(sorted(f["pids"])).replace(" ", ""),
+                                   f["ops"], f["apis"] + f["markers"], f["first_ns"], f["last_ns"]))
+
+    def test_ops_against_truth(self):
+        for db, f in self.files():
+            self.assertEqual(self.q("SELECT count(*), sum(duration) FROM rocpd_ops WHERE db = ?", (db,))[0],
+                             (f["ops"], f["ops_sum_ns"]))
+            self.assertEqual(self.q("SELECT count(*) FILTER (WHERE kind = 'kernel'), count(*) FILTER (WHERE kind = "
+                                    "'copy'), count(*) FILTER (WHERE kind = 'fill') FROM rocpd_ops WHERE db = ?",
+                                    (db,))[0], (f["kernels"], f["copies"], f["nsys_memsets"]))
+            got = {(n, k): (c, t, lo, hi) for n, k, c, t, lo, hi in self.q(
+                "SELECT name, kind, count(*), sum(duration), min(duration), max(duration) FROM rocpd_ops "
+                "WHERE db = ? GROUP BY name, kind", (db,))}
+            self.assertEqual(got, {(t["name"], t["kind"]): (t["calls"], t["total_ns"], t["min_ns"], t["max_ns"])
+                                   for t in f["top"]})
+            gpus = self.q("SELECT gpu, count(*), sum(duration), min(start), max(\"end\") FROM rocpd_ops WHERE db = ? "
+                          "GROUP BY gpu", (db,))
+            self.assertEqual(gpus, [(g["gpu"], g["ops"], g["sum_ns"], g["first_ns"], g["last_ns"]) for g in f["gpus"]])
+            busy = self.q("SELECT gpu, busy_ns FROM rocpd_busy WHERE db = ?", (db,))
+            self.assertEqual(busy, [(g["gpu"], g["busy_ns"]) for g in f["gpus"]])
+            intervals = self.q("SELECT gpu, count(*) FROM rocpd_busy_intervals WHERE db = ? GROUP BY gpu", (db,))
+            self.assertEqual(intervals, [(g["gpu"], g["busy_intervals"]) for g in f["gpus"]])
+            demangled = dict(self.q("SELECT name, demangled FROM rocpd_ops WHERE db = ? AND kind = 'kernel' "
+                                    "AND demangled IS NOT name GROUP BY name", (db,)))
+            self.assertEqual(demangled, f["nsys_demangled"])
+            streams = {s for (s,) in self.q("SELECT DISTINCT stream FROM rocpd_ops WHERE db = ?", (db,))}
+            self.assertEqual(streams, set(f["nsys_streams"].values()))
+            self.assertEqual(self.q("SELECT count(*) FROM rocpd_ops WHERE db = ? AND queue IS NOT NULL", (db,)), [(0,)])
+
+    def test_apis_against_truth(self):
+        for db, f in self.files():
+            got = {n: (c, t) for n, c, t in self.q(
+                "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain <> 'marker' "
+                "GROUP BY name", (db,))}
+            self.assertEqual(got, {t["name"]: (t["calls"], t["total_ns"]) for t in f["api_top"]})
+            self.assertIn("cudaLaunchKernel", got)
+            self.assertIn("cudaLaunchKernelExC_v11060", got)  # a five-digit suffix stays, as in nsys stats
+            self.assertIn("cuLaunchKernel", got)  # a driver call
+            self.assertEqual(dict(self.q("SELECT domain, count(*) FROM rocpd_apis WHERE db = ? AND domain <> 'marker' "
+                                         "GROUP BY domain", (db,))), f["nsys_api_domains"])
+            markers = {n: (c, t) for n, c, t in self.q(
+                "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain = 'marker' "
+                "GROUP BY name", (db,))}
+            self.assertEqual(markers, {m["name"]: (m["calls"], m["total_ns"]) for m in f["marker_top"]})
+            nvtx = f["nsys_nvtx"]
+            self.assertEqual(dict(self.q("SELECT category, count(*) FROM rocpd_apis WHERE db = ? AND domain = 'marker' "
+                                         "GROUP BY category", (db,))),
+                             {"NvtxPushPopRange": nvtx["push_pop"], "NvtxStartEndRange": nvtx["start_end"],
+                              "NvtxMark": nvtx["marks"]})
+            self.assertEqual(self.raw[db].nvtx_other, nvtx["other_rows"])
+            self.assertEqual(sum(r["registered"] for r in self.raw[db].ranges), nvtx["registered"])
+
+    def test_launches(self):
+        for db, f in self.files():
+            n = self.q("SELECT count(*) FROM rocpd_ops o JOIN rocpd_apis a ON a.db = o.db AND "
+                       "a.correlation_id = o.correlation_id WHERE o.db = ?", (db,))[0][0]
+            self.assertEqual(n, f["nsys_launch_pairs"])
+            self.assertEqual(n, f["ops"])  # every op of the workload has its call
+            want = {(k, i): c["rowid"] for (k, i), c in self.raw[db].launches().items()}
+            got = {(k, i): a for k, i, a in self.q(
+                "SELECT o.kind, o.op_id, a.api_id FROM rocpd_ops o JOIN rocpd_apis a "
+                "ON a.db = o.db AND a.correlation_id = o.correlation_id WHERE o.db = ?", (db,))}
+            self.assertEqual(got, want)
+            self.assertEqual(self.q("SELECT count(*) - count(DISTINCT correlation_id) FROM rocpd_apis "
+                                    "WHERE db = ? AND correlation_id IS NOT NULL", (db,)), [(0,)])
+
+    def test_kernels_and_copies_against_truth(self):
+        for db, f in self.files():
+            k = f["nsys_kernels"]
+            self.assertEqual(self.q("SELECT sum(grid_x), sum(grid_y), sum(grid_z), sum(workgroup_x), sum(workgroup_y), "
+                                    "sum(workgroup_z), sum(lds_bytes), sum(scratch_bytes), sum(vgpr), "
+                                    "count(graph_id), count(*) FROM rocpd_kernels WHERE db = ?", (db,))[0],
+                             (k["grid_x"], k["grid_y"], k["grid_z"], k["workgroup_x"], k["workgroup_y"],
+                              k["workgroup_z"], k["lds_bytes"], k["scratch_bytes"], k["vgpr"], k["graph_kernels"],
+                              f["kernels"]))
+            got = self.q("SELECT name, src_gpu, dst_gpu, count(*), sum(bytes) FROM rocpd_copies WHERE db = ? "
+                         "GROUP BY 1, 2, 3", (db,))
+            want = [(c["name"], c["src_gpu"], c["dst_gpu"], c["count"], c["bytes"]) for c in f["nsys_copies"]]
+            self.assertEqual(sorted(got, key=repr), sorted(want, key=repr))
+
+    def test_raw_tables_agree(self):
+        for db, f in self.files():
+            raw = self.raw[db]
+            got = {(k, i): (n, g, s, p, a, b) for k, i, n, g, s, p, a, b in self.q(
+                "SELECT kind, op_id, name, gpu, stream, pid, start, \"end\" FROM rocpd_ops WHERE db = ?", (db,))}
+            self.assertEqual(got, {(o["kind"], o["rowid"]): (o["name"], o["gpu"], o["stream"], o["pid"], o["start"],
+                                                            o["end"]) for o in raw.ops})
+            calls = {i: (p, t, n, s, e) for i, p, t, n, s, e in self.q(
+                "SELECT api_id, pid, tid, name, start, \"end\" FROM rocpd_apis WHERE db = ? AND domain <> 'marker'",
+                (db,))}
+            self.assertEqual(calls, {c["rowid"]: (c["pid"], c["tid"], c["name"], c["start"], c["end"])
+                                     for c in raw.calls})
+
+    def test_kernel_summary_against_definition(self):
+        rows = self.q("SELECT name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns "
+                      "FROM rocpd_kernel_summary_full")
+        # Job-wide: the kernels of both files pooled per name.
+        pooled = Raw.__new__(Raw)
+        pooled.ops = [o for r in self.raw.values() for o in r.ops]
+        want = kern_sum(pooled, by="name")
+        self.assertEqual(len(rows), len(want))
+        for name, total, n, avg, med, mn, mx, sd in rows:
+            w = want[name]
+            self.assertEqual((total, n, med, mn, mx), (w["total"], w["instances"], w["med"], w["min"], w["max"]))
+            self.assertAlmostEqual(avg, w["avg"], delta=0.05 + 1e-9)
+            if n > 1:
+                self.assertAlmostEqual(sd, w["stddev"], delta=0.05 + 1e-9)
+
+    def test_gaps_against_raw(self):
+        for db, f in self.files():
+            for g in sorted({o["gpu"] for o in self.raw[db].ops}):
+                u = union([(o["start"], o["end"]) for o in self.raw[db].ops if o["gpu"] == g])
+                want = [(a[1], b[0]) for a, b in zip(u, u[1:])]
+                got = self.q("SELECT start, \"end\" FROM rocpd_gaps WHERE db = ? AND gpu = ? ORDER BY start", (db, g))
+                self.assertEqual(got, want)
+
+    def test_utilization_against_raw(self):
+        f = self.truth["files"][0]
+        db = f["db"]
+        lo, hi, n = f["first_ns"], f["last_ns"], 17
+        rows = self.q("SELECT gpu, bucket, bucket_start, bucket_end, busy_ns FROM rocpd_utilization "
+                      "WHERE lo = ? AND hi = ? AND buckets = ? AND db = ? ORDER BY gpu, bucket", (lo, hi, n, db))
+        want = []
+        for g in sorted({o["gpu"] for o in self.raw[db].ops}):
+            u = union([(o["start"], o["end"]) for o in self.raw[db].ops if o["gpu"] == g])
+            for k in range(n):
+                a, b = lo + k * (hi - lo) // n, lo + (k + 1) * (hi - lo) // n
+                want.append((g, k, a, b, sum(max(0, min(e, b) - max(s, a)) for s, e in u)))
+        self.assertEqual(rows, want)
+
+
+if __name__ == "__main__":
+    main()
