@@ -104,7 +104,7 @@ def configs(hostile_dir, generated=True):
             half = files[:len(files) // 2]
             out.append(Config(s + "/both", "generated", attach=[(stem(f), f) for f in half], open_=[d]))
     # The upstream layouts (docs/formats.md): they fill the detail tables the sets leave empty.
-    for s in ("rocpd_v305", "merged", "rocprofsys", "rocpd4", "multinode") if generated else ():
+    for s in ("rocpd_v305", "merged", "rocprofsys", "rocpd4", "multinode", "nsys") if generated else ():
         d = os.path.join(LAYOUTS, s)
         if not os.path.isdir(d):
             raise SystemExit("fixture layout %s missing: run the fixtures_generate test first (%s)" % (s, d))

@@ -470,7 +470,8 @@ UUIDS = ["0190a5c1-1111-7000-8000-00000000aa01", "0190a5c1-2222-7000-8000-000000
 
 def _stamp():
     h = hashlib.sha256()
-    for p in [__file__] + [os.path.join(SCHEMA_DIR, n) for n in ("rpd_v2.sql", "rpd_v3.sql", "rocpd_v3.sql")]:
+    for p in [__file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile_nsys.py")] + \
+            [os.path.join(SCHEMA_DIR, n) for n in ("rpd_v2.sql", "rpd_v3.sql", "rocpd_v3.sql", "nsys.sql")]:
         with open(p, "rb") as f:
             h.update(f.read())
     return h.hexdigest()
@@ -513,6 +514,8 @@ def _build(out_dir):
         build_db(os.path.join(d, "h_rpd3.rpd"), "rpd_v3.sql", rpd_tables(3, base + 333, limits, typed))
         build_db(os.path.join(d, "h_rocpd.db"), "rocpd_v3.sql", rocpd_tables(base + 777, limits, typed),
                  uuid=UUIDS[limits])
+        from hostile_nsys import build_nsys  # an Nsight Systems export (its own module: nsys.sql is unquoted)
+        build_nsys(os.path.join(d, "h_nsys.sqlite"), base + 999, limits, typed)
         sets[name] = d
     return sets
 
