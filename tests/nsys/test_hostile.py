@@ -1,0 +1,209 @@
+"""Hostile Nsight Systems exports: copies of a generated export with tables dropped, versions changed,
+keys removed, names NULL or dangling, text in numeric columns. Each gives a clear error naming the
+file (and the table, column or version), or reads as documented; nothing crashes (queries run in a
+child process)."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+from rocpd_testlib import EXT, generate, main  # noqa: E402
+
+QUERIES = ["SELECT count(*), sum(duration) FROM rocpd_ops", "SELECT count(*) FROM rocpd_apis",
+           "SELECT * FROM rocpd_kernels", "SELECT * FROM rocpd_copies", "SELECT * FROM rocpd_members",
+           "SELECT * FROM rocpd_kernel_summary", "SELECT * FROM rocpd_busy", "SELECT * FROM rocpd_kernel_stacks",
+           "SELECT * FROM rocpd_idle_breakdown", "SELECT * FROM rocpd_launch_stats", "SELECT * FROM rocpd_queue_depth",
+           "SELECT * FROM rocpd_comm_overlap"]
+
+
+def run(path, queries, attach=False):
+    """Opens `path` (rocpd_open, or ATTACH) in a child process and runs `queries`: one line per query,
+    'ok <json rows>' or 'error <message>'; the opening itself is the first line."""
+    script = (
+        "import sqlite3, sys, json\n"
+        "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+        "c.text_factory = lambda b: b.decode('utf-8', 'replace')\n"
+        "def go(q, *a):\n"
+        "    try: print('ok', json.dumps(c.execute(q, a).fetchall(), default=repr), flush=True)\n"
+        "    except sqlite3.Error as e: print('error', str(e).replace(chr(10), ' '), flush=True)\n"
+        "if sys.argv[4] == '1': go('ATTACH ? AS h', 'file:' + sys.argv[2] + '?mode=ro')\n"
+        "else: go('SELECT rocpd_open(?)', sys.argv[2])\n"
+        "for q in json.loads(sys.argv[3]): go(q)\n")
+    out = subprocess.run([sys.executable, "-c", script, EXT, path, json.dumps(queries), "1" if attach else "0"],
+                         capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise AssertionError(f"the host process died ({out.returncode}): {out.stderr[-2000:]}")
+    return out.stdout.splitlines()
+
+
+class Hostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_hostile_")
+        truth = generate(os.path.join(cls.tmp, "gen"), 1, "nsys", 400, 3, "--memsets", 5, "--sessions", 2)
+        cls.source = os.path.join(cls.tmp, "gen", truth["files"][0]["file"])
+        cls.kernels = truth["files"][0]["kernels"]
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def variant(self, *sql):
+        """A copy of the generated export changed by `sql`."""
+        Hostile.n += 1
+        path = os.path.join(self.tmp, f"hostile{self.n}.sqlite")
+        shutil.copy(self.source, path)
+        con = sqlite3.connect(path)
+        for s in sql:
+            con.execute(s)
+        con.commit()
+        con.close()
+        return path
+
+    def refused(self, path, *words, attach=False):
+        lines = run(path, ["SELECT count(*) FROM rocpd_ops"], attach)
+        if attach:  # ATTACH succeeds; the first query over the schema refuses it
+            self.assertEqual(lines[0], "ok []")
+            lines = lines[1:]
+        self.assertTrue(lines[0].startswith("error "), lines)
+        self.assertIn(os.path.basename(path), lines[0])
+        for w in words:
+            self.assertIn(w, lines[0])
+        return lines[0]
+
+    def answers(self, path, queries=QUERIES):
+        lines = run(path, queries)
+        self.assertTrue(lines[0].startswith("ok "), lines[0])
+        return lines[1:]
+
+    def test_the_source_reads(self):
+        lines = self.answers(self.source)
+        self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
+        self.assertEqual(json.loads(lines[0][3:])[0][0], 400 * 2 + 10)
+
+    def test_missing_optional_tables_are_empty(self):
+        for table in ("CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                      "NVTX_EVENTS", "ENUM_NSYS_EVENT_CLASS", "ENUM_CUDA_MEMCPY_OPER", "PROCESSES",
+                      "TARGET_INFO_SYSTEM_ENV"):
+            with self.subTest(table=table):
+                lines = self.answers(self.variant(f"DROP TABLE {table}"))
+                self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
+        # Only kernels: the ops are the kernels, no API calls, every analysis answers.
+        lines = self.answers(self.variant("DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET", "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY",
+                                          "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME", "DROP TABLE NVTX_EVENTS"))
+        self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
+        self.assertEqual(json.loads(lines[0][3:])[0][0], self.kernels)
+        self.assertEqual(json.loads(lines[1][3:]), [[0]])
+        # No events at all (a report of CPU samples only): an empty member.
+        lines = self.answers(self.variant(*[f"DROP TABLE {t}" for t in (
+            "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+            "CUPTI_ACTIVITY_KIND_KERNEL")]))
+        self.assertEqual(json.loads(lines[0][3:]), [[0, None]])
+
+    def test_missing_needed_tables(self):
+        self.refused(self.variant("DROP TABLE StringIds"), "CUPTI_ACTIVITY_KIND_KERNEL", "StringIds")
+        # Without META_DATA_EXPORT nothing says the file is an nsys export: not a trace.
+        line = self.refused(self.variant("DROP TABLE META_DATA_EXPORT"))
+        self.assertNotIn("internal", line)
+
+    def test_versions(self):
+        for version in ("3.24.0", "3.26.0", "4.0.0", "2.25.0", "3.25", "abc", "", "3.25.0.1", " 3.25.0"):
+            with self.subTest(version=version):
+                line = self.refused(self.variant(
+                    f"UPDATE META_DATA_EXPORT SET value = '{version}' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+                    f"'{version}'", "3.25.x")
+                self.assertIn("unsupported nsys export schema version", line)
+        self.refused(self.variant("UPDATE META_DATA_EXPORT SET value = NULL WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+                     "EXPORT_SCHEMA_VERSION")
+        self.refused(self.variant("DELETE FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+                     "EXPORT_SCHEMA_VERSION")
+        # Refused through ATTACH too (the error names the schema's file there).
+        self.refused(self.variant("UPDATE META_DATA_EXPORT SET value = '3.1.0' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+                     "'3.1.0'", attach=True)
+        # A micro revision only adds tables and columns: read.
+        lines = self.answers(self.variant(
+            "UPDATE META_DATA_EXPORT SET value = '3.25.7' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+            ["SELECT version FROM rocpd_members"])
+        self.assertEqual(lines, ['ok [["3.25.7"]]'])
+
+    def test_missing_columns(self):
+        for table, column in (("CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"), ("CUPTI_ACTIVITY_KIND_KERNEL", "graphId"),
+                              ("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind"), ("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"),
+                              ("NVTX_EVENTS", "textId"), ("META_DATA_EXPORT", "value"),
+                              ("TARGET_INFO_SYSTEM_ENV", "value")):
+            with self.subTest(table=table, column=column):
+                self.refused(self.variant(f"ALTER TABLE {table} DROP COLUMN {column}"), table, column)
+
+    def test_keys(self):
+        # StringIds without its primary key, holding a repeated id: a name join would duplicate rows.
+        self.refused(self.variant(
+            "CREATE TABLE s2 (id INTEGER, value TEXT)", "INSERT INTO s2 SELECT id, value FROM StringIds",
+            "INSERT INTO s2 SELECT id, 'again' FROM StringIds LIMIT 1", "DROP TABLE StringIds",
+            "ALTER TABLE s2 RENAME TO StringIds"), "StringIds", "PRIMARY KEY")
+        self.refused(self.variant(
+            "CREATE TABLE e2 (id INTEGER, name TEXT, label TEXT)", "INSERT INTO e2 SELECT * FROM ENUM_NSYS_EVENT_CLASS",
+            "DROP TABLE ENUM_NSYS_EVENT_CLASS", "ALTER TABLE e2 RENAME TO ENUM_NSYS_EVENT_CLASS"),
+            "ENUM_NSYS_EVENT_CLASS", "PRIMARY KEY")
+        # An event table as a view, or with a column hiding the rowid.
+        self.refused(self.variant("ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET RENAME TO m2",
+                                  "CREATE VIEW CUPTI_ACTIVITY_KIND_MEMSET AS SELECT * FROM m2"),
+                     "CUPTI_ACTIVITY_KIND_MEMSET", "view")
+        self.refused(self.variant("ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET ADD COLUMN rowid INTEGER"),
+                     "CUPTI_ACTIVITY_KIND_MEMSET", "rowid")
+        # Two processes sharing a pid (other hardware ids): their correlation ids cannot be told apart.
+        self.refused(self.variant("INSERT INTO PROCESSES SELECT globalPid + (1 << 56), pid, name FROM PROCESSES "
+                                  "WHERE pid > 1 LIMIT 1"), "two processes with pid")
+
+    def test_null_and_dangling_names(self):
+        path = self.variant(
+            "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET mangledName = NULL, demangledName = 999999 WHERE rowid % 3 = 0",
+            "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET mangledName = (SELECT max(id) + 1 FROM StringIds) WHERE rowid % 3 = 1",
+            "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 999999 WHERE rowid % 2 = 0",
+            "UPDATE NVTX_EVENTS SET text = NULL, textId = NULL WHERE rowid % 2 = 0")
+        lines = self.answers(path, QUERIES + [
+            "SELECT count(*) FROM rocpd_ops WHERE kind = 'kernel' AND name IS NULL",
+            "SELECT count(*) FROM rocpd_apis WHERE domain <> 'marker' AND name IS NULL",
+            "SELECT count(*) FROM rocpd_apis WHERE domain = 'marker' AND name IS NULL"])
+        self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
+        # Rows are never lost: same counts as the source, the names NULL where nothing names them.
+        self.assertEqual(json.loads(lines[0][3:])[0][0], 400 * 2 + 10)
+        con = sqlite3.connect(path)
+        want = [con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid % 3 = 0").fetchone()[0],
+                con.execute("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE rowid % 2 = 0").fetchone()[0],
+                con.execute("SELECT count(*) FROM NVTX_EVENTS WHERE rowid % 2 = 0 AND eventType IN (34, 59, 60)"
+                            ).fetchone()[0]]
+        con.close()
+        self.assertEqual([json.loads(x[3:])[0][0] for x in lines[-3:]], want)
+        self.assertTrue(all(w > 0 for w in want))
+
+    def test_text_in_numeric_columns(self):
+        path = self.variant("UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'abc' WHERE rowid = 3",
+                            "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET globalPid = 'p', correlationId = 'c' WHERE rowid = 4",
+                            "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = 'x' WHERE rowid = 5",
+                            "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 'k', bytes = 'b' WHERE rowid = 1")
+        lines = run(path, ["SELECT count(*) FROM rocpd_ops", "SELECT pid, correlation_id FROM rocpd_ops "
+                           "WHERE kind = 'kernel' AND op_id = 4", "SELECT pid, tid FROM rocpd_apis WHERE api_id = 5 "
+                           "AND domain <> 'marker'", "SELECT name, bytes, src_gpu FROM rocpd_copies WHERE op_id = 1",
+                           "SELECT * FROM rocpd_busy", "SELECT * FROM rocpd_kernel_stacks",
+                           "SELECT * FROM rocpd_launch_stats", "SELECT * FROM rocpd_kernel_summary"])
+        self.assertEqual(lines[0], "ok [[1]]")
+        self.assertEqual(lines[1], f"ok [[{400 * 2 + 10}]]")
+        self.assertEqual(lines[2], "ok [[null, null]]")  # not a GlobalId: no pid, no correlation
+        self.assertEqual(lines[3], "ok [[null, null]]")
+        self.assertEqual(lines[4], 'ok [["[CUDA memcpy k]", "b", null]]')
+        # Interval tables refuse a time that is not a number (docs/intervals.md).
+        self.assertTrue(lines[5].startswith("error ") and "must be an integer (ns), got text 'abc'" in lines[5],
+                        lines[5])
+        for line in lines[6:]:
+            self.assertTrue(line.startswith("ok ") or "must be an integer (ns), got text 'abc'" in line, line)
+
+
+if __name__ == "__main__":
+    main()
