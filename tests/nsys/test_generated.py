@@ -6,12 +6,14 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
-from rocpd_testlib import ChecksumGuard, connect, generate, main  # noqa: E402
+from rocpd_testlib import GEN, ChecksumGuard, connect, generate, main  # noqa: E402
 from nsys_raw import Raw, kern_sum, union  # noqa: E402
 
 
@@ -186,6 +188,36 @@ class Generated(ChecksumGuard):
                 a, b = lo + k * (hi - lo) // n, lo + (k + 1) * (hi - lo) // n
                 want.append((g, k, a, b, sum(max(0, min(e, b) - max(s, a)) for s, e in u)))
         self.assertEqual(rows, want)
+
+
+class GeneratorOptions(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_gen_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def gen(self, out, *args):
+        return subprocess.run([GEN, "--out", os.path.join(self.tmp, out), *map(str, args)], capture_output=True,
+                              text=True)
+
+    def test_memsets_errors(self):
+        r = self.gen("a", "--procs", 1, "--format", "rpd2", "--ops", 10, "--seed", 1, "--memsets", 3)
+        self.assertEqual((r.returncode, r.stderr.splitlines()[0]),
+                         (2, "rocpd_gen: option --memsets applies to nsys files only (--format nsys or vendors)"))
+        r = self.gen("b", "--procs", 1, "--format", "nsys", "--ops", 10, "--seed", 1, "--memsets", 3, "--diagnosis", 1)
+        self.assertEqual((r.returncode, r.stderr.splitlines()[0]),
+                         (2, "rocpd_gen: option --memsets cannot be combined with --diagnosis 1"))
+        r = self.gen("c", "--procs", 1, "--format", "nsys", "--ops", 10, "--seed", 1, "--memsets", -1)
+        self.assertEqual(r.returncode, 2)
+
+    def test_deterministic(self):
+        args = ("--procs", 2, "--format", "nsys", "--ops", 500, "--seed", 9, "--sessions", 2, "--memsets", 7)
+        self.assertEqual(self.gen("x", *args).returncode, 0)
+        self.assertEqual(self.gen("y", *args).returncode, 0)
+        for name in ("truth.json", "rank0.sqlite", "rank1.sqlite"):
+            with open(os.path.join(self.tmp, "x", name), "rb") as a, open(os.path.join(self.tmp, "y", name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
 
 
 if __name__ == "__main__":
