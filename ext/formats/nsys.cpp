@@ -73,6 +73,9 @@ void kernel_columns(SourceBuilder& b, const Member& m, const OpColumns& c, int n
   b.src().name_key = {"k.mangledName", "k.demangledName"};
   // 0 (or NULL) = not launched from a graph.
   b.col(c.graph, "NULLIF(k.graphId, 0)");
+  // Expressions that return a stored value without its column's affinity: compared inside the
+  // member, a number stored as text would not match as SQLite matches the returned value.
+  b.src().unpushable |= (uint64_t{1} << name) | (uint64_t{1} << c.graph);
 }
 
 constexpr OpColumns kOps{kOpsPid, kOpsGpu,    kOpsQueue,         kOpsStream, kOpsStart,
@@ -148,6 +151,7 @@ SourceSql copy_details(const Member& m) {
         "CASE WHEN m.copyKind IN (2, 4, 5, 6, 7, 8, 10, 12, 13) THEN coalesce(m.srcDeviceId, m.deviceId) END");
   b.col(kCopyDstGpu,
         "CASE WHEN m.copyKind IN (1, 3, 5, 6, 7, 8, 10, 11, 13) THEN coalesce(m.dstDeviceId, m.deviceId) END");
+  b.src().unpushable |= (uint64_t{1} << kCopySrcGpu) | (uint64_t{1} << kCopyDstGpu);  // as kernel names
   return b.take();
 }
 
@@ -185,6 +189,7 @@ SourceSql runtime_calls(const Member& m) {
   b.col(kApisTid, tid_of("r.globalTid"));
   b.col(kApisName,
         "CASE substr(s.value, -6, 2) WHEN '_v' THEN substr(s.value, 1, length(s.value) - 6) ELSE s.value END", {"s"});
+  b.src().unpushable |= uint64_t{1} << kApisName;  // as kernel names
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "r.start");
   b.col(kApisEnd, "r.\"end\"");
@@ -196,28 +201,29 @@ SourceSql runtime_calls(const Member& m) {
   return b.take();
 }
 
-// NVTX push/pop (59) and start/end (60) ranges and marks (34); the other NVTX rows (domain and
-// category registrations) are no calls. A mark is an instant: its end is its start.
-SourceSql nvtx_ranges(const Member& m) {
+// NVTX push/pop (59) and start/end (60) ranges, or (`marks`) marks (34): a mark is an instant, its
+// end is its start. The other NVTX rows (domain and category registrations) are no calls. Two
+// sources, so that both ends stay plain columns (an expression choosing between them would compare
+// without the columns' affinity inside the member: time constraints could not be pushed).
+SourceSql nvtx_events(const Member& m, bool marks) {
   SourceBuilder b(table(m, "NVTX_EVENTS"), "n", kApisColumnCount);
   b.src().rowid = "n.rowid";
-  b.src().where = "n.eventType IN (34, 59, 60)";
+  b.src().where = marks ? "n.eventType = 34" : "n.eventType IN (59, 60)";
   b.col(kApisPid, pid_of("n.globalTid"));
   b.col(kApisTid, tid_of("n.globalTid"));
   b.col(kApisDomain, "'marker'");
-  b.col(kApisCategory,
-        "CASE n.eventType WHEN 59 THEN 'NvtxPushPopRange' WHEN 60 THEN 'NvtxStartEndRange' ELSE 'NvtxMark' END");
+  b.col(kApisCategory, marks ? "'NvtxMark'" : "CASE n.eventType WHEN 59 THEN 'NvtxPushPopRange' ELSE 'NvtxStartEndRange' END");
   if (details(m).strings) {
     b.join("t", fmt::format("LEFT JOIN {} AS t ON t.id = n.textId", table(m, "StringIds")));
     b.col(kApisName, "coalesce(n.text, t.value)", {"t"});
+    b.src().unpushable |= uint64_t{1} << kApisName;
   } else {
     b.col(kApisName, "n.text");
   }
   b.col(kApisArgs, "NULL");
-  const std::string end = "CASE WHEN n.eventType = 34 THEN n.start ELSE n.\"end\" END";
   b.col(kApisStart, "n.start");
-  b.col(kApisEnd, end);
-  b.col(kApisDuration, fmt::format("max({} - n.start, 0)", end));
+  b.col(kApisEnd, marks ? "n.start" : "n.\"end\"");
+  b.col(kApisDuration, marks ? "max(n.start - n.start, 0)" : duration_sql("n"));
   b.col(kApisCorrelationId, "NULL");
   b.col(kApisApiId, "n.rowid");
   b.col(kApisNode, "0");
@@ -379,7 +385,10 @@ class NsysAdapter : public FormatAdapter {
         break;
       case TableKind::Apis:
         if (d.runtime) out.push_back(runtime_calls(m));
-        if (d.nvtx) out.push_back(nvtx_ranges(m));
+        if (d.nvtx) {
+          out.push_back(nvtx_events(m, false));
+          out.push_back(nvtx_events(m, true));
+        }
         break;
       case TableKind::Kernels:
         if (d.kernels) out.push_back(kernel_details(m));

@@ -38,6 +38,7 @@ def nsys_tables(base, limits=False, typed=True):
                                   "cudaGraphLaunch_v10000", "ab", "_v1234", BAD_UTF8)]
     registered = [sid(n) for n in ("forward", "Forward", "forward ", BIG, NUL_NAME)]
     blob = sid(b"\x01\x02")
+    number_name = sid(12)  # an integer where StringIds holds text
     kernels, copies, sets, calls, nvtx = [], [], [], [], []
     t = base
     procs = (4242, 4343)
@@ -93,6 +94,10 @@ def nsys_tables(base, limits=False, typed=True):
         kernel(16, 0, str(t + 60), "abc", names[12], link=False)
         kernel(17, 1, t + 70, t + 170, "12", gridX="x", staticSharedMemory=2.5)
         kernel(18, 2, t + 80, t + 180, names[13], streamId=b"\x01")
+        # Numbers stored as text where the canonical column is a number, and the reverse: compared
+        # inside the member they would not match as the returned (converted) values do.
+        kernel(19, 2, t + 85, t + 185, number_name, graphId="5")
+        kernel(20, 1, t + 86, t + 186, number_name, graphId=5)
     kernel(19, None, t + 90, t + 190, names[14])
     kernel(20, 0, None, t + 100, names[15], link=False)
     kernel(21, 1, t + 10, None, names[16])
@@ -114,6 +119,8 @@ def nsys_tables(base, limits=False, typed=True):
     if typed:
         copies.append({"start": t, "end": t + 10, "deviceId": 0, "contextId": 1, "streamId": 9, "correlationId": 6000,
                        "globalPid": gpid(4242), "bytes": "many", "copyKind": "x", "srcDeviceId": "a"})
+        copies.append({"start": t, "end": t + 10, "deviceId": 0, "contextId": 1, "streamId": 9, "correlationId": 6001,
+                       "globalPid": gpid(4242), "bytes": 8, "copyKind": 8, "srcDeviceId": "1", "dstDeviceId": "2"})
     for k in range(3):
         sets.append({"start": t + k, "end": t + k + 50, "deviceId": k, "contextId": 1, "streamId": 9,
                      "correlationId": 7000 + k, "globalPid": gpid(procs[k % 2]), "value": 0, "bytes": 64,
@@ -121,7 +128,7 @@ def nsys_tables(base, limits=False, typed=True):
         call(procs[k % 2], 7000 + k, t - 30, t - 20, sid("cudaMemsetAsync_v3020"))
     t += 500
     # Calls: unknown event classes, dangling and NULL names, hostile times and ids.
-    for k, (cls, name) in enumerate(((13, api_names[3]), (99, api_names[4]), (0, 77777), (1, None), (0, blob),
+    for k, (cls, name) in enumerate(((13, api_names[3]), (99, api_names[4]), (0, 77777), (1, None), (0, blob), (0, number_name),
                                      (None, api_names[5]), (0, api_names[6]), (0, api_names[7]))):
         call(procs[k % 2], 9000 + k, t + k, t + k + 5, name, event_class=cls, tid=100 + k)
     call(4242, 9100, t + 20, t + 2, api_names[0])  # reversed
@@ -141,7 +148,7 @@ def nsys_tables(base, limits=False, typed=True):
             (59, "forward", None), (59, "Forward", None), (60, None, registered[0]), (60, None, registered[3]),
             (34, "mark", None), (34, None, registered[4]), (59, None, None), (59, None, 55555), (59, BAD_UTF8, None),
             (59, "both", registered[1]), (75, "domain", None), (33, "category", None), (35, "push", None),
-            (60, "", None))):
+            (60, "", None), (59, None, number_name))):
         nvtx.append({"start": t + k, "end": None if etype in (34, 75, 33) else t + 200 - k, "eventType": etype,
                      "text": text, "textId": text_id, "globalTid": gtid(procs[k % 2], procs[k % 2]), "domainId": 0})
     nvtx.append({"start": t + 50, "end": t + 10, "eventType": 59, "text": "reversed", "globalTid": gtid(4242, 4242)})

@@ -13,6 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+os.environ.setdefault("ROCPD_SOURCE_DIR", os.path.abspath(os.path.join(HERE, "..", "..")))
 from rocpd_testlib import EXT, generate, main  # noqa: E402
 
 QUERIES = ["SELECT count(*), sum(duration) FROM rocpd_ops", "SELECT count(*) FROM rocpd_apis",
@@ -203,6 +204,48 @@ class Hostile(unittest.TestCase):
                         lines[5])
         for line in lines[6:]:
             self.assertTrue(line.startswith("ok ") or "must be an integer (ns), got text 'abc'" in line, line)
+
+
+class RawValues(unittest.TestCase):
+    """The differential tester's hostile export (values stored as written, whatever the declared
+    type): a constraint the member compares must select what SQLite selects on the returned values."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+        from hostile_nsys import build_nsys
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_raw_")
+        cls.path = os.path.join(cls.tmp, "h.sqlite")
+        build_nsys(cls.path, 1_000_000)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_pushed_equals_unpushed(self):
+        pairs = [("rocpd_ops", "graph_id", 5), ("rocpd_kernels", "graph_id", 5), ("rocpd_copies", "src_gpu", 1),
+                 ("rocpd_copies", "dst_gpu", 2), ("rocpd_ops", "name", "12"), ("rocpd_kernels", "name", "12"),
+                 ("rocpd_apis", "name", "12"), ("rocpd_ops", "gpu", 2), ("rocpd_apis", "pid", 4242),
+                 ("rocpd_ops", "correlation_id", (4242 << 32) | 1), ("rocpd_apis", "end", 1_000_000)]
+        queries = []
+        for table, column, value in pairs:
+            v = repr(value) if isinstance(value, str) else str(value)
+            queries.append(f"SELECT count(*) FROM {table} WHERE {column} = {v}")
+            queries.append(f"SELECT count(*) FROM {table} WHERE +{column} = {v}")
+            queries.append(f"SELECT count(*) FROM {table} WHERE {column} >= {v}")
+            queries.append(f"SELECT count(*) FROM {table} WHERE +{column} >= {v}")
+        lines = run(self.path, queries)
+        self.assertTrue(lines[0].startswith("ok "), lines[0])
+        for i, (table, column, value) in enumerate(pairs):
+            with self.subTest(table=table, column=column):
+                eq, eq_plain, ge, ge_plain = lines[1 + 4 * i:5 + 4 * i]
+                self.assertTrue(eq.startswith("ok "), eq)
+                self.assertEqual(eq, eq_plain)
+                self.assertEqual(ge, ge_plain)
+        # The fixture holds the values that need it.
+        self.assertNotEqual(lines[1], "ok [[0]]")
+        self.assertNotEqual(lines[9], "ok [[0]]")
+        self.assertNotEqual(lines[17], "ok [[0]]")
 
 
 if __name__ == "__main__":
