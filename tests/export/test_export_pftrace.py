@@ -303,7 +303,7 @@ class PftraceTest(ChecksumGuard):
             con.execute("SELECT rocpd_export_trace(?)", (path,)).fetchone()
         timer.join()
         self.assertIn("interrupt", str(cm.exception))
-        self.assertLess(time.perf_counter() - t0, 0.03 + 0.5)
+        self.assertLess(time.perf_counter() - t0, 0.03 + 0.5 * float(os.environ.get("ROCPD_TIMING_SCALE", "1")))
         with open(path) as f:
             self.assertEqual(f.read(), "old")
         self.assertEqual(os.listdir(self.tmp.name), ["t.pftrace"])

@@ -163,7 +163,7 @@ class OpGroups(unittest.TestCase):
             timer.cancel()
         latency = time.monotonic() - stopped["at"]
         self.assertIn("interrupted", str(cm.exception))
-        self.assertLess(latency, 0.5)
+        self.assertLess(latency, 0.5 * float(os.environ.get("ROCPD_TIMING_SCALE", "1")))
 
 
 class Fallback(unittest.TestCase):
