@@ -45,9 +45,9 @@ class KinetoGenerated(unittest.TestCase):
         for db, f in self.files.items():
             with self.subTest(db=db):
                 k = f["kineto"]
-                row = self.rows("SELECT format, rank, pids, ops, apis, first_ns, last_ns FROM rocpd_members "
-                                "WHERE db = ?", (db,))
-                self.assertEqual(row, [("kineto", k["rank"], json.dumps(f["pids"]).replace(" ", ""), f["ops"],
+                row = self.rows("SELECT format, schema_version, rank, pids, ops, apis, first_ns, last_ns "
+                                "FROM rocpd_members WHERE db = ?", (db,))
+                self.assertEqual(row, [("kineto", f["schema_version"], k["rank"], json.dumps(f["pids"]).replace(" ", ""), f["ops"],
                                         f["apis"] + f["markers"] + k["cpu_ops"], f["first_ns"], f["last_ns"])])
 
     def test_ops(self):
