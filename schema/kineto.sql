@@ -12,14 +12,15 @@
 -- away from zero), never through a double. `end` = start + dur * 1000.
 -- Ids: `id` numbers the rows of each table in file order; `event` is the element's position
 -- in traceEvents (0-based), the same numbering for every table.
--- pid / tid: as written when integers. Events whose pid is not an integer (the profiler's own
--- "Spans" and "Traces" rows) go to kineto_other.
+-- pid / tid: as written; columns declared INTEGER keep text that is no number as text ("Spans").
+-- X events whose pid is not an integer (the profiler's own "Spans" rows) go to kineto_other.
 
 -- Top-level keys of the JSON object other than traceEvents (schemaVersion, baseTimeNanoseconds,
 -- displayTimeUnit, traceName, distributedInfo, deviceProperties, ...): scalars as values,
 -- objects and arrays as compact JSON text. Added by the import: layout_version (1), rank,
--- world_size and backend (from distributedInfo), events (elements of traceEvents),
--- duplicate_correlations, counter_ranges (how cuda_profiler_range events were matched).
+-- world_size and backend (from distributedInfo), events (elements of traceEvents), main_pid (the
+-- pid with most calls), duplicate_correlations (calls that lost a correlation id another call
+-- had first), counter_ranges (how cuda_profiler_range events were matched); each as import.<name>.
 CREATE TABLE kineto_metadata (
     id    INTEGER PRIMARY KEY,
     tag   TEXT NOT NULL UNIQUE,
@@ -49,7 +50,7 @@ CREATE TABLE kineto_ops (
     kind          TEXT NOT NULL,     -- kernel | copy | fill
     cat_id        INTEGER,           -- kineto_strings
     name_id       INTEGER,           -- kineto_strings
-    pid           INTEGER,           -- the process whose call launched it (else the trace's main process)
+    pid           INTEGER,           -- the process whose call launched it; NULL: the main one (import.main_pid)
     event_pid     INTEGER,           -- as written (Kineto: the device)
     event_tid     INTEGER,           -- as written (Kineto: the stream)
     gpu           INTEGER,           -- args.device, else the event's pid
@@ -108,8 +109,8 @@ CREATE TABLE kineto_counter_events (
     event   INTEGER NOT NULL,
     cat_id  INTEGER,
     name_id INTEGER,
-    pid,                                -- as written (integer or text)
-    tid,
+    pid     INTEGER,                    -- as written (integer, or text such as "GPU 0 Counters")
+    tid     INTEGER,
     ts      INTEGER,
     args    TEXT
 );
@@ -134,11 +135,11 @@ CREATE TABLE kineto_flows (
     id      INTEGER PRIMARY KEY,
     event   INTEGER NOT NULL,
     ph      TEXT,
-    flow_id,
+    flow_id INTEGER,
     cat_id  INTEGER,
     name_id INTEGER,
-    pid,
-    tid,
+    pid     INTEGER,
+    tid     INTEGER,
     ts      INTEGER,
     bp      TEXT
 );
@@ -149,8 +150,8 @@ CREATE TABLE kineto_labels (
     id    INTEGER PRIMARY KEY,
     event INTEGER NOT NULL,
     name  TEXT,
-    pid,
-    tid,
+    pid   INTEGER,
+    tid   INTEGER,
     value
 );
 
@@ -161,8 +162,8 @@ CREATE TABLE kineto_other (
     ph      TEXT,
     cat_id  INTEGER,
     name_id INTEGER,
-    pid,
-    tid,
+    pid     INTEGER,
+    tid     INTEGER,
     start   INTEGER,
     "end"   INTEGER,
     args    TEXT

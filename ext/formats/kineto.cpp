@@ -25,9 +25,9 @@ struct OpColumns {
   int pid, gpu, queue, stream, name, start, end, duration, corr, op_id, graph;
 };
 
-void op_columns(SourceBuilder& b, const std::string& s, const OpColumns& c) {
+void op_columns(SourceBuilder& b, const Member& m, const std::string& s, const OpColumns& c) {
   b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = o.name_id", s));
-  b.col(c.pid, "o.pid");
+  b.col(c.pid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)));  // NULL: the trace's main process
   b.col(c.gpu, "o.gpu");
   b.col(c.queue, "o.stream");  // a CUDA stream is the queue the GPU runs in order
   b.col(c.stream, "o.stream");
@@ -45,7 +45,7 @@ void op_columns(SourceBuilder& b, const std::string& s, const OpColumns& c) {
 SourceSql ops(const Member& m) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".kineto_ops", "o", kOpsColumnCount);
-  op_columns(b, s,
+  op_columns(b, m, s,
              {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration, kOpsCorrelationId,
               kOpsOpId, kOpsGraphId});
   b.col(kOpsKind, "o.kind");
@@ -57,7 +57,7 @@ SourceSql ops(const Member& m) {
 SourceSql kernels(const Member& m) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".kineto_ops", "o", kKernColumnCount);
-  op_columns(b, s,
+  op_columns(b, m, s,
              {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
               kKernCorrelationId, kKernOpId, kKernGraphId});
   b.src().where = "o.kind = 'kernel'";
@@ -79,7 +79,7 @@ SourceSql kernels(const Member& m) {
 SourceSql copies(const Member& m) {
   const std::string s = quote_id(m.schema);
   SourceBuilder b(s + ".kineto_ops", "o", kCopyColumnCount);
-  op_columns(b, s,
+  op_columns(b, m, s,
              {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
               kCopyCorrelationId, kCopyOpId, kCopyGraphId});
   b.src().where = "o.kind = 'copy'";

@@ -14,7 +14,9 @@ NumberStatus decimal_to_int64(std::string_view text, int scale, bool round, int6
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
   // Significant digits (leading zeros dropped) and the power of ten of the last digit.
-  std::string digits;
+  // Reused between calls: times have 16 or more digits, past std::string's inline capacity.
+  thread_local std::string digits;
+  digits.clear();
   int64_t exponent = 0;
   bool any = false;
   for (; i < text.size() && is_digit(text[i]); ++i) {

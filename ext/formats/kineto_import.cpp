@@ -1,7 +1,8 @@
 // The SAX side of the Kineto import: RapidJSON calls the handler below for every token of the
-// file; it fills one Event at a time and hands it to RowWriter (kineto_rows.h), keeps the
-// top-level keys as metadata, and refuses what it cannot store faithfully. kineto_link.cpp then
-// links what the events' order could not.
+// file; on a thread of its own, it fills one Event at a time into batches (kineto_queue.h) that
+// the host thread stores (RowWriter, kineto_rows.h), keeps the top-level keys as metadata, and
+// refuses what it cannot store faithfully. kineto_link.cpp then links what the events' order
+// could not. Parsing and storing take about the same time: side by side they take half.
 #include "formats/kineto_import.h"
 
 #include <rapidjson/error/en.h>
@@ -12,12 +13,16 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <chrono>
+#include <exception>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
 #include "formats/kineto_decimal.h"
 #include "formats/kineto_json_stream.h"
 #include "formats/kineto_link.h"
+#include "formats/kineto_queue.h"
 #include "formats/kineto_rows.h"
 
 namespace rocpd::kineto {
@@ -102,8 +107,11 @@ const char* token_name(Token t) {
 
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
-  Handler(RowWriter& rows, const std::string& label, const ImportLimits& limits)
-      : rows_(rows), label_(label), limits_(limits), args_writer_(args_buf_), meta_writer_(meta_buf_) {}
+  Handler(ItemQueue& queue, const std::string& label, const ImportLimits& limits)
+      : queue_(queue), label_(label), limits_(limits), args_writer_(args_buf_), meta_writer_(meta_buf_) {}
+
+  // The queue was cancelled: the parse ends (the host thread reports why).
+  struct Cancelled {};
 
   void set_stream(const JsonByteStream* s) { stream_ = s; }
   uint64_t last_token() const { return last_token_; }
@@ -118,12 +126,13 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   bool EndArray(rapidjson::SizeType) { return close(false); }
   bool Key(const char* s, rapidjson::SizeType n, bool);
 
+  // After the parse: hands over the last batch.
+  void flush();
   // After a successful parse.
   void finish() const;
   int64_t events() const { return events_; }
   int64_t base_ns() const { return base_ns_; }
   bool late_base() const { return late_base_; }
-  int64_t table_rows(RowWriter::Table t) const { return rows_by_table_[static_cast<size_t>(t)]; }
 
  private:
   [[noreturn]] void fail(const std::string& what) const;
@@ -139,7 +148,11 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   static void write_token(JsonWriter& w, Token t, std::string_view text);
   void check_args_size() const;
 
-  RowWriter& rows_;
+  Item& begin_item();
+  void commit_item(size_t bytes);
+
+  ItemQueue& queue_;
+  Batch* batch_ = nullptr;
   const std::string& label_;
   const ImportLimits& limits_;
   const JsonByteStream* stream_ = nullptr;
@@ -159,11 +172,10 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   std::string top_key_;
   std::set<std::string> top_keys_;
 
-  Event event_;
+  Event* ev_ = nullptr;  // the event being read, in its batch's slot
   int64_t events_ = 0;
   int64_t base_ns_ = 0;
   bool has_base_ = false, late_base_ = false;
-  int64_t rows_by_table_[7] = {0, 0, 0, 0, 0, 0, 0};
 
   rapidjson::StringBuffer args_buf_;
   JsonWriter args_writer_;
@@ -176,8 +188,28 @@ void Handler::fail(const std::string& what) const {
 }
 
 void Handler::fail_event(const std::string& what) const {
-  fail(fmt::format("traceEvents[{}]{}: {}", event_.index,
-                   event_.has_name ? fmt::format(" ('{}')", event_.name.substr(0, 80)) : std::string(), what));
+  if (!ev_) fail(what);
+  fail(fmt::format("traceEvents[{}]{}: {}", ev_->index,
+                   ev_->has_name ? fmt::format(" ('{}')", ev_->name.substr(0, 80)) : std::string(), what));
+}
+
+Item& Handler::begin_item() {
+  if (!batch_ && !(batch_ = queue_.take_empty())) throw Cancelled{};
+  return batch_->items[batch_->used];
+}
+
+void Handler::commit_item(size_t bytes) {
+  ++batch_->used;
+  batch_->bytes += bytes;
+  if (batch_->used == batch_->items.size() || batch_->bytes > ItemQueue::kBytesPerBatch) {
+    queue_.push_full(batch_);
+    batch_ = nullptr;
+  }
+}
+
+void Handler::flush() {
+  if (batch_ && batch_->used > 0) queue_.push_full(batch_);
+  batch_ = nullptr;
 }
 
 void Handler::write_token(JsonWriter& w, Token t, std::string_view text) {
@@ -213,8 +245,8 @@ bool Handler::Key(const char* s, rapidjson::SizeType n, bool) {
       arg_ = arg_key(k);
       if (arg_ != kOtherArg) {
         const uint32_t bit = 1u << arg_;
-        if (event_.seen_args & bit) fail_event(fmt::format("args key \"{}\" appears twice", k));
-        event_.seen_args |= bit;
+        if (ev_->seen_args & bit) fail_event(fmt::format("args key \"{}\" appears twice", k));
+        ev_->seen_args |= bit;
       }
     }
     return true;
@@ -223,8 +255,8 @@ bool Handler::Key(const char* s, rapidjson::SizeType n, bool) {
     key_ = event_key(k);
     if (key_ != kOtherKey) {
       const uint32_t bit = 1u << key_;
-      if (event_.seen & bit) fail_event(fmt::format("key \"{}\" appears twice", k));
-      event_.seen |= bit;
+      if (ev_->seen & bit) fail_event(fmt::format("key \"{}\" appears twice", k));
+      ev_->seen |= bit;
     }
     return true;
   }
@@ -290,15 +322,15 @@ void Handler::event_value(Token t, std::string_view text) {
     out.kind = Scalar::Int;
   };
   switch (key_) {
-    case kPh: need(Token::String); event_.ph.assign(text); event_.has_ph = true; break;
-    case kCat: need(Token::String); event_.cat.assign(text); event_.has_cat = true; break;
-    case kName: need(Token::String); event_.name.assign(text); event_.has_name = true; break;
-    case kBp: need(Token::String); event_.bp.assign(text); break;
-    case kTs: time(event_.ts); event_.has_ts = true; break;
-    case kDur: time(event_.dur); event_.has_dur = true; break;
-    case kPid: id_like(event_.pid); break;
-    case kTid: id_like(event_.tid); break;
-    case kId: id_like(event_.id); break;
+    case kPh: need(Token::String); ev_->ph.assign(text); ev_->has_ph = true; break;
+    case kCat: need(Token::String); ev_->cat.assign(text); ev_->has_cat = true; break;
+    case kName: need(Token::String); ev_->name.assign(text); ev_->has_name = true; break;
+    case kBp: need(Token::String); ev_->bp.assign(text); break;
+    case kTs: time(ev_->ts); ev_->has_ts = true; break;
+    case kDur: time(ev_->dur); ev_->has_dur = true; break;
+    case kPid: id_like(ev_->pid); break;
+    case kTid: id_like(ev_->tid); break;
+    case kId: id_like(ev_->id); break;
     case kArgs:
       if (t != Token::Null) fail_event(fmt::format("\"args\" is {}, not an object", token_name(t)));
       break;
@@ -337,18 +369,18 @@ void Handler::arg_value(Token t, std::string_view text) {
     }
   };
   switch (arg_) {
-    case kCorrelation: integer(event_.correlation); break;
-    case kExternalId: integer(event_.external_id); break;
-    case kDevice: integer(event_.device); break;
-    case kStream: integer(event_.stream); break;
-    case kRegisters: integer(event_.registers); break;
-    case kSharedMemory: integer(event_.shared_memory); break;
-    case kBytes: integer(event_.bytes); break;
-    case kSortIndex: integer(event_.sort_index); break;
-    case kGrid: event_.grid.present = true; event_.grid.ok = false; break;
-    case kBlock: event_.block.present = true; event_.block.ok = false; break;
-    case kArgName: scalar_of(event_.arg_name); break;
-    case kArgLabels: scalar_of(event_.arg_labels); break;
+    case kCorrelation: integer(ev_->correlation); break;
+    case kExternalId: integer(ev_->external_id); break;
+    case kDevice: integer(ev_->device); break;
+    case kStream: integer(ev_->stream); break;
+    case kRegisters: integer(ev_->registers); break;
+    case kSharedMemory: integer(ev_->shared_memory); break;
+    case kBytes: integer(ev_->bytes); break;
+    case kSortIndex: integer(ev_->sort_index); break;
+    case kGrid: ev_->grid.present = true; ev_->grid.ok = false; break;
+    case kBlock: ev_->block.present = true; ev_->block.ok = false; break;
+    case kArgName: scalar_of(ev_->arg_name); break;
+    case kArgLabels: scalar_of(ev_->arg_labels); break;
     case kOtherArg: break;
   }
 }
@@ -359,16 +391,16 @@ void Handler::arg_container(Token t) {
     a.got = token_name(t);
   };
   switch (arg_) {
-    case kCorrelation: wrong(event_.correlation); break;
-    case kExternalId: wrong(event_.external_id); break;
-    case kDevice: wrong(event_.device); break;
-    case kStream: wrong(event_.stream); break;
-    case kRegisters: wrong(event_.registers); break;
-    case kSharedMemory: wrong(event_.shared_memory); break;
-    case kBytes: wrong(event_.bytes); break;
-    case kSortIndex: wrong(event_.sort_index); break;
-    case kGrid: event_.grid.present = true; event_.grid.ok = false; break;
-    case kBlock: event_.block.present = true; event_.block.ok = false; break;
+    case kCorrelation: wrong(ev_->correlation); break;
+    case kExternalId: wrong(ev_->external_id); break;
+    case kDevice: wrong(ev_->device); break;
+    case kStream: wrong(ev_->stream); break;
+    case kRegisters: wrong(ev_->registers); break;
+    case kSharedMemory: wrong(ev_->shared_memory); break;
+    case kBytes: wrong(ev_->bytes); break;
+    case kSortIndex: wrong(ev_->sort_index); break;
+    case kGrid: ev_->grid.present = true; ev_->grid.ok = false; break;
+    case kBlock: ev_->block.present = true; ev_->block.ok = false; break;
     case kArgName: case kArgLabels: case kOtherArg: break;
   }
 }
@@ -394,7 +426,11 @@ void Handler::top_value(Token t, std::string_view text) {
     has_base_ = true;
     late_base_ = saw_events_;
   }
-  rows_.metadata(top_key_, v);
+  Item& it = begin_item();
+  it.kind = Item::Metadata;
+  it.tag = top_key_;
+  it.value = std::move(v);
+  commit_item(it.value.text.size());
 }
 
 bool Handler::open(Token t) {
@@ -411,7 +447,7 @@ bool Handler::open(Token t) {
     check_args_size();
     if (at == args_at_) {
       if ((arg_ == kGrid || arg_ == kBlock) && t == Token::Array) {
-        dims_ = arg_ == kGrid ? &event_.grid : &event_.block;
+        dims_ = arg_ == kGrid ? &ev_->grid : &ev_->block;
         dims_->present = true;
       } else {
         arg_container(t);
@@ -428,7 +464,7 @@ bool Handler::open(Token t) {
       args_buf_.Clear();
       args_writer_.Reset(args_buf_);
       args_writer_.StartObject();
-      event_.has_args = true;
+      ev_->has_args = true;
     } else if (key_ != kOtherKey) {
       fail_event(fmt::format("\"{}\" is {}", event_key_name(key_), token_name(t)));
     } else {
@@ -438,8 +474,11 @@ bool Handler::open(Token t) {
   }
   if (at == events_at_) {
     if (t != Token::Object) fail(fmt::format("traceEvents[{}] is an array, not an object", events_));
-    event_.clear();
-    event_.index = events_;
+    Item& it = begin_item();
+    it.kind = Item::EventRow;
+    ev_ = &it.event;
+    ev_->clear();
+    ev_->index = events_;
     event_at_ = depth_;
     key_ = kOtherKey;
     return true;
@@ -482,7 +521,12 @@ bool Handler::close(bool object) {
     object ? meta_writer_.EndObject() : meta_writer_.EndArray();
     if (depth_ == meta_at_) {
       meta_at_ = -1;
-      rows_.metadata_text(top_key_, std::string_view(meta_buf_.GetString(), meta_buf_.GetSize()));
+      Item& it = begin_item();
+      it.kind = Item::Metadata;
+      it.tag = top_key_;
+      it.value.kind = Scalar::Text;
+      it.value.text.assign(meta_buf_.GetString(), meta_buf_.GetSize());
+      commit_item(it.value.text.size());
     }
     return true;
   }
@@ -491,14 +535,16 @@ bool Handler::close(bool object) {
     if (dims_ && depth_ == args_at_) dims_ = nullptr;
     if (depth_ == event_at_) {
       args_at_ = -1;
-      event_.args.assign(args_buf_.GetString(), args_buf_.GetSize());
+      ev_->args.assign(args_buf_.GetString(), args_buf_.GetSize());
     }
     return true;
   }
   if (event_at_ >= 0 && depth_ == events_at_) {
     event_at_ = -1;
-    const auto table = rows_.write(event_, base_ns_);
-    ++rows_by_table_[static_cast<size_t>(table)];
+    batch_->items[batch_->used].base_ns = base_ns_;
+    const size_t bytes = ev_->args.size() + ev_->name.size();
+    ev_ = nullptr;
+    commit_item(bytes);
     ++events_;
     return true;
   }
@@ -536,6 +582,27 @@ bool sniff_json_trace(const std::string& path) {
   }
 }
 
+namespace {
+
+// The parsing thread: joined (and told to stop first) however the host thread leaves.
+class ParseThread {
+ public:
+  ParseThread(ItemQueue& queue, std::function<void()> body) : queue_(queue), thread_(std::move(body)) {}
+  ~ParseThread() { join(true); }
+  ParseThread(const ParseThread&) = delete;
+  ParseThread& operator=(const ParseThread&) = delete;
+  void join(bool cancel = false) {
+    if (cancel) queue_.cancel();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  ItemQueue& queue_;
+  std::thread thread_;
+};
+
+}  // namespace
+
 ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::string& label,
                          const std::function<bool()>& stop, const ImportLimits& limits) {
   // The database is scratch until the import commits: no journal, no syncs (a failed import is
@@ -553,17 +620,20 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
       },
       const_cast<std::function<bool()>*>(&stop));
   auto interrupted = [&]() -> Error { return Error(fmt::format("{}: interrupted", label), SQLITE_INTERRUPT); };
+  auto stop_now = [&] { return stop && stop(); };  // host thread only (InterruptWatch::poll)
 
   exec(db, "BEGIN", label);
   for (const auto& f : kSchema) exec(db, f.sql, label);
   RowWriter rows(db, label);
-  Handler handler(rows, label, limits);
+  ItemQueue queue;
+  Handler handler(queue, label, limits);
 
-  bool token_too_long = false, stopped = false;
+  // Read by the parsing thread at every buffer refill; the host learns of them after the join.
+  bool token_too_long = false, cancelled = false;
   const JsonByteStream* stream_ptr = nullptr;
   auto keep_going = [&]() {
-    if (stop && stop()) {
-      stopped = true;
+    if (queue.cancelled()) {
+      cancelled = true;
       return false;
     }
     if (stream_ptr && stream_ptr->Tell() - handler.last_token() > limits.max_token_bytes) {
@@ -572,6 +642,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
     }
     return true;
   };
+  if (stop_now()) throw interrupted();
   std::unique_ptr<JsonByteStream> stream;
   try {
     stream = std::make_unique<JsonByteStream>(json_path, keep_going);
@@ -580,13 +651,50 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   }
   stream_ptr = stream.get();
   handler.set_stream(stream_ptr);
-  if (stopped) throw interrupted();
 
-  rapidjson::Reader reader;
-  constexpr unsigned kFlags =
-      rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
-  const rapidjson::ParseResult result = reader.Parse<kFlags>(*stream, handler);
-  if (stopped) throw interrupted();
+  rapidjson::ParseResult result;
+  std::exception_ptr parse_error;
+  ParseThread parser(queue, [&] {
+    try {
+      rapidjson::Reader reader;
+      constexpr unsigned kFlags =
+          rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
+      result = reader.Parse<kFlags>(*stream, handler);
+      handler.flush();
+    } catch (const Handler::Cancelled&) {
+    } catch (...) {
+      parse_error = std::current_exception();
+    }
+    queue.finish();
+  });
+
+  // The host thread stores batches as they come, and watches for interrupts meanwhile.
+  ImportStats stats;
+  for (;;) {
+    Batch* batch = nullptr;
+    const auto got = queue.pop_full(std::chrono::milliseconds(50), batch);
+    if (got == ItemQueue::Pop::End) break;
+    if (got == ItemQueue::Pop::Batch) {
+      for (size_t i = 0; i < batch->used; ++i) {
+        const Item& it = batch->items[i];
+        if (it.kind == Item::Metadata) {
+          rows.metadata(it.tag, it.value);
+          continue;
+        }
+        switch (rows.write(it.event, it.base_ns)) {
+          case RowWriter::Table::Ops: ++stats.ops; break;
+          case RowWriter::Table::Calls: ++stats.calls; break;
+          case RowWriter::Table::Flows: ++stats.flows; break;
+          default: break;
+        }
+      }
+      queue.give_back(batch);
+    }
+    if (stop_now()) throw interrupted();
+  }
+  parser.join();
+  if (parse_error) std::rethrow_exception(parse_error);
+  if (cancelled) throw interrupted();
   if (token_too_long)
     throw Error(fmt::format("{}: a string or number longer than {} bytes near byte {} of the JSON text (the longest "
                             "accepted)",
@@ -602,22 +710,18 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   }
   handler.finish();
 
-  ImportStats stats;
   stats.events = handler.events();
-  stats.ops = handler.table_rows(RowWriter::Table::Ops);
-  stats.calls = handler.table_rows(RowWriter::Table::Calls);
-  stats.flows = handler.table_rows(RowWriter::Table::Flows);
   stats.json_bytes = stream->Tell();
   LinkInput link;
   link.events = handler.events();
   link.late_base_ns = handler.late_base() ? handler.base_ns() : 0;
   try {
     stats.counters = link_trace(db, link, label);
-  } catch (const Error& e) {
-    if (stop && stop()) throw interrupted();
+  } catch (const Error&) {
+    if (stop_now()) throw interrupted();
     throw;
   }
-  if (stop && stop()) throw interrupted();
+  if (stop_now()) throw interrupted();
   exec(db, "COMMIT", label);
   return stats;
 }

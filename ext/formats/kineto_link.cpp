@@ -105,37 +105,49 @@ void read_metadata(Sql& sql) {
 
 // Ops and launching calls without a correlation arg take their launch flow's: an `f` point at
 // the op's start on its row pairs (by id) with an `s` point at the start of a call on its thread.
+// Kineto numbers a flow by its correlation id; should a writer number them otherwise, an op
+// linked through a flow takes the correlation of the call at the flow's `s` point.
 void link_flows(Sql& sql) {
   if (!sql.count(fmt::format("SELECT EXISTS (SELECT 1 FROM kineto_flows WHERE cat_id IN {})", kLaunchFlowCats))) return;
   const bool ops = sql.count("SELECT EXISTS (SELECT 1 FROM kineto_ops WHERE correlation IS NULL)");
   const bool calls = sql.count(
       fmt::format("SELECT EXISTS (SELECT 1 FROM kineto_calls WHERE correlation IS NULL AND {})", kLaunchingCall));
   if (!ops && !calls) return;
-  sql.run("CREATE INDEX kineto_flows_at ON kineto_flows(pid, tid, ts)");
-  if (ops) {
-    sql.run("CREATE INDEX kineto_flows_id ON kineto_flows(flow_id)");
-    sql.run("CREATE INDEX kineto_calls_at ON kineto_calls(pid, tid, start)");
-    // A call that has its own correlation keeps it: the op takes the call's.
-    sql.run(fmt::format(
-        "UPDATE kineto_ops SET correlation = ("
-        " SELECT coalesce(c.correlation, s.flow_id) FROM kineto_flows AS f"
-        " JOIN kineto_flows AS s ON s.flow_id = f.flow_id AND s.ph = 's' AND s.cat_id IN {0}"
-        " LEFT JOIN kineto_calls AS c ON c.pid = s.pid AND c.tid = s.tid AND c.start = s.ts AND c.correlation IS NOT NULL"
-        " WHERE f.ph = 'f' AND f.pid = kineto_ops.event_pid AND f.tid = kineto_ops.event_tid"
-        " AND f.ts = kineto_ops.start AND f.cat_id IN {0} AND typeof(f.flow_id) = 'integer'"
-        " ORDER BY f.id, s.id, c.id LIMIT 1) WHERE correlation IS NULL",
-        kLaunchFlowCats));
-    sql.run("DROP INDEX kineto_flows_id");
-    sql.run("DROP INDEX kineto_calls_at");
-  }
+  sql.run("CREATE INDEX kineto_flows_s ON kineto_flows(pid, tid, ts) WHERE ph = 's'");
   if (calls)
     sql.run(fmt::format(
         "UPDATE kineto_calls SET correlation = ("
-        " SELECT s.flow_id FROM kineto_flows AS s WHERE s.ph = 's' AND s.pid = kineto_calls.pid"
+        " SELECT s.flow_id FROM kineto_flows AS s INDEXED BY kineto_flows_s WHERE s.ph = 's' AND s.pid = kineto_calls.pid"
         " AND s.tid = kineto_calls.tid AND s.ts = kineto_calls.start AND s.cat_id IN {} AND typeof(s.flow_id) = 'integer'"
         " ORDER BY s.id LIMIT 1) WHERE correlation IS NULL AND {}",
         kLaunchFlowCats, kLaunchingCall));
-  sql.run("DROP INDEX kineto_flows_at");
+  if (ops) {
+    sql.run("CREATE INDEX kineto_flows_f ON kineto_flows(pid, tid, ts) WHERE ph = 'f'");
+    sql.run("CREATE TEMP TABLE kineto_flow_ops(id INTEGER PRIMARY KEY, flow_id INTEGER)");
+    sql.run(fmt::format(
+        "INSERT INTO temp.kineto_flow_ops SELECT id, flow_id FROM (SELECT o.id AS id, ("
+        " SELECT f.flow_id FROM kineto_flows AS f INDEXED BY kineto_flows_f WHERE f.ph = 'f' AND f.pid = o.event_pid"
+        " AND f.tid = o.event_tid AND f.ts = o.start AND f.cat_id IN {} AND typeof(f.flow_id) = 'integer'"
+        " ORDER BY f.id LIMIT 1) AS flow_id FROM kineto_ops AS o WHERE o.correlation IS NULL) WHERE flow_id IS NOT NULL",
+        kLaunchFlowCats));
+    if (sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_flow_ops)")) {
+      // Calls whose own correlation is not the id of their flow (none in Kineto's output).
+      sql.run("CREATE TEMP TABLE kineto_flow_calls(flow_id INTEGER PRIMARY KEY, correlation INTEGER)");
+      sql.run(fmt::format(
+          "INSERT OR IGNORE INTO temp.kineto_flow_calls SELECT s.flow_id, c.correlation FROM kineto_calls AS c"
+          " JOIN kineto_flows AS s INDEXED BY kineto_flows_s ON s.ph = 's' AND s.pid = c.pid AND s.tid = c.tid"
+          " AND s.ts = c.start AND s.cat_id IN {} WHERE c.correlation IS NOT NULL AND typeof(s.flow_id) = 'integer'"
+          " AND c.correlation <> s.flow_id AND {} ORDER BY s.id, c.id",
+          kLaunchFlowCats, kLaunchingCall));
+      sql.run("UPDATE kineto_ops SET correlation = (SELECT coalesce(m.correlation, t.flow_id) FROM temp.kineto_flow_ops AS t"
+              " LEFT JOIN temp.kineto_flow_calls AS m ON m.flow_id = t.flow_id WHERE t.id = kineto_ops.id)"
+              " WHERE id IN (SELECT id FROM temp.kineto_flow_ops)");
+      sql.run("DROP TABLE temp.kineto_flow_calls");
+    }
+    sql.run("DROP TABLE temp.kineto_flow_ops");
+    sql.run("DROP INDEX kineto_flows_f");
+  }
+  sql.run("DROP INDEX kineto_flows_s");
 }
 
 // A member's correlation ids name one call each (the diagnosis relies on it): of calls sharing
@@ -153,21 +165,17 @@ int64_t unique_correlations(Sql& sql) {
 }
 
 // Each op's process: its launching call's, else the trace's main process (the pid with most
-// calls). Kineto draws GPU work on rows named by device, not by process.
+// calls; kineto_ops.pid NULL, import.main_pid). Kineto draws GPU work on rows named by device,
+// not by process; a trace of one process needs no lookup.
 int64_t assign_processes(Sql& sql) {
   const auto main_pid = sql.integer(fmt::format(
       "SELECT pid FROM kineto_calls WHERE domain NOT IN {} GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1",
       kGpuSideDomains));
-  const std::string main = main_pid ? std::to_string(*main_pid) : "NULL";
   const int64_t pids = sql.count(
       fmt::format("SELECT count(DISTINCT pid) FROM kineto_calls WHERE domain NOT IN {}", kGpuSideDomains));
-  if (pids <= 1)
-    sql.run(fmt::format("UPDATE kineto_ops SET pid = {}", main));
-  else
-    sql.run(fmt::format(
-        "UPDATE kineto_ops SET pid = coalesce((SELECT c.pid FROM kineto_calls AS c WHERE c.correlation = "
-        "kineto_ops.correlation), {})",
-        main));
+  if (pids > 1)
+    sql.run("UPDATE kineto_ops SET pid = (SELECT c.pid FROM kineto_calls AS c WHERE c.correlation = "
+            "kineto_ops.correlation)");
   if (main_pid) sql.meta("import.main_pid", *main_pid);
   return main_pid.value_or(0);
 }
@@ -176,7 +184,7 @@ int64_t assign_processes(Sql& sql) {
 // (hta/analyzers/cupti_counter_analysis.py), the i-th range in time order is the kernel of the
 // i-th cudaLaunchKernel call (cuda_runtime, name starting "cudaLaunchKernel") in time order, and
 // only when both counts agree. The match is recorded in import.counter_ranges.
-void match_profiler_ranges(Sql& sql, const std::string& main_pid) {
+void match_profiler_ranges(Sql& sql) {
   const int64_t ranges = sql.count("SELECT count(*) FROM kineto_profiler_ranges");
   if (ranges == 0) return;
   const std::string launches_sql =
@@ -212,11 +220,10 @@ void match_profiler_ranges(Sql& sql, const std::string& main_pid) {
     sql.run(fmt::format(
         "INSERT INTO kineto_ops(event, kind, cat_id, name_id, pid, event_pid, event_tid, gpu, stream, start, \"end\", "
         "correlation) SELECT r.event, 'kernel', (SELECT min(id) FROM kineto_strings WHERE string = "
-        "'cuda_profiler_range'), r.name_id, coalesce(c.pid, {}), r.pid, r.tid, "
+        "'cuda_profiler_range'), r.name_id, c.pid, r.pid, r.tid, "
         "CASE WHEN typeof(r.pid) = 'integer' THEN r.pid END, CASE WHEN typeof(r.tid) = 'integer' THEN r.tid END, "
         "r.start, r.\"end\", c.correlation FROM kineto_profiler_ranges AS r LEFT JOIN kineto_calls AS c ON c.id = r.launch "
-        "ORDER BY r.id",
-        main_pid));
+        "ORDER BY r.id"));
     sql.run(fmt::format("UPDATE kineto_profiler_ranges SET op = {} + id - {}", first_op, first_range));
   } else {
     sql.run("CREATE INDEX kineto_ops_correlation ON kineto_ops(correlation)");
@@ -253,9 +260,8 @@ int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label) {
   read_metadata(sql);
   link_flows(sql);
   const int64_t duplicates = unique_correlations(sql);
-  const int64_t main_pid = assign_processes(sql);
-  const bool has_main = sql.count("SELECT EXISTS (SELECT 1 FROM kineto_metadata WHERE tag = 'import.main_pid')");
-  match_profiler_ranges(sql, has_main ? std::to_string(main_pid) : "NULL");
+  assign_processes(sql);
+  match_profiler_ranges(sql);
   const int64_t counters = store_counters(sql);
   sql.meta("import.layout_version", 1);
   sql.meta("import.events", in.events);

@@ -59,8 +59,13 @@ int64_t import_file(sqlite3* host, const std::string& src, const std::string& ds
     if (rc != SQLITE_OK)
       fail(fmt::format("cannot open '{}': {}", name, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
     federation::InterruptWatch watch(host);
-    events = kineto::import_trace(src, db.get(), fmt::format("rocpd_import: '{}'", src), [&] { return watch.poll(); })
-                 .events;
+    try {
+      events = kineto::import_trace(src, db.get(), fmt::format("rocpd_import: '{}'", src), [&] { return watch.poll(); })
+                   .events;
+    } catch (const Error& e) {
+      if (e.code() == SQLITE_INTERRUPT) federation::InterruptWatch::raise();
+      throw;
+    }
     if (sqlite3_close(db.release()) != SQLITE_OK) fail(fmt::format("cannot close '{}'", name));
   }
   const int sync_fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);

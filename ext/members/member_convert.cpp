@@ -57,7 +57,12 @@ std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path,
     throw Error(fmt::format("{}: cannot open the temporary database '{}': {}", who, name,
                             raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
                 rc);
-  kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); });
+  try {
+    kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); });
+  } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();  // as every interrupted query ends
+    throw;
+  }
   db.reset();  // closed before the member opens it read-only
   return converted;
 }
