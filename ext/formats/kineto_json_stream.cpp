@@ -69,6 +69,7 @@ size_t JsonByteStream::read_file(unsigned char* dst, size_t capacity) {
 }
 
 size_t JsonByteStream::produce(char* dst, size_t capacity) {
+  if (!error_.empty()) return 0;
   if (!gzip_) return file_eof_ ? 0 : read_file(reinterpret_cast<unsigned char*>(dst), capacity);
   z_.next_out = reinterpret_cast<Bytef*>(dst);
   z_.avail_out = static_cast<uInt>(capacity);
@@ -97,7 +98,7 @@ size_t JsonByteStream::produce(char* dst, size_t capacity) {
       gzip_member_done_ = true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       error_ = fmt::format("corrupt gzip data: {}", z_.msg ? z_.msg : zError(rc));
-      return 0;
+      return capacity - z_.avail_out;  // what came before the damage is read; the stream ends after it
     }
   }
   if (z_.avail_out == capacity && file_eof_ && z_.avail_in == 0 && !gzip_member_done_)

@@ -64,6 +64,19 @@ class RocpdImport(unittest.TestCase):
                          con.execute("SELECT count(*) FROM rocpd_kernel_stacks").fetchone())
         direct.close()
 
+    def test_other_layout_version_refused(self):
+        d = self.out_dir()
+        dst = os.path.join(d, "v2.db")
+        connect().execute("SELECT rocpd_import(?, ?)", (self.src, dst)).fetchall()
+        w = sqlite3.connect(dst)
+        w.execute("UPDATE kineto_metadata SET value = 2 WHERE tag = 'import.layout_version'")
+        w.commit()
+        w.close()
+        with self.assertRaises(sqlite3.Error) as cm:
+            connect().execute("SELECT rocpd_open(?)", (dst,)).fetchall()
+        self.assertIn(f"rocpd_open: '{dst}': unsupported kineto layout_version '2' (supported: 1; written by another "
+                      "version of rocpd_import?)", str(cm.exception))
+
     def test_never_overwrites(self):
         d = self.out_dir()
         dst = os.path.join(d, "x.db")
