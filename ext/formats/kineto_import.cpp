@@ -325,7 +325,7 @@ void Handler::event_value(Token t, std::string_view text) {
     case kPh: need(Token::String); ev_->ph.assign(text); ev_->has_ph = true; break;
     case kCat: need(Token::String); ev_->cat.assign(text); ev_->has_cat = true; break;
     case kName: need(Token::String); ev_->name.assign(text); ev_->has_name = true; break;
-    case kBp: need(Token::String); ev_->bp.assign(text); break;
+    case kBp: need(Token::String); ev_->bp.assign(text); ev_->has_bp = true; break;
     case kTs: time(ev_->ts); ev_->has_ts = true; break;
     case kDur: time(ev_->dur); ev_->has_dur = true; break;
     case kPid: id_like(ev_->pid); break;
@@ -542,7 +542,7 @@ bool Handler::close(bool object) {
   if (event_at_ >= 0 && depth_ == events_at_) {
     event_at_ = -1;
     batch_->items[batch_->used].base_ns = base_ns_;
-    const size_t bytes = ev_->args.size() + ev_->name.size();
+    const size_t bytes = (ev_->has_args ? ev_->args.size() : 0) + (ev_->has_name ? ev_->name.size() : 0);
     ev_ = nullptr;
     commit_item(bytes);
     ++events_;

@@ -24,22 +24,14 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 void Event::clear() {
   seen = seen_args = 0;
-  ph.clear();
-  cat.clear();
-  name.clear();
-  bp.clear();
-  has_ph = has_cat = has_name = false;
-  pid.clear();
-  tid.clear();
-  id.clear();
+  has_ph = has_cat = has_name = has_bp = false;
+  pid.kind = tid.kind = id.kind = Scalar::None;
   has_ts = has_dur = false;
   ts = dur = 0;
   has_args = false;
-  args.clear();
   correlation = external_id = device = stream = registers = shared_memory = bytes = sort_index = ArgInt{};
   grid = block = ArgDims{};
-  arg_name.clear();
-  arg_labels.clear();
+  arg_name.kind = arg_labels.kind = Scalar::None;
 }
 
 StringTable::StringTable(sqlite3* db)
@@ -122,8 +114,8 @@ void RowWriter::run(sqlite3_stmt* s) {
   if (rc != SQLITE_DONE) throw Error(fmt::format("{}: cannot store an event: {}", label_, sqlite3_errmsg(db_)), rc);
 }
 
-int64_t RowWriter::name_id(const Event& e) { return strings_.id(e.name); }
-int64_t RowWriter::cat_id(const Event& e) { return strings_.id(e.cat); }
+int64_t RowWriter::name_id(const Event& e) { return strings_.id(e.name_text()); }
+int64_t RowWriter::cat_id(const Event& e) { return strings_.id(e.cat_text()); }
 
 RowWriter::Table RowWriter::write_op(const Event& e, int64_t base_ns, const char* kind) {
   // The GPU and stream: args first (Kineto writes both), else where the event was drawn.
@@ -210,7 +202,7 @@ RowWriter::Table RowWriter::write(const Event& e, int64_t base_ns) {
   };
   if (e.ph == "X") {
     need_ts();
-    const std::string cat = lower(e.cat);
+    const std::string cat = lower(e.cat_text());
     if (cat == "kernel") return write_op(e, base_ns, "kernel");
     if (cat == "gpu_memcpy" || cat == "memcpy") return write_op(e, base_ns, "copy");
     if (cat == "gpu_memset" || cat == "memset") return write_op(e, base_ns, "fill");
@@ -229,9 +221,9 @@ RowWriter::Table RowWriter::write(const Event& e, int64_t base_ns) {
     }
     if (e.pid.kind == Scalar::Int && e.has_cat) {
       if (cat == "cuda_runtime" || cat == "runtime")
-        return write_call(e, base_ns, starts_with(e.name, "hip") ? "hip" : "cuda", true);
+        return write_call(e, base_ns, starts_with(e.name_text(), "hip") ? "hip" : "cuda", true);
       if (cat == "cuda_driver" || cat == "driver")
-        return write_call(e, base_ns, starts_with(e.name, "hip") ? "hip" : "cuda_driver", true);
+        return write_call(e, base_ns, starts_with(e.name_text(), "hip") ? "hip" : "cuda_driver", true);
       if (cat == "cpu_op" || cat == "operator" || cat == "user_annotation") return write_call(e, base_ns, "marker", false);
       if (cat == "gpu_user_annotation") return write_call(e, base_ns, "gpu_annotation", false);
       // Other runtimes (xpu_runtime, mtia_runtime, privateuse1_driver, ...) launch work too.
@@ -249,7 +241,7 @@ RowWriter::Table RowWriter::write(const Event& e, int64_t base_ns) {
     bind_scalar(s, 6, e.pid);
     bind_scalar(s, 7, e.tid);
     sqlite3_bind_int64(s, 8, time(e, base_ns, e.ts, "ts"));
-    if (!e.bp.empty()) bind_text(s, 9, e.bp);
+    if (e.has_bp) bind_text(s, 9, e.bp);
     run(s);
     return Table::Flows;
   } else if (e.ph == "C") {
