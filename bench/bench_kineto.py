@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Kineto JSON import against HTA's own trace parser and against Python's json.load.
+"""Kineto JSON import against HTA's own trace load and against Python's json.load.
 
 Usage: bench_kineto.py --ext BUILD/librocpd_ext --gen BUILD/tests/generator/rocpd_gen --work DIR
                        [--hta DIR] [--gb 1.0] [--gzip]
@@ -12,9 +12,11 @@ never committed), then runs, each in a child process of its own so that its peak
   open     rocpd_open(json) then SELECT count(*) FROM rocpd_ops (conversion to a temporary
            database and a first query)
   json     json.load of the file (the floor of any reader that builds a document)
-  hta      HTA's parse_trace_file (hta/common/trace.py) from --hta, a checkout of
-           facebookresearch/HolisticTraceAnalysis (its `hta` package on sys.path; it needs pandas
-           and numpy, Debian's python3-pandas); skipped with a note without --hta
+  hta      HTA's load of one rank, what TraceAnalysis(trace_files=...) runs first: Trace(...)
+           .load_traces() (hta/common/trace.py: its JSON parser into pandas, the symbol table,
+           the alignment), from --hta, a checkout of facebookresearch/HolisticTraceAnalysis (its
+           `hta` package on sys.path; it needs pandas and numpy, Debian's python3-pandas);
+           skipped with a note without --hta
 
 and prints each one's wall time and peak RSS, the ratios (time of each / ours; RSS / JSON size)
 measured in this run, and the data size. --gzip also runs ours and HTA on a gzip copy.
@@ -47,13 +49,15 @@ with opener(sys.argv[1], "rb") as f:
     print(len(json.load(f)["traceEvents"]))
 """
 HTA = """
-import logging, sys
+import logging, os, sys
 sys.path.insert(0, sys.argv[1])
-from hta.common.trace import parse_trace_file
+from hta.common.trace import Trace
 from hta.configs.config import logger
 logger.setLevel(logging.WARNING)
-meta, df, symbols = parse_trace_file(sys.argv[2])
-print(len(df))
+path = sys.argv[2]
+t = Trace(trace_files={0: os.path.basename(path)}, trace_dir=os.path.dirname(path))
+t.load_traces(use_multiprocessing=False, use_memory_profiling=False)
+print(len(t.get_trace(0)))
 """
 
 
@@ -87,9 +91,12 @@ def main():
     ap.add_argument("--gen", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--hta", help="a checkout of facebookresearch/HolisticTraceAnalysis")
+    ap.add_argument("--hta-env", help="read --hta from this environment variable when not given")
     ap.add_argument("--gb", type=float, default=1.0)
     ap.add_argument("--gzip", action="store_true")
     a = ap.parse_args()
+    if not a.hta and a.hta_env:
+        a.hta = os.environ.get(a.hta_env) or None
     os.makedirs(a.work, exist_ok=True)
     src = generate(a.gen, a.work, a.gb)
     inputs = [src]
@@ -125,7 +132,7 @@ def main():
         print(f"ours: {json_bytes / 1e6 / t0:.0f} MB of JSON per s; database {db_bytes / 1e6:.0f} MB = "
               f"{db_bytes / json_bytes:.2f} MB per MB of JSON")
         if "hta" in results:
-            print(f"ratio: import {results['hta'][0] / t0:.1f}x faster than HTA's parser, "
+            print(f"ratio: import {results['hta'][0] / t0:.1f}x faster than HTA's load, "
                   f"peak RSS {results['ours'][1] / json_bytes:.2f}x the JSON size (HTA {results['hta'][1] / json_bytes:.2f}x)")
         if "json" in results:
             print(f"ratio: import {results['json'][0] / t0:.1f}x faster than json.load "

@@ -46,12 +46,18 @@ ItemQueue::Pop ItemQueue::pop_full(std::chrono::milliseconds wait, Batch*& out) 
 }
 
 void ItemQueue::give_back(Batch* b) {
-  // A batch that held very large strings lets their memory go before it circulates again.
-  for (size_t i = 0; i < b->used; ++i) {
-    Item& it = b->items[i];
-    if (it.event.args.capacity() > (size_t{64} << 10)) std::string().swap(it.event.args);
-    if (it.event.name.capacity() > (size_t{64} << 10)) std::string().swap(it.event.name);
-    if (it.value.text.capacity() > (size_t{64} << 10)) std::string().swap(it.value.text);
+  // Slots keep their strings' capacity between uses (no allocation per event), but a batch whose
+  // slots came to hold more than 16 MB (large args or names, however spread over its uses) lets
+  // the large ones go: memory stays bounded whatever the file holds.
+  size_t retained = 0;
+  for (const Item& it : b->items)
+    retained += it.event.args.capacity() + it.event.name.capacity() + it.value.text.capacity();
+  if (retained > kRetainedBytes) {
+    for (Item& it : b->items) {
+      if (it.event.args.capacity() > 4096) std::string().swap(it.event.args);
+      if (it.event.name.capacity() > 4096) std::string().swap(it.event.name);
+      if (it.value.text.capacity() > 4096) std::string().swap(it.value.text);
+    }
   }
   {
     std::lock_guard lock(mutex_);

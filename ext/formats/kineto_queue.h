@@ -32,6 +32,7 @@ class ItemQueue {
  public:
   static constexpr size_t kItemsPerBatch = 2048;
   static constexpr size_t kBytesPerBatch = size_t{8} << 20;
+  static constexpr size_t kRetainedBytes = size_t{16} << 20;  // string capacity a batch may keep
 
   explicit ItemQueue(size_t batches = 4);
   ItemQueue(const ItemQueue&) = delete;
