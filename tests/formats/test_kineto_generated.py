@@ -151,5 +151,35 @@ class KinetoGenerated(unittest.TestCase):
                 self.assertTrue(any(n == "CopyDeviceToDevice" for n, *_ in got))
 
 
+    def test_analyses_as_rocprofv3(self):
+        """Analyses of a Kineto member equal those of the same process written as rocprofv3 (whose
+        rows other tests check against brute force): over its ops alone, and over the ops whose
+        launch the Kineto member records (all but the unlinked ones)."""
+        per_op = {
+            "rocpd_gaps": "SELECT gpu, count(*), sum(\"end\" - start) FROM rocpd_gaps WHERE db = ? GROUP BY gpu",
+            "rocpd_utilization": "SELECT gpu, bucket, busy_ns FROM rocpd_utilization(1000000) WHERE db = ?",
+            "rocpd_comm_overlap": "SELECT gpu, compute_ops, comm_ops, compute_ns, comm_ns, overlap_ns, exposed_comm_ns "
+                                  "FROM rocpd_comm_overlap WHERE db = ?",
+            "rocpd_gpu_summary": "SELECT * FROM rocpd_gpu_summary WHERE db = ?",
+        }
+        for i in range(PROCS):
+            k, r = f"rank{i}", f"rank{i}_2"
+            for name, sql in per_op.items():
+                with self.subTest(db=k, analysis=name):
+                    got = sorted(tuple(x[1:]) if name == "rocpd_gpu_summary" else x for x in self.rows(sql, (k,)))
+                    want = sorted(tuple(x[1:]) if name == "rocpd_gpu_summary" else x for x in self.rows(sql, (r,)))
+                    self.assertEqual(got, want)
+                    self.assertTrue(got)
+            with self.subTest(db=k, analysis="rocpd_launch_stats"):
+                sql = ("SELECT start, name, api_name, cpu_ns, gpu_ns, launch_delay_ns FROM rocpd_launch_stats "
+                       "WHERE db = ? AND kind = 'kernel'")
+                got = sorted(self.rows(sql, (k,)))
+                want = sorted(self.rows(sql, (r,)))
+                unlinked = self.files[k]["kineto"]["unlinked_ops"]
+                self.assertLessEqual(len(want) - len(got), unlinked)  # the unlinked kernels have no launch
+                self.assertGreater(len(got), len(want) // 2)
+                self.assertTrue(set(got) <= set(want))
+
+
 if __name__ == "__main__":
     main()
