@@ -23,6 +23,8 @@ rm -rf "$out"/layouts && mkdir -p "$out"/layouts
 "$gen" --out "$out/layouts/rocpd4" --procs 1 --format rocpd4 --ops 500 --seed 31
 # Nsight Systems exports: rank0's report holds two processes (repeated correlation ids), memsets.
 "$gen" --out "$out/layouts/nsys" --procs 2 --format nsys --ops 1500 --seed 37 --sessions 2 --memsets 20
+# PyTorch profiler (Kineto) JSON traces: one file per layout (base, absolute ts, base after the events).
+"$gen" --out "$out/layouts/kineto" --procs 3 --format kineto --ops 1500 --seed 37
 # The sets' workload (seed 7) as rocpd 4.x and rocprofiler-systems write it.
 for f in rocpd4 rocprofsys; do
   "$gen" --out "$out/layouts/same_$f" --procs 4 --format $f --ops 3000 --seed 7

@@ -30,6 +30,7 @@ struct FormatInfo {
   std::string version_text;    // as written by the tracer, e.g. "3" or "3.0.0"
   std::string uuid;            // rocpd: the process UUID (with dashes); rpd: empty
   std::string hostname;        // empty when the format does not record it
+  std::optional<int64_t> rank; // the trace's rank in a distributed job, when the format records it (Kineto)
   // Some column the canonical tables read is declared with another type affinity than the formats
   // use (e.g. times declared TEXT): its values are converted as a plain table would store them,
   // and no constraint is compared inside this member (it would compare the raw values).
@@ -78,6 +79,11 @@ struct Member {
   // the smallest number free when the member appeared.
   uint32_t ordinal = 0;
   std::string path;     // file path ('' for an in-memory main)
+  // A member converted from a file that is no database (a Kineto JSON trace): the database read
+  // instead of `path`, and what removes it once the member is gone (members/member_convert.h).
+  std::string db_path;
+  std::shared_ptr<void> converted;
+  const std::string& db_file() const { return db_path.empty() ? path : db_path; }
   bool attached = true; // schema of the host connection, else a private connection
   std::string schema;   // schema name to qualify tables with ("main" for opened files)
   std::string vfs;      // opened files: VFS to open with (empty = default)

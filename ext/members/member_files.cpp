@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "common/sqlite_util.h"
+#include "members/member_convert.h"
 
 namespace rocpd::federation {
 
@@ -93,7 +94,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern) {
     if (ec || !fs::exists(st)) throw Error(fmt::format("rocpd_open: '{}': no such file or directory", pattern));
     if (fs::is_directory(st)) {
       for (const auto& entry : fs::directory_iterator(pattern, ec))
-        if (entry.is_regular_file() && looks_like_trace_file(entry.path().filename().string()))
+        if (entry.is_regular_file() && (looks_like_trace_file(entry.path().filename().string()) || is_json_trace_file(entry.path().string())))
           files.push_back(entry.path().string());
       if (files.empty())
         throw Error(fmt::format(

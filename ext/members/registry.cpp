@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "members/member_convert.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
 #include "members/member_probe.h"
@@ -175,12 +176,12 @@ double Registry::mean_rows(bool ops) const {
 
 Db Registry::connect(const Member& m, const std::string& who) {
   try {
-    Db db = open_member_db(m.path, m.vfs, who);
+    Db db = open_member_db(m.db_file(), m.vfs, who);
     limit_page_cache(db.get());
     return db;
   } catch (const OutOfDescriptors&) {
     trim_pool(0);  // every idle pooled connection gives its descriptor back
-    Db db = open_member_db(m.path, m.vfs, who);
+    Db db = open_member_db(m.db_file(), m.vfs, who);
     limit_page_cache(db.get());
     return db;
   }
@@ -370,7 +371,11 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   m->attached = false;
   m->schema = "main";
   const std::string who = fmt::format("rocpd_open: '{}'", path);
-  if (is_zstd_path(path)) {
+  if (is_json_trace_path(path)) {
+    auto converted = convert_json_trace(path, who, watch);
+    m->db_path = converted->path();
+    m->converted = std::move(converted);
+  } else if (is_zstd_path(path)) {
     if (!sqlite3_vfs_find(kZstdVfs))
       throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));
     check_regular_file(path);

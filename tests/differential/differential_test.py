@@ -104,7 +104,7 @@ def configs(hostile_dir, generated=True):
             half = files[:len(files) // 2]
             out.append(Config(s + "/both", "generated", attach=[(stem(f), f) for f in half], open_=[d]))
     # The upstream layouts (docs/formats.md): they fill the detail tables the sets leave empty.
-    for s in ("rocpd_v305", "merged", "rocprofsys", "rocpd4", "multinode", "nsys") if generated else ():
+    for s in ("rocpd_v305", "merged", "rocprofsys", "rocpd4", "multinode", "nsys", "kineto") if generated else ():
         d = os.path.join(LAYOUTS, s)
         if not os.path.isdir(d):
             raise SystemExit("fixture layout %s missing: run the fixtures_generate test first (%s)" % (s, d))
@@ -115,6 +115,10 @@ def configs(hostile_dir, generated=True):
             out.append(Config(s + "/attached", "hostile", attach=[(stem(f), f) for f in files], weight=1.5))
             out.append(Config(s + "/opened", "hostile", open_=[d], weight=1.5,
                               pragmas=("case_sensitive_like = ON",) if s == "hostile" else ()))
+    kineto = [os.path.join(SHARED_DATA, f) for f in ("kineto_mi250_rocm.json.gz", "kineto_rank0.json.gz",
+                                                      "kineto_counters.json.gz")]
+    if all(os.path.exists(p) for p in kineto):
+        out.append(Config("kineto_real/opened", "hostile", open_=kineto, weight=0.5))
     matmul = os.path.join(SHARED_DATA, "matmul_result.rpd")
     if os.path.exists(matmul):
         out.append(Config("matmul/main", "hostile", main=matmul, weight=0.5))
@@ -385,6 +389,9 @@ def column_stats(con, table, cols, nrows, rng):
 def member_objects(paths):
     names = set()
     for p in paths:
+        if p.endswith((".json", ".json.gz")):  # a Kineto trace: read through its converted tables
+            names |= {"kineto_ops", "kineto_calls", "kineto_counters", "kineto_metadata"}
+            continue
         c = sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(p), uri=True)
         try:
             names |= {r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
@@ -396,7 +403,8 @@ def member_objects(paths):
 NAMED_CANDIDATES = ["rocpd_op", "rocpd_api", "rocpd_api_ops", "rocpd_string", "rocpd_monitor", "rocpd_kernelapi",
                     "rocpd_kernel_dispatch", "rocpd_region", "rocpd_memory_copy", "rocpd_info_kernel_symbol",
                     "rocpd_arg", "rocpd_sample", "rocpd_event", "top", "op", "api", "kernel", "copyop", "busy",
-                    "kernels", "memory_copies", "regions", "rocpd_metadata"]
+                    "kernels", "memory_copies", "regions", "rocpd_metadata", "kineto_ops", "kineto_calls",
+                    "kineto_counters", "kineto_metadata"]
 
 
 NAMED_VIEWS = {"top", "op", "api", "kernel", "copyop", "busy", "kernels", "memory_copies", "regions"}
@@ -993,7 +1001,7 @@ def main():
     part = args.part
     wanted_set = args.config.split("/")[0] if args.config else None
     want_hostile = wanted_set in hostile_fixtures.SET_NAMES if wanted_set else part in ("hostile", "all")
-    want_generated = wanted_set not in hostile_fixtures.SET_NAMES + ("matmul",) if wanted_set else \
+    want_generated = wanted_set not in hostile_fixtures.SET_NAMES + ("matmul", "kineto_real") if wanted_set else \
         part in ("generated", "all")
     hostile_dir = os.path.join(FIXTURES, "differential_hostile") if want_hostile else None
     cfgs = [c for c in configs(hostile_dir, want_generated) if part == "all" or c.part == part or args.config]

@@ -13,6 +13,8 @@ Seeds (files without extensions: nothing named .rpd/.db/.sqlite is committed):
                                members holding a tiny trace
   state_blobs                  states of docs/states.md made by the extension (exact, sketch,
                                integer, real, empty, interval unions), and value lists
+  kineto_import                tiny Kineto JSON traces from rocpd_gen (plain and gzip), the
+                               shapes of tests/formats/test_kineto_hostile.py, JSON Array Format
 Findings saved by libFuzzer (crash-*, leak-*, timeout-*) that are kept as regression seeds live
 next to these under names starting with "finding_"; this script leaves them alone."""
 import os
@@ -323,6 +325,53 @@ def make_state_blobs(ext):
     write(d, "values_repeated_then_edits", b"\x01" + b"\xfe\x01\x00" * 80 + b"\x00\x10\xff" * 4)
 
 
+# --- kineto_import ------------------------------------------------------------------------------
+def make_kineto_import(gen, tmp):
+    import gzip
+    import json
+    d = reset("kineto_import")
+    out = os.path.join(tmp, "kineto")
+    subprocess.run([gen, "--out", out, "--procs", "4", "--format", "kineto", "--ops", "12", "--seed", "5",
+                    "--apis-extra", "2", "--markers", "3"], check=True, stdout=subprocess.DEVNULL)
+    for i in range(4):  # base, absolute, base after the events, absolute
+        with open(os.path.join(out, f"rank{i}.json"), "rb") as f:
+            data = f.read()
+        write(d, f"generated_rank{i}", data)
+        if i == 0:
+            write(d, "generated_rank0_gzip", gzip.compress(data))
+    call = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 42, "tid": 43, "ts": 9, "dur": 1,
+            "args": {"correlation": 1, "External id": 3}}
+    kernel = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.5, "dur": 2,
+              "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [2, 1, 1], "block": [64, 1, 1],
+                       "registers per thread": 32, "shared memory": 0}}
+    op = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 42, "tid": 43, "ts": 8, "dur": 3,
+          "args": {"External id": 3, "Input Dims": [[2, 3], [3, 4]]}}
+    rng = {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "ts": 20, "dur": 5,
+           "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 10}}
+    flows = [{"ph": "s", "id": 1, "pid": 42, "tid": 43, "ts": 9, "cat": "ac2g", "name": "ac2g"},
+             {"ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 10.5, "cat": "ac2g", "name": "ac2g", "bp": "e"}]
+    sample = {"ph": "C", "cat": "hardware_counters", "name": "sm__throughput", "pid": "GPU 0 Counters", "tid": 0,
+              "ts": 11, "args": {"": 42}}
+    copy = {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 0, "tid": 7, "ts": 30,
+            "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 2, "bytes": 4096}}
+    events = [op, call, kernel, rng, sample, copy] + flows
+    doc = {"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+           "deviceProperties": [{"id": 0, "name": "GPU"}], "baseTimeNanoseconds": 1735632360000000000,
+           "traceEvents": events}
+    write(d, "handmade", json.dumps(doc).encode())
+    write(d, "handmade_array_format", json.dumps(events).encode())
+    no_corr = [dict(call, args={}), dict(kernel, args={"device": 0, "stream": 7})] + flows
+    write(d, "flows_only", json.dumps({"traceEvents": no_corr}).encode())
+    write(d, "ranges_only", json.dumps({"traceEvents": [call, rng, dict(rng, ts=30)]}).encode())
+    write(d, "duplicate_key", b'{"traceEvents":[{"ph":"X","ts":1,"ts":2}]}')
+    write(d, "nested", b'{"traceEvents":[{"ph":"X","args":{"a":' + b"[" * 150 + b"]" * 150 + b"}}]}")
+    write(d, "nan", b'{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":NaN,"dur":1}]}')
+    write(d, "past_int64", b'{"baseTimeNanoseconds":9223372036854775807,"traceEvents":[{"ph":"X","cat":"cpu_op",'
+                           b'"pid":1,"tid":1,"ts":1,"dur":1}]}')
+    write(d, "truncated", json.dumps(doc).encode()[:200])
+    write(d, "wrong_types", b'{"traceEvents":[{"ph":"X","cat":"kernel","ts":"1","args":{"grid":[1,2]}}]}')
+
+
 def main(ext, gen):
     rows = names_corpus()
     make_names("demangle", rows)
@@ -331,6 +380,7 @@ def main(ext, gen):
     with tempfile.TemporaryDirectory() as tmp:
         members = make_member_open(gen, tmp)
         make_zstd_frames(ext, members, tmp)
+        make_kineto_import(gen, tmp)
     make_state_blobs(ext)
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))

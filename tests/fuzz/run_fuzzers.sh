@@ -10,7 +10,7 @@ set -euo pipefail
 seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${ROCPD_FUZZ_BUILD:-$root/build-fuzz}
-targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames state_blobs})
+targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames state_blobs kineto_import})
 
 # -O1 with line tables only: what libFuzzer recommends, and about half the build time of
 # RelWithDebInfo (full debug info); sanitizer reports still name files and lines.
@@ -29,6 +29,7 @@ for t in "${targets[@]}"; do
   case $t in
     demangle | kernel_short_name) extra=(-max_len=16384) ;;
     sql_functions) extra=(-max_len=8192) ;;
+    kineto_import) extra=(-max_len=65536) ;;
   esac
   echo "== fuzz_$t: ${seconds}s"
   rc=0

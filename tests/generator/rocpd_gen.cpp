@@ -133,6 +133,7 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
   } else if (plan.format == Format::Kineto) {
     for (auto& kv : write_kineto(plan.path, traces)) truth.extra.push_back(std::move(kv));
     truth.format = "kineto";
+    truth.schema_version = 1;  // the trace's schemaVersion
   } else if (plan.format == Format::Rocprofsys) {
     write_rocprofsys(plan.path, traces.front());
     truth.format = "rocpd";

@@ -1,0 +1,22 @@
+// The second half of the Kineto import: what the events' file order could not settle, done in
+// SQL over the tables the SAX pass filled (schema/kineto.sql). Launch links from flows, unique
+// correlation ids, each op's process, cuda_profiler_range events matched to their launches as
+// HTA's counter analysis matches them, counter values, distributedInfo and deviceProperties.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "common/sqlite_util.h"
+
+namespace rocpd::kineto {
+
+struct LinkInput {
+  int64_t events = 0;        // elements of traceEvents
+  int64_t late_base_ns = 0;  // baseTimeNanoseconds when it came after traceEvents (times still relative)
+};
+
+// Runs inside the import's transaction; returns the number of counter values stored. Throws
+// Error naming `label`.
+int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label);
+
+}  // namespace rocpd::kineto

@@ -1,0 +1,43 @@
+// Members that are not SQLite files: a PyTorch profiler (Kineto) JSON trace is converted into a
+// private temporary database (formats/kineto_import.h) which the member then reads like any
+// other; the trace itself is only read, and nothing is written beside it.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "members/interrupt.h"
+
+namespace rocpd::federation {
+
+// Whether rocpd_open converts `path` rather than opening it: *.json, *.json.gz (PyTorch writes
+// *.pt.trace.json[.gz]), case-insensitively.
+bool is_json_trace_path(const std::string& path);
+// For a directory's files: a JSON trace by its name and by its first bytes (other JSON files of a
+// directory, such as a tool's summary, are not traces).
+bool is_json_trace_file(const std::string& path);
+
+// The temporary database of one converted member: created with O_EXCL and mode 0600 in the
+// first writable directory of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp (SQLite's own
+// order for its temporary files, without the current directory), named rocpd-kineto-XXXXXX.db,
+// and removed when the last holder lets go (the member is closed, or its connection is).
+class ConvertedTrace {
+ public:
+  explicit ConvertedTrace(std::string path) : path_(std::move(path)) {}
+  ~ConvertedTrace();
+  ConvertedTrace(const ConvertedTrace&) = delete;
+  ConvertedTrace& operator=(const ConvertedTrace&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Converts the JSON trace `json_path`; errors name `who` ("rocpd_open: 'x.json'"); stops when
+// `watch` says so (host thread only). Nothing is left behind on error.
+std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path, const std::string& who,
+                                                   InterruptWatch* watch);
+
+// The directory converted members are written to (see ConvertedTrace); throws when none is usable.
+std::string conversion_directory();
+
+}  // namespace rocpd::federation

@@ -1,0 +1,289 @@
+"""Hostile and odd PyTorch profiler (Kineto) JSON through rocpd_open: every bad file gives one clear
+error naming the file (never a crash, a hang or an unbounded allocation), adds no member and
+leaves no temporary file; edge cases that are valid read exactly (times from the numbers' text,
+duplicate correlations, counter ranges that do not match, the JSON Array Format); the temporary
+database of a converted member is private and goes with the member."""
+import gzip
+import json
+import os
+import resource
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+from rocpd_testlib import GEN, connect, main  # noqa: E402
+
+KERNEL = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.5, "dur": 2,
+          "args": {"device": 0, "stream": 7, "correlation": 1}}
+CALL = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 42, "tid": 43, "ts": 9, "dur": 1,
+        "args": {"correlation": 1}}
+
+
+def doc(*events, **top):
+    d = {"schemaVersion": 1}
+    d.update(top)
+    d["traceEvents"] = list(events)
+    return json.dumps(d)
+
+
+class KinetoHostile(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_kineto_hostile_")
+        cls.tempdir = os.path.join(cls.tmp, "sqlite_tmp")  # where converted members go
+        os.mkdir(cls.tempdir)
+        os.environ["SQLITE_TMPDIR"] = cls.tempdir
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def write(self, text, name=None, gz=False):
+        KinetoHostile.n += 1
+        path = os.path.join(self.tmp, name or f"t{self.n}.json" + (".gz" if gz else ""))
+        data = text.encode() if isinstance(text, str) else text
+        with open(path, "wb") as f:
+            f.write(gzip.compress(data) if gz else data)
+        return path
+
+    def refused(self, path, *fragments):
+        before = sorted(os.listdir(self.tempdir))
+        con = connect()
+        with self.assertRaises(sqlite3.Error) as cm:
+            con.execute("SELECT rocpd_open(?)", (path,)).fetchall()
+        msg = str(cm.exception)
+        self.assertIn(path, msg)
+        for f in fragments:
+            self.assertIn(f, msg)
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone(), (0,))
+        self.assertEqual(sorted(os.listdir(self.tempdir)), before, "a temporary database was left behind")
+        con.close()
+        return msg
+
+    def opened(self, path):
+        con = connect()
+        self.addCleanup(con.close)
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (path,)).fetchone(), (1,))
+        return con
+
+    # --- malformed files -------------------------------------------------------------------
+    def test_truncated(self):
+        text = doc(CALL, KERNEL, KERNEL)
+        self.refused(self.write(text[:len(text) // 2]), "invalid JSON at byte", "ends early")
+        gz = gzip.compress(text.encode())
+        self.refused(self.write(gz[:len(gz) - 12], name="cut.json.gz"), "truncated gzip data")
+        bad = bytearray(gz)
+        bad[len(bad) // 2] ^= 0xFF
+        bad[len(bad) // 2 + 1] ^= 0xFF
+        self.refused(self.write(bytes(bad), name="bad.json.gz"))
+        self.refused(self.write(""), "invalid JSON")
+        self.refused(self.write("{}"), 'no "traceEvents" array')
+        self.refused(self.write("5"), "not a trace object")
+
+    def test_deeply_nested(self):
+        depth = 1_000_000
+        self.refused(self.write('{"traceEvents":[{"ph":"X","args":{"a":' + "[" * depth + "]" * depth + "}}]}"),
+                     "nested deeper than 100 levels")
+        self.refused(self.write('{"meta":' + "{\"a\":" * depth + "1" + "}" * depth + ',"traceEvents":[]}'),
+                     "nested deeper than 100 levels")
+
+    def test_huge_string(self):
+        # 1 GiB of name in a 1 MB file of concatenated gzip members (one stream to a reader).
+        path = os.path.join(self.tmp, "huge.json.gz")
+        member = gzip.compress(b"a" * (1 << 24), 1)
+        with open(path, "wb") as f:
+            f.write(gzip.compress(b'{"traceEvents":[{"ph":"X","name":"'))
+            for _ in range(64):
+                f.write(member)
+            f.write(gzip.compress(b'"}]}'))
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        self.refused(path, "a string or number longer than 16777216 bytes")
+        grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+        self.assertLess(grown_mb, 200, "reading a 1 GiB string must not hold it")
+        # An args object past 16 MiB, made of small values.
+        many = ",".join(f'"k{i}":{i}' for i in range(1_500_000))
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,'
+                                '"args":{' + many + "}}]}"), "args longer than 16777216 bytes")
+
+    def test_wrong_types(self):
+        cases = [
+            (dict(CALL, ts="12"), '"ts" is a string, not a number'),
+            (dict(CALL, pid={"a": 1}), '"pid" is an object'),
+            (dict(CALL, args=[1]), '"args" is an array, not an object'),
+            (dict(CALL, name=3), '"name" is a number, not a string'),
+            (dict(KERNEL, args=dict(KERNEL["args"], correlation="x")), 'args."correlation" is a string, not an integer'),
+            (dict(KERNEL, args=dict(KERNEL["args"], device=1.5)), 'args."device" is a number with a fraction'),
+            (dict(KERNEL, args=dict(KERNEL["args"], grid=[1, 2])), "args.grid is not an array of three integers"),
+            (dict(KERNEL, args=dict(KERNEL["args"], block={"x": 1})), "args.block is not an array of three integers"),
+            ({k: v for k, v in CALL.items() if k != "ph"}, 'no "ph"'),
+            ({k: v for k, v in CALL.items() if k != "ts"}, 'a "ph": "X" event without "ts"'),
+            (dict(CALL, pid=1.5), '"pid" 1.5 is not an integer'),
+        ]
+        for event, fragment in cases:
+            with self.subTest(fragment=fragment):
+                self.refused(self.write(doc(CALL, event)), "traceEvents[1]", fragment)
+        self.refused(self.write('{"traceEvents":{}}'), '"traceEvents" is an object, not an array')
+        self.refused(self.write('{"traceEvents":[5]}'), "traceEvents[0] is a number, not an object")
+        self.refused(self.write(doc(CALL, baseTimeNanoseconds="7")), '"baseTimeNanoseconds" is a string, not a number')
+        self.refused(self.write(doc(CALL, distributedInfo={"rank": "0"})), "distributedInfo.rank is text, not an integer")
+        self.refused(self.write(doc(CALL, distributedInfo=[1])), '"distributedInfo" is not an object')
+
+    def test_duplicate_keys(self):
+        self.refused(self.write('{"traceEvents":[{"ph":"X","ts":1,"ts":2}]}'), 'key "ts" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"kernel","ts":1,"args":{"correlation":1,'
+                                '"correlation":2}}]}'), 'args key "correlation" appears twice')
+        self.refused(self.write('{"traceEvents":[],"traceEvents":[]}'), 'top-level key "traceEvents" appears twice')
+
+    def test_nan_and_infinity(self):
+        for v in ("NaN", "Infinity", "-Infinity"):
+            with self.subTest(v=v):
+                self.refused(self.write('{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":' + v + ',"dur":1}]}'),
+                             "invalid JSON")
+
+    def test_numbers_past_int64(self):
+        self.refused(self.write(doc(dict(CALL, ts=1e30))), "past the int64 range of ns")
+        self.refused(self.write(doc(CALL).replace('"ts": 9', '"ts": 9223372036854775.808')), "past the int64 range of ns")
+        self.refused(self.write(doc(CALL).replace('"pid": 42', '"pid": 99999999999999999999')), "past the int64 range")
+        self.refused(self.write(doc(KERNEL).replace('"correlation": 1', '"correlation": 99999999999999999999')),
+                     'args."correlation" is a number past the int64 range')
+        self.refused(self.write(doc(CALL, baseTimeNanoseconds=2 ** 63 - 1)), "plus baseTimeNanoseconds is past")
+        self.refused(self.write('{"traceEvents":[' + json.dumps(CALL) + '],"baseTimeNanoseconds":9223372036854775807}'),
+                     "plus baseTimeNanoseconds is past the int64 range")
+
+    def test_invalid_utf8_and_not_files(self):
+        self.refused(self.write(b'{"traceEvents":[{"ph":"X","name":"\xff\xfe"}]}'), "Invalid encoding")
+        self.refused(os.path.join(self.tmp, "absent.json"), "no such file")
+        fifo = os.path.join(self.tmp, "fifo.json")
+        os.mkfifo(fifo)
+        self.refused(fifo, "not a regular file")
+
+    # --- valid edge cases, read exactly --------------------------------------------------------
+    def test_exact_times(self):
+        # Every ts/dur below is exact in ns from its text; float arithmetic gets several wrong.
+        texts = ["9007199254740.993", "9007199254740.992", "0.0005", "1.5e3", "68.0", "1682725898082228",
+                 "4203669604595.407", "-0.0005", "12.3456"]
+        want = [9007199254740993, 9007199254740992, 1, 1500000, 68000, 1682725898082228000, 4203669604595407, -1,
+                12346]
+        events = ",".join('{"ph":"X","cat":"cpu_op","name":"n%d","pid":1,"tid":1,"ts":%s,"dur":%s}' % (i, t, t)
+                          for i, t in enumerate(texts))
+        con = self.opened(self.write('{"traceEvents":[' + events + "]}"))
+        got = con.execute("SELECT start, duration FROM rocpd_apis ORDER BY CAST(substr(name, 2) AS INTEGER)").fetchall()
+        self.assertEqual(got, [(w, max(w, 0)) for w in want])
+        con = self.opened(self.write('{"baseTimeNanoseconds":1735632360000000000,"traceEvents":[' + events + "]}"))
+        got = con.execute("SELECT start FROM rocpd_apis ORDER BY CAST(substr(name, 2) AS INTEGER)").fetchall()
+        self.assertEqual(got, [(1735632360000000000 + w,) for w in want])
+
+    def test_array_format_and_unknown_events(self):
+        events = [CALL, KERNEL, {"ph": "i", "name": "mark", "pid": "", "tid": "", "ts": 1, "s": "g"},
+                  {"ph": "X", "cat": "Trace", "name": "span", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 1,
+                   "dur": 5}, {"ph": "B", "name": "begin", "pid": 1, "tid": 1, "ts": 1}]
+        con = self.opened(self.write(json.dumps(events)))
+        self.assertEqual(con.execute("SELECT count(*), sum(duration) FROM rocpd_ops").fetchone(), (1, 2000))
+        self.assertEqual(con.execute("SELECT name, domain FROM rocpd_apis").fetchall(), [("cudaLaunchKernel", "cuda")])
+        con.execute("CREATE VIRTUAL TABLE temp.other USING rocpd_union(kineto_other)")
+        self.assertEqual(con.execute("SELECT ph, pid FROM temp.other ORDER BY event").fetchall(),
+                         [("i", ""), ("X", "Spans"), ("B", 1)])
+
+    def test_duplicate_correlations(self):
+        second = dict(CALL, ts=20, tid=44)
+        con = self.opened(self.write(doc(CALL, second, KERNEL)))
+        self.assertEqual(con.execute("SELECT start, correlation_id FROM rocpd_apis ORDER BY start").fetchall(),
+                         [(9000, 1), (20000, None)])
+        con.execute("CREATE VIRTUAL TABLE temp.km USING rocpd_union(kineto_metadata)")
+        self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.duplicate_correlations'").fetchone(),
+                         (1,))
+
+    def test_profiler_ranges_unmatched(self):
+        rng = {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "dur": 5,
+               "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 10}}
+        con = self.opened(self.write(doc(CALL, dict(rng, ts=20), dict(rng, ts=30))))
+        self.assertEqual(con.execute("SELECT count(*), count(op_id) FROM rocpd_counters").fetchone(), (2, 2))
+        self.assertEqual(con.execute("SELECT count(*), count(correlation_id) FROM rocpd_ops").fetchone(), (2, 0))
+        self.assertEqual(con.execute("SELECT count(*), max(depth) FROM rocpd_kernel_counters").fetchone(), (2, 0))
+        con.execute("CREATE VIRTUAL TABLE temp.km USING rocpd_union(kineto_metadata)")
+        self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.counter_ranges'").fetchone(),
+                         ("unmatched: 2 cuda_profiler_range events but 1 cudaLaunchKernel calls",))
+        # Matched when the counts agree: the i-th range to the i-th launch, in time order.
+        later = dict(CALL, ts=15, args={"correlation": 2})
+        con = self.opened(self.write(doc(later, CALL, dict(rng, ts=30), dict(rng, ts=20))))
+        self.assertEqual(con.execute("SELECT start, correlation_id FROM rocpd_ops ORDER BY start").fetchall(),
+                         [(20000, 1), (30000, 2)])
+
+    def test_flows_link_launches(self):
+        call = dict(CALL, args={})
+        kernel = dict(KERNEL, args={"device": 0, "stream": 7})
+        flows = [{"ph": "s", "id": 77, "pid": 42, "tid": 43, "ts": 9, "cat": "ac2g", "name": "ac2g"},
+                 {"ph": "f", "id": 77, "pid": 0, "tid": 7, "ts": 10.5, "cat": "async_cpu_to_gpu", "name": "ac2g",
+                  "bp": "e"}]
+        con = self.opened(self.write(doc(call, kernel, *flows)))
+        self.assertEqual(con.execute("SELECT o.correlation_id, a.name FROM rocpd_ops AS o JOIN rocpd_apis AS a "
+                                     "ON a.correlation_id = o.correlation_id").fetchall(), [(77, "cudaLaunchKernel")])
+
+    # --- the temporary database ----------------------------------------------------------------
+    def test_temporary_database(self):
+        d = os.path.join(self.tmp, "traces")
+        os.mkdir(d)
+        path = self.write(doc(CALL, KERNEL), name=os.path.join("traces", "r0.pt.trace.json"))
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            f.write('{"not": "a trace"}')
+        listing = sorted(os.listdir(d))
+        con = connect()
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (d,)).fetchone(), (1,))  # summary.json is skipped
+        self.assertEqual(con.execute("SELECT db, path, format FROM rocpd_members").fetchall(),
+                         [("r0", path, "kineto")])
+        files = os.listdir(self.tempdir)
+        self.assertEqual(len(files), 1)
+        self.assertRegex(files[0], r"^rocpd-kineto-......\.db$")
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.tempdir, files[0])).st_mode), 0o600)
+        self.assertEqual(sorted(os.listdir(d)), listing, "nothing is written beside the trace")
+        con.execute("SELECT rocpd_close('r0')")
+        self.assertEqual(os.listdir(self.tempdir), [])
+        con.execute("SELECT rocpd_open(?)", (path,))
+        self.assertEqual(len(os.listdir(self.tempdir)), 1)
+        con.close()
+        self.assertEqual(os.listdir(self.tempdir), [], "closing the connection removes it")
+        self.assertEqual(sorted(os.listdir(d)), listing)
+
+    def test_attach_is_not_possible(self):
+        con = connect()
+        with self.assertRaises(sqlite3.Error):
+            con.execute("ATTACH ? AS k", (self.write(doc(CALL, KERNEL)),))
+            con.execute("SELECT * FROM rocpd_members").fetchall()
+
+    def test_interrupt(self):
+        """An interrupted conversion stops within 0.5 s and leaves nothing behind."""
+        out = os.path.join(self.tmp, "big")
+        subprocess.run([GEN, "--out", out, "--procs", "1", "--format", "kineto", "--ops", "30000", "--seed", "3"],
+                       check=True, stdout=subprocess.DEVNULL)
+        path = os.path.join(out, "rank0.json")
+        times = []
+        for _ in range(3):
+            con = connect()
+            timer = threading.Timer(0.3, con.interrupt)
+            started = time.monotonic()
+            timer.start()
+            try:
+                with self.assertRaises(sqlite3.OperationalError) as cm:
+                    con.execute("SELECT rocpd_open(?)", (path,)).fetchall()
+            finally:
+                timer.cancel()
+            times.append(time.monotonic() - started - 0.3)
+            self.assertEqual(str(cm.exception), "interrupted")
+            self.assertEqual(os.listdir(self.tempdir), [])
+            con.close()
+            if times[-1] < 0.5:
+                return
+        self.fail(f"stopped {times} s after the interrupt")
+
+
+if __name__ == "__main__":
+    main()
