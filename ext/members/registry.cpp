@@ -418,14 +418,17 @@ MemberPtr Registry::reprobe(const MemberPtr& old) {
                                       old->path);
   const std::string forget = fmt::format("; rocpd_close('{}') forgets the member", old->alias);
   MemberPtr fresh;
+  // A hostile new file's metadata may be a view that never ends: the probe stops on interrupt.
+  InterruptWatch watch(host_);
   try {
     try {
-      fresh = open_file(old->path, old->alias, nullptr, who);
+      fresh = open_file(old->path, old->alias, &watch, who);
     } catch (const OutOfDescriptors&) {
       trim_pool(0);
-      fresh = open_file(old->path, old->alias, nullptr, who);
+      fresh = open_file(old->path, old->alias, &watch, who);
     }
   } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT) throw;
     throw Error(e.what() + forget, e.code());
   }
   if (!fresh)
