@@ -225,8 +225,7 @@ SqliteHeader check_sqlite_file(const std::string& path, const std::string& who) 
   return header;
 }
 
-std::string hot_journal_reason(const std::string& path, int code) {
-  (void)code;
+std::string hot_journal_reason(const std::string& path) {
   const std::string journal = path + "-journal";
   Fd f{::open(journal.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) return {};

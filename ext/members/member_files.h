@@ -68,9 +68,9 @@ bool is_zstd_path(const std::string& path);
 // only says "unable to open database file" or "database disk image is malformed". Else "".
 // (Defined in zstd_reason.cpp: it needs the compression capability.)
 std::string zstd_reason(const std::string& path);
-// For a member that SQLite could not read (error `code`): "; <path>-journal is a hot rollback
-// journal ..." when that is why (a reader opened read-only cannot roll it back), else "".
-std::string hot_journal_reason(const std::string& path, int code);
+// For a member that SQLite could not read: "; '<path>-journal' is a hot rollback journal ..." when
+// that is why (a reader opened read-only cannot roll it back), else "".
+std::string hot_journal_reason(const std::string& path);
 // "run/rank7.db.zst" -> "rank7".
 std::string alias_stem(const std::string& path);
 // Canonical absolute path (for recognising a file opened twice); the input when it cannot resolve.

@@ -402,7 +402,7 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     info = probe_format(db.get(), "main", who);
   } catch (const Error& e) {
     if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
-    throw Error(e.what() + zstd_reason(path) + hot_journal_reason(path, e.code()), e.code());
+    throw Error(e.what() + zstd_reason(path) + hot_journal_reason(path), e.code());
   }
   if (!info) return nullptr;
   m->info = std::move(*info);
