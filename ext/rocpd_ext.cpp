@@ -7,6 +7,7 @@ SQLITE_EXTENSION_INIT1
 #include <mutex>
 
 #include "common/sqlite_util.h"
+#include "members/registry.h"
 
 #define ROCPD_CAPABILITY(name) int rocpd_register_##name(sqlite3* db, char** err);
 #include "capabilities.inc"
@@ -18,10 +19,15 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
   // write the (same) pointer while other threads' SQL functions read it, a data race.
   static std::once_flag api_set;
   std::call_once(api_set, [api] { SQLITE_EXTENSION_INIT2(api); });
+  // Loading again into the same connection changes nothing: one member registry per connection,
+  // so members opened before stay visible and closable (docs/guarantees.md).
+  if (rocpd::federation::Registry::loaded_on(db)) return SQLITE_OK;
   int rc = SQLITE_OK;
 #define ROCPD_CAPABILITY(name) \
   if (rc == SQLITE_OK) rc = rocpd_register_##name(db, err);
 #include "capabilities.inc"
 #undef ROCPD_CAPABILITY
+  if (rc == SQLITE_OK)
+    if (auto registry = rocpd::federation::Registry::of(db)) registry->mark_loaded();
   return rc;
 }

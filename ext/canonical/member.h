@@ -73,6 +73,16 @@ struct SourceShape {
   uint64_t unpushable = 0;  // canonical columns never compared inside the member
 };
 
+// A member file as it was when looked at: a file replaced by another (renamed over it, same size
+// and time or not) has another inode.
+struct FileStamp {
+  int64_t size = -1;  // -1: the file could not be stat'ed
+  int64_t mtime_ns = -1;
+  uint64_t inode = 0, device = 0;
+  bool exists() const { return size >= 0; }
+  bool operator==(const FileStamp&) const = default;
+};
+
 struct Member {
   std::string alias;    // the `db` column value
   // Stable number of the member while it is one (rowids of every federated table pack it);
@@ -98,12 +108,16 @@ struct Member {
 
   // Private connection of an opened member; managed by Registry's bounded pool.
   Db conn;
-  std::pair<int64_t, int64_t> conn_stamp{-1, -1};  // the file's size and mtime when `conn` was opened
+  FileStamp conn_stamp;   // the file when `conn` was opened
+  FileStamp probe_stamp;  // the file when its format was probed: another file is probed again
+  // Replaced by a new probe of its changed file: its connection is no longer pooled, and closes
+  // with its last lease.
+  bool retired = false;
   int leases = 0;
   uint64_t last_use = 0;
 
   std::shared_ptr<const Profile> profile;  // filled by Registry::profile()
-  int64_t profile_size = -1, profile_mtime_ns = -1;  // the file as it was when profiled
+  FileStamp profile_stamp;                 // the file as it was when profiled
 };
 
 using MemberPtr = std::shared_ptr<Member>;

@@ -1,7 +1,9 @@
 #include "common/sqlite_util.h"
+#include "common/temp_clash.h"
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <new>
 
 namespace rocpd {
@@ -59,6 +61,25 @@ std::string quote_id(std::string_view id) {
 
 char* sqlite_strdup(std::string_view msg) {
   return sqlite3_mprintf("%.*s", static_cast<int>(msg.size()), msg.data());
+}
+
+void refuse_temp_clash(sqlite3* db, std::string_view name, std::string_view made_by) {
+  Stmt stmt = prepare(db, "SELECT type, sql FROM temp.sqlite_master WHERE name = ?1 COLLATE NOCASE",
+                      "rocpd_ext: looking for TEMP name clashes");
+  sqlite3_bind_text(stmt.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  if (!step(stmt.get())) return;
+  const std::string type(column_text(stmt.get(), 0));
+  const std::string sql(column_text(stmt.get(), 1));
+  const std::string ours = "USING " + std::string(name);
+  const bool own = type == "table" && sql.rfind("CREATE VIRTUAL TABLE", 0) == 0 && sql.size() >= ours.size() &&
+                   sqlite3_stricmp(sql.c_str() + sql.size() - ours.size(), ours.c_str()) == 0;
+  if (own) return;  // left by an earlier load of this connection that failed part way
+  std::string upper = type;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  throw Error(fmt::format("rocpd_ext: cannot load: temp.{0} already exists (a TEMP {1} of this connection, not the "
+                          "extension's); {2} has that name, and the extension's views and internal queries read "
+                          "temp.{0}. Drop or rename yours (DROP {3} temp.{0}), then load again",
+                          name, type, made_by, upper));
 }
 
 }  // namespace rocpd

@@ -4,10 +4,13 @@
 // rocpd_comm_overlap), and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
 // (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
 #include "common/sqlite_util.h"
+#include "common/temp_clash.h"
 #include "diagnosis/sql_names.h"
 
 int rocpd_register_diagnosis(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
+    // rocpd_launch_stats reads temp.rocpd_op_launches (the eponymous table, never a user's object).
+    rocpd::refuse_temp_clash(db, "rocpd_op_launches", "the table rocpd_op_launches");
     rocpd::diagnosis::register_kernel_stacks(db);
     rocpd::diagnosis::register_idle_breakdown(db);
     rocpd::diagnosis::register_runs(db);

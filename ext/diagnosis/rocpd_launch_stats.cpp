@@ -25,7 +25,7 @@ std::string query(bool by_db) {
       "FROM (SELECT db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start,"
       "             launch_end, start, \"end\", launch_end - launch_start AS cpu_ns, \"end\" - start AS gpu_ns,"
       "             start - launch_end AS launch_delay_ns, rowid AS rowid_"
-      "      FROM rocpd_op_launches{0})",
+      "      FROM temp.rocpd_op_launches{0})",
       by_db ? " WHERE db = ?3" : "");
 }
 

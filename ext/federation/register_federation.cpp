@@ -3,11 +3,13 @@
 // rocpd_hip_events), rocpd_union, the clock functions and rocpd_progress, all sharing one member
 // registry per connection.
 #include "common/sqlite_util.h"
+#include "common/temp_clash.h"
 #include "federation/federated_table.h"
 #include "federation/rocpd_members.h"
 #include "federation/rocpd_open.h"
 #include "federation/rocpd_clock.h"
 #include "federation/rocpd_progress.h"
+#include "federation/rocpd_skipped.h"
 #include "federation/rocpd_union.h"
 #include "summaries/register_summaries.h"
 
@@ -16,10 +18,22 @@
 int rocpd_register_federation(sqlite3* db, char** err) {
   using namespace rocpd::federation;
   return rocpd::guard(err, [&] {
-    auto registry = std::make_shared<Registry>(db);
-    Registry::remember(registry);
+    // Before registering anything: a refused load leaves the connection as it was.
+    // (The views and internal SQL read temp.rocpd_ops etc.: a user's TEMP table of that name, made
+    // before loading, would take their place.)
+    rocpd::refuse_temp_clash(db, "rocpd_members", "the table rocpd_members");
+    for (const CanonicalTable* table : canonical_tables())
+      rocpd::refuse_temp_clash(db, table->name, fmt::format("the table {}", table->name));
+    rocpd::refuse_temp_clash(db, "rocpd_op_groups", "the table rocpd_op_groups");
+    // One registry per connection, also when an earlier load failed part way.
+    auto registry = Registry::of(db);
+    if (!registry) {
+      registry = std::make_shared<Registry>(db);
+      Registry::remember(registry);
+    }
     int rc = register_rocpd_open(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_members(db, registry);
+    if (rc == SQLITE_OK) rc = register_rocpd_skipped(db, registry);
     for (const CanonicalTable* table : canonical_tables())
       if (rc == SQLITE_OK) rc = register_federated_table(db, registry, *table);
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);

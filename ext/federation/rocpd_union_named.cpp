@@ -34,6 +34,37 @@ struct NamedVtab : UnionVtab {
   std::string object;
   std::vector<std::string> columns;   // the object's columns (vtab column i + 1)
   std::vector<Affinity> affinity;     // as declared in the vtab
+  bool reading = false;               // a member query of this table is being stepped (ScanGuard)
+};
+
+// A named union reads attached members on the host connection, so a member object that is itself
+// a named union (directly, or through views and other unions) is read from inside our own
+// sqlite3_step: a cycle would recurse until the stack overflows. A table read again while its
+// member query is being stepped is such a cycle; the depth bound catches cycles SQLite hides by
+// connecting a table anew.
+constexpr int kMaxNestedScans = 32;
+thread_local int nested_scans = 0;
+
+class ScanGuard {
+ public:
+  explicit ScanGuard(NamedVtab& v) : v_(v) {
+    if (v.reading || nested_scans >= kMaxNestedScans)
+      throw Error(fmt::format("rocpd_union({}): reading it reads this table again (a rocpd_union that reaches "
+                              "itself through members' tables, views or other named unions): refused, a cycle "
+                              "never ends",
+                              v.object));
+    v.reading = true;
+    ++nested_scans;
+  }
+  ~ScanGuard() {
+    v_.reading = false;
+    --nested_scans;
+  }
+  ScanGuard(const ScanGuard&) = delete;
+  ScanGuard& operator=(const ScanGuard&) = delete;
+
+ private:
+  NamedVtab& v_;
 };
 
 // What one member holds under the object's name.
@@ -249,6 +280,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
         if (!db_filter || m->alias == *db_filter) cur->members.push_back(m);
     cur->next = 0;
     cur->eof = false;
+    ScanGuard scanning(*v);
     advance(cur, v);
     return SQLITE_OK;
   });
@@ -257,7 +289,9 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
 int x_next(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<NamedCursor*>(c);
   return guard(c->pVtab, [&] {
-    advance(cur, static_cast<NamedVtab*>(c->pVtab));
+    auto* v = static_cast<NamedVtab*>(c->pVtab);
+    ScanGuard scanning(*v);
+    advance(cur, v);
     return SQLITE_OK;
   });
 }

@@ -262,13 +262,26 @@ SourceSql marks(const Member& m, const RocpdProcess& p) {
     b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = tr.name_id", table(m, p, "rocpd_string")), {"tr"});
   else
     b.join("tn", fmt::format("LEFT JOIN {} AS tn ON tn.id = sm.name_id", table(m, p, "rocpd_string")));
-  b.src().where = fmt::format("{} LIKE 'MARKER%'", cat.name);
+  // The adapter's own marker test: rocprofv3's MARKER_* and marker_api, rocprofiler-systems'
+  // rocm_marker_api (once LIKE 'MARKER%', which dropped the latter's marks).
+  b.src().where = cat.is_marker();
   b.src().where_joins = b.mask({"e", "ct"});
   b.col(kApisPid, "tr.pid", {"tr"});
-  b.col(kApisTid, "tr.tid", {"tr"});
   b.col(kApisDomain, "'marker'");
   b.col(kApisCategory, cat.name, {"e", "ct"});
-  b.col(kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
+  if (p.rocprofsys) {
+    // rocprofiler-systems: a track's tid is a thread row, the message the event's 'message' argument.
+    b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = tr.tid", table(m, p, "rocpd_info_thread")), {"tr"});
+    b.join("am", fmt::format("LEFT JOIN (SELECT event_id, value, min(id) FROM {} WHERE name = 'message' "
+                             "GROUP BY event_id) AS am ON am.event_id = sm.event_id",
+                             table(m, p, "rocpd_arg")));
+    b.col(kApisTid, "th.tid", {"tr", "th"});
+    b.col(kApisName, fmt::format("COALESCE({}, CAST(am.value AS TEXT), tn.string)", kMarkerName),
+          {"e", "tr", "tn", "am"});
+  } else {
+    b.col(kApisTid, "tr.tid", {"tr"});
+    b.col(kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
+  }
   b.col(kApisArgs, "NULL");
   b.col(kApisStart, "sm.timestamp");
   b.col(kApisEnd, "sm.timestamp");

@@ -64,9 +64,9 @@ uint32_t big_endian(const unsigned char* p, int n) {
 bool descriptors_exhausted(int sys_errno) { return sys_errno == EMFILE || sys_errno == ENFILE; }
 
 namespace {
-[[noreturn]] void unreadable(const std::string& path, int code) {
+[[noreturn]] void unreadable(const std::string& who, int code) {
   const int err = errno;
-  const std::string msg = fmt::format("rocpd_open: '{}': cannot be read: {}", path, std::strerror(err));
+  const std::string msg = fmt::format("{}: cannot be read: {}", who, std::strerror(err));
   if (descriptors_exhausted(err)) throw OutOfDescriptors(msg, SQLITE_CANTOPEN);
   throw Error(msg, code);
 }
@@ -74,72 +74,149 @@ namespace {
 
 bool is_zstd_path(const std::string& path) { return ends_with(path, ".zst"); }
 
-std::vector<std::string> expand_pattern(const std::string& pattern) {
+namespace {
+
+constexpr const char* kTraceFileKinds = "*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst; *.json, *.json.gz";
+
+// Adds the trace-like files of directory `dir` and of its subdirectories to `out`. Entries that
+// cannot be read (a symbolic link loop, a dangling link, no permission) or are not regular files
+// (a FIFO would block a reader) are passed over and listed.
+void walk_directory(const std::string& dir, PatternFiles& out, const std::function<void()>& check) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    out.skipped.push_back({dir, fmt::format("cannot be listed: {}", ec.message())});
+    return;
+  }
+  size_t seen = 0;
+  for (const fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    if (check && ++seen % 256 == 0) check();
+    const fs::directory_entry& entry = *it;
+    std::error_code kind_ec;
+    if (entry.is_directory(kind_ec) && !entry.is_symlink(kind_ec)) continue;  // entered by the iterator
+    const std::string path = entry.path().string();
+    const bool json = is_json_trace_path(path);
+    if (!json && !looks_like_trace_file(entry.path().filename().string())) continue;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      out.skipped.push_back({path, fmt::format("cannot be read: {}", std::strerror(errno))});
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      out.skipped.push_back({path, fmt::format("{}, not a regular file", file_kind(st.st_mode))});
+      continue;
+    }
+    // A directory's other JSON (a config, a report) is not a member: only Chrome-trace JSON is.
+    if (json && !is_json_trace_file(path)) {
+      out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace"});
+      continue;
+    }
+    out.files.push_back(path);
+  }
+  // The iterator ends at its first error (a directory that vanished or failed while being read).
+  if (ec) out.skipped.push_back({dir, fmt::format("listing stopped: {}", ec.message())});
+}
+
+// The directory part of a glob before its first wildcard ("out/*/*.db" -> "out").
+std::string glob_base(const std::string& pattern) {
+  const size_t wild = pattern.find_first_of("*?[");
+  const size_t slash = pattern.rfind('/', wild);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : pattern.substr(0, slash);
+}
+
+}  // namespace
+
+std::string skipped_list(const std::vector<SkippedFile>& skipped) {
+  constexpr size_t kShown = 5;
+  std::string out;
+  for (size_t i = 0; i < skipped.size() && i < kShown; ++i)
+    out += fmt::format("{}'{}' ({})", i ? ", " : "", skipped[i].path, skipped[i].reason);
+  if (skipped.size() > kShown) out += fmt::format(" and {} more (SELECT * FROM rocpd_skipped)", skipped.size() - kShown);
+  return out;
+}
+
+PatternFiles expand_pattern(const std::string& pattern, const std::function<void()>& check) {
   if (pattern.empty()) throw Error("rocpd_open: empty path");
-  std::vector<std::string> files;
-  if (pattern.find_first_of("*?[") != std::string::npos) {
+  PatternFiles out;
+  std::error_code ec;
+  // A path that exists is a path: a file may well be named `br[a].rpd`.
+  const auto link = fs::symlink_status(pattern, ec);
+  const bool exists = !ec && fs::exists(link);
+  if (!exists && pattern.find_first_of("*?[") != std::string::npos) {
     glob_t g{};
     const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
     std::unique_ptr<glob_t, void (*)(glob_t*)> guard(&g, globfree);
     if (rc == GLOB_NOMATCH) throw Error(fmt::format("rocpd_open: no file matches '{}'", pattern));
     if (rc != 0) throw Error(fmt::format("rocpd_open: cannot expand '{}'", pattern));
+    out.base = glob_base(pattern);
     for (size_t i = 0; i < g.gl_pathc; ++i) {
-      std::error_code ec;
-      if (fs::is_regular_file(g.gl_pathv[i], ec)) files.emplace_back(g.gl_pathv[i]);
+      const std::string path = g.gl_pathv[i];
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {
+        out.skipped.push_back({path, fmt::format("cannot be read: {}", std::strerror(errno))});
+      } else if (S_ISDIR(st.st_mode)) {
+        walk_directory(path, out, check);
+      } else if (!S_ISREG(st.st_mode)) {
+        out.skipped.push_back({path, fmt::format("{}, not a regular file", file_kind(st.st_mode))});
+      } else {
+        out.files.push_back(path);
+      }
     }
-    if (files.empty()) throw Error(fmt::format("rocpd_open: no regular file matches '{}'", pattern));
+    if (out.files.empty())
+      throw Error(fmt::format("rocpd_open: no regular file matches '{}'{}", pattern,
+                              out.skipped.empty() ? "" : "; passed over: " + skipped_list(out.skipped)));
   } else {
-    std::error_code ec;
     const auto st = fs::status(pattern, ec);
-    if (ec || !fs::exists(st)) throw Error(fmt::format("rocpd_open: '{}': no such file or directory", pattern));
-    if (fs::is_directory(st)) {
-      for (const auto& entry : fs::directory_iterator(pattern, ec))
-        if (entry.is_regular_file() && (looks_like_trace_file(entry.path().filename().string()) || is_json_trace_file(entry.path().string())))
-          files.push_back(entry.path().string());
-      if (files.empty())
-        throw Error(fmt::format(
-            "rocpd_open: directory '{}' holds no trace files (*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst)",
-            pattern));
+    if (!exists) throw Error(fmt::format("rocpd_open: '{}': no such file or directory", pattern));
+    if (!ec && fs::is_directory(st)) {
+      out.base = pattern;
+      walk_directory(pattern, out, check);
+      if (out.files.empty())
+        throw Error(fmt::format("rocpd_open: directory '{}' holds no trace files ({}), in it or its subdirectories{}",
+                                pattern, kTraceFileKinds,
+                                out.skipped.empty() ? "" : "; passed over: " + skipped_list(out.skipped)));
     } else {
-      check_regular_file(pattern);
-      files.push_back(pattern);
+      check_regular_file(pattern, fmt::format("rocpd_open: '{}'", pattern));
+      out.files.push_back(pattern);
+      out.single = true;
     }
   }
-  std::sort(files.begin(), files.end());
-  return files;
+  std::sort(out.files.begin(), out.files.end());
+  out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+  return out;
 }
 
-void check_regular_file(const std::string& path) {
+void check_regular_file(const std::string& path, const std::string& who) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
-    throw Error(fmt::format("rocpd_open: '{}': {}", path, std::strerror(errno)), SQLITE_CANTOPEN);
+    throw Error(fmt::format("{}: {}", who, std::strerror(errno)), SQLITE_CANTOPEN);
   if (!S_ISREG(st.st_mode))
-    throw Error(fmt::format("rocpd_open: '{}': {}, not a regular file", path, file_kind(st.st_mode)),
-                SQLITE_CANTOPEN);
+    throw Error(fmt::format("{}: {}, not a regular file", who, file_kind(st.st_mode)), SQLITE_CANTOPEN);
 }
 
-SqliteHeader check_sqlite_file(const std::string& path) {
+SqliteHeader check_sqlite_file(const std::string& path, const std::string& who) {
   // O_NONBLOCK: opening a FIFO for reading would wait for a writer forever.
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
-  if (f.fd < 0) unreadable(path, SQLITE_CANTOPEN);
+  if (f.fd < 0) unreadable(who, SQLITE_CANTOPEN);
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) unreadable(path, SQLITE_CANTOPEN);
+  if (::fstat(f.fd, &st) != 0) unreadable(who, SQLITE_CANTOPEN);
   if (!S_ISREG(st.st_mode))
-    throw Error(fmt::format("rocpd_open: '{}': {}, not a regular file", path, file_kind(st.st_mode)),
-                SQLITE_CANTOPEN);
+    throw Error(fmt::format("{}: {}, not a regular file", who, file_kind(st.st_mode)), SQLITE_CANTOPEN);
   std::array<unsigned char, 100> h{};
   ssize_t got = 0;
   while (got < static_cast<ssize_t>(h.size())) {
     const ssize_t n = ::read(f.fd, h.data() + got, h.size() - static_cast<size_t>(got));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) unreadable(path, SQLITE_IOERR);
+    if (n < 0) unreadable(who, SQLITE_IOERR);
     if (n == 0) break;
     got += n;
   }
   static const char kMagic[] = "SQLite format 3";
   if (got < 16 || std::memcmp(h.data(), kMagic, 16) != 0)
-    throw Error(fmt::format("rocpd_open: '{}': not an SQLite database", path), SQLITE_NOTADB);
-  if (got < 100) throw Error(fmt::format("rocpd_open: '{}': truncated ({} bytes, shorter than the SQLite header)", path, got), SQLITE_CORRUPT);
+    throw Error(fmt::format("{}: not an SQLite database", who), SQLITE_NOTADB);
+  if (got < 100) throw Error(fmt::format("{}: truncated ({} bytes, shorter than the SQLite header)", who, got), SQLITE_CORRUPT);
   uint32_t page_size = big_endian(&h[16], 2);
   if (page_size == 1) page_size = 65536;
   const uint32_t pages = big_endian(&h[28], 4);
@@ -147,12 +224,28 @@ SqliteHeader check_sqlite_file(const std::string& path) {
   const bool count_valid = pages != 0 && big_endian(&h[24], 4) == big_endian(&h[92], 4);
   const auto size = static_cast<uint64_t>(st.st_size);
   if (count_valid && size < uint64_t{pages} * page_size)
-    throw Error(fmt::format("rocpd_open: '{}': truncated ({} bytes, its header records {} pages of {} bytes)", path,
-                            size, pages, page_size),
+    throw Error(fmt::format("{}: truncated ({} bytes, its header records {} pages of {} bytes)", who, size, pages,
+                            page_size),
                 SQLITE_CORRUPT);
   SqliteHeader header;
   header.wal = h[18] == 2 || h[19] == 2;
   return header;
+}
+
+std::string hot_journal_reason(const std::string& path) {
+  const std::string journal = path + "-journal";
+  Fd f{::open(journal.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) return {};
+  // A rollback journal whose header still holds the magic number has changes not yet rolled back
+  // (a zeroed or truncated header is a finished transaction's leftover).
+  static const unsigned char kMagic[8] = {0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7};
+  unsigned char h[8] = {};
+  if (::read(f.fd, h, sizeof h) != static_cast<ssize_t>(sizeof h) || std::memcmp(h, kMagic, sizeof h) != 0) return {};
+  return fmt::format("; '{}' is a hot rollback journal (a writer stopped in the middle of a transaction, or is "
+                     "still writing): SQLite must roll it back into the file before anyone reads it, which a "
+                     "read-only reader cannot do. Let the writer finish, or open the file once read-write "
+                     "(sqlite3 '{}' 'PRAGMA quick_check'), which rolls it back",
+                     journal, path);
 }
 
 std::string alias_stem(const std::string& path) {
@@ -174,11 +267,25 @@ int64_t file_size_or_missing(const std::string& path) {
   return static_cast<int64_t>(st.st_size);
 }
 
-std::pair<int64_t, int64_t> file_stamp(const std::string& path) {
+FileStamp file_stamp(const std::string& path) {
   struct stat st {};
-  if (path.empty() || ::stat(path.c_str(), &st) != 0) return {-1, -1};
-  return {static_cast<int64_t>(st.st_size),
-          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  FileStamp stamp;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return stamp;
+  stamp.size = static_cast<int64_t>(st.st_size);
+  stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  stamp.inode = static_cast<uint64_t>(st.st_ino);
+  stamp.device = static_cast<uint64_t>(st.st_dev);
+  return stamp;
+}
+
+std::string member_name(const std::string& path, const std::string& base) {
+  const std::string stem = alias_stem(path);
+  if (base.empty()) return stem;
+  const fs::path parent = fs::path(path).parent_path().lexically_relative(base);
+  if (parent.empty() || parent == ".") return stem;
+  for (const auto& part : parent)
+    if (part == "..") return stem;  // not under base (cannot happen for what expand_pattern lists)
+  return (parent / stem).string();
 }
 
 }  // namespace rocpd::federation

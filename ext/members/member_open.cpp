@@ -31,7 +31,7 @@ namespace {
 std::string member_uri(const std::string& path, const std::string& vfs, const std::string& who) {
   bool immutable = false;
   if (vfs.empty()) {
-    const SqliteHeader header = check_sqlite_file(path);
+    const SqliteHeader header = check_sqlite_file(path, who);
     if (header.wal) {
       const int64_t wal = file_size_or_missing(path + "-wal");
       if (wal <= 0) {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -49,6 +51,7 @@ void Registry::Lease::release() {
   } else if (registry_ && member_ && !member_->attached) {
     std::lock_guard lock(registry_->mutex_);
     --member_->leases;
+    if (member_->retired && member_->leases == 0) member_->conn.reset();  // no longer counted in the pool
     registry_->trim_pool(registry_->max_open_connections);
   }
   registry_ = nullptr;
@@ -131,6 +134,12 @@ std::vector<MemberPtr> Registry::members() {
     attached_offsets_.erase(it->first);
     it = attached_.erase(it);
   }
+  // A file replaced or rewritten since it was probed (another format, version or declared types)
+  // is probed again; a file that is gone raises its error where it is read.
+  for (auto& m : opened_) {
+    const FileStamp stamp = file_stamp(m->path);
+    if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
+  }
   out.insert(out.end(), opened_.begin(), opened_.end());
   known_members_ = out.size();
   return out;
@@ -197,13 +206,20 @@ Registry::Lease Registry::acquire(const MemberPtr& m, InterruptWatch* watch, boo
   }
   {
     std::lock_guard lock(mutex_);
-    if (m->conn && m->leases > 0) {
+    const auto stamp = file_stamp(m->path);
+    if (!stamp.exists()) {
+      const int why = errno;
+      throw Error(fmt::format("{}: the file is gone (removed or renamed since rocpd_open opened it: {}); "
+                              "rocpd_close('{}') forgets the member",
+                              label_of(*m), std::strerror(why), m->alias),
+                  SQLITE_CANTOPEN);
+    }
+    if ((m->conn && m->leases > 0) || m->retired) {
       lease.own_ = connect(*m, label_of(*m));
       lease.db_ = lease.own_.get();
     } else {
       // A file that changed since its connection was opened (rewritten, truncated and restored)
       // gets a fresh connection: SQLite's cached schema of the old file would not recover.
-      const auto stamp = file_stamp(m->path);
       if (m->conn && stamp != m->conn_stamp) {
         m->conn.reset();
         --open_connections_;
@@ -236,13 +252,12 @@ void Registry::trim_pool(size_t limit) {
 
 std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWatch* watch) {
   std::lock_guard lock(mutex_);
-  const auto [size, mtime] = file_stamp(m->path);
+  const FileStamp stamp = file_stamp(m->path);
   // In-memory members have no stamp: recompute, since they may change at any time.
-  if (m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns) return m->profile;
+  if (m->profile && stamp.exists() && stamp == m->profile_stamp) return m->profile;
   auto lease = acquire(m, watch);
   m->profile = compute_profile(lease.db(), *m, watch);
-  m->profile_size = size;
-  m->profile_mtime_ns = mtime;
+  m->profile_stamp = stamp;
   return m->profile;
 }
 
@@ -268,6 +283,11 @@ std::shared_ptr<Registry> Registry::of(sqlite3* host) {
   return it == registries().end() ? nullptr : it->second.lock();
 }
 
+bool Registry::loaded_on(sqlite3* host) {
+  const auto registry = of(host);
+  return registry && registry->loaded_;
+}
+
 void Registry::remember(const std::shared_ptr<Registry>& registry) {
   std::lock_guard lock(registries_mutex);
   registries()[registry->host()] = registry;
@@ -275,8 +295,8 @@ void Registry::remember(const std::shared_ptr<Registry>& registry) {
 
 bool Registry::profile_stale(const MemberPtr& m) {
   std::lock_guard lock(mutex_);
-  const auto [size, mtime] = file_stamp(m->path);
-  return !(m->profile && size >= 0 && size == m->profile_size && mtime == m->profile_mtime_ns);
+  const FileStamp stamp = file_stamp(m->path);
+  return !(m->profile && stamp.exists() && stamp == m->profile_stamp);
 }
 
 std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, InterruptWatch& watch, sqlite3* shadow) {
@@ -292,8 +312,7 @@ std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, In
   }
   std::lock_guard lock(mutex_);
   m->profile = computed;
-  m->profile_size = stamp.first;
-  m->profile_mtime_ns = stamp.second;
+  m->profile_stamp = stamp;
   return computed;
 }
 
@@ -328,13 +347,12 @@ Db Registry::shadow(const Member& m) {
 
 void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {
   std::vector<MemberPtr> stale;
-  std::vector<std::pair<int64_t, int64_t>> stamps;
+  std::vector<FileStamp> stamps;
   {
     std::lock_guard lock(mutex_);
     for (const auto& m : members) {
-      const auto stamp = file_stamp(m->path);
-      if (m->profile && stamp.first >= 0 && stamp.first == m->profile_size && stamp.second == m->profile_mtime_ns)
-        continue;
+      const FileStamp stamp = file_stamp(m->path);
+      if (m->profile && stamp.exists() && stamp == m->profile_stamp) continue;
       stale.push_back(m);
       stamps.push_back(stamp);
     }
@@ -348,8 +366,7 @@ void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < stale.size(); ++i) {
     stale[i]->profile = computed[i];
-    stale[i]->profile_size = stamps[i].first;
-    stale[i]->profile_mtime_ns = stamps[i].second;
+    stale[i]->profile_stamp = stamps[i];
   }
 }
 
@@ -364,13 +381,13 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
   return alias;
 }
 
-MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch) {
+MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
+                             const std::string& who) {
   auto m = std::make_shared<Member>();
   m->alias = alias;
   m->path = path;
   m->attached = false;
   m->schema = "main";
-  const std::string who = fmt::format("rocpd_open: '{}'", path);
   if (is_json_trace_path(path)) {
     auto converted = convert_json_trace(path, who, watch);
     m->db_path = converted->path();
@@ -378,7 +395,7 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   } else if (is_zstd_path(path)) {
     if (!sqlite3_vfs_find(kZstdVfs))
       throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));
-    check_regular_file(path);
+    check_regular_file(path, who);
     m->vfs = kZstdVfs;
   }
   const auto stamp = file_stamp(path);
@@ -390,42 +407,92 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     info = probe_format(db.get(), "main", who);
   } catch (const Error& e) {
     if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
-    throw Error(e.what() + zstd_reason(path), e.code());
+    throw Error(e.what() + zstd_reason(path) + hot_journal_reason(path), e.code());
   }
-  if (!info)
-    throw Error(fmt::format("{}: holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or rocpd_metadata_<uuid> "
-                            "table)",
-                            who));
+  if (!info) return nullptr;
   m->info = std::move(*info);
   shape_sources(*m);
   m->conn = std::move(db);
   m->conn_stamp = stamp;
+  m->probe_stamp = stamp;
   return m;
 }
 
+MemberPtr Registry::reprobe(const MemberPtr& old) {
+  const std::string who = fmt::format("member {} ({}), changed on disk since rocpd_open opened it", old->alias,
+                                      old->path);
+  const std::string forget = fmt::format("; rocpd_close('{}') forgets the member", old->alias);
+  MemberPtr fresh;
+  // A hostile new file's metadata may be a view that never ends: the probe stops on interrupt.
+  InterruptWatch watch(host_);
+  try {
+    try {
+      fresh = open_file(old->path, old->alias, &watch, who);
+    } catch (const OutOfDescriptors&) {
+      trim_pool(0);
+      fresh = open_file(old->path, old->alias, &watch, who);
+    }
+  } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT) throw;
+    throw Error(e.what() + forget, e.code());
+  }
+  if (!fresh)
+    throw Error(fmt::format("{}: holds no rpd or rocpd trace any more{}", who, forget));
+  fresh->ordinal = old->ordinal;  // the same member: its rowids keep their ordinal
+  fresh->clock_offset = old->clock_offset.load();
+  // The old description may still be read by a running statement: its connection leaves the pool
+  // now and closes with its last lease.
+  old->retired = true;
+  if (old->conn) {
+    --open_connections_;
+    if (old->leases == 0) old->conn.reset();
+  }
+  ++open_connections_;  // the new probe's connection
+  trim_pool(max_open_connections);
+  return fresh;
+}
+
+namespace {
+constexpr const char* kNoTrace = "holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or rocpd_metadata_<uuid> table)";
+}  // namespace
+
 int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   std::lock_guard lock(mutex_);
-  const auto files = expand_pattern(pattern);
+  const PatternFiles found = expand_pattern(pattern, [watch] {
+    if (watch) watch->check();
+  });
   std::set<std::string> known;
   for (const auto& m : members())  // attached files too: a file is one member however it came
     if (!m->path.empty()) known.insert(canonical_path(m->path));
   std::vector<MemberPtr> added;
+  std::vector<SkippedFile> skipped = found.skipped;
   std::set<std::string> taken;
-  size_t kept = 0;
+  size_t kept = 0, already = 0;
   try {
-    for (const auto& file : files) {
+    for (const auto& file : found.files) {
       if (watch) watch->check();
-      if (!known.insert(canonical_path(file)).second) continue;  // already a member: never count it twice
-      const std::string alias = unique_alias(alias_stem(file), taken);
+      if (!known.insert(canonical_path(file)).second) {  // already a member: never count it twice
+        ++already;
+        continue;
+      }
+      const std::string alias = unique_alias(member_name(file, found.base), taken);
+      const std::string who = fmt::format("rocpd_open: '{}'", file);
       MemberPtr m;
       try {
-        m = open_file(file, alias, watch);
+        m = open_file(file, alias, watch, who);
       } catch (const OutOfDescriptors&) {
         // The probing connections kept so far hold descriptors too: let them go, then retry.
         for (auto& a : added) a->conn.reset();
         kept = 0;
         trim_pool(0);
-        m = open_file(file, alias, watch);
+        m = open_file(file, alias, watch, who);
+      }
+      if (!m) {
+        // An SQLite file without a trace in a directory or glob (notes, a tool's cache): not ours.
+        if (found.single) throw Error(fmt::format("{}: {}", who, kNoTrace));
+        skipped.push_back({file, "an SQLite database that holds no rpd or rocpd trace"});
+        taken.erase(alias);
+        continue;
       }
       m->ordinal = take_ordinal();
       // Keep the probing connection only while the pool has room.
@@ -433,12 +500,18 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       else ++kept;
       added.push_back(std::move(m));
     }
+    if (added.empty() && already == 0 && !skipped.empty())
+      throw Error(fmt::format("rocpd_open: '{}' holds no trace file: skipped {}", pattern, skipped_list(skipped)));
   } catch (...) {
     for (const auto& m : added) give_back_ordinal(m->ordinal);
     throw;
   }
   open_connections_ += kept;
   for (auto& m : added) opened_.push_back(std::move(m));
+  // What was passed over is a notice (sqlite3_log, for hosts that log) and a table (rocpd_skipped).
+  for (const auto& s : skipped)
+    sqlite3_log(SQLITE_NOTICE, "rocpd_open('%s'): skipped '%s': %s", pattern.c_str(), s.path.c_str(), s.reason.c_str());
+  last_skipped = {pattern, std::move(skipped)};
   return static_cast<int>(added.size());
 }
 

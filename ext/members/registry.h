@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "members/interrupt.h"
+#include "members/member_files.h"
 #include "canonical/member.h"
 
 namespace rocpd::federation {
@@ -29,6 +30,10 @@ class Registry {
   // null when none is alive.
   static std::shared_ptr<Registry> of(sqlite3* host);
   static void remember(const std::shared_ptr<Registry>& registry);
+  // Whether the whole extension loaded on `host` (set by the entry point once every capability
+  // registered): a second load then changes nothing, so members opened before stay visible.
+  static bool loaded_on(sqlite3* host);
+  void mark_loaded() { loaded_ = true; }
 
   sqlite3* host() const { return host_; }
 
@@ -85,7 +90,8 @@ class Registry {
   bool profile_stale(const MemberPtr& m);
   void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);
 
-  // rocpd_open(pattern): returns how many files were added; all-or-nothing on error.
+  // rocpd_open(pattern): returns how many files were added; all-or-nothing on error. SQLite
+  // files holding no trace found in a directory or glob are skipped (last_skipped).
   int open(const std::string& pattern, InterruptWatch* watch = nullptr);
   // rocpd_close(db): 1 if closed; throws when no opened member has that name.
   int close(const std::string& alias);
@@ -120,6 +126,13 @@ class Registry {
   };
   ScanStats last_scan;
 
+  // What the last rocpd_open call passed over, for rocpd_skipped.
+  struct Skipped {
+    std::string pattern;
+    std::vector<SkippedFile> files;
+  };
+  Skipped last_skipped;
+
  private:
   struct Attached {
     std::string file;
@@ -127,7 +140,13 @@ class Registry {
     uint32_t ordinal = 0;
     MemberPtr member;  // null: the schema holds no trace
   };
-  MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch);
+  // The member of file `path`, probed; null when it is an SQLite database without a trace. Errors
+  // start with `who`.
+  MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
+                      const std::string& who);
+  // A new description of opened member `old`, whose file changed since it was probed (same name
+  // and ordinal); `old` is retired. Throws, naming the member, when the new file cannot be read.
+  MemberPtr reprobe(const MemberPtr& old);
   // Opens a private connection of `m`; when descriptors run out, closes idle pooled connections
   // and tries once more.
   Db connect(const Member& m, const std::string& who);
@@ -140,6 +159,7 @@ class Registry {
   // thread plans other scans: every member and pool operation holds this lock.
   mutable std::recursive_mutex mutex_;
   sqlite3* host_;
+  bool loaded_ = false;
   std::vector<MemberPtr> opened_;
   std::map<std::string, Attached> attached_;
   size_t open_connections_ = 0;

@@ -2,7 +2,10 @@
 // order, so every connection that loads the extension can query them by name.
 #include <fmt/format.h>
 
+#include <regex>
+
 #include "common/sqlite_util.h"
+#include "common/temp_clash.h"
 
 namespace {
 struct EmbeddedSql {
@@ -14,8 +17,25 @@ constexpr EmbeddedSql kViews[] = {
     {nullptr, nullptr}};
 }  // namespace
 
+namespace {
+// A TEMP object the user made before loading under a name our views create (the files say IF NOT
+// EXISTS, so that running them again is harmless) or read as temp.<name> would silently stand in
+// for ours: refused, named.
+void refuse_temp_clashes(sqlite3* db) {
+  static const std::regex kNames(R"((?:CREATE\s+TEMP\s+(?:VIEW|TABLE)\s+IF\s+NOT\s+EXISTS\s+|\btemp\.)([A-Za-z_][A-Za-z0-9_]*))",
+                                 std::regex::icase);
+  for (const auto& view : kViews) {
+    if (!view.file) break;
+    const std::string sql = view.sql;
+    for (std::sregex_iterator it(sql.begin(), sql.end(), kNames), end; it != end; ++it)
+      rocpd::refuse_temp_clash(db, (*it)[1].str(), fmt::format("sql/views/{}", view.file));
+  }
+}
+}  // namespace
+
 int rocpd_register_views(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
+    refuse_temp_clashes(db);
     for (const auto& view : kViews) {
       if (!view.file) break;
       rocpd::exec(db, view.sql, fmt::format("rocpd_ext: installing sql/views/{}", view.file));

@@ -3,15 +3,18 @@
     python3 -m rocpd_ext.dask [--scheduler ADDR | --local N] --query kernel_summary|op_summary|busy|utilization
                               [--bucket-ns NS] [--files-per-task K] PATTERN
 
-maps the member files of PATTERN to the workers (each opens its share with the extension and
-returns partial states, rocpd_ext.recipes.partial), reduces them in this process
+maps the member files of PATTERN (found as rocpd_open finds them: subdirectories included, SQLite
+files without a trace skipped with a note) to the workers (each opens its share with the
+extension and returns partial states, rocpd_ext.recipes.partial), reduces them in this process
 (rocpd_ext.recipes.reduce) and prints CSV with the columns of the matching view
 (rocpd_kernel_summary, rocpd_op_summary, rocpd_busy, rocpd_utilization). Workers need the files
 at the same paths (a shared file system) and the extension (ROCPD_EXT_LIBRARY or an install).
+A bad input is reported in one line on stderr (exit status 2; 1 for a failure on a worker).
 """
 import argparse
 import csv
 import math
+import sqlite3
 import sys
 
 from . import recipes
@@ -69,23 +72,38 @@ def write_csv(rows, columns, out):
         w.writerow("" if v is None else v for v in r)
 
 
+def one_line(e):
+    """An exception as one line: its message (a worker's error arrives with the remote traceback)."""
+    text = str(e).strip() or type(e).__name__
+    return text.splitlines()[0] if isinstance(e, sqlite3.Error) else f"{type(e).__name__}: {text.splitlines()[0]}"
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        files = recipes.expand(args.pattern)
-    except FileNotFoundError as e:
-        print(f"rocpd_ext.dask: {e}", file=sys.stderr)
+        files, skipped = recipes.members(args.pattern)
+    except (sqlite3.Error, OSError, RuntimeError) as e:  # rocpd_open's refusal, or no library
+        print(f"rocpd_ext.dask: {one_line(e)}", file=sys.stderr)
         return 2
+    for path, why in skipped:
+        print(f"rocpd_ext.dask: skipped '{path}': {why}", file=sys.stderr)
     from distributed import Client, LocalCluster  # Debian: python3-distributed
 
-    if args.scheduler:
-        client, cluster = Client(args.scheduler), None
-    else:
-        cluster = LocalCluster(n_workers=args.local or 2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
+    try:
+        if args.scheduler:
+            client, cluster = Client(args.scheduler), None
+        else:
+            cluster = LocalCluster(n_workers=args.local or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+            client = Client(cluster)
+    except Exception as e:  # noqa: BLE001 - an unreachable scheduler, no ports: said in one line
+        print(f"rocpd_ext.dask: cannot start the cluster: {one_line(e)}", file=sys.stderr)
+        return 1
     try:
         rows = run(client, args.query, files, args.bucket_ns, args.files_per_task)
+    except Exception as e:  # noqa: BLE001 - a member that fails on a worker: one line, not its traceback
+        print(f"rocpd_ext.dask: {one_line(e)}", file=sys.stderr)
+        return 1
     finally:
         client.close()
         if cluster is not None:

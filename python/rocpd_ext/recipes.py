@@ -7,11 +7,13 @@ files are and the second anywhere (docs/distributed.md):
   reduce(query, partials)     merges them with rocpd_stats_merge and friends in an in-memory
                               SQLite and returns the rows of the matching view, same columns.
 
-Every member file must be read by exactly one partial call. Members are named by rocpd_open
-from their file names, so the file stems of a job must be unique (rank0.db, rank1.db, ...).
+Every member file must be read by exactly one partial call. Files given as (path, member name)
+pairs (members()) keep the names rocpd_open gives them over the whole job (their paths under
+the pattern's directory, so host1/123_results and host2/123_results stay apart); plain paths are
+named by their stems.
 """
-import glob
 import os
+import sqlite3
 
 from . import connect
 
@@ -79,27 +81,42 @@ _VIEW = {
 }
 
 
+def members(pattern):
+    """What rocpd_open(pattern) opens, as it opens it (a file, a glob, or a directory and its
+    subdirectories; SQLite files holding no trace skipped): ([(path, member name)], [(path, why
+    skipped)]). Raises sqlite3.Error with rocpd_open's message when nothing can be opened."""
+    con = connect()
+    try:
+        con.execute("SELECT rocpd_open(?)", (pattern,))
+        found = [tuple(r) for r in con.execute("SELECT path, db FROM rocpd_members ORDER BY rowid")]
+        skipped = [tuple(r) for r in con.execute("SELECT path, reason FROM rocpd_skipped")]
+    finally:
+        con.close()
+    return found, skipped
+
+
 def expand(pattern):
-    """The member files of `pattern` as rocpd_open reads it: a file, a glob, or a directory
-    (its *.rpd, *.db, *.sqlite, *.sqlite3 files, each optionally .zst; not recursive)."""
-    if os.path.isdir(pattern):
-        names = sorted(os.listdir(pattern))
-        out = [os.path.join(pattern, n) for n in names
-               if n.removesuffix(".zst").endswith(TRACE_SUFFIXES) and os.path.isfile(os.path.join(pattern, n))]
-    elif any(ch in pattern for ch in "*?["):
-        out = sorted(p for p in glob.glob(pattern) if os.path.isfile(p))
-    else:
-        out = [pattern] if os.path.exists(pattern) else []
-    if not out:
-        raise FileNotFoundError(f"{pattern!r}: no trace files")
-    return out
+    """The member files of `pattern` as rocpd_open reads it (see members())."""
+    try:
+        return [path for path, _ in members(pattern)[0]]
+    except sqlite3.Error as e:
+        raise FileNotFoundError(str(e)) from None
 
 
 def _open(files):
+    """A connection holding `files`: paths, or (path, member name) pairs as members() gives them."""
     con = connect()
     for f in files:
-        con.execute("SELECT rocpd_open(?)", (f,))
+        con.execute("SELECT rocpd_open(?)", (f[0] if isinstance(f, tuple) else f,))
     return con
+
+
+def _renamer(con, files):
+    """db -> the member name given with each (path, name) of `files`: a share opened on its own
+    names its files by their stems, the whole job by their paths under the pattern's directory."""
+    wanted = {os.path.realpath(f[0]): f[1] for f in files if isinstance(f, tuple)}
+    return {db: wanted.get(os.path.realpath(path), db)
+            for db, path in con.execute("SELECT db, path FROM rocpd_members")}
 
 
 def spans(files):
@@ -114,7 +131,11 @@ def partial(query, files, bucket_ns=None, lo=None, hi=None):
         raise ValueError(f"unknown query {query!r}; one of {', '.join(QUERIES)}")
     con = _open(files)
     args = (bucket_ns, lo, hi) if query == "utilization" else ()
-    return [tuple(r) for r in con.execute(_PARTIAL[query], args)]
+    rows = [tuple(r) for r in con.execute(_PARTIAL[query], args)]
+    if query in ("busy", "utilization"):  # rows per member: db first
+        names = _renamer(con, files)
+        rows = [(names.get(r[0], r[0]),) + r[1:] for r in rows]
+    return rows
 
 
 def reduce(query, partials):

@@ -28,6 +28,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile_fixtures  # noqa: E402
 import querygen as qg  # noqa: E402
+import sequence_configs  # noqa: E402
 from querygen import Text, q, tref  # noqa: E402
 
 EXT = os.environ.get("ROCPD_EXT", "")
@@ -60,6 +61,8 @@ class Config:
     def __init__(self, name, part, main=None, attach=(), open_=(), pragmas=(), weight=1.0):
         self.name, self.part, self.main, self.attach, self.open, self.pragmas = name, part, main, attach, open_, pragmas
         self.weight = weight
+        self.seq = None  # sequence_configs.Sequence: calls around loading and opening
+
 
     def setup_sql(self):
         out = []
@@ -125,20 +128,32 @@ def configs(hostile_dir, generated=True):
         out.append(Config("matmul/attached", "hostile", attach=[("matmul_result", matmul)], weight=0.5))
     else:
         print("note: %s absent: the real-trace configurations are skipped" % matmul)
+    if hostile_dir:
+        out += sequence_configs.configs(Config, os.path.join(FIXTURES, "differential_sequences"), SETS)
     return out
 
 
 def connect(cfg):
+    seq = cfg.seq or sequence_configs.Sequence()
+    seq.prepare()
     main = ":memory:" if not cfg.main else "file:%s?mode=ro" % urllib.parse.quote(cfg.main)
+    if seq.main_rw:
+        main = "file:%s" % urllib.parse.quote(seq.main_rw)
     con = sqlite3.connect(main, uri=True, isolation_level=None)
     con.text_factory = Text
     con.enable_load_extension(True)
-    con.load_extension(EXT)
+    seq.before_load(con)
+    seq.load(con, lambda: con.load_extension(EXT))
+
+    def default_open():
+        for db, p in cfg.attach:
+            con.execute("ATTACH ? AS %s" % q(db), ("file:%s?mode=ro" % urllib.parse.quote(p),))
+        for p in cfg.open:
+            con.execute("SELECT rocpd_open(?)", (p,))
+
+    seq.open(con, lambda: con.load_extension(EXT), default_open)
     con.enable_load_extension(False)
-    for db, p in cfg.attach:
-        con.execute("ATTACH ? AS %s" % q(db), ("file:%s?mode=ro" % urllib.parse.quote(p),))
-    for p in cfg.open:
-        con.execute("SELECT rocpd_open(?)", (p,))
+    seq.after_open(con)
     # The tester's own temp tables (copies, results) stay in memory.
     con.execute("PRAGMA temp_store = MEMORY")
     con.execute("PRAGMA temp.cache_size = -262144")
@@ -148,6 +163,35 @@ def connect(cfg):
         except sqlite3.Error as e:
             print("note: PRAGMA %s refused by this SQLite: %s" % (p, e))
     return con
+
+
+def reference_differences(cat, ref_cfg):
+    """(key, message) for each table whose rows differ from the same table of a clean connection
+    holding the same files (ref_cfg); named unions and tables the clean side refuses are left out."""
+    ref = connect(ref_cfg)
+    out = []
+    try:
+        for key, t in sorted(cat.tables.items()):
+            if t.kind == "named":
+                continue
+            vt = t.vt[len("temp."):] if t.vt.startswith("temp.") and t.kind != "named" else t.vt
+            try:
+                want = ref.execute("SELECT * FROM %s" % vt).fetchall()
+            except sqlite3.Error as e:
+                if not REFUSAL.search("OperationalError: %s" % e):
+                    out.append((key, "the clean connection failed: %s" % e))
+                continue
+            got = cat.con.execute("SELECT * FROM %s" % t.copy).fetchall()
+            norm = lambda rows: collections.Counter(tuple((tag(v), v) for v in r) for r in rows)  # noqa: E731
+            a, b = norm(got), norm(want)
+            if a != b:
+                only_here, only_ref = list((a - b).elements()), list((b - a).elements())
+                out.append((key, "%d rows, the clean connection %d; only here: %s; only there: %s" % (
+                    len(got), len(want), " ".join(show_value(v) for r in only_here[:3] for _, v in r),
+                    " ".join(show_value(v) for r in only_ref[:3] for _, v in r))))
+    finally:
+        ref.close()
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -443,13 +487,17 @@ class Catalog:
         specs += [("op_launches", "diag", "rocpd_op_launches"), ("queue_steps", "diag", "rocpd_queue_steps"),
                   ("comm_classes", "diag", "rocpd_comm_classes")]
         try:
-            lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
+            lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members").fetchone()
         except sqlite3.Error as e:
             lo = hi = None
             self.problems.append(("members", "rocpd_members failed: %s" % e))
         if isinstance(lo, int) and isinstance(hi, int) and hi > lo:
             self.bucket = max(1, -(-(hi - lo) // 37))
             specs.append(("util", "util", "rocpd_utilization(%d)" % self.bucket))
+        if cfg.seq is not None:
+            specs += cfg.seq.named(con)
+            if cfg.seq.qualify:  # our tables by their TEMP names: another schema holds decoys
+                specs = [(k, kind, vt if vt.startswith("temp.") else "temp." + vt) for k, kind, vt in specs]
         for key, kind, vt in specs:
             self.add(key, kind, vt, rng)
         self.add_smalls(rng)
@@ -843,6 +891,13 @@ class Tester:
         cat = Catalog(con, cfg, self.args.seed, runner.note)
         print("== %s: %s" % (cfg.name, clip(cfg.setup_sql(), 300)))
         print("   tables: " + ", ".join("%s(%d rows)" % (k, t.nrows) for k, t in cat.tables.items()))
+        if cfg.seq is not None:
+            for msg in cfg.seq.problems:
+                f = Failure(cfg, "sequence", "sequence", -1, msg, msg)
+                self.report(f)
+            if cfg.seq.reference:
+                for key, msg in reference_differences(cat, cfg.seq.reference()):
+                    self.report(Failure(cfg, key, "reference", -1, "SELECT * FROM %s" % cat.tables[key].vt, msg))
         for key, msg in cat.problems:
             if REFUSAL.search(msg):
                 # docs/intervals.md: a gpu, start or end that is not an integer is an error naming the
@@ -1000,8 +1055,9 @@ def main():
                                                       sys.version.split()[0], args.seed), flush=True)
     part = args.part
     wanted_set = args.config.split("/")[0] if args.config else None
-    want_hostile = wanted_set in hostile_fixtures.SET_NAMES if wanted_set else part in ("hostile", "all")
-    want_generated = wanted_set not in hostile_fixtures.SET_NAMES + ("matmul", "kineto_real") if wanted_set else \
+    hostile_sets = hostile_fixtures.SET_NAMES + sequence_configs.SET_NAMES
+    want_hostile = wanted_set in hostile_sets if wanted_set else part in ("hostile", "all")
+    want_generated = wanted_set not in hostile_sets + ("matmul", "kineto_real") if wanted_set else \
         part in ("generated", "all")
     hostile_dir = os.path.join(FIXTURES, "differential_hostile") if want_hostile else None
     cfgs = [c for c in configs(hostile_dir, want_generated) if part == "all" or c.part == part or args.config]

@@ -114,8 +114,10 @@ TEST(MemberQuery, RocpdSourcesAndJoinDependencies) {
   // The category join needs the event join first.
   const auto q = build_member_query(apis[0], bit(kApisCategory), {}, false);
   EXPECT_LT(q.sql.find("AS e ON"), q.sql.find("AS ct ON"));
-  // Marks always carry their source filter.
-  EXPECT_NE(build_member_query(apis[1], 0, {}, false).sql.find("WHERE (ct.string LIKE 'MARKER%')"),
+  // Marks always carry their source filter: the adapter's marker test (rocprofiler-systems'
+  // rocm_marker_api included).
+  EXPECT_NE(build_member_query(apis[1], 0, {}, false)
+                .sql.find("WHERE ((ct.string LIKE 'MARKER%' OR ct.string LIKE 'rocm\\_marker%' ESCAPE '\\'))"),
             std::string::npos);
 }
 
@@ -138,20 +140,42 @@ TEST(MemberFiles, ExpandDirectoryAndGlob) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "rocpd_units_expand";
   fs::remove_all(dir);
-  fs::create_directories(dir / "sub");
-  for (const char* f : {"b.rpd", "a.db", "c.db.zst", "notes.txt", "sub/d.rpd"}) std::ofstream(dir / f) << "x";
+  fs::create_directories(dir / "sub" / "deeper");
+  for (const char* f : {"b.rpd", "a.db", "c.db.zst", "notes.txt", "sub/d.rpd", "sub/deeper/e.sqlite", "br[a].rpd"})
+    std::ofstream(dir / f) << "x";
+  fs::create_symlink("loop.rpd", dir / "loop.rpd");  // a symbolic link loop
   const auto listed = expand_pattern(dir.string());
-  ASSERT_EQ(listed.size(), 3u);  // not recursive, only trace-like names, sorted
-  EXPECT_EQ(fs::path(listed[0]).filename(), "a.db");
-  EXPECT_EQ(fs::path(listed[2]).filename(), "c.db.zst");
-  EXPECT_EQ(expand_pattern((dir / "*.txt").string()).size(), 1u);
+  // Recursive, only trace-like names, sorted; the loop passed over with its reason.
+  ASSERT_EQ(listed.files.size(), 6u);
+  EXPECT_EQ(fs::path(listed.files[0]).filename(), "a.db");
+  EXPECT_EQ(fs::path(listed.files[2]).filename(), "br[a].rpd");
+  EXPECT_EQ(fs::path(listed.files[3]).filename(), "c.db.zst");
+  EXPECT_EQ(fs::path(listed.files[5]).filename(), "e.sqlite");
+  EXPECT_EQ(listed.base, dir.string());
+  EXPECT_FALSE(listed.single);
+  ASSERT_EQ(listed.skipped.size(), 1u);
+  EXPECT_EQ(listed.skipped[0].path, (dir / "loop.rpd").string());
+  EXPECT_NE(listed.skipped[0].reason.find("Too many levels of symbolic links"), std::string::npos);
+  EXPECT_EQ(member_name(listed.files[5], listed.base), "sub/deeper/e");
+  EXPECT_EQ(member_name(listed.files[0], listed.base), "a");
+  EXPECT_EQ(member_name(listed.files[0], ""), "a");
+  // A path that exists is a path, even with glob characters in its name.
+  const auto bracket = expand_pattern((dir / "br[a].rpd").string());
+  ASSERT_EQ(bracket.files.size(), 1u);
+  EXPECT_TRUE(bracket.single);
+  EXPECT_EQ(expand_pattern((dir / "*.txt").string()).files.size(), 1u);
+  // A glob's matching directories are read like a directory; names are relative to the glob's base.
+  const auto globbed = expand_pattern((dir / "s*").string());
+  ASSERT_EQ(globbed.files.size(), 2u);
+  EXPECT_EQ(member_name(globbed.files[0], globbed.base), "sub/d");
+  EXPECT_EQ(member_name(globbed.files[1], globbed.base), "sub/deeper/e");
   EXPECT_THROW(expand_pattern((dir / "*.none").string()), Error);
   EXPECT_THROW(expand_pattern((dir / "missing.rpd").string()), Error);
   try {
-    check_sqlite_file((dir / "b.rpd").string());
+    check_sqlite_file((dir / "b.rpd").string(), "who");
     FAIL() << "a one-byte file is not SQLite";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "rocpd_open: '" + (dir / "b.rpd").string() + "': not an SQLite database");
+    EXPECT_EQ(std::string(e.what()), "who: not an SQLite database");
     EXPECT_EQ(e.code(), SQLITE_NOTADB);
   }
   fs::remove_all(dir);

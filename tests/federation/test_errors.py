@@ -41,7 +41,8 @@ class OpenErrors(ChecksumGuard):
         open(os.path.join(self.tmp, "notes.txt"), "w").close()
         self.assertError("SELECT rocpd_open(?)",
                          f"rocpd_open: directory '{self.tmp}' holds no trace files "
-                         "(*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst)", (self.tmp,))
+                         "(*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst; *.json, *.json.gz), in it or its subdirectories",
+                         (self.tmp,))
 
     def test_not_sqlite(self):
         p = os.path.join(self.tmp, "text.rpd")

@@ -2,8 +2,11 @@
 rocpd 4.x and rocprofiler-systems) reads back identically through rocpd_ops / rocpd_apis /
 rocpd_union, and equals the generator's ground truth."""
 import os
+import shutil
+import sqlite3
+import tempfile
 
-from rocpd_testlib import FIXTURES, ChecksumGuard, connect, main, set_files, truth
+from rocpd_testlib import FIXTURES, ChecksumGuard, connect, generate, main, set_files, truth
 
 SETS = ["same_rpd2", "same_rpd3", "same_rocpd"]
 
@@ -61,6 +64,41 @@ class FormatsAgree(ChecksumGuard):
                 if key == "top":
                     mine = sorted((db, n[:-3] if n.endswith(".kd") else n) + tuple(rest) for db, n, *rest in mine)
                 self.assertEqual(base[key], mine, f"{layout}: {key} differs from rpd v2")
+
+    def test_rocprofiler_systems_instant_marks(self):
+        # rocprofiler-systems keeps an instant roctx mark as a sample whose event category is
+        # rocm_marker_api, its message in the 'message' argument (issue 21): every one is a
+        # marker row of rocpd_apis, as the file's own tables say (brute force over them).
+        d = tempfile.mkdtemp(prefix="rocpd_rsys_")
+        try:
+            generate(d, 2, "rocprofsys", 1200, 29)
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (d,))
+            for f in sorted(os.listdir(d)):
+                if not f.endswith(".db"):
+                    continue
+                raw = sqlite3.connect(os.path.join(d, f))
+                (u,), = raw.execute("SELECT substr(name, 14) FROM sqlite_master WHERE type = 'table' AND "
+                                    "name LIKE 'rocpd_sample\\_%' ESCAPE '\\'")
+                want = sorted(raw.execute(
+                    f"SELECT th.tid, a.value, s.timestamp FROM rocpd_sample_{u} s "
+                    f"JOIN rocpd_event_{u} e ON e.id = s.event_id JOIN rocpd_string_{u} c ON c.id = e.category_id "
+                    f"JOIN rocpd_track_{u} tr ON tr.id = s.track_id JOIN rocpd_info_thread_{u} th ON th.id = tr.tid "
+                    f"JOIN rocpd_arg_{u} a ON a.event_id = e.id AND a.name = 'message' "
+                    "WHERE c.string = 'rocm_marker_api'").fetchall())
+                (ranges,), = raw.execute(
+                    f"SELECT count(*) FROM rocpd_region_{u} r JOIN rocpd_event_{u} e ON e.id = r.event_id "
+                    f"JOIN rocpd_string_{u} c ON c.id = e.category_id WHERE c.string = 'rocm_marker_api'").fetchall()
+                raw.close()
+                db = f.split(".")[0]
+                self.assertGreater(len(want), 0, f"{f}: the generator wrote no instant marks")
+                got = sorted(con.execute("SELECT tid, name, start FROM rocpd_apis WHERE db = ? AND domain = 'marker' "
+                                         "AND start = \"end\"", (db,)).fetchall())
+                self.assertEqual(got, want)
+                self.assertEqual(con.execute("SELECT count(*) FROM rocpd_apis WHERE db = ? AND domain = 'marker'",
+                                             (db,)).fetchone(), (len(want) + ranges,))
+        finally:
+            shutil.rmtree(d)
 
     def test_opened_equals_attached(self):
         for s in SETS:

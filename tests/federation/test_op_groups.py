@@ -125,8 +125,12 @@ class OpGroups(unittest.TestCase):
     def test_views_read_the_engine(self):
         # rocpd_busy equals the brute-force union and sum per (db, gpu).
         want = brute_force(self.rows, ["db", "gpu"])
-        for db, gpu, busy_ns, span_ns, sum_ns, ops in self.con.execute(
-                "SELECT db, gpu, busy_ns, span_ns, sum_ns, ops FROM rocpd_busy"):
+        got = self.con.execute("SELECT db, gpu, busy_ns, span_ns, sum_ns, ops FROM rocpd_busy").fetchall()
+        # One row per (db, gpu) of the brute force, no more, no fewer (an empty answer fails).
+        self.assertEqual(len(want), len({(db, gpu) for db, gpu, *_ in got}))
+        self.assertEqual(sorted((k[0], k[1]) for k in want), sorted((r[0], r[1]) for r in got))
+        self.assertGreaterEqual(len(got), 16)
+        for db, gpu, busy_ns, span_ns, sum_ns, ops in got:
             w = want[(db, gpu, None, None)]
             self.assertEqual((busy_ns, span_ns, sum_ns, ops),
                              (w["busy_ns"], w["last_end"] - w["first_start"], w["total_ns"], w["instances"]))

@@ -143,20 +143,32 @@ class RocprofsysWriter {
     return "roctxMarkA";
   }
 
-  // Every call is a region (rowid ids), marks included; roctx regions carry the operation name,
-  // the message is a 'message' argument.
+  // Every call is a region (rowid ids), roctx ranges included; roctx regions carry the operation
+  // name, the message is a 'message' argument. Instant marks are samples (event category
+  // rocm_marker_api) on a marker track per thread, after the metric tracks and samples.
   void write_calls() {
     BatchInsert region(db_, sql("INSERT INTO rocpd_region_<uuid> (id, guid, nid, pid, tid, start, end, name_id, event_id) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     BatchInsert arg(db_, sql("INSERT INTO rocpd_arg_<uuid> (guid, event_id, position, type, name, value) "
                              "VALUES (?, ?, ?, ?, ?, ?)"));
+    BatchInsert sample(db_, sql("INSERT INTO rocpd_sample_<uuid> (id, guid, track_id, timestamp, event_id) "
+                                "VALUES (?, ?, ?, ?, ?)"));
+    Stmt track(db_, sql("INSERT INTO rocpd_track_<uuid> (id, guid, nid, pid, tid, name_id) VALUES (?, ?, ?, ?, ?, ?)"));
+    std::map<uint32_t, int64_t> marker_tracks;
+    int64_t mark_samples = static_cast<int64_t>(t_.gpus) * kRocprofsysMetricSamplesPerGpu;
     for (size_t i = 0; i < t_.calls.size(); ++i) {
       const HostCall& c = t_.calls[i];
       const int64_t corr = static_cast<int64_t>(i) + 1;
       const bool marker = c.api == HostApi::UserMarker;
       const int64_t event = new_event(marker ? "rocm_marker_api" : "rocm_hip_api", corr);
       const std::string_view name = marker ? roctx_operation(marker_kind(t_, i)) : host_api_name(c.api);
-      region.add(corr, upid_, nid_, t_.pid, thread_rows_.at(c.tid), c.start, c.end, string_id(name), event);
+      if (marker && c.end == c.start) {
+        auto [it, added] = marker_tracks.try_emplace(c.tid, t_.gpus + 1 + static_cast<int64_t>(marker_tracks.size()));
+        if (added) track.run(it->second, upid_, nid_, t_.pid, thread_rows_.at(c.tid), string_id("rocm_marker_api"));
+        sample.add(++mark_samples, upid_, it->second, c.start, event);
+      } else {
+        region.add(corr, upid_, nid_, t_.pid, thread_rows_.at(c.tid), c.start, c.end, string_id(name), event);
+      }
       if (marker) {
         arg.add(upid_, event, 0, "const char*", "message", marker_message(c.marker));
       } else if (c.api == HostApi::HipMalloc) {
@@ -167,6 +179,7 @@ class RocprofsysWriter {
       }
     }
     region.finish();
+    sample.finish();
     arg.finish();
   }
 

@@ -1064,11 +1064,18 @@ def read_rocprofsys(path):
                   (SELECT value FROM rocpd_arg a WHERE a.event_id = r.event_id AND a.name = 'message')
              FROM rocpd_region r JOIN rocpd_string n ON n.id = r.name_id
              JOIN rocpd_event e ON e.id = r.event_id JOIN rocpd_string c ON c.id = e.category_id""").fetchall()
+    # Instant marks: samples of a rocm_marker_api event on a thread's marker track.
+    rows += db.execute(
+        """SELECT t.pid, s.timestamp, s.timestamp, 'roctxMarkA', c.string,
+                  (SELECT value FROM rocpd_arg a WHERE a.event_id = s.event_id AND a.name = 'message')
+             FROM rocpd_sample s JOIN rocpd_track t ON t.id = s.track_id
+             JOIN rocpd_event e ON e.id = s.event_id JOIN rocpd_string c ON c.id = e.category_id
+            WHERE c.string = 'rocm_marker_api'""").fetchall()
     db.close()
     calls = []
     for pid, st, e, name, category, message in rows:
         if category == "rocm_marker_api":
-            assert name in ("roctxRangePushA", "roctxRangeStartA", "roctxMarkA"), name
+            assert name in ("roctxRangePushA", "roctxRangeStartA") or (name == "roctxMarkA" and st == e), name
             calls.append((pid, st, e, "UserMarker", message))
         else:
             assert category == "rocm_hip_api", category
@@ -1134,7 +1141,12 @@ class RocprofsysFiles(unittest.TestCase):
                                   LEFT JOIN rocpd_pmc_event p ON p.event_id = s.event_id
                                  WHERE n.string = 'device_busy_gfx' AND t.tid IS NULL""").fetchone()
             self.assertEqual(got, (entry["metric_samples"], 4, entry["metric_samples"]))
-            self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_sample"), entry["metric_samples"])
+            # The other samples are the instant marks (rocm_marker_api events on thread tracks).
+            marks = scalar(db, """SELECT count(*) FROM rocpd_sample s JOIN rocpd_event e ON e.id = s.event_id
+                                    JOIN rocpd_string c ON c.id = e.category_id JOIN rocpd_track t ON t.id = s.track_id
+                                   WHERE c.string = 'rocm_marker_api' AND t.tid IS NOT NULL""")
+            self.assertGreater(marks, 0)
+            self.assertEqual(scalar(db, "SELECT count(*) FROM rocpd_sample"), entry["metric_samples"] + marks)
             for view in [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'view'")]:
                 db.execute(f'SELECT * FROM "{view}" LIMIT 1').fetchall()
             db.close()

@@ -42,6 +42,28 @@ def run_isolated(test, setup_sql, queries, timeout=120):
     return lines
 
 
+def run_script(test, script, queries, timeout=180):
+    """Like run_isolated, but the child first runs the Python lines of `script` (with `c` a
+    connection that has not loaded the extension yet, `load()` loading it into `c`, and `q(sql)`
+    printing a query's outcome line), so that files can change between calls."""
+    body = (
+        "import os, shutil, sqlite3, sys, json\n"
+        "EXT = sys.argv[1]\n"
+        "c = sqlite3.connect(':memory:', isolation_level=None); c.enable_load_extension(True)\n"
+        "c.text_factory = bytes\n"
+        "def load(): c.load_extension(EXT)\n"
+        "def q(s):\n"
+        "    try: print('ok', len(c.execute(s).fetchall()), flush=True)\n"
+        "    except sqlite3.Error as e: print('error', str(e).replace(chr(10), ' '), flush=True)\n"
+        + script + "\n"
+        "for s in json.loads(sys.argv[2]): q(s)\n")
+    import json
+    out = subprocess.run([sys.executable, "-c", body, EXT, json.dumps(queries)], capture_output=True, text=True,
+                         timeout=timeout)
+    test.assertEqual(out.returncode, 0, f"the host process died: {out.stderr[-2000:]}")
+    return out.stdout.splitlines()
+
+
 def clear_error(line):
     """An error that says what was wrong: a known message naming the value or a member."""
     known = ("integer overflow", "must be an integer", "must be text or NULL", "is not a number", "member ")
@@ -168,6 +190,108 @@ class Names(unittest.TestCase):
         con = connect()
         con.execute("SELECT rocpd_open(?)", (p,))
         self.assertEqual(con.execute("SELECT hex(name) FROM rocpd_ops WHERE start = 10").fetchone()[0], "FFFE0062616400C3")
+
+
+class Sequences(unittest.TestCase):
+    """Issue 21: sequences of ordinary calls (files replaced mid-session, double loads, TEMP name
+    clashes, recursive named unions) over hostile members: no crash, every answer a plain one or a
+    clear error."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="rocpd_seq_hostile_")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def members(self, n):
+        out = []
+        for i in range(n):
+            out.append(make_rpd(os.path.join(self.tmp, f"m{i}.rpd"),
+                                ops=[(0, 0, 10, 5, 2), (1, 5, 20, 5, 3), (0, 30, 40, 5, 2)],
+                                apis=[(1, 1, 0, 4, 4, 1, 1, 1)], links=[(1, 1)]))
+        return out
+
+    def test_files_replaced_mid_session(self):
+        m = self.members(4)
+        hostile = make_rpd(os.path.join(self.tmp, "text.rpd"), ops=[(0, 0, 10, 5, 2)])
+        c = sqlite3.connect(hostile)
+        c.execute("UPDATE rocpd_op SET gpuId = 'abc', start = '12'")
+        c.commit()
+        c.close()
+        with open(os.path.join(self.tmp, "junk.bin"), "wb") as f:
+            f.write(b"not a database" * 100)
+        script = (f"load(); c.execute(\"SELECT rocpd_open('{self.tmp}/m*.rpd')\")\n"
+                  "for s in json.loads(sys.argv[2]): c.execute(s).fetchall()\n"  # probes, profiles, connections
+                  f"os.replace('{hostile}', '{m[0]}')\n"                      # text where integers were
+                  f"os.replace('{self.tmp}/junk.bin', '{m[1]}')\n"            # not SQLite any more
+                  f"open('{m[2]}', 'r+b').truncate(2048)\n"                    # truncated in place
+                  f"os.remove('{m[3]}')\n")                                    # gone
+        # Every table after the replacements, then again once the broken members are closed.
+        script += ("for s in json.loads(sys.argv[2]): q(s)\n"
+                   "for db in ('m1', 'm2', 'm3'): c.execute('SELECT rocpd_close(?)', (db,))\n")
+        lines = run_script(self, script, EVERY_TABLE)
+        self.assertEqual(len(lines), 2 * len(EVERY_TABLE))
+        for query, line in zip(EVERY_TABLE, lines):
+            with self.subTest(query=query):
+                self.assertTrue(line.startswith("ok") or clear_error(line), line)
+        lines = lines[len(EVERY_TABLE):]
+        for query, line in zip(EVERY_TABLE, lines):
+            with self.subTest(query=query, closed=True):
+                # (m0 alone spans 2 ns: 3 utilization buckets cannot divide it, said as such.)
+                self.assertTrue(line.startswith("ok") or clear_error(line) or "buckets cannot divide" in line, line)
+        self.assertEqual(lines[:3], ["ok 1", "ok 0", "ok 1"])  # m0 alone: 1 op, no API call, 1 member
+
+    def test_double_loads(self):
+        m = self.members(3)
+        script = (f"load(); c.execute(\"SELECT rocpd_open('{m[0]}')\"); load()\n"
+                  f"c.execute(\"SELECT rocpd_open('{m[1]}')\"); c.execute('SELECT count(*) FROM rocpd_busy').fetchall()\n"
+                  f"load(); load(); c.execute(\"SELECT rocpd_open('{m[2]}')\")\n")
+        lines = run_script(self, script, EVERY_TABLE + ["SELECT rocpd_close()", "SELECT * FROM rocpd_members"])
+        for query, line in zip(EVERY_TABLE, lines):
+            with self.subTest(query=query):
+                self.assertTrue(line.startswith("ok"), line)
+        self.assertEqual(lines[:3], ["ok 9", "ok 3", "ok 3"])
+        self.assertEqual(lines[-2:], ["ok 1", "ok 0"])
+
+    def test_temp_name_clashes(self):
+        self.members(1)
+        names = ["rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_op_groups", "rocpd_counters", "rocpd_busy",
+                 "rocpd_check", "rocpd_kernel_summary", "rocpd_run_labels", "rocpd_op_launches",
+                 "rocpd_kernel_stacks", "rocpd_queue_steps"]
+        for kind in ("TABLE", "VIEW"):
+            for name in names:
+                with self.subTest(kind=kind, name=name):
+                    made = f"CREATE TEMP {kind} {name} " + ("(x)" if kind == "TABLE" else "AS SELECT 1 AS x")
+                    script = (f"c.execute('{made}')\n"
+                              "try:\n    load(); print('loaded', flush=True)\n"
+                              "except sqlite3.Error as e:\n    print('error', e, flush=True)\n"
+                              f"c.execute('DROP {kind} temp.{name}'); load()\n"
+                              f"c.execute(\"SELECT rocpd_open('{self.tmp}')\")\n")
+                    lines = run_script(self, script, EVERY_TABLE)
+                    self.assertTrue(lines[0].startswith("error") and
+                                    f"rocpd_ext: cannot load: temp.{name} already exists" in lines[0], lines[0])
+                    for query, line in zip(EVERY_TABLE, lines[1:]):
+                        self.assertTrue(line.startswith("ok"), (query, line))
+
+    def test_recursive_named_unions(self):
+        main_db = make_rpd(os.path.join(self.tmp, "main.rpd"), ops=[(0, 0, 10, 5, 2), (0, 20, 25, 5, 2)])
+        script = ("c.close(); c = sqlite3.connect(sys.argv[3], isolation_level=None); c.enable_load_extension(True)\n"
+                  "c.text_factory = bytes; load()\n"
+                  "c.execute('CREATE TABLE b(x)'); c.execute('CREATE VIRTUAL TABLE a USING rocpd_union(b)')\n"
+                  "c.execute('DROP TABLE b'); c.execute('CREATE VIRTUAL TABLE b USING rocpd_union(a)')\n"
+                  "c.execute('CREATE TABLE v(x)'); c.execute('CREATE VIRTUAL TABLE w2 USING rocpd_union(v)')\n"
+                  "c.execute('CREATE VIRTUAL TABLE w USING rocpd_union(w2)')\n"
+                  "c.execute('DROP TABLE v'); c.execute('CREATE VIRTUAL TABLE v USING rocpd_union(w)')\n")
+        cycles = ["SELECT * FROM a", "SELECT * FROM b", "SELECT * FROM w", "SELECT count(*) FROM a, b",
+                  "SELECT * FROM rocpd_ops WHERE start IN (SELECT x FROM w)"]
+        body = script.replace("sys.argv[3]", repr(main_db))
+        lines = run_script(self, body, cycles + EVERY_TABLE)
+        for query, line in zip(cycles, lines):
+            with self.subTest(query=query):
+                self.assertTrue(line.startswith("error") and "reads this table again" in line, line)
+        for query, line in zip(EVERY_TABLE, lines[len(cycles):]):
+            with self.subTest(query=query):
+                self.assertTrue(line.startswith("ok"), line)
 
 
 if __name__ == "__main__":

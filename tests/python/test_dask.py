@@ -3,8 +3,11 @@ matching view over the same files (the view over one connection is the independe
 import csv
 import io
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -69,10 +72,26 @@ class DaskRecipe(unittest.TestCase):
         self.assertIn("--query utilization needs --bucket-ns", p.stderr)
         p = run("--local", "2", "--query", "kernel_summary", os.path.join(SETS, "mixed8", "none*.db"))
         self.assertEqual(p.returncode, 2)
-        self.assertIn("no trace files", p.stderr)
+        self.assertIn("rocpd_open: no file matches", p.stderr)
         p = run("--query", "top", os.path.join(SETS, "mixed8"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("invalid choice: 'top'", p.stderr)
+
+
+class BadInputs(unittest.TestCase):
+    def test_bad_input_is_one_line(self):
+        # A directory holding only a non-trace SQLite file (issue 23): one line, no worker traceback.
+        tmp = tempfile.mkdtemp(prefix="rocpd_dask_")
+        try:
+            sqlite3.connect(os.path.join(tmp, "notes.db")).execute("CREATE TABLE t(x)").connection.commit()
+            p = run("--local", "2", "--query", "busy", tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertEqual(p.stderr.strip().splitlines(),
+                             [f"rocpd_ext.dask: rocpd_open: '{tmp}' holds no trace file: skipped "
+                              f"'{tmp}/notes.db' (an SQLite database that holds no rpd or rocpd trace)"])
+            self.assertEqual(p.stdout, "")
+        finally:
+            shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

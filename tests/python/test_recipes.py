@@ -1,7 +1,10 @@
 """rocpd_ext.recipes: partial states over shares of a job's files, reduced, give the views' rows
 (the views over one connection holding every file are the independent answer)."""
 import os
+import shutil
+import sqlite3
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -50,6 +53,36 @@ class Recipes(unittest.TestCase):
         self.assertEqual(recipes.expand(files[0]), files[:1])
         with self.assertRaises(FileNotFoundError):
             recipes.expand(os.path.join(d, "nothing*.db"))
+
+    def test_rocprofv3_tree_keeps_job_names(self):
+        # host1/1_results.db and host2/1_results.db: one file per share, each share opened alone,
+        # still gives the whole job's member names (issue 23); a stray notes.db is skipped.
+        tmp = tempfile.mkdtemp(prefix="rocpd_tree_")
+        try:
+            src = sorted(os.path.join(SETS, "same_rocpd", f) for f in os.listdir(os.path.join(SETS, "same_rocpd"))
+                         if f.endswith(".db"))
+            for host, f in (("host1", src[0]), ("host2", src[1])):
+                os.makedirs(os.path.join(tmp, host))
+                shutil.copyfile(f, os.path.join(tmp, host, "1_results.db"))
+            sqlite3.connect(os.path.join(tmp, "notes.db")).execute("CREATE TABLE t(x)").connection.commit()
+            found, skipped = recipes.members(tmp)
+            self.assertEqual([name for _, name in found], ["host1/1_results", "host2/1_results"])
+            self.assertEqual([p for p, _ in skipped], [os.path.join(tmp, "notes.db")])
+            for query in ("busy", "utilization"):
+                with self.subTest(query=query):
+                    lo, hi = [None, None]
+                    if query == "utilization":
+                        firsts = [recipes.spans([f]) for f in found]
+                        lo, hi = min(a for a, _ in firsts), max(b for _, b in firsts)
+                    got = recipes.reduce(query, [recipes.partial(query, [f], BUCKET_NS, lo, hi) for f in found])
+                    con = recipes.connect()
+                    con.execute("SELECT rocpd_open(?)", (tmp,))
+                    args = (BUCKET_NS,) if query == "utilization" else ()
+                    want = [tuple(r) for r in con.execute(recipes._VIEW[query], args)]
+                    self.assertEqual({r[0] for r in want}, {"host1/1_results", "host2/1_results"})
+                    same_rows(self, got, want, recipes.COLUMNS[query])
+        finally:
+            shutil.rmtree(tmp)
 
     def test_unknown_query(self):
         with self.assertRaises(ValueError) as cm:

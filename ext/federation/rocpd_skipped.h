@@ -1,0 +1,8 @@
+#pragma once
+#include <memory>
+
+#include "members/registry.h"
+
+namespace rocpd::federation {
+int register_rocpd_skipped(sqlite3* db, const std::shared_ptr<Registry>& registry);
+}
