@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -163,6 +165,13 @@ class Exporter {
 
   // Waits for the worker: what it wrote and counted is complete.
   void finish() { pipe_.drain(); }
+
+  // rocpd_progress(1): the line printed about once a second (calling thread: its own counters).
+  std::string progress_line(size_t done, size_t total) const {
+    return fmt::format("rocpd_export_trace: {}/{} members written{}, {} rows read", done, total,
+                       member_ && done < total ? ", now " + member_->db : std::string(), rows_read_);
+  }
+  bool progress_wanted() const { return registry_->progress; }
 
   ExportResult result;
 
@@ -375,6 +384,7 @@ class Exporter {
     std::unique_ptr<RowBatch> batch = pipe_.take(width);
     uint64_t n = 0;
     while (rows.next()) {
+      ++rows_read_;
       if ((++n & 0xfff) == 0) watch_.check();
       batch->add(rows);
       if (batch->full()) {
@@ -590,6 +600,7 @@ class Exporter {
   int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
   int64_t next_tid_ = 1000000000;
   std::vector<uint64_t> flows_out_;  // the current call's arrows (flows_on_slices_)
+  uint64_t rows_read_ = 0;           // by the calling thread, for progress lines
 
   // What the worker does with each pass's rows.
   const RowPipe::Handler launch_rows_ = [this](const RowBatch& b) {
@@ -636,6 +647,68 @@ std::vector<Member> members_to_export(sqlite3* db, const ExportRequest& req) {
   return chosen;
 }
 
+// The file at `path` must not be one the export reads: a member (or its journal, WAL or shared
+// memory), or a database of the connection. Compared by device and inode, so another name of the
+// same file (a link, a relative path) is recognised.
+void refuse_reading_destination(sqlite3* db, const std::string& path) {
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0) return;  // a new file
+  auto same = [&](const std::string& other) {
+    struct stat st {};
+    return !other.empty() && ::stat(other.c_str(), &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
+  };
+  auto same_or_side = [&](const std::string& file) {
+    for (const char* side : {"", "-wal", "-shm", "-journal"})
+      if (same(file + side)) return true;
+    return false;
+  };
+  if (auto registry = federation::Registry::of(db)) {
+    for (const auto& m : registry->members())
+      if (same_or_side(m->path))
+        throw Error(fmt::format("{}: '{}' is the file of member {} ('{}'), which the export reads; write the trace to "
+                                "another file",
+                                kFn, path, m->alias, m->path));
+  }
+  Stmt s = prepare(db, "SELECT name, file FROM pragma_database_list", kFn);
+  while (step(s.get(), kFn)) {
+    if (same_or_side(std::string(column_text(s.get(), 1))))
+      throw Error(fmt::format("{}: '{}' is the file of database '{}' of this connection; write the trace to another "
+                              "file",
+                              kFn, path, column_text(s.get(), 0)));
+  }
+}
+
+// The error of a window that holds nothing: most often times relative to the job's start given
+// where the members' own ns are expected.
+[[noreturn]] void empty_window(sqlite3* db, const ExportRequest& req, const std::vector<Member>& members) {
+  auto bound = [](const std::optional<int64_t>& v, const char* open) {
+    return v ? std::to_string(*v) : std::string(open);
+  };
+  std::optional<int64_t> first, last;
+  {
+    Stmt s = prepare(db, "SELECT first_ns, last_ns FROM temp.rocpd_members WHERE db = ?1", kFn);
+    for (const Member& m : members) {
+      sqlite3_reset(s.get());
+      sqlite3_bind_text(s.get(), 1, m.db.data(), static_cast<int>(m.db.size()), SQLITE_TRANSIENT);
+      if (!step(s.get(), kFn)) continue;
+      if (sqlite3_column_type(s.get(), 0) == SQLITE_INTEGER)
+        first = std::min(first.value_or(INT64_MAX), static_cast<int64_t>(sqlite3_column_int64(s.get(), 0)));
+      if (sqlite3_column_type(s.get(), 1) == SQLITE_INTEGER)
+        last = std::max(last.value_or(INT64_MIN), static_cast<int64_t>(sqlite3_column_int64(s.get(), 1)));
+    }
+  }
+  const std::string window = fmt::format("[{}, {})", bound(req.lo, "-inf"), bound(req.hi, "+inf"));
+  if (!first || !last)
+    throw Error(fmt::format("{}: no op or API call in the window {} ns: the members exported hold none", kFn, window));
+  auto rel = [](const std::optional<int64_t>& v) {
+    return v ? fmt::format("rocpd_job_start() + {}", *v) : std::string("NULL");
+  };
+  throw Error(fmt::format("{}: no op or API call in the window {} ns; the job runs from {} to {} ns (the members' "
+                          "own clock, not time since the job began: for a window relative to the job's start add "
+                          "rocpd_job_start(), e.g. rocpd_export_trace('{}', {}, {}))",
+                          kFn, window, *first, *last, req.path, rel(req.lo), rel(req.hi)));
+}
+
 std::string other_data(const ExportRequest& req, const ExportResult& r) {
   auto bound = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
   return fmt::format(
@@ -663,15 +736,21 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kFn, *req.hi, *req.lo));
   }
   const std::vector<Member> members = members_to_export(db, req);
+  refuse_reading_destination(db, req.path);
   InterruptWatch watch(db);
   OutFile out(req.path, compression, kFn);
   JsonWriter json(out);
   PftraceWriter proto(out);
   TraceWriter& w = pftrace ? static_cast<TraceWriter&>(proto) : json;
   Exporter e(db, req, w, watch);
+  size_t done = 0;
+  if (e.progress_wanted()) watch.report_progress([&] { return e.progress_line(done, members.size()); });
   w.begin();
   try {
-    for (const Member& m : members) e.member(m);
+    for (const Member& m : members) {
+      e.member(m);
+      ++done;
+    }
     e.finish();
   } catch (const Error&) {
     // A member statement stopped by the user's interrupt reports it in the member's words; the
@@ -680,6 +759,7 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw;
   }
   e.result.members = members.size();
+  if ((req.lo || req.hi) && e.result.ops == 0 && e.result.apis == 0) empty_window(db, req, members);
   w.end(other_data(req, e.result));
   e.result.events = w.events();
   e.result.bytes = out.bytes();
