@@ -33,6 +33,7 @@ struct Options {
   int rpd_nodes = 0;        // 0: hostnames node<rank/2>, no encoding; N: rank on node rank % N
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
   bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
+  bool diagnosis_edges = false;  // --diagnosis 2: also touching ops and host waits below the threshold
   bool help = false;
 };
 
