@@ -89,6 +89,7 @@ struct SummaryCursor : sqlite3_vtab_cursor {
   // The streamed member's statement and current row.
   Stmt stmt;
   SummaryRow row;
+  Number member_total;
   // The argument, read back through the hidden column: SQLite re-checks `summary = 'top'` on
   // the rows of some plans (a multi-index OR), as on a plain table's column.
   std::string summary;
@@ -231,31 +232,38 @@ std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, cons
   return out;
 }
 
-// A member's summary by SQL's GROUP BY over temp.rocpd_ops / temp.rocpd_apis, in the order and
-// with the percents rank_rows() gives: SQLite sorts in bounded memory, so many names cost no
-// memory of ours (summaries::kMaxEngineGroups).
-Stmt streamed_summary(sqlite3* host, const MemberRows& m, const SummaryKind& kind) {
+Number number_of(sqlite3_stmt* s, int col) {
+  return sqlite3_column_type(s, col) == SQLITE_INTEGER ? Number{false, sqlite3_column_int64(s, col), 0}
+                                                       : Number{true, 0, sqlite3_column_double(s, col)};
+}
+
+// A member's summary by SQL's GROUP BY over temp.rocpd_ops / temp.rocpd_apis, in the order
+// rank_rows() gives: SQLite sorts in bounded memory, so many names cost no memory of ours
+// (summaries::kMaxEngineGroups). `total`: the member's total (the sum of the groups' totals, as
+// rank_rows() adds them: durations are never negative, so the same overflow), for the percents.
+Stmt streamed_summary(sqlite3* host, const MemberRows& m, const SummaryKind& kind, Number& total) {
   const bool ops = kind.table == TableKind::Ops;
   std::string filter;
   if (ops && kind.ops_kind) filter = " AND kind = ?2";
   if (!ops) filter = kind.marker == 1 ? " AND domain = 'marker'" : " AND domain IS NOT 'marker'";
-  const std::string sql = fmt::format(
-      "SELECT name, calls, total, mn, mx, sd, timed, "
-      "CASE WHEN sum(total) OVER () <> 0 THEN 100.0 * coalesce(total, 0) / sum(total) OVER () ELSE 0.0 END "
-      "FROM (SELECT name, count(*) AS calls, sum(duration) AS total, min(duration) AS mn, max(duration) AS mx, "
-      "stddev(duration) AS sd, count(duration) AS timed FROM {} WHERE db = ?1{} GROUP BY name) "
-      "ORDER BY coalesce(total, 0) DESC, name",
-      ops ? "temp.rocpd_ops" : "temp.rocpd_apis", filter);
-  Stmt stmt = prepare(host, sql, "rocpd_union");
-  const std::string& alias = m.streamed->alias;
-  sqlite3_bind_text(stmt.get(), 1, alias.data(), static_cast<int>(alias.size()), SQLITE_TRANSIENT);
-  if (ops && kind.ops_kind) sqlite3_bind_text(stmt.get(), 2, kind.ops_kind, -1, SQLITE_STATIC);
-  return stmt;
-}
-
-Number number_of(sqlite3_stmt* s, int col) {
-  return sqlite3_column_type(s, col) == SQLITE_INTEGER ? Number{false, sqlite3_column_int64(s, col), 0}
-                                                       : Number{true, 0, sqlite3_column_double(s, col)};
+  const char* table = ops ? "temp.rocpd_ops" : "temp.rocpd_apis";
+  auto bound = [&](const std::string& sql) {
+    Stmt stmt = prepare(host, sql, "rocpd_union");
+    const std::string& alias = m.streamed->alias;
+    sqlite3_bind_text(stmt.get(), 1, alias.data(), static_cast<int>(alias.size()), SQLITE_TRANSIENT);
+    if (ops && kind.ops_kind) sqlite3_bind_text(stmt.get(), 2, kind.ops_kind, -1, SQLITE_STATIC);
+    return stmt;
+  };
+  {
+    Stmt sum = bound(fmt::format("SELECT sum(duration) FROM {} WHERE db = ?1{}", table, filter));
+    total = step(sum.get(), "rocpd_union") && sqlite3_column_type(sum.get(), 0) != SQLITE_NULL
+                ? number_of(sum.get(), 0)
+                : Number{};
+  }
+  return bound(fmt::format(
+      "SELECT name, count(*) AS calls, sum(duration) AS total, min(duration), max(duration), stddev(duration), "
+      "count(duration) FROM {} WHERE db = ?1{} GROUP BY name ORDER BY coalesce(total, 0) DESC, name",
+      table, filter));
 }
 
 // Moves the cursor to its next row (the current one when it has not been read yet): through the
@@ -270,7 +278,7 @@ void settle(SummaryCursor& cur, sqlite3* host, const SummaryKind& kind) {
         return;
       }
     } else {
-      if (!cur.stmt) cur.stmt = streamed_summary(host, m, kind);
+      if (!cur.stmt) cur.stmt = streamed_summary(host, m, kind, cur.member_total);
       if (step(cur.stmt.get(), "rocpd_union")) {
         sqlite3_stmt* s = cur.stmt.get();
         SummaryRow& r = cur.row;
@@ -286,7 +294,7 @@ void settle(SummaryCursor& cur, sqlite3* host, const SummaryKind& kind) {
         r.max = r.timed > 0 ? number_of(s, 4) : Number{};
         r.stddev.reset();
         if (sqlite3_column_type(s, 5) != SQLITE_NULL) r.stddev = sqlite3_column_double(s, 5);
-        r.percent = sqlite3_column_double(s, 7);
+        r.percent = cur.member_total.value() != 0 ? 100.0 * r.total.value() / cur.member_total.value() : 0.0;
         cur.current = &r;
         return;
       }
