@@ -24,8 +24,12 @@ CompressedImage::CompressedImage(std::unique_ptr<ByteSource> src, std::uint64_t 
   }
 }
 
-void CompressedImage::verify_all() {
-  if (!plain_) reader_->verify_all();
+void CompressedImage::verify_framing(const std::function<void()>& check) {
+  if (!plain_) reader_->verify_framing(check);
+}
+
+void CompressedImage::verify_all(const std::function<void()>& check) {
+  if (!plain_) reader_->verify_all(check);
 }
 
 std::string CompressedImage::describe() const {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,8 +32,11 @@ class CompressedImage {
   const FrameReader* reader() const { return reader_.get(); }
   // Copies [offset, offset + n) clipped at size(); returns the number of bytes copied.
   std::size_t read(std::uint64_t offset, void* dst, std::size_t n) { return reader_->read(offset, dst, n); }
-  // Decompresses and checks every frame (a plain file was checked when it was opened).
-  void verify_all();
+  // Decompresses and checks every frame (a plain file was checked when it was opened); `check`
+  // runs before each frame and may throw to stop.
+  void verify_all(const std::function<void()>& check = {});
+  // The framing of every frame against the seek table, without decoding (a plain file: nothing).
+  void verify_framing(const std::function<void()>& check = {});
   // JSON summary: layout, sizes, frames, checksums.
   std::string describe() const;
 

@@ -12,8 +12,7 @@
 
 namespace rocpd::zstd {
 
-std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
-                                           std::size_t index, bool checksum, std::shared_ptr<MemoryMeter> meter) {
+void check_framing(const unsigned char* compressed, const FrameEntry& entry, std::size_t index) {
   const std::size_t csize = entry.compressed_size;
   const std::size_t dsize = entry.decompressed_size;
   const std::size_t frame_size = ZSTD_findFrameCompressedSize(compressed, csize);
@@ -27,6 +26,13 @@ std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char*
   if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR && declared != dsize)
     throw FormatError(fmt::format("frame {} at offset {} declares {} decompressed bytes but the seek table says {}",
                                   index, entry.compressed_offset, declared, dsize));
+}
+
+std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
+                                           std::size_t index, bool checksum, std::shared_ptr<MemoryMeter> meter) {
+  const std::size_t csize = entry.compressed_size;
+  const std::size_t dsize = entry.decompressed_size;
+  check_framing(compressed, entry, index);
   auto out = std::make_shared<DecodedFrame>(dsize, std::move(meter));
   const std::size_t got = ZSTD_decompressDCtx(dctx, out->data(), dsize, compressed, csize);
   if (ZSTD_isError(got)) {
@@ -176,10 +182,24 @@ std::size_t FrameReader::read(std::uint64_t offset, void* dst, std::size_t n) {
   return copied;
 }
 
-void FrameReader::verify_all() {
+void FrameReader::verify_framing(const std::function<void()>& check) {
   std::lock_guard lock(mutex_);
   std::vector<unsigned char> compressed;
   for (std::size_t i = 0; i < table_.frames.size(); ++i) {
+    if (check && i % 64 == 0) check();
+    const FrameEntry& entry = table_.frames[i];
+    if (entry.decompressed_size == 0) continue;  // verify_all checks those
+    compressed.resize(entry.compressed_size);
+    src_.read(entry.compressed_offset, compressed.data(), compressed.size());
+    check_framing(compressed.data(), entry, i);
+  }
+}
+
+void FrameReader::verify_all(const std::function<void()>& check) {
+  std::lock_guard lock(mutex_);
+  std::vector<unsigned char> compressed;
+  for (std::size_t i = 0; i < table_.frames.size(); ++i) {
+    if (check) check();
     const FrameEntry& entry = table_.frames[i];
     compressed.resize(entry.compressed_size);
     src_.read(entry.compressed_offset, compressed.data(), compressed.size());

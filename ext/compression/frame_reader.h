@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,10 @@ struct DCtxFree {
 // Decompresses one frame described by `entry` (index `index`, for messages) from `compressed`;
 // verifies it is exactly one frame of exactly the declared size and, when `checksum` is set, its
 // XXH64. The declared size is checked before anything is allocated. Throws FormatError.
+// The checks decode_frame makes before decoding: one zstd frame of exactly the seek table's
+// compressed size, declaring (if at all) the table's decompressed size. Throws FormatError.
+void check_framing(const unsigned char* compressed, const FrameEntry& entry, std::size_t index);
+
 std::shared_ptr<DecodedFrame> decode_frame(ZSTD_DCtx* dctx, const unsigned char* compressed, const FrameEntry& entry,
                                            std::size_t index, bool checksum, std::shared_ptr<MemoryMeter> meter);
 
@@ -49,7 +54,10 @@ class FrameReader {
   // Copies decompressed bytes [offset, offset + n) clipped at size(); returns how many were copied.
   std::size_t read(std::uint64_t offset, void* dst, std::size_t n);
   // Decompresses and checks every frame (bypassing the cache); throws on the first bad one.
-  void verify_all();
+  // `check` runs before each frame (at most 64 MiB to decode): it may throw to stop.
+  void verify_all(const std::function<void()>& check = {});
+  // Only the framing of every frame (check_framing: no decoding, work in proportion to the file).
+  void verify_framing(const std::function<void()>& check = {});
 
  private:
   // The caller holds mutex_ for all of these.

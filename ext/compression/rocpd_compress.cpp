@@ -1,10 +1,13 @@
 // rocpd_compress(src, dst [, level [, frame_kib]]): writes the seekable zstd layout of a SQLite
 // database. The source is read inside a read transaction (a consistent snapshot even while a
-// tracer writes to it) and never modified; dst appears atomically and is never overwritten.
+// tracer writes to it), never modified, and nothing is created beside it (compress_source.h);
+// dst appears atomically when complete and is never overwritten; an interrupt stops the call
+// within milliseconds and leaves nothing.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -16,12 +19,15 @@
 
 #include "common/sqlite_util.h"
 #include "compression/byte_source.h"
+#include "compression/compress_source.h"
+#include "compression/host_interrupt.h"
+#include "compression/snapshot_file.h"
 #include "compression/seekable_writer.h"
 
 namespace rocpd::compression {
 namespace {
 
-// Removes a file unless released: the partial output and the WAL snapshot never outlive an error.
+// Removes a file unless released: the partial output never outlives an error.
 class TempFile {
  public:
   explicit TempFile(std::string path) : path_(std::move(path)) {}
@@ -107,85 +113,112 @@ std::string source_path(const std::string& src) {
   return path;
 }
 
-std::int64_t compress_database(const std::string& src, const std::string& dst, int level, std::size_t frame_size) {
+// The directory a file name lies in ("." for a bare name).
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A busy handler that waits for a writer's commit (up to 10 s, as a busy timeout would) but
+// gives up at once when the user interrupts.
+struct BusyWait {
+  HostInterrupt* interrupt;
+  static int handler(void* p, int count) {
+    auto* self = static_cast<BusyWait*>(p);
+    if (count >= 2000 || self->interrupt->interrupted_now()) return 0;
+    sqlite3_sleep(5);
+    return 1;
+  }
+};
+
+std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src, const std::string& dst, int level,
+                               std::size_t frame_size) {
   struct stat st {};
-  if (::stat(dst.c_str(), &st) == 0) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
+  if (::lstat(dst.c_str(), &st) == 0) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
   // SQLite's default VFS would block opening a FIFO until a writer appears.
+  const std::string path = source_path(src);
   try {
-    zstd::require_regular_file(source_path(src));
+    zstd::require_regular_file(path);
   } catch (const zstd::IoError& e) {
     fail(fmt::format("source '{}': {}", src, e.what()));
   }
 
-  sqlite3* raw_db = nullptr;
-  int rc = sqlite3_open_v2(src.c_str(), &raw_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
-  Db db(raw_db);
-  if (rc != SQLITE_OK)
-    fail(fmt::format("cannot open source '{}': {}", src, raw_db ? sqlite3_errmsg(raw_db) : sqlite3_errstr(rc)));
+  CompressSource source = open_compress_source(src, path);
+  sqlite3* db = source.db.get();
   // A tracer still writing holds its lock only while it commits: wait for it rather than fail.
-  sqlite3_busy_timeout(db.get(), 10000);
+  BusyWait busy{&interrupt};
+  sqlite3_busy_handler(db, BusyWait::handler, &busy);
+  const std::string what = fmt::format("rocpd_compress: source '{}'", src);
   // The read transaction pins one snapshot: rollback-journal writers cannot commit while it is
   // held, and WAL readers keep seeing the pages of its start.
-  exec(db.get(), "BEGIN", fmt::format("rocpd_compress: source '{}'", src));
-  const std::string what = fmt::format("rocpd_compress: source '{}'", src);
+  exec(db, "BEGIN", what);
   {
-    Stmt probe = prepare(db.get(), "SELECT count(*) FROM sqlite_schema", what);
-    step(probe.get(), what);
+    Stmt probe = prepare(db, "SELECT count(*) FROM sqlite_schema", what);
+    if (!step(probe.get(), what) && interrupt.interrupted_now()) HostInterrupt::raise();
   }
-  std::string journal_mode;
-  {
-    Stmt jm = prepare(db.get(), "PRAGMA main.journal_mode", what);
-    if (step(jm.get(), what)) journal_mode = std::string(column_text(jm.get(), 0));
-  }
-  const auto page_size = static_cast<std::uint64_t>(pragma_int(db.get(), "PRAGMA main.page_size", src));
-  const auto page_count = static_cast<std::uint64_t>(pragma_int(db.get(), "PRAGMA main.page_count", src));
+  const auto page_size = static_cast<std::uint64_t>(pragma_int(db, "PRAGMA main.page_size", src));
+  const auto page_count = static_cast<std::uint64_t>(pragma_int(db, "PRAGMA main.page_count", src));
   const std::uint64_t image_bytes = page_size * page_count;
 
-  TempFile partial(fmt::format("{}.partial.{}", dst, ::getpid()));
-  Fd out(::open(partial.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  // The output is written under a short fresh name beside dst (created with O_EXCL, so it never
+  // follows or replaces anything; short, so that any dst name that fits the directory fits it too)
+  // and published only when complete: a failed or interrupted call leaves nothing.
+  static std::atomic<unsigned> counter{0};
+  const std::string dir = directory_of(dst);
+  TempFile partial(fmt::format("{}/.rocpd-{}-{}.partial", dir, ::getpid(), counter.fetch_add(1)));
+  Fd out(::open(partial.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (out.get() < 0) {
     const int err = errno;
-    const std::string path = partial.path();
     partial.release();  // not ours: somebody else's file, or none at all
-    fail(fmt::format("cannot create '{}': {}", path, std::strerror(err)));
+    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(err)));
   }
   std::uint64_t written = 0;
+  // Read in pieces small enough to look at the interrupt flag often.
+  const std::size_t piece = std::min<std::size_t>(frame_size, 1 << 20);
   try {
     zstd::SeekableWriter writer([&](const void* p, std::size_t n) { write_all(out.get(), p, n, partial.path()); },
-                                level, frame_size);
-    if (journal_mode != "wal") {
-      // The file itself is the snapshot while the read lock is held: copy its bytes exactly (so
-      // `zstd -d` gives back the original file).
+                                level, frame_size, [&] { interrupt.check(); });
+    if (source.file_is_image) {
+      // The file itself is the snapshot while the read lock is held (or, immutable, while nothing
+      // writes to it): copy its bytes exactly (so `zstd -d` gives back the original file).
       sqlite3_file* file = nullptr;
-      if (sqlite3_file_control(db.get(), "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
+      if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK || !file ||
           !file->pMethods)
         fail(fmt::format("source '{}': cannot reach its file", src));
       stream_image(
           [&](std::uint64_t off, unsigned char* buf, std::size_t n) {
+            interrupt.check();
             int r = file->pMethods->xRead(file, buf, static_cast<int>(n), static_cast<sqlite3_int64>(off));
             if (r != SQLITE_OK) fail(fmt::format("source '{}': read failed at offset {} ({})", src, off, sqlite3_errstr(r)));
           },
-          image_bytes, frame_size, writer);
+          image_bytes, piece, writer);
     } else {
-      // In WAL mode committed pages may still live in the -wal file: let SQLite assemble the
-      // snapshot (backup API) into a temporary file next to dst, then compress that.
-      TempFile snapshot(fmt::format("{}.snapshot.{}", dst, ::getpid()));
+      // Committed pages live in the -wal file: SQLite assembles the snapshot (backup API) into an
+      // unnamed temporary file, which is then compressed.
+      SnapshotFile snapshot(dir);
       {
-        sqlite3* raw_snap = nullptr;
-        rc = sqlite3_open_v2(snapshot.path().c_str(), &raw_snap,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-        Db snap(raw_snap);
-        if (rc != SQLITE_OK) fail(fmt::format("cannot create '{}': {}", snapshot.path(), sqlite3_errstr(rc)));
-        sqlite3_backup* backup = sqlite3_backup_init(snap.get(), "main", db.get(), "main");
+        Db snap = snapshot.open();
+        sqlite3_backup* backup = sqlite3_backup_init(snap.get(), "main", db, "main");
         if (!backup) fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errmsg(snap.get())));
-        rc = sqlite3_backup_step(backup, -1);
+        int rc = SQLITE_OK;
+        do {
+          if (interrupt.interrupted_now()) {
+            sqlite3_backup_finish(backup);
+            HostInterrupt::raise();
+          }
+          rc = sqlite3_backup_step(backup, 256);
+        } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
         const int finish_rc = sqlite3_backup_finish(backup);
         if (rc != SQLITE_DONE || finish_rc != SQLITE_OK)
           fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errstr(rc != SQLITE_DONE ? rc : finish_rc)));
       }
-      zstd::PosixFileSource snap_file(snapshot.path());
-      stream_image([&](std::uint64_t off, unsigned char* buf, std::size_t n) { snap_file.read(off, buf, n); },
-                   snap_file.size(), frame_size, writer);
+      stream_image(
+          [&](std::uint64_t off, unsigned char* buf, std::size_t n) {
+            interrupt.check();
+            snapshot.read(off, buf, n);
+          },
+          snapshot.size(), piece, writer);
     }
     written = writer.finish();
   } catch (const std::invalid_argument& e) {
@@ -197,6 +230,8 @@ std::int64_t compress_database(const std::string& src, const std::string& dst, i
   }
   if (::fsync(out.get()) != 0) fail(fmt::format("cannot sync '{}': {}", partial.path(), std::strerror(errno)));
   if (::close(out.release()) != 0) fail(fmt::format("cannot close '{}': {}", partial.path(), std::strerror(errno)));
+  // The last moment an interrupt can still leave nothing behind.
+  if (interrupt.interrupted_now()) HostInterrupt::raise();
   // link() publishes the finished file atomically and, unlike rename(), never replaces a dst
   // created meanwhile. Filesystems without hard links fall back to rename().
   if (::link(partial.path().c_str(), dst.c_str()) != 0) {
@@ -229,7 +264,17 @@ void rocpd_compress_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       frame_kib = sqlite3_value_int64(argv[3]);
       if (frame_kib < 1 || frame_kib > 65536) fail(fmt::format("frame_kib {} is outside 1..65536", frame_kib));
     }
-    sqlite3_result_int64(ctx, compress_database(src, dst, level, static_cast<std::size_t>(frame_kib) * 1024));
+    HostInterrupt interrupt(sqlite3_context_db_handle(ctx));
+    std::int64_t written = 0;
+    try {
+      written = compress_database(interrupt, src, dst, level, static_cast<std::size_t>(frame_kib) * 1024);
+    } catch (const Error&) {
+      // A wait or statement the interrupt cut short fails in its own words ("database is locked"):
+      // the call ends with SQLite's plain "interrupted", as every other statement does.
+      if (interrupt.interrupted_now()) HostInterrupt::raise();
+      throw;
+    }
+    sqlite3_result_int64(ctx, written);
   });
 }
 

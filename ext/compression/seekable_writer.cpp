@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -12,8 +13,8 @@
 
 namespace rocpd::zstd {
 
-SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size)
-    : sink_(std::move(sink)), frame_size_(frame_size) {
+SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size, Check check)
+    : sink_(std::move(sink)), check_(std::move(check)), frame_size_(frame_size) {
   if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
     throw std::invalid_argument(
         fmt::format("level {} is outside zstd's range {}..{}", level, ZSTD_minCLevel(), ZSTD_maxCLevel()));
@@ -33,8 +34,28 @@ SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size)
 SeekableWriter::~SeekableWriter() { ZSTD_freeCCtx(cctx_); }
 
 void SeekableWriter::emit_frame(const unsigned char* data, std::size_t size) {
-  const std::size_t n = ZSTD_compress2(cctx_, compressed_.data(), compressed_.size(), data, size);
-  if (ZSTD_isError(n)) throw std::runtime_error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(n)));
+  // Streamed in steps of about one zstd block, so that check_ runs often even at the slowest
+  // levels on 64 MiB frames; the frame is the one ZSTD_compress2 would write.
+  constexpr std::size_t kStep = 128 * 1024;
+  ZSTD_CCtx_reset(cctx_, ZSTD_reset_session_only);
+  ZSTD_CCtx_setPledgedSrcSize(cctx_, size);
+  ZSTD_outBuffer out{compressed_.data(), compressed_.size(), 0};
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t take = std::min(kStep, size - pos);
+    const bool last = pos + take == size;
+    ZSTD_inBuffer in{data + pos, take, 0};
+    for (;;) {
+      const std::size_t r = ZSTD_compressStream2(cctx_, &out, &in, last ? ZSTD_e_end : ZSTD_e_continue);
+      if (ZSTD_isError(r)) throw std::runtime_error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(r)));
+      if (check_) check_();
+      if (last ? r == 0 : in.pos == in.size) break;
+      if (out.pos == out.size) throw std::runtime_error("zstd compression failed: output larger than its bound");
+    }
+    pos += take;
+    if (last) break;
+  }
+  const std::size_t n = out.pos;
   if (entries_.size() / 12 >= kMaxFrames) throw std::runtime_error("too many frames for the seekable format");
   sink_(compressed_.data(), n);
   written_ += n;

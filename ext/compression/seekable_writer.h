@@ -18,9 +18,12 @@ inline constexpr std::size_t kDefaultFrameKiB = 64;
 class SeekableWriter {
  public:
   using Sink = std::function<void(const void* data, std::size_t size)>;
+  // Called between pieces of work of bounded size (about 128 KiB of input compressed); may throw
+  // to stop the writer (an interrupt).
+  using Check = std::function<void()>;
   // Throws std::invalid_argument for a level outside zstd's range or frame_size outside
   // [1 KiB, kMaxFrameDecompressedSize].
-  SeekableWriter(Sink sink, int level, std::size_t frame_size);
+  SeekableWriter(Sink sink, int level, std::size_t frame_size, Check check = {});
   ~SeekableWriter();
   SeekableWriter(const SeekableWriter&) = delete;
   SeekableWriter& operator=(const SeekableWriter&) = delete;
@@ -34,6 +37,7 @@ class SeekableWriter {
   void emit_frame(const unsigned char* data, std::size_t size);
 
   Sink sink_;
+  Check check_;
   std::size_t frame_size_;
   ZSTD_CCtx* cctx_ = nullptr;
   std::vector<unsigned char> pending_;

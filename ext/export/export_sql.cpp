@@ -83,8 +83,16 @@ void parse_options(sqlite3* db, sqlite3_value* v, ExportRequest& req) {
                                 type, column_text(s.get(), 2)));
       }
       req.utilization_buckets = n;
+    } else if (key == "names") {
+      const std::string v(column_text(s.get(), 2));
+      if (type == "text" && v == "demangled") req.names = NameForm::demangled;
+      else if (type == "text" && v == "display") req.names = NameForm::display;
+      else if (type == "text" && v == "raw") req.names = NameForm::raw;
+      else
+        throw Error(fmt::format("{}: option names must be 'demangled' (the default), 'display' or 'raw', got {} '{}'",
+                                kFn, type, v));
     } else {
-      throw Error(fmt::format("{}: unknown option '{}' (known: db, utilization_buckets)", kFn, key));
+      throw Error(fmt::format("{}: unknown option '{}' (known: db, names, utilization_buckets)", kFn, key));
     }
   }
 }

@@ -199,6 +199,11 @@ void JsonWriter::slice(int64_t pid, int64_t tid, std::string_view cat, std::stri
       p = put(p, comma ? ",\"args\":\"" : "\"args\":\"");
       p = put(p, *args.text);
       *p++ = '"';
+      comma = true;
+    }
+    if (args.recorded_dur) {
+      p = put(p, comma ? ",\"recorded_dur_ns\":" : "\"recorded_dur_ns\":");
+      p = put_i64(p, *args.recorded_dur);
     }
     p = put(p, "}}");
     out_.advance(static_cast<size_t>(p - start));
@@ -238,13 +243,17 @@ void JsonWriter::slice(int64_t pid, int64_t tid, std::string_view cat, std::stri
   if (args.text) {
     lit(comma ? ",\"args\":" : "\"args\":");
     str(*args.text);
+    comma = true;
+  }
+  if (args.recorded_dur) {
+    lit(comma ? ",\"recorded_dur_ns\":" : "\"recorded_dur_ns\":");
+    i64(*args.recorded_dur);
   }
   lit("}}");
 }
 
-void JsonWriter::flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid,
-                      int64_t to_ns) {
-  char* const start = out_.reserve(2 * kFixedPart);
+void JsonWriter::flow_begin(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns) {
+  char* const start = out_.reserve(kFixedPart);
   char* p = start;
   if (events_++) p = put(p, ",\n");
   p = put(p, "{\"ph\":\"s\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
@@ -252,10 +261,17 @@ void JsonWriter::flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, in
   p = put_track(p, flow_from_, pid, tid);
   p = put(p, ",\"ts\":");
   p = put_ts(p, from_ns);
-  p = put(p, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
-  ++events_;
+  *p++ = '}';
+  out_.advance(static_cast<size_t>(p - start));
+}
+
+void JsonWriter::flow_end(uint64_t id, int64_t pid, int64_t tid, int64_t to_ns) {
+  char* const start = out_.reserve(kFixedPart);
+  char* p = start;
+  if (events_++) p = put(p, ",\n");
+  p = put(p, "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"launch\",\"name\":\"launch\",\"id\":");
   p = std::to_chars(p, p + 24, id).ptr;
-  p = put_track(p, flow_to_, to_pid, to_tid);
+  p = put_track(p, flow_to_, pid, tid);
   p = put(p, ",\"ts\":");
   p = put_ts(p, to_ns);
   *p++ = '}';

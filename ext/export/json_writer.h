@@ -22,9 +22,9 @@ class JsonWriter final : public TraceWriter {
   // A complete event ("X") of `dur_ns` > 0, or an instant ("i", thread scope) when dur_ns is 0.
   void slice(int64_t pid, int64_t tid, std::string_view cat, std::string_view name, int64_t ts_ns, int64_t dur_ns,
              const EventArgs& args) override;
-  // Flow events "s" and "f" (binding point "e"), one id.
-  void flow(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns, int64_t to_pid, int64_t to_tid,
-            int64_t to_ns) override;
+  // Flow events "s" and "f" (binding point "e") of one id.
+  void flow_begin(uint64_t id, int64_t pid, int64_t tid, int64_t from_ns) override;
+  void flow_end(uint64_t id, int64_t pid, int64_t tid, int64_t to_ns) override;
   void counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value) override;
   // Closes the event array and writes `other_data` (a JSON object) as "otherData".
   void end(std::string_view other_data) override;

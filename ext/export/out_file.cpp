@@ -26,14 +26,21 @@ OutFile::OutFile(std::string path, Compression compression, const char* fn)
                             S_ISDIR(st.st_mode) ? "it is a directory" : "it exists and is not a regular file"));
   }
   // A fresh name beside the target (same file system, so the final rename moves no data); O_EXCL
-  // never follows a planted link, and the mode 0666 is cut by the umask as for any new file.
+  // never follows a planted link, and the mode 0666 is cut by the umask as for any new file. Short
+  // and hidden, so that any target name that fits the directory fits it too.
+  const size_t slash = path_.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : path_.substr(0, slash + 1);
+  // A target name the directory cannot hold fails now, not after the export's work.
+  const long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && path_.size() - (slash == std::string::npos ? 0 : slash + 1) > static_cast<size_t>(name_max))
+    fail("cannot create", ENAMETOOLONG);
   for (int attempt = 0; fd_ < 0; ++attempt) {
-    temp_ = fmt::format("{}.tmp-{}-{}", path_, ::getpid(), temp_counter.fetch_add(1));
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    temp_ = fmt::format("{}.rocpd-export-{}-{}.tmp", dir, ::getpid(), temp_counter.fetch_add(1));
+    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd_ < 0 && (errno != EEXIST || attempt > 100)) {
       const int err = errno;
       temp_.clear();
-      fail("cannot create", err);
+      fail("cannot create", err);  // names the target: the temporary file is ours, not the user's
     }
   }
   if (compression_ == Compression::gzip) {

@@ -124,6 +124,7 @@ void PftraceWriter::slice(int64_t, int64_t tid, std::string_view cat, std::strin
   if (args.correlation_id) annotation("correlation_id", [&](ProtoBuf& m) { m.i64(kAnnotationInt, *args.correlation_id); });
   if (args.op_id) annotation("op_id", [&](ProtoBuf& m) { m.i64(kAnnotationInt, *args.op_id); });
   if (args.text) annotation("args", [&](ProtoBuf& m) { text(m, kAnnotationString, *args.text); });
+  if (args.recorded_dur) annotation("recorded_dur_ns", [&](ProtoBuf& m) { m.i64(kAnnotationInt, *args.recorded_dur); });
   for (const uint64_t id : args.flows_out) event_.fixed64(kEventFlowIds, id);
   if (args.flow_in) event_.fixed64(kEventTerminatingFlowIds, args.flow_in);
   packet_.clear();

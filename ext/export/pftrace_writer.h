@@ -26,7 +26,8 @@ class PftraceWriter final : public TraceWriter {
   // or one TYPE_INSTANT packet when dur_ns is 0.
   void slice(int64_t pid, int64_t tid, std::string_view cat, std::string_view name, int64_t ts_ns, int64_t dur_ns,
              const EventArgs& args) override;
-  void flow(uint64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t) override {}
+  void flow_begin(uint64_t, int64_t, int64_t, int64_t) override {}
+  void flow_end(uint64_t, int64_t, int64_t, int64_t) override {}
   void counter(int64_t pid, std::string_view name, std::string_view series, int64_t ts_ns, double value) override;
   void end(std::string_view) override {}
 

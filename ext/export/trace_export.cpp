@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 
 #include "common/corr_slots.h"
 #include "export/json_writer.h"
+#include "export/nest_lane.h"
 #include "export/out_file.h"
 #include "export/pftrace_writer.h"
 #include "export/profile_ahead.h"
@@ -22,6 +25,8 @@
 #include "members/member_files.h"
 #include "members/member_sql.h"
 #include "members/registry.h"
+#include "names/demangle.h"
+#include "names/display_name.h"
 
 namespace rocpd::exporter {
 
@@ -63,6 +68,18 @@ struct KeyHash {
     }
     return static_cast<size_t>(h ^ (h >> 31));
   }
+};
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+// The launch of a correlation id: the first API call with it.
+struct Launch {
+  std::optional<int64_t> pid, tid, start, end;
+  uint64_t flow = 0;  // flows_on_slices_: the first arrow from this call not yet written
+  int64_t json_pid = 0, track = -1;  // where its slice was written, once it was
 };
 
 struct Member {
@@ -125,8 +142,10 @@ class Exporter {
         if (second_pass(*fm, profile->apis_unended)) apis(*fm, conn, true, false);
       }
       pipe_.drain();
+      flush_pending_begins();
       launches_.clear();
       more_flows_.clear();
+      api_lanes_.clear();
       op_links_ = {};
       lanes_.clear();
       recent_queues_ = {};
@@ -146,6 +165,13 @@ class Exporter {
 
   // Waits for the worker: what it wrote and counted is complete.
   void finish() { pipe_.drain(); }
+
+  // rocpd_progress(1): the line printed about once a second (calling thread: its own counters).
+  std::string progress_line(size_t done, size_t total) const {
+    return fmt::format("rocpd_export_trace: {}/{} members written{}, {} rows read", done, total,
+                       member_ && done < total ? ", now " + member_->db : std::string(), rows_read_);
+  }
+  bool progress_wanted() const { return registry_->progress; }
 
   ExportResult result;
 
@@ -212,8 +238,39 @@ class Exporter {
       id = synthetic(next_tid_);
     }
     threads_.emplace(key, id);
-    w_.thread(json_pid, id, tid ? fmt::format("thread {}", *tid) : std::string("thread ?"),
-              static_cast<int64_t>(threads_.size()));
+    // Room below the next thread's index for this one's overlap lanes.
+    const int64_t sort = static_cast<int64_t>(threads_.size()) * 64;
+    thread_sorts_.emplace(id, sort);
+    w_.thread(json_pid, id, tid ? fmt::format("thread {}", *tid) : std::string("thread ?"), sort);
+    return id;
+  }
+
+  // The track of a CPU thread's slice [start, start + dur): the thread's own track while the slice
+  // nests with those already there (calls nest as calls do; a roctx range may cross a call of its
+  // thread), else the first of its overlap lanes "thread <tid> (overlap <n>)" where it nests.
+  // Instants stay on the thread's track.
+  int64_t api_track(int64_t json_pid, std::optional<int64_t> pid, std::optional<int64_t> tid, int64_t start,
+                    int64_t dur) {
+    const int64_t own = thread(json_pid, pid, tid);
+    if (dur <= 0) return own;
+    const Key key{member_->ordinal, pid.value_or(0), tid.value_or(0), 0, 3, (pid ? 0u : 1u) | (tid ? 0u : 2u)};
+    ApiLanes& lanes = api_lanes_[key];
+    size_t lane = 0;
+    while (lane < lanes.lanes.size() && !lanes.lanes[lane].try_place(start, start + dur)) ++lane;
+    if (lane == lanes.lanes.size()) {
+      lanes.lanes.emplace_back();
+      lanes.lanes.back().try_place(start, start + dur);
+    }
+    if (lane == 0) return own;
+    if (lanes.tids.size() < lane) lanes.tids.resize(lane, -1);
+    int64_t& id = lanes.tids[lane - 1];
+    if (id < 0) {
+      id = synthetic(next_tid_);
+      const int64_t rank = std::min<int64_t>(static_cast<int64_t>(lane), 63);
+      w_.thread(json_pid, id,
+                tid ? fmt::format("thread {} (overlap {})", *tid, lane) : fmt::format("thread ? (overlap {})", lane),
+                thread_sorts_[own] + rank);
+    }
     return id;
   }
 
@@ -327,6 +384,7 @@ class Exporter {
     std::unique_ptr<RowBatch> batch = pipe_.take(width);
     uint64_t n = 0;
     while (rows.next()) {
+      ++rows_read_;
       if ((++n & 0xfff) == 0) watch_.check();
       batch->add(rows);
       if (batch->full()) {
@@ -365,12 +423,11 @@ class Exporter {
     if (!overlaps(*start, end)) return;
     const auto pid = int_of(row[0]);
     const int64_t jpid = process(pid);
-    const int64_t dur = end && *end > *start ? *end - *start : 0;
+    int64_t dur = end && *end > *start ? *end - *start : 0;
     const auto q = int_of(row[2]);
-    const int64_t jtid = queue(jpid, pid, gpu, q, *start, dur);
     const StoredValue name_value = row[4];
     const std::string_view kind = text(row[3]);
-    const std::string_view name = name_value.type == SQLITE_NULL ? kind : text(name_value);
+    const std::string_view name = name_value.type == SQLITE_NULL ? kind : shown_name(text(name_value));
     const auto corr = int_of(row[7]);
     EventArgs args;
     args.correlation_id = corr;
@@ -378,7 +435,15 @@ class Exporter {
     // The launch: the member's API call with the op's correlation id, when in the window.
     Launch* l = corr ? launches_.find(*corr) : nullptr;
     if (l && !(l->start && overlaps(*l->start, l->end))) l = nullptr;
-    if (l) args.flow_in = ++result.flows;
+    if (l) {
+      args.flow_in = ++result.flows;
+      // An arrow binds to a slice: a zero-length op it ends at is written 1 ns long.
+      if (dur == 0) {
+        args.recorded_dur = 0;
+        dur = 1;
+      }
+    }
+    const int64_t jtid = queue(jpid, pid, gpu, q, *start, dur);
     w_.slice(jpid, jtid, kind, name, *start, dur, args);
     ++result.ops;
     if (!l) return;
@@ -388,13 +453,24 @@ class Exporter {
       else more_flows_[*corr].push_back(args.flow_in);
       return;
     }
-    const int64_t ajpid = process(l->pid);
-    const int64_t ajtid = thread(ajpid, l->pid, l->tid);
+    w_.flow_end(args.flow_in, jpid, jtid, *start);
     // Inside the call (the middle, or the op's start when earlier), so the arrow binds to it.
     int64_t from = *l->start;
     if (l->end && *l->end > *l->start) from = *l->start + (*l->end - *l->start) / 2;
     if (*start < from && *start >= *l->start) from = *start;
-    w_.flow(args.flow_in, ajpid, ajtid, from, jpid, jtid, *start);
+    // The call's track (a lane of its thread) is known once its slice is written.
+    if (l->track >= 0) w_.flow_begin(args.flow_in, l->json_pid, l->track, from);
+    else pending_begins_[*corr].push_back({args.flow_in, from});
+  }
+
+  // An op's name as the export shows it (ExportRequest::names), through a cache of this export.
+  std::string_view shown_name(std::string_view raw) {
+    if (req_.names == NameForm::raw) return raw;
+    auto it = shown_names_.find(raw);
+    if (it != shown_names_.end()) return it->second;
+    if (shown_names_.size() >= 65536) shown_names_.clear();  // bounded: hostile columns of distinct names
+    std::string shown = req_.names == NameForm::display ? names::display_name(raw) : names::demangle(raw);
+    return shown_names_.emplace(std::string(raw), std::move(shown)).first->second;
   }
 
   // `launches`: also record each correlation id's launch (the first call with it, as
@@ -415,9 +491,10 @@ class Exporter {
     if (!in_pass(start, end, reversed)) return;
     if (!overlaps(*start, end)) return;
     const auto pid = int_of(row[0]);
+    const auto tid = int_of(row[1]);
     const int64_t jpid = process(pid);
-    const int64_t jtid = thread(jpid, pid, int_of(row[1]));
     const int64_t dur = end && *end > *start ? *end - *start : 0;
+    const int64_t jtid = api_track(jpid, pid, tid, *start, dur);
     const auto corr = int_of(row[7]);
     EventArgs args;
     args.correlation_id = corr;
@@ -426,19 +503,43 @@ class Exporter {
       const std::string_view t = text(a);
       if (!t.empty()) args.text = t;
     }
-    if (flows_on_slices_ && corr) args.flows_out = launched_flows(*corr, pid, int_of(row[1]), *start, end, flows_out_);
+    // The launch of its correlation id (the first call with it; a later one has equal values at most).
+    Launch* l = corr ? launches_.find(*corr) : nullptr;
+    if (l && (l->track >= 0 || l->pid != pid || l->tid != tid || l->start != start || l->end != end)) l = nullptr;
+    if (l) {
+      l->json_pid = jpid;
+      l->track = jtid;
+    }
+    if (flows_on_slices_ && l) args.flows_out = launched_flows(*l, *corr, flows_out_);
     w_.slice(jpid, jtid, text(row[2]), text(row[3]), *start, dur, args);
     ++result.apis;
+    if (l && !flows_on_slices_) write_pending_begins(*corr, *l);
   }
 
-  // The flows leaving an API call (flows_on_slices_): those of its correlation id's launch when
-  // the call is that launch (the first call with the id; a later one has equal values at most).
-  std::span<const uint64_t> launched_flows(int64_t corr, std::optional<int64_t> pid, std::optional<int64_t> tid,
-                                           int64_t start, std::optional<int64_t> end, std::vector<uint64_t>& out) {
-    Launch* const found = launches_.find(corr);
-    if (!found || !found->flow) return {};
-    Launch& l = *found;
-    if (l.pid != pid || l.tid != tid || l.start != start || l.end != end) return {};
+  // The starts of arrows whose ops were written before their launch's slice.
+  void write_pending_begins(int64_t corr, const Launch& l) {
+    const auto it = pending_begins_.find(corr);
+    if (it == pending_begins_.end()) return;
+    for (const auto& [id, from] : it->second) w_.flow_begin(id, l.json_pid, l.track, from);
+    pending_begins_.erase(it);
+  }
+
+  // After a member: arrows whose launch's slice was not written (none should be) start on its
+  // thread's own track.
+  void flush_pending_begins() {
+    for (const auto& [corr, begins] : pending_begins_) {
+      Launch* l = launches_.find(corr);
+      if (!l) continue;
+      const int64_t jpid = process(l->pid);
+      const int64_t jtid = thread(jpid, l->pid, l->tid);
+      for (const auto& [id, from] : begins) w_.flow_begin(id, jpid, jtid, from);
+    }
+    pending_begins_.clear();
+  }
+
+  // The flows leaving a launch's slice (flows_on_slices_).
+  std::span<const uint64_t> launched_flows(Launch& l, int64_t corr, std::vector<uint64_t>& out) {
+    if (!l.flow) return {};
     out.assign(1, l.flow);
     l.flow = 0;  // written once
     if (const auto more = more_flows_.find(corr); more != more_flows_.end()) {
@@ -453,16 +554,12 @@ class Exporter {
   InterruptWatch& watch_;
   const Member* member_ = nullptr;
   std::shared_ptr<federation::Registry> registry_;
-  struct Launch {
-    std::optional<int64_t> pid, tid, start, end;
-    uint64_t flow = 0;  // flows_on_slices_: the first arrow from this call not yet written
-  };
   // The launch of each correlation id of the member being written: the first call added with it.
   class Launches {
    public:
     void add(int64_t corr, std::optional<int64_t> pid, std::optional<int64_t> tid, std::optional<int64_t> start,
              std::optional<int64_t> end) {
-      if (slots_.add(corr) == list_.size()) list_.push_back({pid, tid, start, end});
+      if (slots_.add(corr) == list_.size()) list_.push_back({pid, tid, start, end, 0, 0, -1});
     }
     Launch* find(int64_t corr) {
       const int64_t slot = slots_.find(corr);
@@ -480,6 +577,16 @@ class Exporter {
   Launches launches_;
   federation::MemberColumns::LinkCache op_links_;  // of the member being written: its two ops passes
   std::unordered_map<int64_t, std::vector<uint64_t>> more_flows_;  // a launch's further arrows
+  // JSON: arrows (id, start time) of ops written before their launch's slice, by correlation id.
+  std::unordered_map<int64_t, std::vector<std::pair<uint64_t, int64_t>>> pending_begins_;
+  // A CPU thread's overlap lanes (api_track), by the thread's key: lane 0 is the thread's track.
+  struct ApiLanes {
+    std::vector<NestLane> lanes;
+    std::vector<int64_t> tids;  // of lanes 1, 2, ...
+  };
+  std::unordered_map<Key, ApiLanes, KeyHash> api_lanes_;
+  std::unordered_map<int64_t, int64_t> thread_sorts_;  // a thread track's sort index
+  std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> shown_names_;
   const bool flows_on_slices_ = w_.flows_on_slices();
   std::optional<int64_t> member_pid_;
   std::unordered_map<Key, int64_t, KeyHash> processes_, threads_;
@@ -493,6 +600,7 @@ class Exporter {
   int64_t next_pid_ = 4194305;       // above Linux's largest pid_max
   int64_t next_tid_ = 1000000000;
   std::vector<uint64_t> flows_out_;  // the current call's arrows (flows_on_slices_)
+  uint64_t rows_read_ = 0;           // by the calling thread, for progress lines
 
   // What the worker does with each pass's rows.
   const RowPipe::Handler launch_rows_ = [this](const RowBatch& b) {
@@ -539,6 +647,68 @@ std::vector<Member> members_to_export(sqlite3* db, const ExportRequest& req) {
   return chosen;
 }
 
+// The file at `path` must not be one the export reads: a member (or its journal, WAL or shared
+// memory), or a database of the connection. Compared by device and inode, so another name of the
+// same file (a link, a relative path) is recognised.
+void refuse_reading_destination(sqlite3* db, const std::string& path) {
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0) return;  // a new file
+  auto same = [&](const std::string& other) {
+    struct stat st {};
+    return !other.empty() && ::stat(other.c_str(), &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
+  };
+  auto same_or_side = [&](const std::string& file) {
+    for (const char* side : {"", "-wal", "-shm", "-journal"})
+      if (same(file + side)) return true;
+    return false;
+  };
+  if (auto registry = federation::Registry::of(db)) {
+    for (const auto& m : registry->members())
+      if (same_or_side(m->path))
+        throw Error(fmt::format("{}: '{}' is the file of member {} ('{}'), which the export reads; write the trace to "
+                                "another file",
+                                kFn, path, m->alias, m->path));
+  }
+  Stmt s = prepare(db, "SELECT name, file FROM pragma_database_list", kFn);
+  while (step(s.get(), kFn)) {
+    if (same_or_side(std::string(column_text(s.get(), 1))))
+      throw Error(fmt::format("{}: '{}' is the file of database '{}' of this connection; write the trace to another "
+                              "file",
+                              kFn, path, column_text(s.get(), 0)));
+  }
+}
+
+// The error of a window that holds nothing: most often times relative to the job's start given
+// where the members' own ns are expected.
+[[noreturn]] void empty_window(sqlite3* db, const ExportRequest& req, const std::vector<Member>& members) {
+  auto bound = [](const std::optional<int64_t>& v, const char* open) {
+    return v ? std::to_string(*v) : std::string(open);
+  };
+  std::optional<int64_t> first, last;
+  {
+    Stmt s = prepare(db, "SELECT first_ns, last_ns FROM temp.rocpd_members WHERE db = ?1", kFn);
+    for (const Member& m : members) {
+      sqlite3_reset(s.get());
+      sqlite3_bind_text(s.get(), 1, m.db.data(), static_cast<int>(m.db.size()), SQLITE_TRANSIENT);
+      if (!step(s.get(), kFn)) continue;
+      if (sqlite3_column_type(s.get(), 0) == SQLITE_INTEGER)
+        first = std::min(first.value_or(INT64_MAX), static_cast<int64_t>(sqlite3_column_int64(s.get(), 0)));
+      if (sqlite3_column_type(s.get(), 1) == SQLITE_INTEGER)
+        last = std::max(last.value_or(INT64_MIN), static_cast<int64_t>(sqlite3_column_int64(s.get(), 1)));
+    }
+  }
+  const std::string window = fmt::format("[{}, {})", bound(req.lo, "-inf"), bound(req.hi, "+inf"));
+  if (!first || !last)
+    throw Error(fmt::format("{}: no op or API call in the window {} ns: the members exported hold none", kFn, window));
+  auto rel = [](const std::optional<int64_t>& v) {
+    return v ? fmt::format("rocpd_job_start() + {}", *v) : std::string("NULL");
+  };
+  throw Error(fmt::format("{}: no op or API call in the window {} ns; the job runs from {} to {} ns (the members' "
+                          "own clock, not time since the job began: for a window relative to the job's start add "
+                          "rocpd_job_start(), e.g. rocpd_export_trace('{}', {}, {}))",
+                          kFn, window, *first, *last, req.path, rel(req.lo), rel(req.hi)));
+}
+
 std::string other_data(const ExportRequest& req, const ExportResult& r) {
   auto bound = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
   return fmt::format(
@@ -566,15 +736,21 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kFn, *req.hi, *req.lo));
   }
   const std::vector<Member> members = members_to_export(db, req);
+  refuse_reading_destination(db, req.path);
   InterruptWatch watch(db);
   OutFile out(req.path, compression, kFn);
   JsonWriter json(out);
   PftraceWriter proto(out);
   TraceWriter& w = pftrace ? static_cast<TraceWriter&>(proto) : json;
   Exporter e(db, req, w, watch);
+  size_t done = 0;
+  if (e.progress_wanted()) watch.report_progress([&] { return e.progress_line(done, members.size()); });
   w.begin();
   try {
-    for (const Member& m : members) e.member(m);
+    for (const Member& m : members) {
+      e.member(m);
+      ++done;
+    }
     e.finish();
   } catch (const Error&) {
     // A member statement stopped by the user's interrupt reports it in the member's words; the
@@ -583,6 +759,7 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw;
   }
   e.result.members = members.size();
+  if ((req.lo || req.hi) && e.result.ops == 0 && e.result.apis == 0) empty_window(db, req, members);
   w.end(other_data(req, e.result));
   e.result.events = w.events();
   e.result.bytes = out.bytes();

@@ -12,11 +12,17 @@ namespace rocpd::exporter {
 
 inline constexpr const char* kFn = "rocpd_export_trace";
 
+// The names ops are shown by: rocpd_ops.demangled (the default: readable C++ names, other names
+// as recorded without a kernel-descriptor suffix), rocpd_display_name (at most 60 characters) or
+// the raw name as recorded.
+enum class NameForm { demangled, display, raw };
+
 struct ExportRequest {
   std::string path;
   std::optional<int64_t> lo, hi;           // the window [lo, hi); nullopt: open side
   std::optional<std::vector<std::string>> dbs;  // members to export (all when nullopt)
   int64_t utilization_buckets = 1000;      // per gpu; 0: no utilization counter
+  NameForm names = NameForm::demangled;
 };
 
 struct ExportResult {

@@ -74,9 +74,22 @@ struct SummaryRow {
   double percent = 0;
 };
 
-struct SummaryCursor : sqlite3_vtab_cursor {
+// One member's rows: computed on a pool thread, or (past summaries::kMaxEngineGroups names, whose
+// rows the engine would hold in memory) streamed from SQL's GROUP BY on the host connection when
+// the cursor reaches the member.
+struct MemberRows {
   std::vector<SummaryRow> rows;
-  size_t pos = 0;
+  MemberPtr streamed;
+};
+
+struct SummaryCursor : sqlite3_vtab_cursor {
+  std::vector<MemberRows> members;
+  size_t member = 0, pos = 0;
+  const SummaryRow* current = nullptr;  // null at the end
+  // The streamed member's statement and current row.
+  Stmt stmt;
+  SummaryRow row;
+  Number member_total;
   // The argument, read back through the hidden column: SQLite re-checks `summary = 'top'` on
   // the rows of some plans (a multi-index OR), as on a plain table's column.
   std::string summary;
@@ -142,13 +155,16 @@ std::vector<SummaryRow> summarize_ops_fast(const MemberPtr& m, const SummaryKind
   return out;
 }
 
-std::vector<SummaryRow> summarize_member(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
-                                         InterruptWatch& watch) {
+// nullopt: too many names to hold; the member's rows are streamed by SQL (streamed_summary).
+std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
+                                                        InterruptWatch& watch) {
   if (kind.table == TableKind::Ops) {
     try {
       auto rows = summarize_ops_fast(m, kind, db, nullptr);
       rank_rows(rows);
       return rows;
+    } catch (const summaries::TooManyGroups&) {
+      return std::nullopt;
     } catch (const summaries::NeedsSql&) {
       // Read again below, value by value as SQL would.
     }
@@ -186,6 +202,7 @@ std::vector<SummaryRow> summarize_member(const MemberPtr& m, const SummaryKind& 
       auto [it, inserted] = by_name.try_emplace(std::move(key));
       SummaryRow& r = it->second;
       if (inserted) {
+        if (by_name.size() > summaries::kMaxEngineGroups) return std::nullopt;
         r.db = m->alias;
         r.name = it->first;
         r.ordinal = m->ordinal;
@@ -213,6 +230,79 @@ std::vector<SummaryRow> summarize_member(const MemberPtr& m, const SummaryKind& 
   }
   rank_rows(out);
   return out;
+}
+
+Number number_of(sqlite3_stmt* s, int col) {
+  return sqlite3_column_type(s, col) == SQLITE_INTEGER ? Number{false, sqlite3_column_int64(s, col), 0}
+                                                       : Number{true, 0, sqlite3_column_double(s, col)};
+}
+
+// A member's summary by SQL's GROUP BY over temp.rocpd_ops / temp.rocpd_apis, in the order
+// rank_rows() gives: SQLite sorts in bounded memory, so many names cost no memory of ours
+// (summaries::kMaxEngineGroups). `total`: the member's total (the sum of the groups' totals, as
+// rank_rows() adds them: durations are never negative, so the same overflow), for the percents.
+Stmt streamed_summary(sqlite3* host, const MemberRows& m, const SummaryKind& kind, Number& total) {
+  const bool ops = kind.table == TableKind::Ops;
+  std::string filter;
+  if (ops && kind.ops_kind) filter = " AND kind = ?2";
+  if (!ops) filter = kind.marker == 1 ? " AND domain = 'marker'" : " AND domain IS NOT 'marker'";
+  const char* table = ops ? "temp.rocpd_ops" : "temp.rocpd_apis";
+  auto bound = [&](const std::string& sql) {
+    Stmt stmt = prepare(host, sql, "rocpd_union");
+    const std::string& alias = m.streamed->alias;
+    sqlite3_bind_text(stmt.get(), 1, alias.data(), static_cast<int>(alias.size()), SQLITE_TRANSIENT);
+    if (ops && kind.ops_kind) sqlite3_bind_text(stmt.get(), 2, kind.ops_kind, -1, SQLITE_STATIC);
+    return stmt;
+  };
+  {
+    Stmt sum = bound(fmt::format("SELECT sum(duration) FROM {} WHERE db = ?1{}", table, filter));
+    total = step(sum.get(), "rocpd_union") && sqlite3_column_type(sum.get(), 0) != SQLITE_NULL
+                ? number_of(sum.get(), 0)
+                : Number{};
+  }
+  return bound(fmt::format(
+      "SELECT name, count(*) AS calls, sum(duration) AS total, min(duration), max(duration), stddev(duration), "
+      "count(duration) FROM {} WHERE db = ?1{} GROUP BY name ORDER BY coalesce(total, 0) DESC, name",
+      table, filter));
+}
+
+// Moves the cursor to its next row (the current one when it has not been read yet): through the
+// computed rows, and through each streamed member's statement.
+void settle(SummaryCursor& cur, sqlite3* host, const SummaryKind& kind) {
+  cur.current = nullptr;
+  while (cur.member < cur.members.size()) {
+    MemberRows& m = cur.members[cur.member];
+    if (!m.streamed) {
+      if (cur.pos < m.rows.size()) {
+        cur.current = &m.rows[cur.pos];
+        return;
+      }
+    } else {
+      if (!cur.stmt) cur.stmt = streamed_summary(host, m, kind, cur.member_total);
+      if (step(cur.stmt.get(), "rocpd_union")) {
+        sqlite3_stmt* s = cur.stmt.get();
+        SummaryRow& r = cur.row;
+        r.db = m.streamed->alias;
+        r.ordinal = m.streamed->ordinal;
+        r.rank = static_cast<int64_t>(cur.pos);
+        if (sqlite3_column_type(s, 0) == SQLITE_NULL) r.name.reset();
+        else r.name = std::string(column_text(s, 0));
+        r.calls = sqlite3_column_int64(s, 1);
+        r.timed = sqlite3_column_int64(s, 6);
+        r.total = r.timed > 0 ? number_of(s, 2) : Number{};
+        r.min = r.timed > 0 ? number_of(s, 3) : Number{};
+        r.max = r.timed > 0 ? number_of(s, 4) : Number{};
+        r.stddev.reset();
+        if (sqlite3_column_type(s, 5) != SQLITE_NULL) r.stddev = sqlite3_column_double(s, 5);
+        r.percent = cur.member_total.value() != 0 ? 100.0 * r.total.value() / cur.member_total.value() : 0.0;
+        cur.current = &r;
+        return;
+      }
+      cur.stmt.reset();
+    }
+    ++cur.member;
+    cur.pos = 0;
+  }
 }
 
 int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
@@ -248,8 +338,10 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
   auto* cur = static_cast<SummaryCursor*>(c);
   auto& reg = *static_cast<UnionVtab*>(c->pVtab)->registry;
   return guard(c->pVtab, [&] {
-    cur->rows.clear();
-    cur->pos = 0;
+    cur->members.clear();
+    cur->member = cur->pos = 0;
+    cur->current = nullptr;
+    cur->stmt.reset();
     if (!(idx_num & 1)) throw Error(fmt::format("rocpd_union: no summary named; {}", kUsage));
     const auto* arg = sqlite3_value_text(argv[0]);
     if (!arg || sqlite3_value_type(argv[0]) != SQLITE_TEXT)
@@ -277,31 +369,36 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
         return fmt::format("rocpd_union: {}/{} members summarized", progress.members_done.load(), members.size());
       });
     // Members on every core; each task fills its own member's slot.
-    std::vector<std::vector<SummaryRow>> per_member(members.size());
+    cur->members.resize(members.size());
     MemberPool(reg, watch)
         .run(
             members,
-            [&](size_t index, sqlite3* db, size_t) { per_member[index] = summarize_member(members[index], kind, db, watch); },
+            [&](size_t index, sqlite3* db, size_t) {
+              auto rows = summarize_member(members[index], kind, db, watch);
+              if (rows) cur->members[index].rows = std::move(*rows);
+              else cur->members[index].streamed = members[index];
+            },
             &progress);
-    for (auto& rows : per_member)
-      for (auto& r : rows) cur->rows.push_back(std::move(r));
+    settle(*cur, reg.host(), kind);
     return SQLITE_OK;
   });
 }
 
 int x_next(sqlite3_vtab_cursor* c) {
-  ++static_cast<SummaryCursor*>(c)->pos;
-  return SQLITE_OK;
+  auto* cur = static_cast<SummaryCursor*>(c);
+  auto& reg = *static_cast<UnionVtab*>(c->pVtab)->registry;
+  return guard(c->pVtab, [&] {
+    ++cur->pos;
+    settle(*cur, reg.host(), parse_summary(cur->summary));
+    return SQLITE_OK;
+  });
 }
 
-int x_eof(sqlite3_vtab_cursor* c) {
-  auto* cur = static_cast<SummaryCursor*>(c);
-  return cur->pos >= cur->rows.size();
-}
+int x_eof(sqlite3_vtab_cursor* c) { return static_cast<SummaryCursor*>(c)->current == nullptr; }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   const auto* cur = static_cast<SummaryCursor*>(c);
-  const SummaryRow& r = cur->rows[cur->pos];
+  const SummaryRow& r = *cur->current;
   const bool timed = r.timed > 0;
   switch (col) {
     case kDb: sqlite3_result_text(ctx, r.db.data(), static_cast<int>(r.db.size()), SQLITE_TRANSIENT); break;
@@ -334,7 +431,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
 }
 
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  const SummaryRow& r = static_cast<SummaryCursor*>(c)->rows[static_cast<SummaryCursor*>(c)->pos];
+  const SummaryRow& r = *static_cast<SummaryCursor*>(c)->current;
   *rowid = (static_cast<sqlite3_int64>(r.ordinal) << 40) | r.rank;
   return SQLITE_OK;
 }

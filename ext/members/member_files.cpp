@@ -74,6 +74,15 @@ namespace {
 
 bool is_zstd_path(const std::string& path) { return ends_with(path, ".zst"); }
 
+bool is_sqlite_file(const std::string& path) {
+  static constexpr char kMagic[] = "SQLite format 3";  // with its NUL: 16 bytes
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) return false;
+  char head[sizeof kMagic] = {};
+  return ::pread(f.fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+         std::memcmp(head, kMagic, sizeof head) == 0;
+}
+
 namespace {
 
 constexpr const char* kTraceFileKinds = "*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst; *.json, *.json.gz";
@@ -108,7 +117,7 @@ void walk_directory(const std::string& dir, PatternFiles& out, const std::functi
       continue;
     }
     // A directory's other JSON (a config, a report) is not a member: only Chrome-trace JSON is.
-    if (json && !is_json_trace_file(path)) {
+    if (json && !is_sqlite_file(path) && !is_json_trace_file(path)) {
       out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace"});
       continue;
     }

@@ -64,6 +64,9 @@ struct SqliteHeader {
 SqliteHeader check_sqlite_file(const std::string& path, const std::string& who);
 
 bool is_zstd_path(const std::string& path);
+// The file starts with SQLite's header ("SQLite format 3"): a database whatever its name says (a
+// member named rank0.json is still read as a database, not converted as a JSON trace).
+bool is_sqlite_file(const std::string& path);
 // For a .zst member: "; <why the rocpd_zstd VFS failed on this thread>", since SQLite itself
 // only says "unable to open database file" or "database disk image is malformed". Else "".
 // (Defined in zstd_reason.cpp: it needs the compression capability.)

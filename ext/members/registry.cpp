@@ -388,7 +388,7 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   m->path = path;
   m->attached = false;
   m->schema = "main";
-  if (is_json_trace_path(path)) {
+  if (is_json_trace_path(path) && !is_sqlite_file(path)) {
     auto converted = convert_json_trace(path, who, watch);
     m->db_path = converted->path();
     m->converted = std::move(converted);

@@ -30,10 +30,25 @@ Int128 floor_div(Int128 a, Int128 b) {
   return q;
 }
 
-// A bucket bound as JSON: an integer while it fits in int64, a real beyond.
+// A bucket bound of integer mode as JSON: an INTEGER, or null past the INTEGER range (the bucket
+// then has no bound on that side that an INTEGER can state: it holds every value beyond its other).
 std::string json_bound(Int128 v) {
   if (v >= kInt64Min && v <= kInt64Max) return fmt::format("{}", static_cast<std::int64_t>(v));
-  return json_number(static_cast<double>(v));
+  return "null";
+}
+
+// The exact decimal text of a count.
+std::string int128_text(Int128 v) {
+  if (v >= kInt64Min && v <= kInt64Max) return fmt::format("{}", static_cast<std::int64_t>(v));
+  std::string digits;
+  const bool negative = v < 0;
+  unsigned __int128 m = negative ? static_cast<unsigned __int128>(0) - static_cast<unsigned __int128>(v)
+                                 : static_cast<unsigned __int128>(v);
+  while (m > 0) {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+    m /= 10;
+  }
+  return negative ? "-" + digits : digits;
 }
 
 void append_bucket(std::string& out, std::string_view lo, std::string_view hi, std::int64_t count) {
@@ -77,10 +92,21 @@ void FixedHistogram::add(double v) {
   if (std::isinf(v)) throw HistogramError{fmt::format("value {} has no bucket", json_number(v))};
   // Buckets counted in integer mode keep their indices: the bounds are the same in floating point.
   saw_real_ = true;
-  const double index = std::floor((v - as_double(origin_)) / as_double(width_));
+  const double o = as_double(origin_), w = as_double(width_);
+  double index = std::floor((v - o) / w);
   if (!(index >= -9.0e18 && index <= 9.0e18)) {
     throw HistogramError{fmt::format("value {} is too far from the origin for width {}", json_number(v),
                                      format_number(width_))};
+  }
+  // The bucket's bounds as to_json() writes them must hold the value: the division rounds, and
+  // far from the origin a width below the doubles' spacing leaves buckets with lo == hi.
+  if (v < o + index * w) index -= 1;
+  else if (v >= o + (index + 1) * w) index += 1;
+  const double lo = o + index * w, hi = o + (index + 1) * w;
+  if (!(lo <= v && v < hi)) {
+    throw HistogramError{fmt::format("width {} is too small for value {}: buckets this far from the origin cannot "
+                                     "be told apart in floating point; choose a wider width",
+                                     format_number(width_), json_number(v))};
   }
   ++counts_[static_cast<std::int64_t>(index)];
   ++total_;
@@ -96,7 +122,7 @@ std::string FixedHistogram::to_json() const {
     if (buckets > kMaxHistogramBuckets) {
       throw HistogramError{fmt::format(
           "{} buckets of width {} would be needed (limit {}); choose a wider width",
-          json_bound(buckets), format_number(width_), kMaxHistogramBuckets)};
+          int128_text(buckets), format_number(width_), kMaxHistogramBuckets)};
     }
     const bool exact = integer_bounds();
     for (std::int64_t i = first;; ++i) {

@@ -177,6 +177,7 @@ class MemberScan {
         }
         auto [it, inserted] = keyed_slots_.try_emplace(nk, 0);
         if (inserted) {
+          if (slot_rowid_.size() > 4 * kMaxEngineGroups) throw TooManyGroups("too many distinct names");
           it->second = static_cast<uint32_t>(slot_rowid_.size());
           slot_rowid_.push_back(sqlite3_column_int64(st, q.rowid_index));
           slot_name_.emplace_back();
@@ -217,6 +218,7 @@ class MemberScan {
     auto it = text_slots_.find(name);
     if (it != text_slots_.end()) return it->second;
     const auto slot = static_cast<uint32_t>(slot_name_.size());
+    if (slot > 4 * kMaxEngineGroups) throw TooManyGroups("too many distinct names");
     slot_name_.emplace_back(std::string(name));
     slot_rowid_.push_back(0);
     text_slots_.emplace(std::string(name), slot);
@@ -232,6 +234,7 @@ class MemberScan {
     }
     auto [it, inserted] = local_.try_emplace(key, 0);
     if (inserted) {
+      if (groups_.size() >= kMaxEngineGroups) throw TooManyGroups("too many groups");
       it->second = static_cast<uint32_t>(groups_.size());
       groups_.emplace_back();
     }
@@ -349,6 +352,7 @@ void merge_into(JobGroups& job, JobGroups&& member, const GroupSpec& spec) {
   for (auto& [key, figures] : member) {
     auto it = job.find(key);
     if (it == job.end()) {
+      if (job.size() >= kMaxEngineGroups) throw TooManyGroups("too many groups");
       job.emplace(key, std::move(figures));
       continue;
     }

@@ -42,6 +42,17 @@ class NeedsSql : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The engine keeps every group in memory (about a kilobyte each, with its name); past this many
+// distinct groups in one member's scan (or in the job's merged groups, or 4x as many distinct name
+// keys) it stops with TooManyGroups, and callers answer with SQL's GROUP BY instead, streamed:
+// SQLite sorts in bounded memory (spilling to temporary files), so memory no longer grows with the
+// number of names (docs/summaries.md, bench/bench_many_names.py).
+inline constexpr size_t kMaxEngineGroups = size_t{1} << 15;
+class TooManyGroups : public NeedsSql {
+ public:
+  using NeedsSql::NeedsSql;
+};
+
 // The figures of one group, mergeable across members.
 struct GroupFigures {
   int64_t rows = 0;                      // count(*)

@@ -59,7 +59,15 @@ struct OpGroupsCursor : sqlite3_vtab_cursor {
   int64_t rowid_base = 0;
   std::string group_by;
   std::optional<std::string> of_kind;
+  // The SQL path: rows stepped from `stmt` (on the host connection) as SQLite asks for them.
+  Stmt stmt;
+  bool streaming = false, done = false;
+  bool by_db = false;
+  std::map<std::string, uint32_t, std::less<>> ordinals;  // member name -> ordinal, for rowids
+  std::string last_db;
+  int64_t position = 0, rowid = 0;
 };
+void step_streamed(OpGroupsCursor& cur);
 
 GroupSpec parse_group_by(const std::string& text) {
   GroupSpec spec;
@@ -172,8 +180,10 @@ std::vector<Row> engine_rows(federation::Registry& reg, const std::vector<federa
   return rows_of(job, members, spec);
 }
 
-// The same figures by SQL, for members the engine cannot read exactly (see the file comment).
-std::vector<Row> sql_rows(sqlite3* host, const GroupSpec& spec) {
+// The same figures by SQL, for members the engine cannot read exactly (see the file comment) and
+// past kMaxEngineGroups groups: GROUP BY sorts in bounded memory and the rows are streamed to
+// SQLite as they come, in the grouping columns' order (as the engine's rows are sorted).
+Stmt sql_groups(sqlite3* host, const GroupSpec& spec) {
   std::vector<std::string> keys;
   if (spec.by_db) keys.push_back("db");
   if (spec.by_gpu) keys.push_back("gpu");
@@ -192,25 +202,7 @@ std::vector<Row> sql_rows(sqlite3* host, const GroupSpec& spec) {
   Stmt stmt = prepare(host, sql, "rocpd_op_groups");
   if (spec.kind) sqlite3_bind_text(stmt.get(), 1, spec.kind->data(), static_cast<int>(spec.kind->size()), SQLITE_TRANSIENT);
   if (spec.db) sqlite3_bind_text(stmt.get(), 2, spec.db->data(), static_cast<int>(spec.db->size()), SQLITE_TRANSIENT);
-  std::vector<Row> rows;
-  while (step(stmt.get(), "rocpd_op_groups")) {
-    Row r(kTimed + 1);
-    for (int c = 0; c <= kTimed; ++c) {
-      sqlite3_stmt* s = stmt.get();
-      switch (sqlite3_column_type(s, c)) {
-        case SQLITE_INTEGER: r[c] = static_cast<int64_t>(sqlite3_column_int64(s, c)); break;
-        case SQLITE_FLOAT: r[c] = sqlite3_column_double(s, c); break;
-        case SQLITE_TEXT: r[c] = std::string(column_text(s, c)); break;
-        case SQLITE_BLOB:
-          r[c] = Blob{std::string(static_cast<const char*>(sqlite3_column_blob(s, c)),
-                                  static_cast<size_t>(sqlite3_column_bytes(s, c)))};
-          break;
-        default: break;
-      }
-    }
-    rows.push_back(std::move(r));
-  }
-  return rows;
+  return stmt;
 }
 
 // Rowids below the arguments' bits: by db, the member's ordinal (14 bits) above the row's position
@@ -295,7 +287,10 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
   auto& reg = *static_cast<OpGroupsVtab*>(c->pVtab)->registry;
   return guard(c->pVtab, [&] {
     cur->rows.clear();
+    cur->rowids.clear();
     cur->pos = 0;
+    cur->stmt.reset();
+    cur->streaming = cur->done = false;
     if (!(idx_num & 1)) throw Error(fmt::format("rocpd_op_groups: no grouping given; {}", kUsage));
     int arg = 0;
     auto text_arg = [&](const char* what) -> std::optional<std::string> {
@@ -337,7 +332,16 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     try {
       cur->rows = engine_rows(reg, members, spec);
     } catch (const NeedsSql&) {
-      cur->rows = sql_rows(reg.host(), spec);
+      cur->rows.clear();
+      cur->stmt = sql_groups(reg.host(), spec);
+      cur->streaming = true;
+      cur->by_db = spec.by_db;
+      cur->ordinals.clear();
+      for (const auto& m : members) cur->ordinals.emplace(m->alias, m->ordinal);
+      cur->last_db.clear();
+      cur->position = 0;
+      step_streamed(*cur);
+      return SQLITE_OK;
     }
     sort_rows(cur->rows);
     number_rows(*cur, members, spec);
@@ -345,14 +349,45 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
   });
 }
 
+// The SQL path: steps to the next row and numbers it as number_rows() numbers the engine's.
+void step_streamed(OpGroupsCursor& cur) {
+  if (!step(cur.stmt.get(), "rocpd_op_groups")) {
+    cur.done = true;
+    cur.stmt.reset();
+    return;
+  }
+  if (!cur.by_db) {
+    if (cur.position >= (int64_t{1} << 42)) throw Error("rocpd_op_groups: too many groups");
+    cur.rowid = cur.rowid_base + cur.position++;
+    return;
+  }
+  if (sqlite3_column_type(cur.stmt.get(), kDb) != SQLITE_TEXT) throw Error("rocpd_op_groups: a group without a member name");
+  const std::string_view db = column_text(cur.stmt.get(), kDb);
+  if (db != cur.last_db) {
+    cur.last_db.assign(db);
+    cur.position = 0;
+  }
+  auto it = cur.ordinals.find(db);
+  if (it == cur.ordinals.end()) throw Error(fmt::format("rocpd_op_groups: member {} vanished during the query", db));
+  if (cur.position >= (int64_t{1} << 28)) throw Error(fmt::format("rocpd_op_groups: member {}: too many groups", db));
+  cur.rowid = cur.rowid_base + (int64_t{it->second} << 28) + cur.position++;
+}
+
 int x_next(sqlite3_vtab_cursor* c) {
-  ++static_cast<OpGroupsCursor*>(c)->pos;
-  return SQLITE_OK;
+  auto* cur = static_cast<OpGroupsCursor*>(c);
+  if (!cur->streaming) {
+    ++cur->pos;
+    return SQLITE_OK;
+  }
+  return guard(c->pVtab, [&] {
+    step_streamed(*cur);
+    return SQLITE_OK;
+  });
 }
 
 int x_eof(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<OpGroupsCursor*>(c);
-  return cur->pos >= cur->rows.size();
+  return cur->streaming ? cur->done : cur->pos >= cur->rows.size();
 }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
@@ -364,6 +399,10 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   if (col == kOfKind) {
     if (cur->of_kind)
       sqlite3_result_text(ctx, cur->of_kind->data(), static_cast<int>(cur->of_kind->size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (cur->streaming) {
+    sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), col));
     return SQLITE_OK;
   }
   const Cell& cell = cur->rows[cur->pos][static_cast<size_t>(col)];
@@ -384,7 +423,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
 
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
   const auto* cur = static_cast<OpGroupsCursor*>(c);
-  *rowid = cur->rowids[cur->pos];
+  *rowid = cur->streaming ? cur->rowid : cur->rowids[cur->pos];
   return SQLITE_OK;
 }
 

@@ -19,6 +19,9 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
 from rocpd_testlib import SETS, SHARED_DATA, ChecksumGuard, connect, generate, main  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from names_truth import DEMANGLED  # noqa: E402
+
 MATMUL = os.path.join(SHARED_DATA, "matmul_result.rpd")
 OP_KINDS = {"kernel", "copy", "barrier", "fill", "other"}
 
@@ -33,10 +36,11 @@ def overlaps_sql(lo, hi, s='start', e='"end"'):
     return " AND ".join(cond)
 
 
-def raw_rows(path, lo, hi):
+def raw_rows(path, lo, hi, names=DEMANGLED):
     """Independent brute force: (ops, apis, flows) of one member file in [lo, hi).
 
-    ops: Counter of (start, end, name or None); apis: Counter of (tid, start, end);
+    ops: Counter of (start, end, name or None) (names as the export shows them by default: `names`
+    of the recorded name, the op type when there is none); apis: Counter of (tid, start, end);
     flows: Counter of ((api start, api end), (op start, op end)). rocpd files give no names.
     """
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -44,11 +48,14 @@ def raw_rows(path, lo, hi):
     ops, apis, flows = collections.Counter(), collections.Counter(), collections.Counter()
     if "rocpd_op" in tables:
         w_op = overlaps_sql(lo, hi, "o.start", 'o."end"')
-        for s, e, desc, optype in con.execute(
-                "SELECT o.start, o.\"end\", d.string, t.string FROM rocpd_op o "
-                "LEFT JOIN rocpd_string d ON d.id = o.description_id "
-                f"LEFT JOIN rocpd_string t ON t.id = o.opType_id WHERE {w_op}"):
-            ops[(s, e, desc if desc else optype)] += 1
+        rows = con.execute(
+            "SELECT o.start, o.\"end\", d.string, t.string FROM rocpd_op o "
+            "LEFT JOIN rocpd_string d ON d.id = o.description_id "
+            f"LEFT JOIN rocpd_string t ON t.id = o.opType_id WHERE {w_op}").fetchall()
+        if hasattr(names, "prime"):
+            names.prime(desc for _, _, desc, _ in rows)
+        for s, e, desc, optype in rows:
+            ops[(s, e, names(desc) if desc else optype)] += 1
         for tid, s, e in con.execute(f"SELECT tid, start, \"end\" FROM rocpd_api WHERE {overlaps_sql(lo, hi)}"):
             apis[(tid, s, e)] += 1
         w_api = overlaps_sql(lo, hi, "a.start", 'a."end"')
@@ -101,6 +108,9 @@ class Exported:
             db = self.proc_name[e["pid"]].split(" pid ")[0]
             s = ns(e["ts"])
             end = s + ns(e["dur"]) if e["ph"] == "X" else s
+            if "recorded_dur_ns" in e["args"]:  # a zero-length op ending an arrow: written 1 ns long
+                assert e["ph"] == "X" and ns(e["dur"]) == 1 and e["args"]["recorded_dur_ns"] == 0, e
+                end = s
             tname = self.thread_name[(e["pid"], e["tid"])]
             self.slices.setdefault((e["pid"], e["tid"]), []).append((s, end))
             if tname.startswith("GPU "):
@@ -115,7 +125,12 @@ class Exported:
                 self.flows[e["id"]][e["ph"]] = e
 
     def flow_pairs(self):
-        """Counter per db of ((api start, end), (op start, end)) the arrows bind."""
+        """Counter per db of ((api start, end), (op start, end)) the arrows bind (computed once)."""
+        if not hasattr(self, "_flow_pairs"):
+            self._flow_pairs = self.compute_flow_pairs()
+        return self._flow_pairs
+
+    def compute_flow_pairs(self):
         out = collections.defaultdict(collections.Counter)
         by_thread = {k: sorted(v) for k, v in self.slices.items()}
         op_at = {(k, x[0]): x for k, v in self.slices.items() for x in v}
@@ -484,7 +499,7 @@ class ExportTest(ChecksumGuard):
             ((os.path.join(d, "x.json"), 1, 2.5), "rocpd_export_trace: end_ns must be an integer (ns), got real 2.5"),
             ((os.path.join(d, "no", "such", "x.json"),), "rocpd_export_trace: cannot create '"),
             ((d + "/sub.json",), "rocpd_export_trace: cannot write '"),
-            ((os.path.join(d, "x.json"), None, None, '{"dbs": 1}'), "rocpd_export_trace: unknown option 'dbs' (known: db, utilization_buckets)"),
+            ((os.path.join(d, "x.json"), None, None, '{"dbs": 1}'), "rocpd_export_trace: unknown option 'dbs' (known: db, names, utilization_buckets)"),
             ((os.path.join(d, "x.json"), None, None, '{"db": "nope"}'), "rocpd_export_trace: option db: no member is named 'nope'"),
             ((os.path.join(d, "x.json"), None, None, '{"db": [1]}'), "rocpd_export_trace: option db must be a member name or an array of names"),
             ((os.path.join(d, "x.json"), None, None, '[1]'), "rocpd_export_trace: options must be a JSON object"),

@@ -33,7 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
-         "                 [--diagnosis 0|1] [--memsets N]\n"
+         "                 [--diagnosis 0|1|2] [--memsets N]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
@@ -57,6 +57,7 @@ std::string_view usage_text() {
          "  --rpd-nodes N     ranks on N nodes (rank % N); rpd3 files encode pid/gpu with the strides\n"
          "  --host-skew NS    per-node clock offsets up to NS ns; every rank ends with one collective\n"
          "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
+         "                    (2: also touching ops and host waits shorter than the kernel-wait threshold)\n"
          "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
          "  --help            this text\n";
 }
@@ -146,7 +147,9 @@ Options parse_options(const std::vector<std::string_view>& args) {
     } else if (name == "--host-skew") {
       o.host_skew = parse_integer(name, value, 0, 100'000'000'000);
     } else if (name == "--diagnosis") {
-      o.diagnosis = parse_integer(name, value, 0, 1) == 1;
+      const int64_t level = parse_integer(name, value, 0, 2);
+      o.diagnosis = level >= 1;
+      o.diagnosis_edges = level == 2;
     } else if (name == "--memsets") {
       o.memsets = static_cast<int>(parse_integer(name, value, 0, 100'000));
     }

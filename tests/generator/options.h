@@ -34,6 +34,7 @@ struct Options {
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
   bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
   int memsets = 0;          // cudaMemsetAsync calls and memsets per process in nsys files
+  bool diagnosis_edges = false;  // --diagnosis 2: also touching ops and host waits below the threshold
   bool help = false;
 };
 

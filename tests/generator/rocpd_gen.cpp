@@ -225,6 +225,7 @@ int run(const Options& o) {
   params.nodes = o.rpd_nodes;
   params.final_collective = o.host_skew > 0;
   params.diagnosis = o.diagnosis;
+  params.edge_cases = o.diagnosis_edges;
 
   if (params.final_collective) {
     // First pass: when each process launches its final collective (true time). The collective

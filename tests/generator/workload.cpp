@@ -199,7 +199,9 @@ class ProcessGenerator {
       t_.op_stacks.push_back(std::move(stack));
     }
     t_.calls[op.call].op = static_cast<int32_t>(t_.ops.size());
-    queue_free_[queue_slot(op.gpu, op.queue)] = op.end + rng_.between(500, 3'000);
+    const int64_t pause = rng_.between(500, 3'000);
+    // --diagnosis 2: the next op of the queue may touch this one.
+    queue_free_[queue_slot(op.gpu, op.queue)] = op.end + (p_.edge_cases && drng_.permille(300) ? 0 : pause);
     t_.ops.push_back(op);
   }
 
@@ -229,8 +231,10 @@ class ProcessGenerator {
     op.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
     op.queue = static_cast<uint16_t>(rng_.below(p_.queues));
     op.call = launch_call(info.launch_api, api_min, api_max);
-    int64_t start = std::max(queue_free_[queue_slot(op.gpu, op.queue)],
-                             t_.calls[op.call].start + rng_.between(5'000, 30'000));
+    int64_t latency = rng_.between(5'000, 30'000);
+    if (quick_launch_) latency = drng_.between(100, 1'000);  // --diagnosis 2, after a short stall
+    quick_launch_ = false;
+    int64_t start = std::max(queue_free_[queue_slot(op.gpu, op.queue)], t_.calls[op.call].start + latency);
     if (!twin) {
       if (p_.diagnosis && drng_.permille(20)) {
         // Waits for an event recorded elsewhere: starts well after its queue is free.
@@ -454,6 +458,13 @@ class ProcessGenerator {
   void host_stall() {
     int64_t free_at = host_;
     for (int64_t q : queue_free_) free_at = std::max(free_at, q);
+    if (p_.edge_cases && drng_.permille(500)) {
+      // A short stall: the next kernel starts a few us after the gpu went idle, launched after.
+      host_ = free_at + drng_.between(100, 1'000);
+      quick_launch_ = true;
+      ++t_.host_stalls;
+      return;
+    }
     host_ = free_at + drng_.between(20'000, 200'000);
     ++t_.host_stalls;
   }
@@ -479,6 +490,7 @@ class ProcessGenerator {
   std::vector<OpenRange> open_;
   std::vector<GraphExecDef> execs_;
   Rng drng_{0};  // --diagnosis decisions only (its own stream, seeded per process)
+  bool quick_launch_ = false;  // --diagnosis 2: the next kernel follows a short stall
 };
 
 }  // namespace

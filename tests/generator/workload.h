@@ -74,6 +74,10 @@ struct WorkloadParams {
   // --diagnosis 1: host stalls (every queue drains before the next launch), event waits (an op
   // starts well after its queue is free), roctx ranges on the helper thread overlapping launches.
   bool diagnosis = false;
+  // --diagnosis 2: also ops that start exactly where the previous op of their queue ended, and
+  // short host stalls whose next kernel starts within a few us: host waits below the kernel-wait
+  // threshold. (Its own random draws: --diagnosis 1 is unchanged.)
+  bool edge_cases = false;
 };
 
 // One traced process. Its calls are in id order: call i has id i + 1 (rpd api id, rocpd

@@ -51,55 +51,76 @@ FROM iv JOIN win USING (set_id) GROUP BY set_id;
 SELECT 'sets compared: ' || count(*) FROM got;
 SELECT 'FAIL: unclipped union differs for ' || count(*) || ' sets, e.g. ' || min(g.set_id)
 FROM got g LEFT JOIN brute b ON b.set_id = g.set_id AND b.clipped = 0
-WHERE g.plain <> coalesce(b.len, 0) HAVING count(*) > 0;
+WHERE g.plain IS NOT coalesce(b.len, 0) HAVING count(*) > 0;
 SELECT 'FAIL: clipped union differs for ' || count(*) || ' sets, e.g. ' || min(g.set_id)
 FROM got g LEFT JOIN brute b ON b.set_id = g.set_id AND b.clipped = 1
-WHERE g.clipped <> coalesce(b.len, 0) HAVING count(*) > 0;
+WHERE g.clipped IS NOT coalesce(b.len, 0) HAVING count(*) > 0;
+SELECT 'FAIL: ' || count(*) || ' sets compared, 4000 expected' FROM got HAVING count(*) IS NOT 4000;
 SELECT 'FAIL: the regimes were not all exercised'
-WHERE (SELECT count(DISTINCT set_id % 4) FROM got WHERE plain > 0) <> 4
+WHERE (SELECT count(DISTINCT set_id % 4) FROM got WHERE plain > 0) IS NOT 4
    OR (SELECT count(*) FROM iv WHERE b < a) = 0 OR (SELECT count(*) FROM iv WHERE b = a) = 0
    OR (SELECT count(*) FROM iv WHERE a IS NULL) = 0 OR (SELECT count(*) FROM got WHERE clipped < plain) = 0;
 
--- Sorted input (ORDER BY in a subquery) gives the same answers as unsorted input.
-SELECT 'FAIL: sorted input changes the union'
-WHERE EXISTS (SELECT 1 FROM (SELECT set_id, interval_union(a, b) AS u FROM (SELECT * FROM iv ORDER BY set_id, a)
-                             GROUP BY set_id) s JOIN got USING (set_id) WHERE s.u <> got.plain);
+-- Sorted input (ORDER BY in a subquery) gives the brute force's answers too.
+SELECT 'FAIL: sorted input differs from the brute force for ' || count(*) || ' sets'
+FROM (SELECT set_id, interval_union(a, b) AS u FROM (SELECT * FROM iv ORDER BY set_id, a) GROUP BY set_id) s
+LEFT JOIN brute b ON b.set_id = s.set_id AND b.clipped = 0
+WHERE s.u IS NOT coalesce(b.len, 0) HAVING count(*) > 0;
 
--- Window function: running frames (incremental) and sliding frames (xInverse) against the
--- aggregate over the same rows.
-SELECT 'FAIL: running window differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k) AS w FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k <= x.k)
-HAVING count(*) > 0;
-SELECT 'FAIL: sliding window differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS w
-  FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 3 AND x.k + 1)
-HAVING count(*) > 0;
-
--- Frames SQLite evaluates differently: EXCLUDE (recomputed per row), GROUPS, RANGE, frames that
--- end at UNBOUNDED FOLLOWING (rows leave from the front only).
-SELECT 'FAIL: EXCLUDE CURRENT ROW frame differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING
-                                              EXCLUDE CURRENT ROW) AS w FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 2 AND x.k + 2
-            AND i2.k <> x.k)
-HAVING count(*) > 0;
-SELECT 'FAIL: GROUPS frame differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k / 4 GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) AS w
-  FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k / 4 BETWEEN x.k / 4 - 1 AND x.k / 4)
-HAVING count(*) > 0;
-SELECT 'FAIL: RANGE frame differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k RANGE BETWEEN 5 PRECEDING AND 1 FOLLOWING) AS w
-  FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k BETWEEN x.k - 5 AND x.k + 1)
-HAVING count(*) > 0;
-SELECT 'FAIL: UNBOUNDED FOLLOWING frame differs at ' || count(*) || ' rows' FROM (
-  SELECT set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS w
-  FROM iv) x
-WHERE w <> (SELECT interval_union(a, b) FROM iv i2 WHERE i2.set_id = x.set_id AND i2.k >= x.k)
-HAVING count(*) > 0;
+-- Window function: running frames (incremental), sliding frames (xInverse) and the frames SQLite
+-- evaluates differently (EXCLUDE, recomputed per row; GROUPS; RANGE; frames ending at UNBOUNDED
+-- FOLLOWING, rows leaving from the front only), each row's result against the brute force over
+-- the rows of its frame (listed by their own predicate), on the first 200 sets (3000 rows, all
+-- four regimes). Every window row must find its brute-force row.
+CREATE TEMP TABLE wiv AS SELECT * FROM iv WHERE set_id < 200;
+CREATE TEMP TABLE wgot AS
+SELECT 'running' AS form, set_id, k, interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k) AS w FROM wiv
+UNION ALL
+SELECT 'sliding', set_id, k,
+       interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN 3 PRECEDING AND 1 FOLLOWING) FROM wiv
+UNION ALL
+SELECT 'exclude', set_id, k,
+       interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING
+                                  EXCLUDE CURRENT ROW) FROM wiv
+UNION ALL
+SELECT 'groups', set_id, k,
+       interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k / 4 GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM wiv
+UNION ALL
+SELECT 'range', set_id, k,
+       interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k RANGE BETWEEN 5 PRECEDING AND 1 FOLLOWING) FROM wiv
+UNION ALL
+SELECT 'unbounded', set_id, k,
+       interval_union(a, b) OVER (PARTITION BY set_id ORDER BY k ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) FROM wiv;
+-- The rows of each frame: (form, set_id, k) -> the rows (a, b) it holds.
+CREATE TEMP TABLE wframe AS
+SELECT f.form, x.set_id, x.k, i2.a, i2.b
+FROM (SELECT 'running' AS form UNION ALL SELECT 'sliding' UNION ALL SELECT 'exclude' UNION ALL SELECT 'groups'
+      UNION ALL SELECT 'range' UNION ALL SELECT 'unbounded') f
+JOIN wiv x JOIN wiv i2 ON i2.set_id = x.set_id
+WHERE CASE f.form WHEN 'running' THEN i2.k <= x.k
+                  WHEN 'sliding' THEN i2.k BETWEEN x.k - 3 AND x.k + 1
+                  WHEN 'exclude' THEN i2.k BETWEEN x.k - 2 AND x.k + 2 AND i2.k <> x.k
+                  WHEN 'groups' THEN i2.k / 4 BETWEEN x.k / 4 - 1 AND x.k / 4
+                  WHEN 'range' THEN i2.k BETWEEN x.k - 5 AND x.k + 1
+                  ELSE i2.k >= x.k END;
+CREATE INDEX wframe_key ON wframe(form, set_id, k);
+CREATE TEMP TABLE wbrute AS
+WITH pts AS (SELECT DISTINCT form, set_id, k, p FROM (
+               SELECT form, set_id, k, a AS p FROM wframe WHERE b > a UNION ALL
+               SELECT form, set_id, k, b FROM wframe WHERE b > a)),
+seg AS (SELECT form, set_id, k, p, lead(p) OVER (PARTITION BY form, set_id, k ORDER BY p) AS q FROM pts)
+SELECT s.form, s.set_id, s.k,
+       total(CASE WHEN EXISTS (SELECT 1 FROM wframe c WHERE c.form = s.form AND c.set_id = s.set_id AND c.k = s.k
+                                 AND c.b > c.a AND c.a <= s.p AND c.b >= s.q)
+                  THEN s.q - s.p ELSE 0 END) AS len
+FROM seg s WHERE q IS NOT NULL GROUP BY s.form, s.set_id, s.k;
+SELECT 'FAIL: ' || form || ' window differs from the brute force at ' || count(*) || ' rows, e.g. set '
+       || min(g.set_id)
+FROM wgot g LEFT JOIN wbrute b USING (form, set_id, k)
+WHERE g.w IS NOT coalesce(b.len, 0) GROUP BY form;
+SELECT 'FAIL: window rows ' || count(*) || ', 18000 expected (6 forms x 3000 rows)' FROM wgot HAVING count(*) IS NOT 18000;
+SELECT 'FAIL: window frames of ' || (SELECT count(DISTINCT form) FROM wbrute) || ' forms have rows'
+WHERE (SELECT count(DISTINCT form) FROM wbrute) IS NOT 6 OR (SELECT count(*) FROM wgot WHERE w > 0) < 9000;
 
 -- Empty input and all-NULL input: the empty union.
 SELECT 'FAIL: empty union is not 0' WHERE (SELECT interval_union(a, b) FROM iv WHERE 0) IS NOT 0

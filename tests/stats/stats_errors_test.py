@@ -72,6 +72,15 @@ class StatsErrors(unittest.TestCase):
         self.assertEqual(self.error("SELECT histogram(x, 1) FROM t", [(1e999, 0, 0)]),
                          "histogram(): value 9e999 has no bucket")
 
+    def test_histogram_width_below_the_spacing_of_doubles(self):
+        # Issue 21, defect 12: far from the origin such a width gave buckets with lo == hi that held values.
+        self.assertEqual(self.error("SELECT histogram(x, 1.0) FROM t", [(1e17, 0, 0)]),
+                         "histogram(): width 1 is too small for value 1e+17: buckets this far from the origin cannot "
+                         "be told apart in floating point; choose a wider width")
+        self.assertEqual(self.error("SELECT histogram(x, 0.5) FROM t", [(1, 0, 0), (2.0 ** 60, 0, 0)]),
+                         "histogram(): width 0.5 is too small for value 1.152921504606847e+18: buckets this far from "
+                         "the origin cannot be told apart in floating point; choose a wider width")
+
     def test_histogram_log2_negative(self):
         self.assertEqual(self.error("SELECT histogram_log2(x) FROM t", [(3, 0, 0), (-7, 0, 0)]),
                          "histogram_log2(): negative value -7 has no log2 bucket")
