@@ -24,13 +24,17 @@ std::optional<long double> duration_ns(std::string_view spec) {
   return static_cast<long double>(v) * scale;
 }
 
-std::int64_t range_edge(Session& session, const std::string& name, Edge edge, const std::string& spec) {
+std::int64_t range_edge(Session& session, const std::string& name, Edge edge, const std::string& spec,
+                        bool could_be_time = false) {
   Cell c = session.scalar(edge == Edge::Start ? "SELECT min(start) FROM rocpd_ranges WHERE name = ?1"
                                               : "SELECT max(\"end\") FROM rocpd_ranges WHERE name = ?1",
                           {Param(name)});
   if (c.type != Cell::Type::Integer)
-    throw CliError("'" + spec + "': no CPU range (rocpd_ranges) is named '" + name +
-                   "'; list them with: rocpd-ext query PATH... \"SELECT name, count(*) FROM rocpd_ranges GROUP BY name\"");
+    throw CliError("'" + spec + "': " +
+                   (could_be_time ? "neither a time (12000000, 12ms, 1.5s, 25%, @1000079750000000) nor the name of a CPU "
+                                    "range (rocpd_ranges)"
+                                  : "no CPU range (rocpd_ranges) is named '" + name + "'") +
+                   "; list the names with: rocpd-ext query PATH... \"SELECT name, count(*) FROM rocpd_ranges GROUP BY name\"");
   return c.integer;
 }
 }  // namespace
@@ -54,7 +58,7 @@ std::int64_t resolve_time(Session& session, const JobSpan& job, const std::strin
   if (auto v = duration_ns(s)) return job.first_ns + std::llround(*v);
   // Anything else names a range: a number with an unknown unit ("12 ms", "5min") reads as one,
   // and its error says so.
-  return range_edge(session, spec, edge, spec);
+  return range_edge(session, spec, edge, spec, true);
 }
 
 Window resolve_window(Session& session, const std::optional<std::string>& start, const std::optional<std::string>& end,
