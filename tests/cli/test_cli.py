@@ -8,8 +8,10 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 from collections import defaultdict
 
@@ -467,6 +469,18 @@ class Errors(unittest.TestCase):
         self.assertTrue(out.startswith("usage: rocpd-ext COMMAND"))
         out, _, _ = run("--version")
         self.assertEqual(out, "rocpd-ext 0.1.0\n")
+
+    def test_ctrl_c_interrupts(self):
+        # An endless query, interrupted at several moments (loading or opening, running); the
+        # first delay leaves the process the time to reach main (before, SIGINT kills it at once).
+        endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        for delay in (0.3, 0.8, 2.0):
+            p = subprocess.Popen([CLI, "query", self.job, endless, "--format", "csv"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+            time.sleep(delay)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+            self.assertEqual((p.returncode, out, err), (130, "", "rocpd-ext: interrupted\n"), delay)
 
     def test_library_lookup(self):
         env = dict(os.environ, ROCPD_EXT_LIBRARY="/nonexistent/librocpd_ext.so")

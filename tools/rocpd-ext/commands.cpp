@@ -19,25 +19,22 @@ void open(Session& session, const Options& o) {
   session.open_members(o.paths);
 }
 
-// csv and json rows of `query` written as they are stepped (a large result is never held).
+// csv and json rows of `query` written as they are stepped (a large result is never held). A
+// statement's header (or opening bracket) waits for its first row or its end, so a statement that
+// fails before its first row prints nothing.
 class StreamSink : public RowSink {
  public:
   StreamSink(std::ostream& out, Format f, JsonWriter* json) : out_(out), format_(f), json_(json) {}
   void begin(const std::vector<std::string>& columns) override {
     columns_ = columns;
     rows_ = 0;
-    if (format_ == Format::Csv) {
-      if (sets_++) out_ << '\n';
-      write_csv(out_, ResultSet{"", "", columns, {}});
-    } else {
-      out_ << '[';
-    }
+    started_ = false;
   }
   void row(const std::vector<Cell>& cells) override {
+    start();
     if (format_ == Format::Csv) {
-      ResultSet one{"", "", columns_, {cells}};
       std::ostringstream line;
-      write_csv(line, one);
+      write_csv(line, ResultSet{"", "", columns_, {cells}});
       std::string text = line.str();
       out_ << text.substr(text.find('\n') + 1);  // without the header
     } else {
@@ -46,15 +43,28 @@ class StreamSink : public RowSink {
     ++rows_;
   }
   void end() override {
+    start();
     if (format_ == Format::Json) out_ << (rows_ ? "\n]\n" : "]\n");
   }
 
  private:
+  void start() {
+    if (started_) return;
+    started_ = true;
+    if (format_ == Format::Csv) {
+      if (sets_++) out_ << '\n';
+      write_csv(out_, ResultSet{"", "", columns_, {}});
+    } else {
+      out_ << '[';
+    }
+  }
+
   std::ostream& out_;
   Format format_;
   JsonWriter* json_;
   std::vector<std::string> columns_;
   size_t rows_ = 0, sets_ = 0;
+  bool started_ = false;
 };
 }  // namespace
 

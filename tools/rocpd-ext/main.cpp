@@ -9,6 +9,7 @@
 int main(int argc, char** argv) {
   using namespace rocpd_cli;
   std::ios::sync_with_stdio(false);
+  interrupt_on_sigint(nullptr);
   try {
     Options o = parse_options(argc, argv);
     if (o.version) {

@@ -145,12 +145,17 @@ void Session::set_progress(bool on) { run("SELECT rocpd_progress(?1)", {Param(st
 void Session::run_script(const std::string& sql, RowSink& sink) {
   const char* tail = sql.c_str();
   while (tail && *tail) {
+    check_interrupted();
     sqlite3_stmt* raw = nullptr;
     if (sqlite3_prepare_v2(db_, tail, -1, &raw, &tail) != SQLITE_OK) fail(db_);
     Stmt s(raw);
     if (!s) continue;  // whitespace or a comment
     step_all(db_, s.get(), sink);
   }
+}
+
+void Session::check_interrupted() const {
+  if (g_interrupted) throw CliError("interrupted", kExitInterrupted);
 }
 
 std::vector<ResultSet> Session::run_script(const std::string& sql) {
@@ -160,6 +165,7 @@ std::vector<ResultSet> Session::run_script(const std::string& sql) {
 }
 
 ResultSet Session::run(const std::string& sql, const std::vector<Param>& params) {
+  check_interrupted();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) fail(db_);
   Stmt s(raw);
@@ -174,11 +180,17 @@ Cell Session::scalar(const std::string& sql, const std::vector<Param>& params) {
 }
 
 void interrupt_on_sigint(Session* session) {
-  g_interruptible = session ? session->handle() : nullptr;
   struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
+  sqlite3* db = session ? session->handle() : nullptr;
+  g_interruptible = db;
+  if (!db) return;
+  // SQLite forgets an interrupt that arrives between statements (the first statement to start
+  // clears it): the progress handler also stops the statement once the signal was seen.
+  sqlite3_progress_handler(db, 1000, [](void*) { return g_interrupted.load() ? 1 : 0; }, nullptr);
+  if (g_interrupted) sqlite3_interrupt(db);
 }
 
 }  // namespace rocpd_cli

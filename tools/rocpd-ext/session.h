@@ -64,12 +64,16 @@ class Session {
   void set_progress(bool on);
 
   sqlite3* handle() const { return db_; }
+  // Throws CliError("interrupted", 130) once SIGINT was seen (interrupt_on_sigint).
+  void check_interrupted() const;
 
  private:
   sqlite3* db_ = nullptr;
 };
 
-// Stops the statement running on the connection registered last (SIGINT), as the sqlite3 shell does.
+// SIGINT (Ctrl-C) stops the statement running on `session`'s connection, as in the sqlite3 shell,
+// and every command ends with exit status 130. Called with nullptr first thing in main (a signal
+// before the connection exists is remembered), then with the session.
 void interrupt_on_sigint(Session* session);
 
 }  // namespace rocpd_cli
