@@ -38,7 +38,6 @@ Options parse_options(int argc, char** argv) {
   Options o;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) usage_error("", "a command is needed: summary, query or export");
-  size_t i = 0;
   const std::string& first = args[0];
   if (first == "-h" || first == "--help" || first == "help") {
     o.help = true;
@@ -56,7 +55,7 @@ Options parse_options(int argc, char** argv) {
   o.command = first;
   std::vector<std::string> positional;
   bool options_done = false;
-  for (i = 1; i < args.size(); ++i) {
+  for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (options_done || a.size() < 2 || a[0] != '-' || a == "-") {
       positional.push_back(a);
