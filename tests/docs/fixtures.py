@@ -37,3 +37,7 @@ def generate(gen, out):
 def link_into(fixture_dir, workdir):
     for name in sorted(os.listdir(fixture_dir)):
         os.symlink(os.path.join(fixture_dir, name), os.path.join(workdir, name))
+    # The README's first example runs from the repository root, where the demo target writes the
+    # demo job to build/demo.
+    os.makedirs(os.path.join(workdir, "build"))
+    os.symlink(os.path.join(fixture_dir, "demo"), os.path.join(workdir, "build", "demo"))

@@ -1,0 +1,33 @@
+"""pandas DataFrames of the federation's answers."""
+import os
+
+from .backends import columns_and_rows, connect
+
+
+def _paths(paths):
+    if paths is None:
+        return []
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [os.fsdecode(paths)]
+    return [os.fsdecode(p) for p in paths]
+
+
+def read_sql(sql, paths=None, params=(), con=None):
+    """The rows of `sql` as a pandas DataFrame (one column per result column, in order), over the
+    members `paths` names (a file, directory or glob, or a list of them: each is passed to
+    rocpd_open) on `con`, or on a new connection (connect()) when `con` is None."""
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise RuntimeError("read_sql needs pandas (Debian: apt-get install python3-pandas; pip install pandas)") from e
+    own = con is None
+    if own:
+        con = connect()
+    try:
+        for p in _paths(paths):
+            con.execute("SELECT rocpd_open(?)", (p,)).fetchall()
+        columns, rows = columns_and_rows(con, sql, params)
+    finally:
+        if own:
+            con.close()
+    return pd.DataFrame.from_records(rows, columns=columns)
