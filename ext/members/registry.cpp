@@ -2,10 +2,12 @@
 #include "members/member_pool.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <map>
 #include <set>
 
+#include "common/natural_order.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
 #include "members/member_probe.h"
@@ -131,6 +133,8 @@ std::vector<MemberPtr> Registry::members() {
     it = attached_.erase(it);
   }
   out.insert(out.end(), opened_.begin(), opened_.end());
+  // Natural order of names (rank2 before rank10), however they were attached or opened.
+  std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
   known_members_ = out.size();
   return out;
 }

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "common/natural_order.h"
 #include "common/vtab_util.h"
 #include "members/interrupt.h"
 #include "stats/percentile_select.h"
@@ -136,15 +137,18 @@ std::vector<Row> rows_of(JobGroups& job, const std::vector<federation::MemberPtr
   return rows;
 }
 
-// The order of SQL's GROUP BY on the grouping columns: NULL first, numbers, text by BINARY.
-bool cell_less(const Cell& a, const Cell& b) {
+// The order of SQL's GROUP BY on the grouping columns: NULL first, numbers, text by BINARY; but
+// members (db) in natural order, as everywhere members are listed (rank2 before rank10).
+bool cell_less(const Cell& a, const Cell& b, bool natural = false) {
   if (a.index() != b.index()) return a.index() < b.index();
+  if (natural)
+    if (const auto* sa = std::get_if<std::string>(&a)) return natural_less(*sa, std::get<std::string>(b));
   return a < b;
 }
 void sort_rows(std::vector<Row>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     for (int c : {kDb, kGpu, kKind, kName})
-      if (cell_less(a[c], b[c]) || cell_less(b[c], a[c])) return cell_less(a[c], b[c]);
+      if (cell_less(a[c], b[c], c == kDb) || cell_less(b[c], a[c], c == kDb)) return cell_less(a[c], b[c], c == kDb);
     return false;
   });
 }

@@ -1,8 +1,9 @@
 // Installs the analysis views of sql/views/ (embedded at build time) as TEMP views, in file
-// order, so every connection that loads the extension can query them by name.
-#include <fmt/format.h>
+// order, so every connection that loads the extension can query them by name; first the SQL names
+// they use: the collation rocpd_natural and rocpd_require_members.
+#include "views/register_views.h"
 
-#include "common/sqlite_util.h"
+#include <fmt/format.h>
 
 namespace {
 struct EmbeddedSql {
@@ -16,6 +17,8 @@ constexpr EmbeddedSql kViews[] = {
 
 int rocpd_register_views(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
+    rocpd::views::register_rocpd_natural(db);
+    rocpd::views::register_rocpd_require_members(db);
     for (const auto& view : kViews) {
       if (!view.file) break;
       rocpd::exec(db, view.sql, fmt::format("rocpd_ext: installing sql/views/{}", view.file));

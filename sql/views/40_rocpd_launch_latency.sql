@@ -24,10 +24,12 @@ SELECT count(*) AS launches,
        group_concat(DISTINCT api_name) AS api_names,
        rocpd_display_name(name) AS kernel, name, demangle(name) AS demangled
 FROM launches
+WHERE rocpd_require_members('rocpd_launch_latency')
 GROUP BY name
 ORDER BY med_ns DESC, name;
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_launch_latency AS
 SELECT launches, avg_ns, med_ns, p95_ns, min_ns, max_ns, api_names, kernel
 FROM temp.rocpd_launch_latency_full
+WHERE rocpd_require_members('rocpd_launch_latency')
 ORDER BY med_ns DESC, name;

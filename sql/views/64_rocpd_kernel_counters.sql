@@ -23,4 +23,4 @@ SELECT k.db, c.pid, k.op_id, k.correlation_id, k.gpu, k.queue, k.name, k.start, 
        k."end" - k.start AS duration, c.n_counters, c.counters, k.depth, k.stack, k.top_level, k.bottom_level
 FROM temp.rocpd_kernel_stacks AS k
 CROSS JOIN per_op AS c ON c.db = k.db AND c.op_id = k.op_id AND c.pid = coalesce(k.pid, c.pid)
-WHERE k.kind = 'kernel';
+WHERE k.kind = 'kernel' AND rocpd_require_members('rocpd_kernel_counters');

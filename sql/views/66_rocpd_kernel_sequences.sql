@@ -27,6 +27,6 @@ WITH occurrences AS (
 SELECT db, operator, json_array_length(pattern) AS kernels, pattern, count(*) AS count,
        sum(gpu_ns) AS gpu_ns, sum(bottom_level_end - bottom_level_start) AS range_ns
 FROM occurrences
-WHERE n = 1
+WHERE n = 1 AND rocpd_require_members('rocpd_kernel_sequences')
 GROUP BY db, operator, pattern
-ORDER BY db, count DESC, gpu_ns DESC, operator, pattern;
+ORDER BY db COLLATE rocpd_natural, count DESC, gpu_ns DESC, operator, pattern;

@@ -4,6 +4,7 @@ Derived reals are rounded as docs/views.md says the views round them (percents t
 averages, standard deviations and interpolated percentiles to 1), with SQLite's own round() on a
 connection without the extension, so the comparison can stay exact."""
 import math
+import re
 import sqlite3
 import statistics
 from collections import defaultdict
@@ -15,6 +16,15 @@ _PLAIN = sqlite3.connect(":memory:")
 def sql_round(x, digits):
     """SQLite's builtin round(x, digits) (half away from zero, on the decimal text); None stays None."""
     return None if x is None else _PLAIN.execute("SELECT round(?, ?)", (x, digits)).fetchone()[0]
+
+
+def natural_key(name):
+    """The natural order of member names (rank2 before rank10), written independently of the C++:
+    the name as tokens, a run of digits by its value and any other character by its code, where a
+    digit run compares with a character as its first digit would ('0' < run < ':'); names equal
+    that way ("rank01", "rank1") by their bytes."""
+    tokens = tuple((0x30, int(t)) if t.isdigit() else (ord(t), 0) for t in re.findall(r"[0-9]+|[^0-9]", name))
+    return tokens, name.encode()
 
 
 def percentile(values, p):
@@ -147,9 +157,10 @@ class Reference:
     def rank_imbalance(self):
         out = {}
         for name, ranks in self.per_rank_kernel_totals().items():
-            # Slowest: largest total; ties broken by db, then pid (NULL pid first, as SQLite sorts).
-            (db, pid), (total, instances) = min(ranks.items(),
-                                               key=lambda kv: (-kv[1][0], kv[0][0], (kv[0][1] is not None, kv[0][1])))
+            # Slowest: largest total; ties broken by db in natural order, then pid (NULL pid first, as
+            # SQLite sorts).
+            (db, pid), (total, instances) = min(ranks.items(), key=lambda kv: (-kv[1][0], natural_key(kv[0][0]),
+                                                                             (kv[0][1] is not None, kv[0][1])))
             med = statistics.median(t for t, _ in ranks.values())
             out[name] = {"ranks": len(ranks), "slowest_db": db, "slowest_pid": pid, "slowest_total_ns": total,
                          "slowest_instances": instances, "median_total_ns": med,
