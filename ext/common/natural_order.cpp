@@ -1,5 +1,7 @@
 #include "common/natural_order.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -36,6 +38,17 @@ int natural_compare(std::string_view a, std::string_view b) noexcept {
   // Equal by value ("rank01" and "rank1"): the bytes decide, so only equal names compare equal.
   const int c = a.compare(b);
   return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
+void register_natural_collation(sqlite3* db) {
+  const int rc = sqlite3_create_collation_v2(
+      db, "rocpd_natural", SQLITE_UTF8, nullptr,
+      [](void*, int na, const void* a, int nb, const void* b) {
+        return natural_compare(std::string_view(static_cast<const char*>(a), static_cast<size_t>(na)),
+                               std::string_view(static_cast<const char*>(b), static_cast<size_t>(nb)));
+      },
+      nullptr);
+  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering rocpd_natural: {}", sqlite3_errmsg(db)), rc);
 }
 
 }  // namespace rocpd

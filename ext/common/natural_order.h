@@ -4,6 +4,8 @@
 #pragma once
 #include <string_view>
 
+#include "common/sqlite_util.h"
+
 namespace rocpd {
 
 // < 0, 0 or > 0 as `a` sorts before, equal to, or after `b`. A name is a sequence of tokens: runs
@@ -15,5 +17,9 @@ namespace rocpd {
 int natural_compare(std::string_view a, std::string_view b) noexcept;
 
 inline bool natural_less(std::string_view a, std::string_view b) noexcept { return natural_compare(a, b) < 0; }
+
+// Registers the collation rocpd_natural (natural_compare) on `db`; each capability whose SQL or
+// tables use it calls this (registering it again changes nothing). Throws on failure.
+void register_natural_collation(sqlite3* db);
 
 }  // namespace rocpd

@@ -19,6 +19,7 @@
 #include "common/natural_order.h"
 #include "common/vtab_util.h"
 #include "members/interrupt.h"
+#include "members/progress.h"
 #include "stats/percentile_select.h"
 #include "members/member_pool.h"
 #include "summaries/op_groups.h"
@@ -159,9 +160,7 @@ std::vector<Row> engine_rows(federation::Registry& reg, const std::vector<federa
   federation::MemberPool pool(reg, watch);
   federation::PoolProgress progress;
   if (reg.progress)
-    watch.report_progress([&] {
-      return fmt::format("rocpd_op_groups: {}/{} members summarized", progress.members_done.load(), members.size());
-    });
+    watch.report_progress([&] { return federation::progress_line("rocpd_op_groups", progress, members.size()); });
   std::vector<JobGroups> lanes(pool.lanes());
   pool.run(
       members,

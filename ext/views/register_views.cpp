@@ -1,7 +1,9 @@
 // Installs the analysis views of sql/views/ (embedded at build time) as TEMP views, in file
 // order, so every connection that loads the extension can query them by name; first the SQL names
-// they use: the collation rocpd_natural and rocpd_require_members.
+// they use: the collation rocpd_natural (common/natural_order.h) and rocpd_require_members.
 #include "views/register_views.h"
+
+#include "common/natural_order.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +19,7 @@ constexpr EmbeddedSql kViews[] = {
 
 int rocpd_register_views(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
-    rocpd::views::register_rocpd_natural(db);
+    rocpd::register_natural_collation(db);  // the views order members by it
     rocpd::views::register_rocpd_require_members(db);
     for (const auto& view : kViews) {
       if (!view.file) break;

@@ -3,6 +3,5 @@
 #include "common/sqlite_util.h"
 
 namespace rocpd::views {
-void register_rocpd_natural(sqlite3* db);          // rocpd_natural.cpp (collation)
 void register_rocpd_require_members(sqlite3* db);  // rocpd_require_members.cpp
 }  // namespace rocpd::views

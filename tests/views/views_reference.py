@@ -132,16 +132,25 @@ class Reference:
         return out
 
     def launch_latency(self):
-        call = {(a["db"], a["correlation_id"]): a for a in self.apis if a["correlation_id"] is not None}
+        # The launch of a kernel (docs/diagnosis.md): of its member's calls with its correlation id, the
+        # earliest start, then the smallest api_id; calls without a start are no launches.
+        call = {}
+        for a in self.apis:
+            if a["correlation_id"] is None or a["start"] is None:
+                continue
+            k = (a["db"], a["correlation_id"])
+            if k not in call or (a["start"], a["api_id"]) < (call[k]["start"], call[k]["api_id"]):
+                call[k] = a
         lat, names = defaultdict(list), defaultdict(set)
         for o in self.ops:
-            a = call.get((o["db"], o["correlation_id"]))
+            a = call.get((o["db"], o["correlation_id"])) if isinstance(o["correlation_id"], int) else None
             if o["kind"] == "kernel" and a is not None:
                 lat[o["name"]].append(o["start"] - a["start"])
-                names[o["name"]].add(a["name"])
+                if a["name"] is not None:
+                    names[o["name"]].add(a["name"])
         return {
             name: {"launches": len(v), "avg_ns": sql_round(sum(v) / len(v), 1),
-                   "med_ns": statistics.median(v), "p95_ns": sql_round(percentile(v, 95), 1), "min_ns": min(v), "max_ns": max(v), "api_names": names[name]}
+                   "med_ns": statistics.median(v), "p95_ns": sql_round(percentile(v, 95), 1), "min_ns": min(v), "max_ns": max(v), "api_names": ",".join(sorted(names[name])) or None}
             for name, v in lat.items()
         }
 

@@ -122,7 +122,7 @@ def hand_made_job(directory):
 
 def fetch_reference(con):
     ops = rows(con, 'SELECT db, pid, gpu, kind, name, start, "end", duration, correlation_id FROM rocpd_ops')
-    apis = rows(con, "SELECT db, correlation_id, start, name FROM rocpd_apis")
+    apis = rows(con, "SELECT db, correlation_id, start, name, api_id FROM rocpd_apis")
     return Reference(ops, apis)
 
 
