@@ -17,11 +17,11 @@ namespace {
 // and flags stay SQL, so NULLs and overflow behave as SQLite's.
 std::string query(bool by_db) {
   return fmt::format(
-      "SELECT db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, launch_end,"
-      "       start, \"end\", cpu_ns, gpu_ns, launch_delay_ns,"
+      "SELECT db, op_id, gpu, kind, api_name, cpu_ns, gpu_ns, launch_delay_ns,"
       "       cpu_ns <= ?1 AND gpu_ns < cpu_ns AS short_op,"
       "       cpu_ns > ?1 AS runtime_outlier,"
-      "       launch_delay_ns > ?2 AS delay_outlier, rowid_ "
+      "       launch_delay_ns > ?2 AS delay_outlier,"
+      "       pid, tid, correlation_id, queue, stream, name, launch_start, launch_end, start, \"end\", rowid_ "
       "FROM (SELECT db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start,"
       "             launch_end, start, \"end\", launch_end - launch_start AS cpu_ns, \"end\" - start AS gpu_ns,"
       "             start - launch_end AS launch_delay_ns, rowid AS rowid_"
@@ -29,14 +29,16 @@ std::string query(bool by_db) {
       by_db ? " WHERE db = ?3" : "");
 }
 
+// SELECT * shows what fits a 160-column terminal (docs/views.md): the op, its launching API, the
+// three durations and the flags; the op's and the call's other columns are hidden, there by name.
 const SqlTableDef kDef{
     .name = "rocpd_launch_stats",
-    .columns = "db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, queue INTEGER, "
-               "stream INTEGER, kind TEXT, name TEXT, api_name TEXT, launch_start INTEGER, launch_end INTEGER, "
-               "start INTEGER, \"end\" INTEGER, cpu_ns INTEGER, gpu_ns INTEGER, launch_delay_ns INTEGER, "
-               "short_op INTEGER, runtime_outlier INTEGER, delay_outlier INTEGER",
+    .columns = "db TEXT, op_id INTEGER, gpu INTEGER, kind TEXT, api_name TEXT, cpu_ns INTEGER, gpu_ns INTEGER, "
+               "launch_delay_ns INTEGER, short_op INTEGER, runtime_outlier INTEGER, delay_outlier INTEGER",
     .db_column = 0,
     .args = {{"runtime_cutoff_ns", 50'000, 0}, {"launch_delay_cutoff_ns", 100'000, INT64_MIN}},
+    .hidden = "pid INTEGER, tid INTEGER, correlation_id INTEGER, queue INTEGER, stream INTEGER, name TEXT, "
+              "launch_start INTEGER, launch_end INTEGER, start INTEGER, \"end\" INTEGER",
     .query = query,
 };
 

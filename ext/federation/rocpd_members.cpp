@@ -8,6 +8,7 @@
 #include "common/vtab_util.h"
 
 #include "members/interrupt.h"
+#include "members/progress.h"
 #include "members/member_probe.h"
 #include "formats/adapter.h"
 
@@ -68,8 +69,14 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_valu
     InterruptWatch watch(reg.host());
     const auto members = reg.members();
     if (reg.progress)
-      watch.report_progress([&] { return fmt::format("rocpd_members: {}/{} members profiled", cur->rows.size(),
-                                                     members.size()); });
+      watch.report_progress([&] {
+        ProgressCounts c;
+        c.what = "rocpd_members";
+        c.members_done = cur->rows.size();
+        c.members_total = members.size();
+        c.detail = "profiling";
+        return progress_line(c);
+      });
     if (idx_num) reg.profile_all(members, watch);  // every core; the loop below finds them cached
     for (auto& m : members) {
       watch.check();

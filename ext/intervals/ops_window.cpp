@@ -1,5 +1,6 @@
 #include "intervals/ops_window.h"
 #include "intervals/sql_args.h"
+#include "common/natural_order.h"
 
 #include <fmt/format.h>
 
@@ -222,6 +223,8 @@ std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string
   std::vector<MemberRef> out;
   while (step(stmt.get(), "reading rocpd_members"))
     out.push_back({std::string(column_text(stmt.get(), 0)), sqlite3_column_int64(stmt.get(), 1)});
+  // Members in natural order (rank2 before rank10): the order of every per-member table's rows.
+  std::stable_sort(out.begin(), out.end(), [](const MemberRef& a, const MemberRef& b) { return natural_less(a.db, b.db); });
   return out;
 }
 

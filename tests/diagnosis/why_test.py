@@ -82,8 +82,11 @@ class KernelCounters(unittest.TestCase):
             if counter is not None:
                 values[(db, pid, op_id)][counter] += value
         kernels = {(o[0], o[1], o[2]): o for o in ops if o[7] == "kernel"}
-        rows = rows_of(con, "SELECT * FROM rocpd_kernel_counters")
+        rows = rows_of(con, "SELECT * FROM rocpd_kernel_counters_full")
         self.assertEqual(len(rows), len([k for k in values if k in kernels]))
+        # The default view: the columns that fit 160 columns, the same rows in the same order.
+        short = rows_of(con, "SELECT * FROM rocpd_kernel_counters")
+        self.assertEqual(short, [{c: r[c] for c in ("db", "op_id", "kernel", "duration", "counters")} for r in rows])
         self.assertGreater(len(rows), 1000)
         for r in rows:
             k = (r["db"], r["pid"], r["op_id"])
@@ -92,6 +95,8 @@ class KernelCounters(unittest.TestCase):
             self.assertEqual(r["n_counters"], len(values[k]))
             self.assertEqual((r["correlation_id"], r["gpu"], r["queue"], r["name"], r["start"], r["end"]),
                              (corr, gpu, queue, name, start, end))
+            self.assertEqual((r["kernel"], r["demangled"]), con.execute(
+                "SELECT rocpd_display_name(?1), demangle(?1)", (name,)).fetchone())
             self.assertEqual(r["duration"], end - start)
             want = stacks[(db, "kernel", op_id)][2]
             self.assertEqual((json.loads(r["stack"]), r["depth"]), (want, len(want)), k)
@@ -121,6 +126,13 @@ class KernelCounters(unittest.TestCase):
         dur = sum(spans.values())
         self.assertGreater(got, 0)
         self.assertAlmostEqual(got, fetch * 1024.0 / dur, delta=got * 0.01)
+
+
+# Every column of rocpd_launch_stats but the cutoffs; SELECT * shows DEFAULT_STATS only (160 columns).
+STATS_COLUMNS = ('db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, launch_end, '
+                 'start, "end", cpu_ns, gpu_ns, launch_delay_ns, short_op, runtime_outlier, delay_outlier')
+DEFAULT_STATS = ["db", "op_id", "gpu", "kind", "api_name", "cpu_ns", "gpu_ns", "launch_delay_ns", "short_op",
+                 "runtime_outlier", "delay_outlier"]
 
 
 class LaunchStats(unittest.TestCase):
@@ -161,7 +173,8 @@ class LaunchStats(unittest.TestCase):
             self.assertEqual(r, want[rowid], rowid)
 
     def test_defaults_match_brute_force(self):
-        rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats")
+        rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns "
+                                 "FROM rocpd_launch_stats")
         self.check(rows, 50000, 100000)
         # HTA's three findings all occur in the generated job.
         for flag in ("short_op", "runtime_outlier", "delay_outlier"):
@@ -169,10 +182,10 @@ class LaunchStats(unittest.TestCase):
 
     def test_cutoffs(self):
         for rc, dc in ((0, 0), (10000, 20000), (10**12, -(10**12))):
-            rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns "
+            rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns "
                                      "FROM rocpd_launch_stats(?, ?)", (rc, dc))
             self.check(rows, rc, dc)
-        rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats "
+        rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats "
                                  "WHERE launch_delay_cutoff_ns = 5000 AND db = 'rank1'")
         want = self.expected(50000, 5000)
         self.assertEqual(len(rows), sum(1 for w in want.values() if w["db"] == "rank1"))
@@ -180,6 +193,16 @@ class LaunchStats(unittest.TestCase):
             rowid = r.pop("rowid")
             r.pop("runtime_cutoff_ns"), r.pop("launch_delay_cutoff_ns")
             self.assertEqual(r, want[rowid])
+
+    def test_default_columns(self):
+        cur = self.con.execute("SELECT * FROM rocpd_launch_stats(1000, 2000) LIMIT 1")
+        self.assertEqual([d[0] for d in cur.description], DEFAULT_STATS)
+        # The arguments are still the first hidden columns (a table-valued call binds them).
+        self.assertEqual(self.con.execute("SELECT runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats(1000, 2000) "
+                                          "LIMIT 1").fetchone(), (1000, 2000))
+        full = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS} FROM rocpd_launch_stats WHERE db = 'rank1'")
+        short = rows_of(self.con, "SELECT rowid, * FROM rocpd_launch_stats WHERE db = 'rank1'")
+        self.assertEqual(short, [{c: r[c] for c in ["rowid"] + DEFAULT_STATS} for r in full])
 
     def test_plain_table_behaviour(self):
         rows = self.con.execute("SELECT rowid, db, op_id, kind FROM rocpd_launch_stats").fetchall()

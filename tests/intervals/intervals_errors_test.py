@@ -95,8 +95,12 @@ class Errors(unittest.TestCase):
         con = sqlite3.connect(":memory:")
         con.enable_load_extension(True)
         con.load_extension(EXT)
-        for table in ("rocpd_busy_intervals", "rocpd_gaps", "rocpd_utilization(1000)", "rocpd_busy", "rocpd_check"):
+        for table in ("rocpd_busy_intervals", "rocpd_gaps", "rocpd_utilization(1000)", "rocpd_check"):
             self.assertEqual(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0], 0, table)
+        # The analysis views refuse instead, saying how to open traces (docs/views.md).
+        with self.assertRaisesRegex(sqlite3.OperationalError, r"^rocpd_busy: no trace is open on this connection: "
+                                    r"open traces first with SELECT rocpd_open\('path'\)"):
+            con.execute("SELECT count(*) FROM rocpd_busy").fetchone()
         # With explicit lo/hi but no members there is still nothing to report.
         self.assertEqual(con.execute("SELECT count(*) FROM rocpd_utilization(10, 0, 100)").fetchone()[0], 0)
 
