@@ -33,6 +33,13 @@ struct Options {
   int rpd_nodes = 0;        // 0: hostnames node<rank/2>, no encoding; N: rank on node rank % N
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
   bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
+  // --steps N (docs/generator.md, "Training steps"): ProfilerStep#k ranges with collectives every
+  // rank issues in one order; a planted straggler (--straggler RANK:NS) and clock jitter.
+  int steps = 0;
+  int step_collectives = 4;     // --step-collectives C
+  int64_t collective_jitter = 1'000;  // --collective-jitter NS
+  int straggler_rank = -1;      // --straggler RANK:NS
+  int64_t straggler_delay = 0;
   bool help = false;
 };
 
