@@ -17,7 +17,7 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kClockResidual
 };
 constexpr int kFirstProfiledColumn = kPids;
 
@@ -41,7 +41,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         db,
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
-        "ops INTEGER, apis INTEGER, bad_ops INTEGER)");
+        "ops INTEGER, apis INTEGER, bad_ops INTEGER, clock_residual_ns INTEGER)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -52,7 +52,9 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
 }
 
 int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
-  info->idxNum = (info->colUsed >> kFirstProfiledColumn) ? 1 : 0;
+  // Columns kPids .. kBadOps need the profile; clock_residual_ns (rocpd_align) does not.
+  const sqlite3_uint64 profiled = ((sqlite3_uint64{1} << (kBadOps + 1)) - 1) & ~((sqlite3_uint64{1} << kFirstProfiledColumn) - 1);
+  info->idxNum = (info->colUsed & profiled) ? 1 : 0;
   info->estimatedCost = info->idxNum ? 1e6 : 1e3;
   return SQLITE_OK;
 }
@@ -110,7 +112,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   const Row& row = cur->rows[cur->pos];
   const Member& m = *row.member;
   const Profile* p = row.profile.get();
-  if (col >= kFirstProfiledColumn && !p) return SQLITE_OK;
+  if (col >= kFirstProfiledColumn && col <= kBadOps && !p) return SQLITE_OK;
   guard(ctx, [&] { column_value(ctx, m, p, col); });
   return SQLITE_OK;
 }
@@ -140,6 +142,9 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kOps: sqlite3_result_int64(ctx, p->ops); break;
     case kApis: sqlite3_result_int64(ctx, p->apis); break;
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
+    case kClockResidual:
+      if (const int64_t r = m.clock_residual_ns.load(); r != kNoClockResidual) sqlite3_result_int64(ctx, r);
+      break;
     default: break;
   }
 }

@@ -331,8 +331,11 @@ class ProcessGenerator {
   int64_t emit_kernel(int64_t remaining) {
     const auto pool = kernel_pool();
     uint32_t k = kernels_.pick(rng_);
-    // --steps: collectives are the scheduled ones only (every rank issues them in one order).
-    while (p_.steps > 0 && pool[k].family == KernelFamily::Nccl) k = kernels_.pick(rng_);
+    // --steps: collectives are the scheduled ones only (every rank issues them in one order); vLLM's
+    // custom all-reduce counts as one too (rocpd_comm_classes).
+    while (p_.steps > 0 &&
+           (pool[k].family == KernelFamily::Nccl || pool[k].name.find("cross_device_reduce") != std::string_view::npos))
+      k = kernels_.pick(rng_);
     const KernelInfo& info = pool[k];
     const bool twin = info.family == KernelFamily::Nccl && p_.gpus > 1 && remaining >= 2 && rng_.permille(500);
     int64_t duration = info.base_ns * rng_.between(700, 1'400) / 1'000;
