@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "diagnosis/comm_class.h"
+#include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_columns.h"
 #include "members/member_pool.h"
@@ -32,7 +33,7 @@ std::pair<int, int64_t> cell_key(const Cell& c) {
 }
 
 MemberRead read_member(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
-                       const char* table) {
+                       const federation::Profile* profile, const char* table) {
   using namespace federation;
   using diagnosis::CommClass;
   MemberRead out;
@@ -54,7 +55,7 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
   };
   MemberColumns ops(m, conn, TableKind::Ops,
                     {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsOpId},
-                    nullptr, std::pair<int, std::string>{kOpsKind, "kernel"});
+                    profile);
   uint64_t read = 0;
   while (ops.next()) {
     if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
@@ -111,8 +112,19 @@ JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   std::vector<MemberRead> reads(set.members.size());
   federation::InterruptWatch watch(conn);
   try {
+    // An op's pid costs a lookup per op in some formats (rpd: its session's) unless the member's
+    // profile (one pass, cached by the registry) gives it: profile those members on every core.
+    std::vector<std::shared_ptr<const federation::Profile>> profiles(set.members.size());
+    std::vector<federation::MemberPtr> to_profile;
+    for (const auto& m : set.members)
+      if (m->info.adapter->needs_profile(federation::TableKind::Ops, uint64_t{1} << federation::kOpsPid))
+        to_profile.push_back(m);
+    if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
+    for (size_t i = 0; i < set.members.size(); ++i)
+      if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, uint64_t{1} << federation::kOpsPid))
+        profiles[i] = set.registry->profile(set.members[i], &watch);
     federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-      reads[i] = read_member(*set.members[i], db, watch, table);
+      reads[i] = read_member(*set.members[i], db, watch, profiles[i].get(), table);
     });
   } catch (...) {
     // A member read stopped by the interrupt reports it in its own words; the query ends with
