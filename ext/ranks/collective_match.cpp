@@ -13,7 +13,8 @@ namespace {
 int64_t difference(int64_t a, int64_t b, const char* table) {
   int64_t out = 0;
   if (__builtin_sub_overflow(a, b, &out))
-    throw Error(fmt::format("{}: the starts {} and {} of one collective are more than an integer apart", table, a, b));
+    throw Error(fmt::format("{}: the starts {} and {} of one collective are more than an integer apart", table,
+                            std::min(a, b), std::max(a, b)));
   return out;
 }
 

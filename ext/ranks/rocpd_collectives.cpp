@@ -2,13 +2,13 @@
 // (job_collectives.h) with its match across members: instance, participants, arrival, late_ns,
 // wait_ns, caused_wait_ns (docs/ranks.md). Every row depends on every member, so each scan reads
 // all members (on every core) whatever the constraints; SQLite applies every constraint itself.
-// Rowids: the member's ordinal above the row's index in the member (rows in start order).
+// Rowids: the op's rocpd_ops rowid (unique across members, stable), so `JOIN rocpd_ops o ON
+// o.rowid = c.rowid` pairs a row with its op. Rows come per member in start order.
 #include <fmt/format.h>
 
 #include <memory>
 
 #include "common/vtab_util.h"
-#include "diagnosis/member_rows_table.h"
 #include "ranks/job_collectives.h"
 #include "ranks/sql_names.h"
 
@@ -126,10 +126,8 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
 
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    *out = diagnosis::member_row_id(c->job.members[c->member], c->row, kTable);
-    return SQLITE_OK;
-  });
+  *out = c->job.per_member[c->member].rows[c->row].rowid;
+  return SQLITE_OK;
 }
 
 sqlite3_module make_module() {
