@@ -374,6 +374,24 @@ class Align(unittest.TestCase):
         self.assertIn("rocpd_align('collectives'): no collective is matched across members", str(cm.exception))
 
 
+class Recipe(unittest.TestCase):
+    """rocpd_ext.recipes' stragglers (the Dask recipe's steps): members' collective lists from
+    shares of the files, matched by the reducer, give the view's rows."""
+
+    def test_shares_reduce_to_the_view(self):
+        sys.path.insert(0, os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "python")))
+        from rocpd_ext import recipes
+        files = recipes.expand(JOBS["one_clock"][0])
+        self.assertEqual(len(files), ONE_CLOCK["procs"])
+        for shares in ([files[:1], files[1:4], files[4:]], [[f] for f in files]):
+            parts = [recipes.partial("stragglers", share) for share in shares]
+            # What travels: six values per collective of the share's members.
+            self.assertEqual(sum(len(p) for p in parts), ONE_CLOCK["procs"] * ONE_CLOCK["steps"] * ONE_CLOCK["per_step"])
+            got = recipes.reduce("stragglers", parts)
+            self.assertEqual(got, recipes.view_rows("stragglers", files))
+            self.assertEqual(got[0][0], "rank%d" % ONE_CLOCK["straggler"])
+
+
 class Steps(unittest.TestCase):
     def test_rows_equal_brute_force(self):
         con = opened("one_clock")
