@@ -98,7 +98,7 @@ int64_t align_collectives(Registry& reg, sqlite3* host, const std::vector<Member
   {
     Stmt stmt;
     try {
-      stmt = prepare(host, "SELECT db, family, instance, \"end\" FROM rocpd_collectives WHERE arrival IS NOT NULL",
+      stmt = prepare(host, "SELECT db, family, instance, \"end\" FROM rocpd_collectives WHERE participants > 1",
                      "rocpd_align('collectives')");
     } catch (const Error& e) {
       throw Error(fmt::format("rocpd_align('collectives') reads rocpd_collectives (docs/ranks.md): {}", e.what()));
@@ -113,7 +113,7 @@ int64_t align_collectives(Registry& reg, sqlite3* host, const std::vector<Member
   }
   if (samples.empty())
     throw Error("rocpd_align('collectives'): no collective is matched across members (rocpd_collectives has no "
-                "row with an arrival)");
+                "instance with two participants or more)");
   std::vector<std::vector<size_t>> by_instance(instances.size()), by_member(members.size());
   for (size_t s = 0; s < samples.size(); ++s) {
     by_instance[samples[s].instance].push_back(s);

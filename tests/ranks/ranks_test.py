@@ -371,7 +371,8 @@ class Align(unittest.TestCase):
                 self.assertIn(msg, str(cm.exception))
         with self.assertRaises(Exception) as cm:
             connect().execute("SELECT rocpd_align('collectives')").fetchone()
-        self.assertIn("rocpd_align('collectives'): no collective is matched across members", str(cm.exception))
+        self.assertIn("rocpd_align('collectives'): no collective is matched across members (rocpd_collectives has no "
+                      "instance with two participants or more)", str(cm.exception))
 
 
 class Recipe(unittest.TestCase):
