@@ -3,7 +3,9 @@
 10 steps of 4 collectives per rank, one planted straggler) on one machine: rocpd_open,
 rocpd_stragglers, rocpd_kernel_summary and rocpd_busy, each in a fresh process (so its peak RSS is
 its own, the open included), each query run twice in that process (the second finds the members'
-profiles cached), the whole round twice. Ratios are against a full scan of rocpd_ops
+profiles cached), the whole round twice, wall time and CPU time (user + system of every thread: on
+a machine shared with other work the wall time stretches, the CPU time much less). Ratios are
+against a full scan of rocpd_ops
 (`SELECT count(*), sum(duration) FROM rocpd_ops`) timed in the same run; the data size is printed.
 Also: peak RSS per GB of trace input of the straggler analysis, and the Dask recipe's driver step
 (the members' collective lists shipped and matched; docs/distributed.md).
@@ -32,15 +34,19 @@ ext, job, sql = sys.argv[1:4]
 con = sqlite3.connect(":memory:")
 con.enable_load_extension(True)
 con.load_extension(ext)
-t = time.perf_counter()
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)  # every thread of the process
+    return r.ru_utime + r.ru_stime
+t, c = time.perf_counter(), cpu()
 opened = con.execute("SELECT rocpd_open(?)", (job,)).fetchone()[0]
-open_s = time.perf_counter() - t
-out = {"members": opened, "open_s": open_s, "runs": []}
+open_s, open_cpu = time.perf_counter() - t, cpu() - c
+out = {"members": opened, "open_s": open_s, "open_cpu": open_cpu, "runs": [], "cpu": []}
 if sql:
     for _ in range(2):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), cpu()
         rows = con.execute(sql).fetchall()
         out["runs"].append(time.perf_counter() - t)
+        out["cpu"].append(cpu() - c)
     out["rows"] = len(rows)
     out["first"] = [str(v) for v in rows[0]] if rows else []
 out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -109,7 +115,8 @@ def main():
     print(f"{job}: {len(files)} rpd v3 members x {args.ops} ops ({args.members * args.ops} ops, "
           f"{args.steps} steps x 4 collectives per member), {size / 1e6:.0f} MB; {os.cpu_count()} cores, "
           f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"{'round':>5}  {'query':<24} {'open s':>7} {'1st s':>7} {'2nd s':>7} {'/ scan':>7} {'peak RSS MB':>11}  rows")
+    print(f"{'round':>5}  {'query':<24} {'open s':>7} {'cpu':>6} {'1st s':>7} {'cpu':>6} {'2nd s':>7} {'cpu':>6} "
+          f"{'/ scan':>7} {'peak RSS MB':>11}  rows")
     for rnd in range(1, args.rounds + 1):
         scan = None
         for label, sql in [("rocpd_open only", "")] + QUERIES:
@@ -118,10 +125,11 @@ def main():
             if label.startswith("full scan"):
                 scan = runs[0]
             ratio = f"{runs[0] / scan:6.1f}x" if runs and scan else ""
-            first = f"{runs[0]:7.2f}" if runs else ""
-            second = f"{runs[1]:7.2f}" if runs else ""
-            print(f"{rnd:>5}  {label:<24} {r['open_s']:7.2f} {first:>7} {second:>7} {ratio:>7} {r['peak_rss_mb']:11.0f}  "
-                  f"{r.get('rows', r['members'])}", flush=True)
+            cpus = r["cpu"]
+            first = f"{runs[0]:7.2f} {cpus[0]:6.1f}" if runs else " " * 14
+            second = f"{runs[1]:7.2f} {cpus[1]:6.1f}" if runs else " " * 14
+            print(f"{rnd:>5}  {label:<24} {r['open_s']:7.2f} {r['open_cpu']:6.1f} {first} {second} {ratio:>7} "
+                  f"{r['peak_rss_mb']:11.0f}  {r.get('rows', r['members'])}", flush=True)
             if label == "rocpd_stragglers":
                 print(f"{'':>5}  worst straggler: {r['first'][:3]} caused {r['first'][10]} ns of wait; "
                       f"peak RSS per GB of input: {r['peak_rss_mb'] / gb:.0f} MB/GB ({r['peak_rss_mb'] / 1024 / gb:.3f}x)",
