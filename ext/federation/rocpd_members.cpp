@@ -18,7 +18,7 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual
 };
 constexpr int kFirstProfiledColumn = kPids;
 // Columns kPids..kBadOps need the member's profile.
@@ -44,7 +44,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         db,
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
-        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER)");
+        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -150,6 +150,9 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kApis: sqlite3_result_int64(ctx, p->apis); break;
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
     case kRank: result_opt(ctx, m.info.rank); break;
+    case kClockResidual:
+      if (const int64_t r = m.clock_residual_ns.load(); r != kNoClockResidual) sqlite3_result_int64(ctx, r);
+      break;
     default: break;
   }
 }
