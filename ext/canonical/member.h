@@ -83,6 +83,8 @@ struct FileStamp {
   bool operator==(const FileStamp&) const = default;
 };
 
+inline constexpr int64_t kNoClockResidual = INT64_MIN;
+
 struct Member {
   std::string alias;    // the `db` column value
   // Stable number of the member while it is one (rowids of every federated table pack it);
@@ -105,6 +107,8 @@ struct Member {
   // Added to every time column the member returns (rocpd_clock_offset, rocpd_align): members
   // from different hosts do not share a clock.
   std::atomic<int64_t> clock_offset{0};
+  // The residual of the last rocpd_align('collectives') (ns), kNoClockResidual when none.
+  std::atomic<int64_t> clock_residual_ns{kNoClockResidual};
 
   // Private connection of an opened member; managed by Registry's bounded pool.
   Db conn;

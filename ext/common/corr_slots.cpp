@@ -14,7 +14,7 @@ uint64_t mix(int64_t key) {
 }  // namespace
 
 void CorrSlots::grow() {
-  std::vector<Entry> old = std::move(table_);
+  BigVector<Entry> old = std::move(table_);
   table_.assign(old.empty() ? 1024 : old.size() * 2, Entry{});
   const size_t mask = table_.size() - 1;
   for (const Entry& e : old) {
@@ -43,7 +43,7 @@ uint32_t CorrSlots::add_slow(int64_t corr) {
 }
 
 void CorrSlots::to_hashed() {
-  std::vector<uint32_t> dense = std::move(dense_);
+  BigVector<uint32_t> dense = std::move(dense_);
   dense_ = {};
   hashed_ = true;
   const size_t n = count_;

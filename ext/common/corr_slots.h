@@ -4,6 +4,8 @@
 #include <span>
 #include <vector>
 
+#include "common/big_alloc.h"
+
 namespace rocpd {
 
 // Integer keys (correlation ids of one member) -> a dense slot (0, 1, ...) in the order first
@@ -50,8 +52,8 @@ class CorrSlots {
   void grow();
   // Leaves the direct table: its keys move to the hash.
   void to_hashed();
-  std::vector<Entry> table_;
-  std::vector<uint32_t> dense_;  // slot of key dense_min_ + i (UINT32_MAX: none)
+  BigVector<Entry> table_;
+  BigVector<uint32_t> dense_;  // slot of key dense_min_ + i (UINT32_MAX: none)
   int64_t dense_min_ = 0;
   size_t count_ = 0;
   bool hashed_ = false;  // keys are in table_, dense_ is empty

@@ -49,6 +49,19 @@ class CellStore {
     c.i = n;
     return c;
   }
+  // The value a cell holds, as MemberColumns hands values out (text valid while the store lives).
+  StoredValue stored(const Cell& c) const {
+    StoredValue v;
+    v.type = c.type;
+    if (c.type == SQLITE_INTEGER) v.i = c.i;
+    else if (c.type == SQLITE_FLOAT) v.d = c.d;
+    else if (c.type == SQLITE_TEXT || c.type == SQLITE_BLOB) {
+      const std::string& s = *strings_[c.text];
+      v.bytes = s.data() + 1;
+      v.length = static_cast<int>(s.size() - 1);
+    }
+    return v;
+  }
   void result(sqlite3_context* ctx, const Cell& c) const {
     switch (c.type) {
       case SQLITE_INTEGER: sqlite3_result_int64(ctx, c.i); break;

@@ -30,8 +30,9 @@ int plan(sqlite3_index_info* info, const PlanColumns& cols, double full_cost) {
       continue;
     }
     if (code == 'D') {
+      // rocpd_natural orders differently but is equal exactly when BINARY is (common/natural_order.h).
       const char* coll = sqlite3_vtab_collation(info, i);
-      if (coll && sqlite3_stricmp(coll, "BINARY") != 0) continue;
+      if (coll && sqlite3_stricmp(coll, "BINARY") != 0 && sqlite3_stricmp(coll, "rocpd_natural") != 0) continue;
     }
     codes.push_back(code);
     bits |= 1 << (code - 'A');
@@ -170,59 +171,6 @@ std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
   return sqlite3_column_int64(s, col);
 }
 
-Prefetched::Prefetched(sqlite3* conn, const std::string& sql, const std::string& db, const char* what,
-                       void (*extra)(sqlite3_stmt*, const void*), const void* extra_arg)
-    : stmt_(prepare(conn, sql, what)), what_(what) {
-  sqlite3_bind_text(stmt_.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
-  if (extra) extra(stmt_.get(), extra_arg);
-  has_first_ = step(stmt_.get(), what_);
-  first_ = true;
-}
-
-bool Prefetched::next() {
-  if (!stmt_) return false;
-  if (first_) {
-    first_ = false;
-    return has_first_;
-  }
-  return step(stmt_.get(), what_);
-}
-
-Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread) {
-  return Prefetched(conn,
-                    with_thread ? "SELECT correlation_id, start, \"end\", api_id, pid, tid FROM temp.rocpd_apis WHERE db = ?1"
-                                : "SELECT correlation_id, start, \"end\", api_id FROM temp.rocpd_apis WHERE db = ?1",
-                    db, "reading rocpd_apis");
-}
-
-std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
-                                      const char* table) {
-  std::vector<LaunchCall> out(wanted.size());
-  sqlite3_stmt* s = query.get();
-  while (query.next()) {
-    const auto corr = corr_column(s, 0);
-    if (!corr) continue;
-    const int64_t slot = wanted.find(*corr);
-    if (slot < 0) continue;
-    const auto start = time_column(s, 1, table, db, "start");
-    if (!start) continue;
-    const int64_t api_id = sqlite3_column_int64(s, 3);
-    LaunchCall& c = out[static_cast<size_t>(slot)];
-    if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
-    const auto end = time_column(s, 2, table, db, "end");
-    c.found = true;
-    c.start = *start;
-    c.end = end ? std::max(*end, *start) : *start;
-    c.api_id = api_id;
-    if (with_thread) {
-      c.pid = value_key(s, 4);
-      c.tid = value_key(s, 5);
-    }
-  }
-  query.finish();
-  return out;
-}
-
 MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table) {
   MemberSet out;
   if (dbs.empty()) return out;
@@ -235,20 +183,21 @@ MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const cha
   return out;
 }
 
-std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
-                                             bool with_thread, const char* table, const federation::Profile* profile) {
-  std::vector<LaunchCall> out(wanted.size());
+MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                    bool with_thread, const char* table, const federation::Profile* profile) {
+  MemberLaunches out;
+  out.calls.resize(wanted.size());
   if (wanted.size() == 0) return out;
   using namespace federation;
   std::vector<int> cols{kApisCorrelationId, kApisStart, kApisEnd, kApisApiId};
   if (with_thread) cols.insert(cols.end(), {kApisPid, kApisTid});
   MemberColumns rows(m, db, TableKind::Apis, cols, profile);
-  scan_best_launches(rows, wanted, out, table, m.alias, [&](LaunchCall& c, int64_t start) {
+  scan_best_launches(rows, wanted, out.calls, table, m.alias, [&](LaunchCall& c, int64_t start) {
     const auto end = time_value(rows[2], table, m.alias, "end");
     c.end = end ? std::max(*end, start) : start;
     if (with_thread) {
-      c.pid = value_key(rows[4]);
-      c.tid = value_key(rows[5]);
+      c.pid = out.cells.keep(rows[4]);
+      c.tid = out.cells.keep(rows[5]);
     }
   });
   return out;

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "common/affinity.h"
+#include "common/big_alloc.h"
 #include "common/corr_slots.h"
 #include "common/sqlite_util.h"
 #include "canonical/member.h"
+#include "diagnosis/cell_store.h"
 #include "members/member_columns.h"
 #include "members/registry.h"
 #include "intervals/ops_window.h"
@@ -54,11 +56,13 @@ bool less_than(const StoredValue& v, int64_t n);
 // The correlation id of the current row, or nullopt (NULL or not an integer: no launch).
 std::optional<int64_t> corr_column(sqlite3_stmt* s, int col);
 
+// 64 bytes: a member holds one per op with a correlation id (the thread's values are kept as cells
+// of the reader's CellStore, text only in hostile files).
 struct LaunchCall {
-  bool found = false;
   int64_t start = 0, end = 0;
   int64_t api_id = 0;
-  GpuKey pid, tid;
+  Cell pid, tid;
+  bool found = false;
 };
 // The launch rule every diagnosis table shares: of the calls with an op's correlation id, the one
 // with the earliest start, then the smallest api_id (a hostile file may repeat an id).
@@ -75,8 +79,8 @@ inline int64_t launch_order(const StoredValue& id) {
 // wanted correlation id, `keep(call, start)` takes the call's other values, then its slot of
 // `out` records it. Calls with a NULL start are no launches; a start that is not an integer is an
 // error naming `table` and member `db`. With `watch`, a stopped watch ends the scan.
-template <typename Call, typename Keep>
-void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted, std::vector<Call>& out,
+template <typename Calls, typename Keep>
+void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted, Calls& out,
                         const char* table, const std::string& db, const Keep& keep,
                         const federation::InterruptWatch* watch = nullptr) {
   uint64_t read = 0;
@@ -89,7 +93,7 @@ void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted
     const auto start = time_value(rows[1], table, db, "start");
     if (!start) continue;
     const int64_t api_id = launch_order(rows[3]);
-    Call& c = out[static_cast<size_t>(slot)];
+    auto& c = out[static_cast<size_t>(slot)];
     if (!better_launch(c.found, c.start, c.api_id, *start, api_id)) continue;
     keep(c, *start);
     c.found = true;
@@ -98,34 +102,6 @@ void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted
   }
 }
 
-// A query of one member on the host connection, stepped once as soon as it is made: the
-// federation's background readers then fetch its rows while the caller works on other queries or
-// on the previous member (a member's reads overlap each other and the previous member's sweep).
-class Prefetched {
- public:
-  Prefetched() = default;
-  // `sql` has ?1 = the member name; `extra` binds further parameters.
-  Prefetched(sqlite3* conn, const std::string& sql, const std::string& db, const char* what,
-             void (*extra)(sqlite3_stmt*, const void*) = nullptr, const void* extra_arg = nullptr);
-  // Moves to the next row (the first call returns the row stepped at construction).
-  bool next();
-  sqlite3_stmt* get() const { return stmt_.get(); }
-  void finish() { stmt_.reset(); }
-
- private:
-  Stmt stmt_;
-  const char* what_ = "";
-  bool first_ = false, has_first_ = false;
-};
-
-// The query read_launches consumes (columns correlation_id, start, end, api_id[, pid, tid]).
-Prefetched launch_query(sqlite3* conn, const std::string& db, bool with_thread);
-// The API calls of the member whose correlation_id has a slot: the launch of each op (by slot).
-// When several calls share an id, the one with the earliest start (then the smallest api_id) is
-// the launch. Calls whose start is NULL are not launches.
-std::vector<LaunchCall> read_launches(Prefetched& query, const std::string& db, const CorrSlots& wanted, bool with_thread,
-                                      const char* table);
-
 // The registry of `conn` and its members named in `dbs` (member_dbs order), for MemberPool.
 struct MemberSet {
   std::shared_ptr<federation::Registry> registry;
@@ -133,10 +109,15 @@ struct MemberSet {
 };
 MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table);
 
-// A member's launch calls by the slot of their correlation id in `wanted`, read by MemberColumns
-// (the same choice as read_launches).
-std::vector<LaunchCall> read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
-                                             bool with_thread, const char* table,
-                                             const federation::Profile* profile = nullptr);
+// A member's launch calls by the slot of their correlation id in `wanted`, read by MemberColumns:
+// of the calls with an op's correlation id, the one with the earliest start (then the smallest
+// api_id) is its launch; calls whose start is NULL are no launches. With `with_thread`, the
+// launch's pid and tid are kept (in `cells`).
+struct MemberLaunches {
+  BigVector<LaunchCall> calls;
+  CellStore cells;
+};
+MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                    bool with_thread, const char* table, const federation::Profile* profile = nullptr);
 
 }  // namespace rocpd::diagnosis

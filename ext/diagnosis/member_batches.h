@@ -9,6 +9,7 @@
 #include "diagnosis/diag_read.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
+#include "members/progress.h"
 
 namespace rocpd::diagnosis {
 
@@ -16,7 +17,12 @@ template <class Rows>
 class MemberBatches {
  public:
   using Compute = std::function<Rows(const federation::Member&, sqlite3*, const federation::InterruptWatch&)>;
-  MemberBatches(sqlite3* conn, const char* table, Compute compute) : conn_(conn), table_(table), compute_(compute) {}
+  // Runs on the connection's thread before a batch's members are computed on every core (to make
+  // sure of what the computation reads from the registry, such as the members' profiles).
+  using Prepare = std::function<void(federation::Registry&, const std::vector<federation::MemberPtr>&,
+                                     federation::InterruptWatch&)>;
+  MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr)
+      : conn_(conn), table_(table), compute_(compute), prepare_(prepare) {}
 
   // Starts over with `dbs` (intervals::member_dbs order).
   void start(std::vector<MemberRef> dbs) {
@@ -24,6 +30,8 @@ class MemberBatches {
     next_ = 0;
     batch_.clear();
     first_ = 0;
+    rows_before_ = 0;
+    started_ = std::chrono::steady_clock::now();
   }
   // Computes the next batch; false when every member was done. Rows of earlier batches are freed.
   bool next_batch() {
@@ -31,15 +39,31 @@ class MemberBatches {
     if (next_ >= dbs_.size()) return false;
     federation::InterruptWatch watch(conn_);
     const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
-    const size_t end = std::min(dbs_.size(), next_ + 2 * cores);
+    // The first batch is one member per core: a LIMIT query gets its first rows without waiting for
+    // more members than the cores can compute at once.
+    const size_t end = std::min(dbs_.size(), next_ + (next_ == 0 ? cores : 2 * cores));
     const std::vector<MemberRef> part(dbs_.begin() + static_cast<std::ptrdiff_t>(next_),
                                       dbs_.begin() + static_cast<std::ptrdiff_t>(end));
     const MemberSet set = member_set(conn_, part, table_);
     batch_.resize(part.size());
+    federation::PoolProgress progress;
+    if (set.registry && set.registry->progress)
+      watch.report_progress(
+          [&] {
+            federation::ProgressCounts c;
+            c.what = table_;
+            c.members_done = next_ + progress.members_done.load();
+            c.members_total = dbs_.size();
+            c.rows = rows_before_ + progress.rows.load();
+            return federation::progress_line(c);
+          },
+          started_);
     try {
+      if (prepare_ && set.registry) prepare_(*set.registry, set.members, watch);
       federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
         batch_[i] = compute_(*set.members[i], db, watch);
-      });
+        progress.rows.fetch_add(static_cast<int64_t>(batch_[i].size()), std::memory_order_relaxed);
+      }, &progress);
     } catch (...) {
       // A member read stopped by the interrupt reports it in its own words; the query ends with
       // SQLite's "interrupted", as every other statement. (watch.stopped() is no proof: the pool
@@ -50,6 +74,7 @@ class MemberBatches {
     }
     first_ = next_;
     next_ = end;
+    rows_before_ += progress.rows.load();
     return true;
   }
   // The batch's members: rows(i) are those of member(i), i < size().
@@ -61,9 +86,12 @@ class MemberBatches {
   sqlite3* conn_;
   const char* table_;
   Compute compute_;
+  Prepare prepare_;
   std::vector<MemberRef> dbs_;
   std::vector<Rows> batch_;
   size_t next_ = 0, first_ = 0;
+  int64_t rows_before_ = 0;  // rows of the batches before this one (progress lines)
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace rocpd::diagnosis

@@ -9,6 +9,10 @@
 //   static Rows compute(const federation::Member&, sqlite3*, const federation::InterruptWatch&);
 //   static void column(const Rows&, size_t row, const MemberRef&, sqlite3_context*, int col);
 //   static int64_t rowid(const Rows&, size_t row, const MemberRef&);
+// and optionally `static void prepare(Registry&, const std::vector<MemberPtr>&, InterruptWatch&)`, run
+// on the connection's thread before each batch (MemberBatches::Prepare), and kOrder, the order its rows come in (members in natural order, each member's rows
+// in the order of the listed columns; its db column declared COLLATE rocpd_natural): an ORDER BY
+// that is a prefix of it is consumed (SQLite does not sort the rows again).
 #pragma once
 #include <fmt/format.h>
 
@@ -28,6 +32,12 @@ inline int64_t member_row_id(const MemberRef& member, size_t row, const char* ta
     throw Error(fmt::format("{}: row {} of member ordinal {} cannot be numbered in rowids", table, row, member.ordinal));
   return (member.ordinal << kIndexBits) | static_cast<int64_t>(row);
 }
+
+// A column of a table's row order (MemberRowsTable's kOrder).
+struct OrderColumn {
+  int column;
+  bool desc;
+};
 
 template <class Def>
 class MemberRowsTable {
@@ -84,7 +94,17 @@ class MemberRowsTable {
   }
 
   static int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-    return guard(vtab, [&] { return plan(info, PlanColumns{.db = 0}, 1e7); });
+    return guard(vtab, [&] {
+      if constexpr (requires { Def::kOrder; }) {
+        const auto& order = Def::kOrder;
+        bool consumed = info->nOrderBy > 0 && static_cast<size_t>(info->nOrderBy) <= std::size(order);
+        for (int i = 0; consumed && i < info->nOrderBy; ++i)
+          consumed = info->aOrderBy[i].iColumn == order[static_cast<size_t>(i)].column &&
+                     static_cast<bool>(info->aOrderBy[i].desc) == order[static_cast<size_t>(i)].desc;
+        if (consumed) info->orderByConsumed = 1;
+      }
+      return plan(info, PlanColumns{.db = 0}, 1e7);
+    });
   }
 
   static int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
@@ -92,7 +112,9 @@ class MemberRowsTable {
     return guard(cur->pVtab, [&] {
       const Selection sel = decode(Def::kTableName, idx_str, argc, argv);
       sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
-      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute);
+      typename MemberBatches<Rows>::Prepare prepare;
+      if constexpr (requires { &Def::prepare; }) prepare = &Def::prepare;
+      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute, prepare);
       c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(conn, sel.db));
       c->member = c->row = 0;
       c->settle();

@@ -1,8 +1,14 @@
 // Registers the SQL names of the diagnosis capability: rocpd_kernel_stacks and
 // rocpd_idle_breakdown, rocpd_launch_stats, rocpd_op_launches,
 // rocpd_queue_steps, rocpd_comm_classes (the tables under the views rocpd_queue_depth and
-// rocpd_comm_overlap), and the run labels rocpd_open(pattern, run), rocpd_set_run(db, run)
+// rocpd_comm_overlap), rocpd_sequence_groups
+// (under rocpd_kernel_sequences), rocpd_op_counters (under rocpd_kernel_counters), rocpd_launch_groups
+// (under rocpd_launch_latency), and the run labels
+// rocpd_open(pattern, run), rocpd_set_run(db, run)
 // (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
+#include <fmt/format.h>
+
+#include "common/natural_order.h"
 #include "common/sqlite_util.h"
 #include "common/temp_clash.h"
 #include "diagnosis/sql_names.h"
@@ -11,6 +17,10 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
     // rocpd_launch_stats reads temp.rocpd_op_launches (the eponymous table, never a user's object).
     rocpd::refuse_temp_clash(db, "rocpd_op_launches", "the table rocpd_op_launches");
+    // The views read these as temp.<name> too.
+    for (const char* table : {"rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups"})
+      rocpd::refuse_temp_clash(db, table, fmt::format("the table {}", table));
+    rocpd::register_natural_collation(db);  // rocpd_sequence_groups' db column is declared with it
     rocpd::diagnosis::register_kernel_stacks(db);
     rocpd::diagnosis::register_idle_breakdown(db);
     rocpd::diagnosis::register_runs(db);
@@ -18,6 +28,9 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_op_launches(db);
     rocpd::diagnosis::register_queue_steps(db);
     rocpd::diagnosis::register_comm_classes(db);
+    rocpd::diagnosis::register_sequence_groups(db);
+    rocpd::diagnosis::register_op_counters(db);
+    rocpd::diagnosis::register_launch_groups(db);
     return SQLITE_OK;
   });
 }

@@ -20,6 +20,7 @@
 #include "members/member_columns.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
+#include "members/progress.h"
 
 namespace rocpd::diagnosis {
 namespace {
@@ -127,7 +128,7 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
   for (const RawOp& op : raw) {
     IdleOp x{op.start, op.end, kNoLaunch};
     const int64_t slot = op.has_corr ? wanted.find(op.corr) : -1;
-    if (slot >= 0 && launches[static_cast<size_t>(slot)].found) x.launch = launches[static_cast<size_t>(slot)].start;
+    if (slot >= 0 && launches.calls[static_cast<size_t>(slot)].found) x.launch = launches.calls[static_cast<size_t>(slot)].start;
     by_gpu[op.gpu].push_back(x);
     by_lane[op.lane].push_back(x);
   }
@@ -172,9 +173,16 @@ struct Cursor : sqlite3_vtab_cursor {
     federation::InterruptWatch watch(table().conn);
     const MemberSet set = member_set(table().conn, dbs, kTable);
     const Params p{sel.gpu, threshold, lo, hi};
-    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* conn, size_t) {
-      rows[i] = member_rows(*set.members[i], conn, p, watch);
-    });
+    federation::PoolProgress progress;
+    if (set.registry->progress)
+      watch.report_progress([&] { return federation::progress_line(kTable, progress, set.members.size()); });
+    federation::MemberPool(*set.registry, watch).run(
+        set.members,
+        [&](size_t i, sqlite3* conn, size_t) {
+          rows[i] = member_rows(*set.members[i], conn, p, watch);
+          progress.rows.fetch_add(static_cast<int64_t>(rows[i].size()), std::memory_order_relaxed);
+        },
+        &progress);
   }
 
   void settle() {

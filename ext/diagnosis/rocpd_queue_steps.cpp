@@ -69,7 +69,7 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
   std::vector<std::vector<LaneOp>> by_lane(lane_index.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     const RawOp& op = raw[i];
-    const LaunchCall& call = launches[static_cast<size_t>(wanted.find(op.corr))];
+    const LaunchCall& call = launches.calls[static_cast<size_t>(wanted.find(op.corr))];
     if (!call.found) continue;
     LaneOp lane_op{call.start, op.start, op.end};
     if (op.bad) {  // integral reals count; anything else is time_value's error, as the other diagnosis tables

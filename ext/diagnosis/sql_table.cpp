@@ -12,12 +12,14 @@
 namespace rocpd::diagnosis {
 namespace {
 
-size_t visible_count(const SqlTableDef& def) { return static_cast<size_t>(std::count(def.columns.begin(), def.columns.end(), ',')) + 1; }
+size_t count_columns(const std::string& list) {
+  return list.empty() ? 0 : static_cast<size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+}
 
 struct Table : sqlite3_vtab {
   sqlite3* conn = nullptr;
   const SqlTableDef* def = nullptr;
-  size_t visible = 0;
+  size_t visible = 0, hidden = 0;  // visible columns; hidden ones after the arguments
 };
 
 struct Cursor : sqlite3_vtab_cursor {
@@ -32,6 +34,13 @@ int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
     const auto* def = static_cast<const SqlTableDef*>(aux);
     std::string decl = "CREATE TABLE x(" + def->columns;
     for (const SqlTableArg& a : def->args) decl += fmt::format(", {} INTEGER HIDDEN", a.name);
+    if (!def->hidden.empty()) {
+      // "a INTEGER, b TEXT" -> "a INTEGER HIDDEN, b TEXT HIDDEN"
+      std::string list = def->hidden + ",";
+      for (size_t at = 0; (at = list.find(',', at)) != std::string::npos; at += 8) list.insert(at, " HIDDEN");
+      list.pop_back();
+      decl += ", " + list;
+    }
     decl += ")";
     if (int rc = sqlite3_declare_vtab(db, decl.c_str()); rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     // It reads the members' files through the federation, as the tables it queries.
@@ -40,7 +49,8 @@ int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
     *static_cast<sqlite3_vtab*>(table.get()) = {};
     table->conn = db;
     table->def = def;
-    table->visible = visible_count(*def);
+    table->visible = count_columns(def->columns);
+    table->hidden = count_columns(def->hidden);
     *out = table.release();
     return SQLITE_OK;
   });
@@ -56,7 +66,7 @@ int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       const auto& c = info->aConstraint[i];
       if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.iColumn < 0) continue;
       const auto col = static_cast<size_t>(c.iColumn);
-      if (col >= t.visible) {
+      if (col >= t.visible && col < t.visible + t.def->args.size()) {
         // A plan without an argument of the table-valued call would change its meaning.
         if (!c.usable) return SQLITE_CONSTRAINT;
         codes.push_back(static_cast<char>('a' + (col - t.visible)));
@@ -145,14 +155,16 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   auto* c = static_cast<Cursor*>(cur);
   const size_t visible = c->table().visible;
   const auto i = static_cast<size_t>(col);
+  const size_t args = c->args.size();
   if (i < visible) sqlite3_result_value(ctx, sqlite3_column_value(c->stmt.get(), col));
-  else sqlite3_result_int64(ctx, c->args[i - visible]);
+  else if (i < visible + args) sqlite3_result_int64(ctx, c->args[i - visible]);
+  else sqlite3_result_value(ctx, sqlite3_column_value(c->stmt.get(), static_cast<int>(i - args)));
   return SQLITE_OK;
 }
 
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   auto* c = static_cast<Cursor*>(cur);
-  *out = sqlite3_column_int64(c->stmt.get(), static_cast<int>(c->table().visible));
+  *out = sqlite3_column_int64(c->stmt.get(), static_cast<int>(c->table().visible + c->table().hidden));
   return SQLITE_OK;
 }
 

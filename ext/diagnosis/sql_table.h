@@ -3,7 +3,9 @@
 // a view that takes parameters. Used by diagnosis tables whose definition is plain SQL but whose
 // thresholds users set per query (rocpd_launch_stats).
 //
-// The query selects the visible columns in declaration order, then the rowid (unique and stable:
+// The query selects the visible columns in declaration order, then the `hidden` ones (declared HIDDEN
+// after the arguments, so that SELECT * leaves them out while the arguments stay the first hidden
+// columns a table-valued call binds), then the rowid (unique and stable:
 // e.g. the rocpd_ops rowid of the row's op). It binds ?1..?N to the arguments (defaults when not
 // given) and, in its db-filtered form, ?(N+1) to the member name of a `db =` constraint (BINARY),
 // which SQLite re-checks. Every other constraint is left to SQLite, so the table answers exactly
@@ -28,6 +30,7 @@ struct SqlTableDef {
   std::string columns;               // visible columns, e.g. "db TEXT, op_id INTEGER"
   int db_column = -1;                // index of the visible db column (pushdown), or -1
   std::vector<SqlTableArg> args;     // hidden columns after the visible ones, in argument order
+  std::string hidden = {};           // further hidden columns, after the arguments, e.g. "pid INTEGER"
   std::string (*query)(bool by_db);  // the SQL text, with or without the db filter
 };
 

@@ -32,8 +32,8 @@ inline bool outer_first(const Range& a, const Range& b) {
 // Sorts both vectors and calls visit(call_id, stack) for every call, where stack holds indices
 // into the sorted `ranges`, outermost first. Cost: O((R + C) log) for the sorts plus, per call,
 // the ranges open at its start (the nesting depth for well-nested markers).
-template <class Visit>
-void sweep_thread(std::vector<Range>& ranges, std::vector<Call>& calls, Visit&& visit) {
+template <class Ranges, class Calls, class Visit>
+void sweep_thread(Ranges& ranges, Calls& calls, Visit&& visit) {
   // Traces record calls and ranges in time order: checking first skips most sorts.
   if (!std::is_sorted(ranges.begin(), ranges.end(), outer_first)) std::sort(ranges.begin(), ranges.end(), outer_first);
   const auto call_order = [](const Call& a, const Call& b) { return a.start != b.start ? a.start < b.start : a.id < b.id; };

@@ -18,6 +18,7 @@
 #include "federation/lookup_index.h"
 #include "members/member_files.h"
 #include "members/member_prefetch.h"
+#include "members/progress.h"
 #include "members/member_query.h"
 #include "members/row_ids.h"
 #include "formats/adapter.h"
@@ -573,11 +574,25 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     if (!cur->watch) {
       cur->watch = std::make_unique<InterruptWatch>(reg->host());
       if (reg->progress)
-        // A nested loop filters the inner table once per outer row: the filter count says which.
         cur->watch->report_progress([cur, reg, name = t.name] {
-          return fmt::format("{}: filter {}: {}/{} member reads started{}{}, {} rows", name, cur->filters,
-                             std::min(cur->next, cur->work.size()), cur->work.size(), cur->member ? ", now " : "",
-                             cur->member ? cur->member->alias : "", reg->last_scan.rows);
+          // Members of this filter's work finished (those before the one being read), out of all it reads.
+          std::set<const Member*> planned, before;
+          for (size_t i = 0; i < cur->work.size(); ++i) {
+            planned.insert(cur->work[i].member.get());
+            if (i < cur->next) before.insert(cur->work[i].member.get());
+          }
+          if (cur->member) before.erase(cur->member.get());
+          // A nested loop filters the inner table once per outer row: say so, with the count.
+          const std::string join =
+              cur->filters > 1 ? fmt::format("inner side of a join: {} lookups", cur->filters) : std::string();
+          ProgressCounts c;
+          c.what = name;
+          c.members_done = before.size();
+          c.members_total = planned.size();
+          c.rows = reg->last_scan.rows;
+          if (cur->member) c.now = cur->member->alias;
+          c.detail = join;
+          return progress_line(c);
         });
     }
     cur->watch->check();

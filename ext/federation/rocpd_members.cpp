@@ -8,6 +8,7 @@
 #include "common/vtab_util.h"
 
 #include "members/interrupt.h"
+#include "members/progress.h"
 #include "members/member_probe.h"
 #include "formats/adapter.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual
 };
 constexpr int kFirstProfiledColumn = kPids;
 // Columns kPids..kBadOps need the member's profile.
@@ -43,7 +44,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         db,
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
-        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER)");
+        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -68,8 +69,14 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_valu
     InterruptWatch watch(reg.host());
     const auto members = reg.members();
     if (reg.progress)
-      watch.report_progress([&] { return fmt::format("rocpd_members: {}/{} members profiled", cur->rows.size(),
-                                                     members.size()); });
+      watch.report_progress([&] {
+        ProgressCounts c;
+        c.what = "rocpd_members";
+        c.members_done = cur->rows.size();
+        c.members_total = members.size();
+        c.detail = "profiling";
+        return progress_line(c);
+      });
     if (idx_num) reg.profile_all(members, watch);  // every core; the loop below finds them cached
     for (auto& m : members) {
       watch.check();
@@ -143,6 +150,9 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kApis: sqlite3_result_int64(ctx, p->apis); break;
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
     case kRank: result_opt(ctx, m.info.rank); break;
+    case kClockResidual:
+      if (const int64_t r = m.clock_residual_ns.load(); r != kNoClockResidual) sqlite3_result_int64(ctx, r);
+      break;
     default: break;
   }
 }

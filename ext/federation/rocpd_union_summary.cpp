@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "members/interrupt.h"
+#include "members/progress.h"
 #include "members/member_query.h"
 #include "members/member_sql.h"
 #include "federation/rocpd_union.h"
@@ -365,9 +366,7 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
       if (!one_db || m->alias == db_filter) members.push_back(m);
     PoolProgress progress;
     if (reg.progress)
-      watch.report_progress([&] {
-        return fmt::format("rocpd_union: {}/{} members summarized", progress.members_done.load(), members.size());
-      });
+      watch.report_progress([&] { return progress_line("rocpd_union", progress, members.size()); });
     // Members on every core; each task fills its own member's slot.
     cur->members.resize(members.size());
     MemberPool(reg, watch)

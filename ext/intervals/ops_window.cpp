@@ -1,5 +1,6 @@
 #include "intervals/ops_window.h"
 #include "intervals/sql_args.h"
+#include "common/natural_order.h"
 
 #include <fmt/format.h>
 
@@ -29,11 +30,13 @@ Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanC
   if (c.iColumn == cols.lo && eq) return {'L', kPlanLo};
   if (c.iColumn == cols.hi && eq) return {'H', kPlanHi};
   if (c.iColumn == cols.buckets && eq) return {'N', kPlanBuckets};
+  if (c.iColumn == cols.kind && eq) return {'K', kPlanKind};
   return {0, 0};
 }
 
 bool is_hidden_argument(int column, const PlanColumns& cols) {
-  return column >= 0 && (column == cols.bucket_ns || column == cols.lo || column == cols.hi || column == cols.buckets);
+  return column >= 0 && (column == cols.bucket_ns || column == cols.lo || column == cols.hi || column == cols.buckets ||
+                         column == cols.kind);
 }
 
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser: spreads any gpu id over the slot range
@@ -42,6 +45,31 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser: spreads any gpu id over t
   x ^= x >> 27;
   x *= 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
+}
+
+// The kind argument: NULL (every op), or text holding comma-separated items (spaces around them
+// ignored), none of them empty.
+void decode_kind(const char* table, sqlite3_value* v, OpsWindow& w) {
+  const int type = sqlite3_value_type(v);
+  if (type == SQLITE_NULL) return;
+  if (type != SQLITE_TEXT)
+    throw Error(fmt::format("{}: kind must be text (a kind or op name of rocpd_ops such as 'kernel', or several "
+                            "separated by commas), got {}",
+                            table, type == SQLITE_INTEGER ? "an integer" : type == SQLITE_FLOAT ? "a real" : "a blob"));
+  const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)), static_cast<size_t>(sqlite3_value_bytes(v)));
+  if (w.kind && *w.kind != text) w.nothing = true;  // kind = 'a' AND kind = 'b'
+  w.kind = text;
+  w.kind_items.clear();
+  for (size_t begin = 0;;) {
+    const size_t comma = std::min(text.find(',', begin), text.size());
+    std::string item = text.substr(begin, comma - begin);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.empty()) throw Error(fmt::format("{}: kind '{:.60}' has an empty item", table, text));
+    w.kind_items.push_back(std::move(item));
+    if (comma == text.size()) break;
+    begin = comma + 1;
+  }
 }
 
 }  // namespace
@@ -99,6 +127,7 @@ OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, s
       case 'L': argument(w.arg_lo, "lo"); continue;
       case 'H': argument(w.arg_hi, "hi"); continue;
       case 'N': argument(w.buckets, "buckets", "a count"); continue;
+      case 'K': decode_kind(table, v, w); continue;
       default: break;
     }
     const int type = sqlite3_value_type(v);
@@ -222,6 +251,8 @@ std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string
   std::vector<MemberRef> out;
   while (step(stmt.get(), "reading rocpd_members"))
     out.push_back({std::string(column_text(stmt.get(), 0)), sqlite3_column_int64(stmt.get(), 1)});
+  // Members in natural order (rank2 before rank10): the order of every per-member table's rows.
+  std::stable_sort(out.begin(), out.end(), [](const MemberRef& a, const MemberRef& b) { return natural_less(a.db, b.db); });
   return out;
 }
 
@@ -276,7 +307,16 @@ std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWi
   if (window.gpu) sql += " AND gpu = ?2";
   if (window.lo != kNoLo) sql += " AND \"end\" > ?3";
   if (window.hi != kNoHi) sql += " AND start < ?4";
+  if (window.kind) {
+    // Only ops of the kinds (or names) listed: ?5.. hold the items, compared as IN compares them.
+    std::string items;
+    for (size_t i = 0; i < window.kind_items.size(); ++i) items += fmt::format("{}?{}", i ? ", " : "", 5 + i);
+    sql += fmt::format(" AND (kind IN ({0}) OR name IN ({0}))", items);
+  }
   Stmt stmt = prepare(conn, sql, "reading rocpd_ops");
+  for (size_t i = 0; window.kind && i < window.kind_items.size(); ++i)
+    sqlite3_bind_text(stmt.get(), static_cast<int>(5 + i), window.kind_items[i].data(),
+                      static_cast<int>(window.kind_items[i].size()), SQLITE_TRANSIENT);
   sqlite3_bind_text(stmt.get(), 1, db.data(), static_cast<int>(db.size()), SQLITE_TRANSIENT);
   if (window.gpu) sqlite3_bind_int64(stmt.get(), 2, *window.gpu);
   if (window.lo != kNoLo) sqlite3_bind_int64(stmt.get(), 3, window.lo);
@@ -327,6 +367,8 @@ void BusyReader::start(const std::vector<MemberRef>& dbs) {
 
 std::vector<GpuBusy> BusyReader::load(sqlite3* conn, const std::string& db, const OpsWindow& window,
                                       const char* table) {
+  // The summary engine takes every op: a kind argument reads through SQL.
+  if (window.kind) return load_busy(conn, db, window, table);
   if (!use_sql_ && !batch_.count(db)) {
     auto at = std::find(order_.begin(), order_.end(), db);
     std::vector<std::string> next(at, at == order_.end() ? at : std::min(order_.end(), at + static_cast<std::ptrdiff_t>(busy_batch())));

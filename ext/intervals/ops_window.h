@@ -22,7 +22,7 @@ namespace rocpd::intervals {
 
 // Constraint codes, one per xFilter argument, carried in idxStr (see plan_constraints).
 //   D db =      G gpu =
-//   W bucket_ns =   L lo =   H hi =   N buckets =   (hidden arguments)
+//   W bucket_ns =   L lo =   H hi =   N buckets =   K kind =   (hidden arguments)
 // idxNum is a bitmask of what is present.
 enum PlanBits : int {
   kPlanDb = 1,
@@ -31,12 +31,13 @@ enum PlanBits : int {
   kPlanLo = 32,
   kPlanHi = 64,
   kPlanBuckets = 128,
+  kPlanKind = 256,
 };
 
 // Column numbers of a table, -1 for columns it does not have.
 struct PlanColumns {
   int db = -1, gpu = -1;
-  int bucket_ns = -1, lo = -1, hi = -1, buckets = -1;  // hidden arguments
+  int bucket_ns = -1, lo = -1, hi = -1, buckets = -1, kind = -1;  // hidden arguments
 };
 
 // xBestIndex for the three tables. Returns SQLITE_CONSTRAINT for plans that leave a hidden
@@ -53,6 +54,10 @@ struct OpsWindow {
   bool nothing = false;  // contradictory or NULL constraints: no row can match
   // Hidden arguments; a NULL argument leaves the value unset.
   std::optional<int64_t> bucket_ns, arg_lo, arg_hi, buckets;
+  // The kind argument (rocpd_busy_intervals, rocpd_gaps) as given, and its comma-separated items:
+  // only ops whose kind or name equals an item count (docs/intervals.md).
+  std::optional<std::string> kind;
+  std::vector<std::string> kind_items;
 };
 
 OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, sqlite3_value** argv);

@@ -1,7 +1,11 @@
-// rocpd_busy_intervals([lo, hi]) and rocpd_gaps([lo, hi]): eponymous-only virtual tables listing,
-// per db and gpu, the merged busy intervals of the ops in rocpd_ops and the idle gaps between them.
-//   columns: db, gpu, start, "end", duration, HIDDEN lo, hi (the clipping window)
+// rocpd_busy_intervals([lo, hi [, kind]]) and rocpd_gaps([lo, hi [, kind]]): eponymous-only virtual
+// tables listing, per db and gpu, the merged busy intervals of the ops in rocpd_ops and the idle
+// gaps between them.
+//   columns: db, gpu, start, "end", duration, HIDDEN lo, hi (the clipping window), kind
 // With lo/hi, busy time is clipped to [lo, hi) first (an interval crossing an edge is cut there).
+// With kind ('kernel', 'kernel,CopyDeviceToDevice': comma-separated kinds or op names), only the
+// ops whose kind or name is listed are busy time (raptor's idle time without host copies is
+// rocpd_gaps(NULL, NULL, 'kernel,CopyDeviceToDevice')).
 // Constraints on start/end filter like on a plain table; `db =`, `gpu =` and the bounds of
 // ops_window.h are pushed into the rocpd_ops query (idxNum/idxStr: see ops_window.h).
 // Rowids: the member's ordinal, the gpu's slot and the row's index (ops_window.h RowNumbering).
@@ -16,8 +20,8 @@
 namespace rocpd::intervals {
 namespace {
 
-enum Column { kDb, kGpu, kStart, kEnd, kDuration, kArgLo, kArgHi };
-constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .lo = kArgLo, .hi = kArgHi};
+enum Column { kDb, kGpu, kStart, kEnd, kDuration, kArgLo, kArgHi, kArgKind };
+constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .lo = kArgLo, .hi = kArgHi, .kind = kArgKind};
 
 struct Table : sqlite3_vtab {
   sqlite3* conn;
@@ -66,7 +70,7 @@ struct Cursor : sqlite3_vtab_cursor {
 int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
   return guard(err, [&] {
     int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(db TEXT, gpu INTEGER, start INTEGER, \"end\" INTEGER, duration INTEGER, lo HIDDEN, hi HIDDEN)");
+        db, "CREATE TABLE x(db TEXT, gpu INTEGER, start INTEGER, \"end\" INTEGER, duration INTEGER, lo HIDDEN, hi HIDDEN, kind HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     // It reads member files: a view or trigger stored in a (possibly hostile) database may not.
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
@@ -132,6 +136,9 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       break;
     case kArgHi:
       if (c->window.arg_hi) sqlite3_result_int64(ctx, *c->window.arg_hi);
+      break;
+    case kArgKind:
+      if (c->window.kind) sqlite3_result_text(ctx, c->window.kind->data(), static_cast<int>(c->window.kind->size()), SQLITE_TRANSIENT);
       break;
   }
   return SQLITE_OK;

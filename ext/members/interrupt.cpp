@@ -1,5 +1,6 @@
 #include "members/interrupt.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace rocpd::federation {
@@ -48,10 +49,10 @@ bool InterruptWatch::poll() {
   return stopped();
 }
 
-void InterruptWatch::report_progress(std::function<std::string()> line) {
+void InterruptWatch::report_progress(std::function<std::string()> line, std::chrono::steady_clock::time_point since) {
   progress_line_ = std::move(line);
-  started_ = std::chrono::steady_clock::now();
-  next_report_ = started_ + kReportInterval;
+  started_ = since;
+  next_report_ = std::max(since, std::chrono::steady_clock::now() - kReportInterval / 2) + kReportInterval;
 }
 
 void InterruptWatch::check() {

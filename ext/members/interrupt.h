@@ -33,8 +33,11 @@ class InterruptWatch {
   // stopped() may also mean that work was stopped after another error).
   bool host_interrupted_now() const;
   // rocpd_progress(1): while the watched work runs, poll() writes `line()` to stderr about once
-  // a second (host thread only, so the line may read the work's own counters without locks).
-  void report_progress(std::function<std::string()> line);
+  // a second (host thread only, so the line may read the work's own counters without locks),
+  // with the seconds since `since` (the statement's start, for work done in several watches; by
+  // default now). members/progress.h formats the line.
+  void report_progress(std::function<std::string()> line,
+                       std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now());
   void stop() noexcept { stopped_.store(true, std::memory_order_relaxed); }
   // The error every interrupted query ends with (SQLITE_INTERRUPT, as SQLite's own).
   [[noreturn]] static void raise();

@@ -2,12 +2,14 @@
 #include "members/member_pool.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <set>
 
+#include "common/natural_order.h"
 #include "members/member_convert.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
@@ -141,6 +143,8 @@ std::vector<MemberPtr> Registry::members() {
     if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
   }
   out.insert(out.end(), opened_.begin(), opened_.end());
+  // Natural order of names (rank2 before rank10), however they were attached or opened.
+  std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
   known_members_ = out.size();
   return out;
 }

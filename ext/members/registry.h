@@ -37,7 +37,8 @@ class Registry {
 
   sqlite3* host() const { return host_; }
 
-  // Every member: attached schemas in PRAGMA database_list order, then opened files in open order.
+  // Every member (attached schemas and opened files), in natural order of their names
+  // (common/natural_order.h: rank2 before rank10).
   // A schema that looks like a trace but cannot be read raises its error on every call.
   std::vector<MemberPtr> members();
   // The members named `aliases`, in that order (one members() call); a name no member has is an

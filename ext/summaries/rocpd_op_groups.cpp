@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <variant>
 
+#include "common/natural_order.h"
 #include "common/vtab_util.h"
 #include "members/interrupt.h"
+#include "members/progress.h"
 #include "stats/percentile_select.h"
 #include "members/member_pool.h"
 #include "summaries/op_groups.h"
@@ -144,15 +146,18 @@ std::vector<Row> rows_of(JobGroups& job, const std::vector<federation::MemberPtr
   return rows;
 }
 
-// The order of SQL's GROUP BY on the grouping columns: NULL first, numbers, text by BINARY.
-bool cell_less(const Cell& a, const Cell& b) {
+// The order of SQL's GROUP BY on the grouping columns: NULL first, numbers, text by BINARY; but
+// members (db) in natural order, as everywhere members are listed (rank2 before rank10).
+bool cell_less(const Cell& a, const Cell& b, bool natural = false) {
   if (a.index() != b.index()) return a.index() < b.index();
+  if (natural)
+    if (const auto* sa = std::get_if<std::string>(&a)) return natural_less(*sa, std::get<std::string>(b));
   return a < b;
 }
 void sort_rows(std::vector<Row>& rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
     for (int c : {kDb, kGpu, kKind, kName})
-      if (cell_less(a[c], b[c]) || cell_less(b[c], a[c])) return cell_less(a[c], b[c]);
+      if (cell_less(a[c], b[c], c == kDb) || cell_less(b[c], a[c], c == kDb)) return cell_less(a[c], b[c], c == kDb);
     return false;
   });
 }
@@ -163,9 +168,7 @@ std::vector<Row> engine_rows(federation::Registry& reg, const std::vector<federa
   federation::MemberPool pool(reg, watch);
   federation::PoolProgress progress;
   if (reg.progress)
-    watch.report_progress([&] {
-      return fmt::format("rocpd_op_groups: {}/{} members summarized", progress.members_done.load(), members.size());
-    });
+    watch.report_progress([&] { return federation::progress_line("rocpd_op_groups", progress, members.size()); });
   std::vector<JobGroups> lanes(pool.lanes());
   pool.run(
       members,

@@ -1,9 +1,13 @@
 // Installs the analysis views of sql/views/ (embedded at build time) as TEMP views, in file
-// order, so every connection that loads the extension can query them by name.
+// order, so every connection that loads the extension can query them by name; first the SQL names
+// they use: the collation rocpd_natural (common/natural_order.h) and rocpd_require_members.
+#include "views/register_views.h"
+
 #include <fmt/format.h>
 
 #include <regex>
 
+#include "common/natural_order.h"
 #include "common/sqlite_util.h"
 #include "common/temp_clash.h"
 
@@ -36,6 +40,8 @@ void refuse_temp_clashes(sqlite3* db) {
 int rocpd_register_views(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
     refuse_temp_clashes(db);
+    rocpd::register_natural_collation(db);  // the views order members by it
+    rocpd::views::register_rocpd_require_members(db);
     for (const auto& view : kViews) {
       if (!view.file) break;
       rocpd::exec(db, view.sql, fmt::format("rocpd_ext: installing sql/views/{}", view.file));

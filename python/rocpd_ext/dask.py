@@ -1,13 +1,14 @@
 """Job-wide summaries past one machine with Dask (docs/distributed.md):
 
-    python3 -m rocpd_ext.dask [--scheduler ADDR | --local N] --query kernel_summary|op_summary|busy|utilization
+    python3 -m rocpd_ext.dask [--scheduler ADDR | --local N] --query kernel_summary|op_summary|busy|utilization|stragglers
                               [--bucket-ns NS] [--files-per-task K] PATTERN
 
 maps the member files of PATTERN (found as rocpd_open finds them: subdirectories included, SQLite
 files without a trace skipped with a note) to the workers (each opens its share with the
 extension and returns partial states, rocpd_ext.recipes.partial), reduces them in this process
 (rocpd_ext.recipes.reduce) and prints CSV with the columns of the matching view
-(rocpd_kernel_summary, rocpd_op_summary, rocpd_busy, rocpd_utilization). Workers need the files
+(rocpd_kernel_summary, rocpd_op_summary, rocpd_busy, rocpd_utilization, rocpd_stragglers: its
+workers send each member's collective list, which the driver matches). Workers need the files
 at the same paths (a shared file system) and the extension (ROCPD_EXT_LIBRARY or an install).
 A bad input is reported in one line on stderr (exit status 2; 1 for a failure on a worker).
 """

@@ -17,7 +17,7 @@ import sqlite3
 
 from . import connect
 
-QUERIES = ("kernel_summary", "op_summary", "busy", "utilization")
+QUERIES = ("kernel_summary", "op_summary", "busy", "utilization", "stragglers")
 TRACE_SUFFIXES = (".rpd", ".db", ".sqlite", ".sqlite3")
 
 # Step 1, per share of files. Kernel and op summaries: one state per name (and kind).
@@ -29,6 +29,10 @@ _PARTIAL = {
     "busy": "SELECT * FROM rocpd_busy",
     "utilization": "SELECT db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization "
                    "FROM rocpd_utilization(?, ?, ?)",
+    # Stragglers compare members: each share sends its members' collective lists (the columns of
+    # rocpd_collectives that depend on the member alone: participant, family, instance, start);
+    # the reducer matches them across the job (docs/distributed.md).
+    "stragglers": "SELECT db, pid, gpu, family, instance, start FROM rocpd_collectives",
 }
 
 # The stats columns of the summary views, from a merged state `s`.
@@ -60,6 +64,30 @@ _REDUCE = {
     "utilization": (
         "CREATE TEMP TABLE part(db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization)",
         "SELECT * FROM temp.part ORDER BY db, gpu, bucket"),
+    # rocpd_collectives' matching (docs/ranks.md) over every member's list, then the
+    # rocpd_stragglers view (sql/views/70_rocpd_stragglers.sql): a family's instances are matched on
+    # its participants' common prefix; the rows beyond it stay unmatched.
+    "stragglers": (
+        "CREATE TEMP TABLE part(db, pid, gpu, family, instance, start)",
+        "WITH counts AS (SELECT family, db, pid, gpu, count(*) AS n FROM temp.part GROUP BY family, db, pid, gpu), "
+        "fam AS (SELECT family, min(n) AS matched, count(*) AS participants FROM counts GROUP BY family), "
+        "inst AS (SELECT p.family, p.instance, min(p.start) AS first, max(p.start) AS last "
+        "         FROM temp.part AS p JOIN fam AS f ON f.family = p.family WHERE p.instance < f.matched "
+        "         GROUP BY p.family, p.instance), "
+        "matched AS (SELECT p.db, p.pid, p.gpu, p.family, p.instance, f.participants, i.first IS NOT NULL AS m, "
+        "                   p.start - i.first AS late_ns, i.last - p.start AS wait_ns "
+        "            FROM temp.part AS p JOIN fam AS f ON f.family = p.family "
+        "            LEFT JOIN inst AS i ON i.family = p.family AND i.instance = p.instance), "
+        "waited AS (SELECT family, instance, sum(wait_ns) AS total FROM matched WHERE m GROUP BY family, instance), "
+        "rows AS (SELECT r.*, CASE WHEN NOT r.m THEN NULL WHEN r.wait_ns = 0 AND r.participants > 1 THEN w.total "
+        "                          ELSE 0 END AS caused_wait_ns "
+        "         FROM matched AS r LEFT JOIN waited AS w ON w.family = r.family AND w.instance = r.instance) "
+        "SELECT db, pid, gpu, count(*) FILTER (WHERE m) AS collectives, "
+        "       count(*) FILTER (WHERE m AND wait_ns = 0 AND participants > 1) AS times_last, "
+        "       sum(late_ns) AS late_ns, percentile(late_ns, 50) AS late_p50_ns, percentile(late_ns, 95) AS late_p95_ns, "
+        "       max(late_ns) AS late_max_ns, sum(wait_ns) AS wait_ns, sum(caused_wait_ns) AS caused_wait_ns, "
+        "       count(*) FILTER (WHERE NOT m) AS unmatched "
+        "FROM rows GROUP BY db, pid, gpu ORDER BY caused_wait_ns DESC, late_ns DESC, db, pid, gpu"),
 }
 
 COLUMNS = {
@@ -69,6 +97,8 @@ COLUMNS = {
                    "op"],
     "busy": ["db", "gpu", "busy_ns", "span_ns", "busy", "busy_pct", "sum_ns", "overlap_ns", "ops"],
     "utilization": ["db", "gpu", "bucket", "bucket_start", "bucket_end", "busy_ns", "utilization"],
+    "stragglers": ["db", "pid", "gpu", "collectives", "times_last", "late_ns", "late_p50_ns", "late_p95_ns",
+                   "late_max_ns", "wait_ns", "caused_wait_ns", "unmatched"],
 }
 
 # What the single-connection answer is, for comparison (`view_sql`).
@@ -78,6 +108,7 @@ _VIEW = {
     "busy": "SELECT * FROM rocpd_busy ORDER BY db, gpu",
     "utilization": "SELECT db, gpu, bucket, bucket_start, bucket_end, busy_ns, utilization "
                    "FROM rocpd_utilization(?) ORDER BY db, gpu, bucket",
+    "stragglers": "SELECT * FROM rocpd_stragglers",
 }
 
 

@@ -9,6 +9,8 @@
 --   ops        number of op rows of that gpu
 -- Computed per member on every core by rocpd_op_groups (docs/summaries.md): the same figures as
 -- interval_union(start, "end"), sum(duration), count(*) ... FROM rocpd_ops GROUP BY db, gpu.
+-- Ordered by member in natural order (rank2 before rank10), then gpu. Like every analysis view, it
+-- refuses to answer while no trace is open (rocpd_require_members, docs/views.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_busy AS
 SELECT db, gpu, busy_ns, span_ns,
        CASE WHEN span_ns > 0 THEN round(CAST(busy_ns AS REAL) / span_ns, 4) END AS busy,
@@ -17,4 +19,6 @@ SELECT db, gpu, busy_ns, span_ns,
 FROM (SELECT db, gpu, busy_ns, last_end - first_start AS span_ns, coalesce(total_ns, 0) AS sum_ns,
              instances AS ops
       FROM temp.rocpd_op_groups
-      WHERE group_by = 'db,gpu');
+      WHERE group_by = 'db,gpu')
+WHERE rocpd_require_members('rocpd_busy')
+ORDER BY db COLLATE rocpd_natural, gpu;

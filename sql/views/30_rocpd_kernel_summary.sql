@@ -19,6 +19,7 @@ SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct,
 FROM (SELECT name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
       FROM temp.rocpd_op_groups
       WHERE group_by = 'name' AND of_kind = 'kernel')
+WHERE rocpd_require_members('rocpd_kernel_summary')
 ORDER BY total_ns DESC, name;
 
 -- rocpd_kernel_summary: the same rows with one name column, `kernel` (the display name); the raw,
@@ -26,4 +27,5 @@ ORDER BY total_ns DESC, name;
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_summary AS
 SELECT time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, kernel
 FROM temp.rocpd_kernel_summary_full
+WHERE rocpd_require_members('rocpd_kernel_summary')
 ORDER BY total_ns DESC, name;

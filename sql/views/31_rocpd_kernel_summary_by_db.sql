@@ -1,6 +1,7 @@
 -- rocpd_kernel_summary_by_db_full: rocpd_kernel_summary_full per member (db): the same columns
 -- after db; time_pct is the share of that member's summed kernel time. Ordered by db, then total
--- time. rocpd_kernel_summary_by_db: the same rows with `kernel` as the only name column.
+-- time (members in natural order: rank2 before rank10). rocpd_kernel_summary_by_db: the same rows
+-- with `kernel` as the only name column.
 -- Computed per member on every core by rocpd_op_groups (docs/summaries.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_summary_by_db_full AS
 SELECT db,
@@ -10,9 +11,11 @@ SELECT db,
 FROM (SELECT db, name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
       FROM temp.rocpd_op_groups
       WHERE group_by = 'db,name' AND of_kind = 'kernel')
-ORDER BY db, total_ns DESC, name;
+WHERE rocpd_require_members('rocpd_kernel_summary_by_db')
+ORDER BY db COLLATE rocpd_natural, total_ns DESC, name;
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_summary_by_db AS
 SELECT db, time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, kernel
 FROM temp.rocpd_kernel_summary_by_db_full
-ORDER BY db, total_ns DESC, name;
+WHERE rocpd_require_members('rocpd_kernel_summary_by_db')
+ORDER BY db COLLATE rocpd_natural, total_ns DESC, name;

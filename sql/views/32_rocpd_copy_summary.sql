@@ -12,4 +12,5 @@ SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct,
 FROM (SELECT name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
       FROM temp.rocpd_op_groups
       WHERE group_by = 'name' AND of_kind = 'copy')
+WHERE rocpd_require_members('rocpd_copy_summary')
 ORDER BY total_ns DESC, name;

@@ -12,9 +12,11 @@ SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct,
 FROM (SELECT kind, name, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns
       FROM temp.rocpd_op_groups
       WHERE group_by = 'kind,name')
+WHERE rocpd_require_members('rocpd_op_summary')
 ORDER BY total_ns DESC, kind, name;
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_op_summary AS
 SELECT time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns, kind, op
 FROM temp.rocpd_op_summary_full
+WHERE rocpd_require_members('rocpd_op_summary')
 ORDER BY total_ns DESC, kind, name;

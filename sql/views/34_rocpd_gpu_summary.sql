@@ -7,7 +7,7 @@
 --                             end, 100 * busy_ns / span_ns
 --   kernel_busy_pct           100 * kernel_busy_ns / span_ns (percents rounded to 2 decimals)
 -- Computed per member on every core by rocpd_op_groups (docs/summaries.md): one group per
--- (db, gpu, kind), so each FILTER below sums exactly one row.
+-- (db, gpu, kind), so each FILTER below sums exactly one row. Members in natural order.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_summary AS
 SELECT k.db, k.gpu, k.ops, k.kernels, k.kernel_ns, k.kernel_busy_ns, k.copies, k.copy_ns,
        b.busy_ns, b.span_ns, b.busy_pct,
@@ -23,4 +23,5 @@ FROM (SELECT db, gpu,
       WHERE group_by = 'db,gpu,kind'
       GROUP BY db, gpu) AS k
 LEFT JOIN temp.rocpd_busy AS b ON b.db = k.db AND b.gpu IS k.gpu
-ORDER BY k.db, k.gpu;
+WHERE rocpd_require_members('rocpd_gpu_summary')
+ORDER BY k.db COLLATE rocpd_natural, k.gpu;

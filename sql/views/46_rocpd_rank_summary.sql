@@ -5,7 +5,7 @@
 --   first_ns, last_ns       first op start and last op end of the rank
 --   median_kernel_ns        median over all ranks of kernel_ns
 --   lead_ns, lead_pct       kernel_ns - median_kernel_ns, and in percent of the median (2 decimals)
--- Ordered by kernel_ns, the busiest rank first.
+-- Ordered by kernel_ns, the busiest rank first (ties: members in natural order, then pid).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_rank_summary AS
 WITH ranks AS MATERIALIZED (
        SELECT db, pid,
@@ -24,4 +24,5 @@ SELECT r.db, r.pid, r.kernels, r.kernel_ns, r.copies, r.copy_ns, r.first_ns, r.l
        CASE WHEN t.median_kernel_ns <> 0
             THEN round(100.0 * (r.kernel_ns - t.median_kernel_ns) / t.median_kernel_ns, 2) END AS lead_pct
 FROM ranks AS r, typical AS t
-ORDER BY r.kernel_ns DESC, r.db, r.pid;
+WHERE rocpd_require_members('rocpd_rank_summary')
+ORDER BY r.kernel_ns DESC, r.db COLLATE rocpd_natural, r.pid;

@@ -12,9 +12,11 @@ FROM (SELECT name, histogram_log2(duration) AS buckets
       WHERE kind = 'kernel' AND duration >= 0
       GROUP BY name) AS h,
      json_each(h.buckets) AS b
+WHERE rocpd_require_members('rocpd_kernel_histogram')
 ORDER BY h.name, b.key;
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_histogram AS
 SELECT kernel, lo_ns, hi_ns, count
 FROM temp.rocpd_kernel_histogram_full
+WHERE rocpd_require_members('rocpd_kernel_histogram')
 ORDER BY name, lo_ns;

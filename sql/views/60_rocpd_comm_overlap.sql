@@ -19,4 +19,5 @@ SELECT db, gpu, compute_ops, comm_ops, compute_ns, comm_ns,
        both_ns - compute_ns AS exposed_comm_ns,
        CASE WHEN comm_ns > 0 THEN round(100.0 * (compute_ns + comm_ns - both_ns) / comm_ns, 2) END AS overlap_pct
 FROM temp.rocpd_comm_classes
-ORDER BY db, gpu;
+WHERE rocpd_require_members('rocpd_comm_overlap')
+ORDER BY db COLLATE rocpd_natural, gpu;

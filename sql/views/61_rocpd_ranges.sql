@@ -8,4 +8,4 @@
 CREATE TEMP VIEW IF NOT EXISTS rocpd_ranges AS
 SELECT db, pid, tid, name, start, "end", "end" - start AS duration, api_id
 FROM temp.rocpd_apis
-WHERE domain = 'marker' AND "end" > start;
+WHERE domain = 'marker' AND "end" > start AND rocpd_require_members('rocpd_ranges');

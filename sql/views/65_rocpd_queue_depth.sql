@@ -11,4 +11,5 @@
 -- The rows are computed per member on every core by the rocpd_queue_steps table
 -- (ext/diagnosis/rocpd_queue_steps.cpp); a `db =` filter reads only that member.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_queue_depth AS
-SELECT db, gpu, queue, stream, ts, depth, waiting, duration FROM temp.rocpd_queue_steps;
+SELECT db, gpu, queue, stream, ts, depth, waiting, duration FROM temp.rocpd_queue_steps
+WHERE rocpd_require_members('rocpd_queue_depth');

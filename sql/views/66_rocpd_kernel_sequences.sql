@@ -10,23 +10,13 @@
 --   count          occurrences with this pattern
 --   gpu_ns         sum of the ops' durations over the occurrences
 --   range_ns       sum of the occurrences' range durations (HTA's CPU op duration)
--- Ordered per db by count, then gpu_ns, descending.
--- Cost: one read of rocpd_kernel_stacks, whose hidden columns name each op's bottom-level range
--- (bottom_level_id: its api_id; bottom_level_start/_end: its times), then one window per
--- occurrence. Ops whose launch call has no pid or tid have no thread, so no occurrence.
+-- Ordered per db (members in natural order) by count, then gpu_ns, descending.
+-- The groups are computed per member on every core by the rocpd_sequence_groups table
+-- (ext/diagnosis/rocpd_sequence_groups.cpp: the member's launch stacks, occurrences and patterns in
+-- memory); a `db =` filter reads only that member. Ops whose launch call has no pid or tid have no
+-- thread, so no occurrence.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_sequences AS
-WITH occurrences AS (
-       SELECT db, bottom_level AS operator, bottom_level_start, bottom_level_end,
-              json_group_array(name) OVER occurrence AS pattern,
-              sum("end" - start) OVER occurrence AS gpu_ns,
-              row_number() OVER (PARTITION BY db, pid, tid, bottom_level_id ORDER BY start, op_id) AS n
-       FROM temp.rocpd_kernel_stacks
-       WHERE depth > 0 AND pid IS NOT NULL AND tid IS NOT NULL
-       WINDOW occurrence AS (PARTITION BY db, pid, tid, bottom_level_id ORDER BY start, op_id
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
-SELECT db, operator, json_array_length(pattern) AS kernels, pattern, count(*) AS count,
-       sum(gpu_ns) AS gpu_ns, sum(bottom_level_end - bottom_level_start) AS range_ns
-FROM occurrences
-WHERE n = 1
-GROUP BY db, operator, pattern
-ORDER BY db, count DESC, gpu_ns DESC, operator, pattern;
+SELECT db, operator, kernels, pattern, count, gpu_ns, range_ns
+FROM temp.rocpd_sequence_groups
+WHERE rocpd_require_members('rocpd_kernel_sequences')
+ORDER BY db COLLATE rocpd_natural, count DESC, gpu_ns DESC, operator, pattern;

@@ -1,7 +1,9 @@
-"""The C++ tables under rocpd_queue_depth, rocpd_comm_overlap and rocpd_launch_stats
-(rocpd_queue_steps, rocpd_comm_classes, rocpd_op_launches; docs/diagnosis.md) and the rewritten
-rocpd_kernel_sequences against the plain SQL that defined those names before (kept here as the
-reference): the same rows, also filtered by db, on
+"""The C++ tables under rocpd_queue_depth, rocpd_comm_overlap, rocpd_launch_stats,
+rocpd_kernel_sequences, rocpd_kernel_counters and rocpd_launch_latency (rocpd_queue_steps,
+rocpd_comm_classes, rocpd_op_launches, rocpd_sequence_groups, rocpd_op_counters,
+rocpd_launch_groups; docs/diagnosis.md, docs/views.md) against the plain SQL that defined those
+names before (kept here as the reference; for launch latency, with the launch every diagnosis
+table uses): the same rows, also filtered by db, on
 a generated job of several members and on the hostile members of the differential tester (NULL
 times and correlation ids, repeated correlation ids, calls without a start, ops without a launch,
 text and real values). Where the reference would read a time that is not an integer, the tables
@@ -114,6 +116,48 @@ GROUP BY o.db, o.operator, o.pattern
 ORDER BY o.db, count DESC, gpu_ns DESC, o.operator, o.pattern;
 """
 
+# rocpd_kernel_counters' former definition.
+REF_KERNEL_COUNTERS = """
+CREATE TEMP VIEW ref_kernel_counters AS
+WITH per_counter AS (
+       SELECT db, pid, op_id, counter, sum(value) AS value
+       FROM temp.rocpd_counters WHERE counter IS NOT NULL
+       GROUP BY db, pid, op_id, counter),
+     per_op AS (
+       SELECT db, pid, op_id, count(*) AS n_counters, json_group_object(counter, value) AS counters
+       FROM per_counter GROUP BY db, pid, op_id)
+SELECT k.db, c.pid, k.op_id, k.correlation_id, k.gpu, k.queue, k.name, k.start, k."end",
+       k."end" - k.start AS duration, c.n_counters, c.counters, k.depth, k.stack, k.top_level, k.bottom_level
+FROM temp.rocpd_kernel_stacks AS k
+CROSS JOIN per_op AS c ON c.db = k.db AND c.op_id = k.op_id AND c.pid = coalesce(k.pid, c.pid)
+WHERE k.kind = 'kernel';
+"""
+
+# rocpd_launch_latency's former query, with the launch of docs/diagnosis.md (the first call of the
+# member with the kernel's correlation id) in place of every call with it, and the API names in
+# BINARY order.
+REF_LAUNCH_LATENCY = """
+CREATE TEMP VIEW ref_launch_latency AS
+WITH calls AS (
+       SELECT db, correlation_id, name, start FROM (
+         SELECT db, correlation_id, name, start,
+                row_number() OVER (PARTITION BY db, correlation_id ORDER BY start, api_id) AS n
+         FROM temp.rocpd_apis WHERE correlation_id IS NOT NULL AND start IS NOT NULL)
+       WHERE n = 1),
+     launches AS MATERIALIZED (
+       SELECT o.name, o.start - c.start AS latency_ns, c.name AS api_name
+       FROM temp.rocpd_ops AS o CROSS JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id
+       WHERE o.kind = 'kernel' AND typeof(o.correlation_id) = 'integer')
+SELECT count(*) AS launches, round(avg(latency_ns), 1) AS avg_ns, median(latency_ns) AS med_ns,
+       round(percentile(latency_ns, 95), 1) AS p95_ns, min(latency_ns) AS min_ns, max(latency_ns) AS max_ns,
+       (SELECT group_concat(api_name) FROM (SELECT DISTINCT api_name FROM launches AS l2
+                                             WHERE l2.name IS l.name AND api_name IS NOT NULL ORDER BY api_name))
+         AS api_names,
+       rocpd_display_name(name) AS kernel, name, demangle(name) AS demangled
+FROM launches AS l
+GROUP BY name;
+"""
+
 # rocpd_launch_stats' former query (its rowid is the op's rocpd_ops rowid).
 REF_LAUNCH_STATS = """
 CREATE TEMP VIEW ref_launch_stats AS
@@ -142,11 +186,21 @@ CASES = (
      "db, gpu, compute_ops, comm_ops, compute_ns, comm_ns, overlap_ns, exposed_comm_ns, overlap_pct", ""),
     ("rocpd_launch_stats", "ref_launch_stats", LAUNCH_COLS, "rowid"),
     ("rocpd_kernel_sequences", "ref_kernel_sequences", "db, operator, kernels, pattern, count, gpu_ns, range_ns", ""),
+    ("rocpd_kernel_counters_full", "ref_kernel_counters",
+     'db, pid, op_id, correlation_id, gpu, queue, name, start, "end", duration, n_counters, counters, depth, stack, '
+     'top_level, bottom_level', ""),
+    # Job-wide: the db filter does not apply (see compare()).
+    ("rocpd_launch_latency_full", "ref_launch_latency",
+     "launches, avg_ns, med_ns, p95_ns, min_ns, max_ns, api_names, kernel, name, demangled", ""),
 )
+JOB_WIDE = {"rocpd_launch_latency_full"}
 # docs/diagnosis.md: a start or end that is not an integer is an error naming the member (rocpd_kernel_stacks,
-# read by rocpd_kernel_sequences, refuses alike)
+# read by the former rocpd_kernel_sequences, and rocpd_sequence_groups, under the new one, refuse alike)
 # (interval_union's own error for rocpd_comm_overlap, as before).
-REFUSAL = re.compile(r"^(rocpd_(op_launches|queue_steps|kernel_stacks): member .*: (start|end) must be an integer"
+REFUSAL = re.compile(r"^(rocpd_(op_launches|queue_steps|kernel_stacks|sequence_groups|op_counters|launch_groups): "
+                     r"member .*: (start|end) must be an integer"
+                     # a difference of times past 64 bits, which the former SQL turned into a real
+                     r"|integer overflow$"
                      r"|interval_union: (start|end) must be an integer)")
 
 
@@ -217,7 +271,8 @@ def connect(path):
     con.load_extension(EXT)
     con.enable_load_extension(False)
     con.execute("SELECT rocpd_open(?)", (path,))
-    for sql in (REF_QUEUE_DEPTH, REF_COMM_OVERLAP, REF_LAUNCH_STATS, REF_KERNEL_SEQUENCES):
+    for sql in (REF_QUEUE_DEPTH, REF_COMM_OVERLAP, REF_LAUNCH_STATS, REF_KERNEL_SEQUENCES, REF_KERNEL_COUNTERS,
+                REF_LAUNCH_LATENCY):
         con.execute(sql)
     return con
 
@@ -243,11 +298,24 @@ class SameRowsAsSql(unittest.TestCase):
         for name, ref, cols, rowid in CASES:
             ref_sel = cols + (", " + rowid + "_" if rowid else "")
             sel = cols + (", " + rowid if rowid else "")
-            for db in [None] + dbs + ["nope"]:
+            for db in [None] if name in JOB_WIDE else [None] + dbs + ["nope"]:
                 where, args = ("", ()) if db is None else (" WHERE db = ?", (db,))
                 want, want_err = self.rows(con, f"SELECT {ref_sel} FROM {ref}{where}", args)
                 got, got_err = self.rows(con, f"SELECT {sel} FROM {name}{where}", args)
                 context = (label, name, db, want_err, got_err)
+                erring = re.search(r"member (\S+):", want_err or "")
+                if (want_err is not None and got_err is None and name == "rocpd_kernel_counters_full" and erring and
+                        con.execute("SELECT count(*) FROM rocpd_counters WHERE db = ?",
+                                    (erring.group(1),)).fetchone()[0] == 0):
+                    # The former view read the stacks of every member; the table reads those of kernels with
+                    # counters only, so a member without counters is not read.
+                    continue
+                if want_err is not None and got_err is None and db is not None and f"member {db}:" not in want_err:
+                    # The former SQL read every member despite `db =` and refused over another member's value; the
+                    # table reads only the member asked for.
+                    if db == "nope":
+                        self.assertFalse(got, context)
+                    continue
                 if want_err is not None:
                     # The reference refuses (interval_union): the table refuses alike, with the same kind of text
                     # for rocpd_comm_overlap (whose view still calls its errors interval_union's; which member's
@@ -270,9 +338,11 @@ class SameRowsAsSql(unittest.TestCase):
         d = tempfile.mkdtemp(prefix="rocpd_whysql_")
         try:
             subprocess.run([GEN, "--out", d, "--procs", "3", "--format", "mixed", "--ops", "1500", "--seed", "41",
-                            "--markers", "200", "--diagnosis", "1"], check=True, stdout=subprocess.DEVNULL)
+                            "--markers", "200", "--diagnosis", "1", "--counters", "4", "--rpd-counters", "4"],
+                           check=True, stdout=subprocess.DEVNULL)
             con = connect(d)
-            self.assertEqual(self.compare(con, "generated"), len(CASES) * 4)  # in full and per member
+            # In full and per member (rank0, rpd v2, holds no counters); launch latency is job-wide (once).
+            self.assertEqual(self.compare(con, "generated"), (len(CASES) - len(JOB_WIDE)) * 4 - 1 + len(JOB_WIDE))
             self.assertGreater(con.execute("SELECT count(*) FROM rocpd_queue_depth").fetchone()[0], 1000)
         finally:
             shutil.rmtree(d, ignore_errors=True)
@@ -285,7 +355,8 @@ class SameRowsAsSql(unittest.TestCase):
             for rank in range(2):
                 write_rpd2(os.path.join(d, f"m{rank}.rpd"), 10 + rank, EDGE_OPS)
             con = connect(d)
-            self.assertEqual(self.compare(con, "edges"), (len(CASES) - 1) * 3)  # no ranges: no sequences
+            # No ranges: no sequences; no counters; launch latency once.
+            self.assertEqual(self.compare(con, "edges"), (len(CASES) - 3) * 3 + 1)
             rows = con.execute("SELECT gpu, compute_ops, comm_ops FROM rocpd_comm_overlap WHERE db = 'm0'").fetchall()
             self.assertEqual(rows, [(None, 1, 0), (0, 9, 5), (1, 1, 1)])
         finally:

@@ -82,8 +82,11 @@ class KernelCounters(unittest.TestCase):
             if counter is not None:
                 values[(db, pid, op_id)][counter] += value
         kernels = {(o[0], o[1], o[2]): o for o in ops if o[7] == "kernel"}
-        rows = rows_of(con, "SELECT * FROM rocpd_kernel_counters")
+        rows = rows_of(con, "SELECT * FROM rocpd_kernel_counters_full")
         self.assertEqual(len(rows), len([k for k in values if k in kernels]))
+        # The default view: the columns that fit 160 columns, the same rows in the same order.
+        short = rows_of(con, "SELECT * FROM rocpd_kernel_counters")
+        self.assertEqual(short, [{c: r[c] for c in ("db", "op_id", "kernel", "duration", "counters")} for r in rows])
         self.assertGreater(len(rows), 1000)
         for r in rows:
             k = (r["db"], r["pid"], r["op_id"])
@@ -92,6 +95,8 @@ class KernelCounters(unittest.TestCase):
             self.assertEqual(r["n_counters"], len(values[k]))
             self.assertEqual((r["correlation_id"], r["gpu"], r["queue"], r["name"], r["start"], r["end"]),
                              (corr, gpu, queue, name, start, end))
+            self.assertEqual((r["kernel"], r["demangled"]), con.execute(
+                "SELECT rocpd_display_name(?1), demangle(?1)", (name,)).fetchone())
             self.assertEqual(r["duration"], end - start)
             want = stacks[(db, "kernel", op_id)][2]
             self.assertEqual((json.loads(r["stack"]), r["depth"]), (want, len(want)), k)
@@ -123,14 +128,46 @@ class KernelCounters(unittest.TestCase):
         self.assertAlmostEqual(got, fetch * 1024.0 / dur, delta=got * 0.01)
 
 
+# Every column of rocpd_launch_stats but the cutoffs; SELECT * shows DEFAULT_STATS only (160 columns).
+STATS_COLUMNS = ('db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, launch_end, '
+                 'start, "end", cpu_ns, gpu_ns, launch_delay_ns, short_op, runtime_outlier, delay_outlier, graph_launch, '
+                 'queue_delay_ns, other_delay_ns')
+DEFAULT_STATS = ["db", "op_id", "gpu", "kind", "api_name", "cpu_ns", "gpu_ns", "launch_delay_ns", "queue_delay_ns",
+                 "short_op", "runtime_outlier", "delay_outlier", "graph_launch"]
+
+
+def brute_lane_free(rows):
+    """rocpd_ops rows (rowid, db, gpu, queue, stream, start, end) -> rowid: the largest end among the ops
+    ahead of it on its lane (those that start before it, then by rowid), None for a lane's first op."""
+    lanes = defaultdict(list)
+    for rowid, db, gpu, queue, stream, start, end in rows:
+        if isinstance(start, int) and isinstance(end, int):
+            lanes[(db, gpu, queue, stream)].append((start, rowid, end))
+    out = {}
+    for ops in lanes.values():
+        ops.sort()
+        ahead = None
+        for start, rowid, end in ops:
+            out[rowid] = ahead
+            ahead = end if ahead is None else max(ahead, end)
+    return out
+
+
 class LaunchStats(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.con = connect()
-        cls.ops, cls.apis = dt.load_rows(cls.con)
-        cls.calls = first_launches(apis_with_names(cls.con))
-        cls.op_rowids = {(r[0], r[1], r[2], r[3]): r[4] for r in cls.con.execute(
+        cls.load(cls.con)
+
+    @classmethod
+    def load(cls, con):
+        cls.ops, cls.apis = dt.load_rows(con)
+        cls.calls = first_launches(apis_with_names(con))
+        cls.op_rowids = {(r[0], r[1], r[2], r[3]): r[4] for r in con.execute(
             "SELECT db, pid, kind, op_id, rowid FROM rocpd_ops")}
+        cls.graph_ids = dict(con.execute("SELECT rowid, graph_id FROM rocpd_ops"))
+        cls.lane_free = brute_lane_free(con.execute(
+            "SELECT rowid, db, gpu, queue, stream, start, \"end\" FROM rocpd_ops").fetchall())
 
     def expected(self, runtime_cutoff, delay_cutoff):
         out = {}
@@ -138,21 +175,30 @@ class LaunchStats(unittest.TestCase):
             c = self.calls.get((db, corr))
             if c is None:
                 continue
+            rowid = self.op_rowids[(db, pid, kind, op_id)]
             cpu = c["end"] - c["start"] if c["end"] is not None else None
             gpu_ns = end - start if start is not None and end is not None else None
             delay = start - c["end"] if start is not None and c["end"] is not None else None
             short = sql_and(None if cpu is None else cpu <= runtime_cutoff,
                             None if cpu is None or gpu_ns is None else gpu_ns < cpu)
-            out[self.op_rowids[(db, pid, kind, op_id)]] = dict(
+            graph = int(str(c["name"]).startswith(("hipGraphLaunch", "cudaGraphLaunch"))
+                        or self.graph_ids[rowid] is not None)
+            free = self.lane_free.get(rowid)
+            queued = None if delay is None else 0 if free is None else max(0, min(start, free) - c["end"])
+            out[rowid] = dict(
                 db=db, pid=c["pid"], tid=c["tid"], op_id=op_id, correlation_id=corr, gpu=gpu, queue=queue,
                 stream=stream, kind=kind, name=name, api_name=c["name"], launch_start=c["start"],
                 launch_end=c["end"], start=start, end=end, cpu_ns=cpu, gpu_ns=gpu_ns, launch_delay_ns=delay,
-                short_op=short, runtime_outlier=None if cpu is None else int(cpu > runtime_cutoff),
-                delay_outlier=None if delay is None else int(delay > delay_cutoff))
+                short_op=0 if graph else short,
+                runtime_outlier=0 if graph else None if cpu is None else int(cpu > runtime_cutoff),
+                delay_outlier=None if delay is None else int(delay > delay_cutoff),
+                graph_launch=graph, queue_delay_ns=queued, other_delay_ns=None if delay is None else delay - queued)
         return out
 
     def check(self, rows, runtime_cutoff, delay_cutoff):
-        want = self.expected(runtime_cutoff, delay_cutoff)
+        self.check_against(self.expected(runtime_cutoff, delay_cutoff), rows, runtime_cutoff, delay_cutoff)
+
+    def check_against(self, want, rows, runtime_cutoff, delay_cutoff):
         self.assertEqual(len(rows), len(want))
         for r in rows:
             rowid = r.pop("rowid")
@@ -161,18 +207,44 @@ class LaunchStats(unittest.TestCase):
             self.assertEqual(r, want[rowid], rowid)
 
     def test_defaults_match_brute_force(self):
-        rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats")
+        rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns "
+                                 "FROM rocpd_launch_stats")
         self.check(rows, 50000, 100000)
-        # HTA's three findings all occur in the generated job.
-        for flag in ("short_op", "runtime_outlier", "delay_outlier"):
+        # HTA's three findings all occur in the generated job, and ops queued behind others.
+        for flag in ("short_op", "runtime_outlier", "delay_outlier", "queue_delay_ns", "other_delay_ns"):
             self.assertGreater(sum(r[flag] or 0 for r in rows), 0, flag)
+
+    def test_graph_launches_and_queueing(self):
+        # rocprofv3 3.0.2 files record graph launches (graph_id on their ops, hipGraphLaunch calls),
+        # and so do the rpd files of the same workload (hipGraphLaunch calls linked to several ops).
+        d = tempfile.mkdtemp(prefix="rocpd_graphs_")
+        try:
+            subprocess.run([GEN, "--out", d, "--procs", "3", "--format", "mixed", "--ops", "2500", "--seed", "8",
+                            "--rocpd-version", "3.0.2"], check=True, stdout=subprocess.DEVNULL)
+            con = dt.connect(d)
+
+            class Graphs(LaunchStats):
+                pass
+            Graphs.load(con)
+            rows = rows_of(con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats(0, 0)")
+            self.check_against(Graphs().expected(0, 0), rows, 0, 0)
+            graph = [r for r in rows if r["graph_launch"]]
+            self.assertGreater(len(graph), 300)
+            self.assertEqual({r["db"] for r in graph}, {"rank0", "rank1", "rank2"})
+            # With a 0 ns cutoff every other launch is slow; a graph's ops never are.
+            self.assertTrue(all(r["runtime_outlier"] == 0 and r["short_op"] == 0 for r in graph))
+            self.assertTrue(all(r["runtime_outlier"] == 1 for r in rows if not r["graph_launch"] and r["cpu_ns"] > 0))
+            # The nodes of a graph wait behind the earlier ones on their queue.
+            self.assertGreater(sum(r["queue_delay_ns"] for r in graph), sum(r["other_delay_ns"] for r in graph))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
     def test_cutoffs(self):
         for rc, dc in ((0, 0), (10000, 20000), (10**12, -(10**12))):
-            rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns "
+            rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns "
                                      "FROM rocpd_launch_stats(?, ?)", (rc, dc))
             self.check(rows, rc, dc)
-        rows = rows_of(self.con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats "
+        rows = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats "
                                  "WHERE launch_delay_cutoff_ns = 5000 AND db = 'rank1'")
         want = self.expected(50000, 5000)
         self.assertEqual(len(rows), sum(1 for w in want.values() if w["db"] == "rank1"))
@@ -180,6 +252,16 @@ class LaunchStats(unittest.TestCase):
             rowid = r.pop("rowid")
             r.pop("runtime_cutoff_ns"), r.pop("launch_delay_cutoff_ns")
             self.assertEqual(r, want[rowid])
+
+    def test_default_columns(self):
+        cur = self.con.execute("SELECT * FROM rocpd_launch_stats(1000, 2000) LIMIT 1")
+        self.assertEqual([d[0] for d in cur.description], DEFAULT_STATS)
+        # The arguments are still the first hidden columns (a table-valued call binds them).
+        self.assertEqual(self.con.execute("SELECT runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats(1000, 2000) "
+                                          "LIMIT 1").fetchone(), (1000, 2000))
+        full = rows_of(self.con, f"SELECT rowid, {STATS_COLUMNS} FROM rocpd_launch_stats WHERE db = 'rank1'")
+        short = rows_of(self.con, "SELECT rowid, * FROM rocpd_launch_stats WHERE db = 'rank1'")
+        self.assertEqual(short, [{c: r[c] for c in ["rowid"] + DEFAULT_STATS} for r in full])
 
     def test_plain_table_behaviour(self):
         rows = self.con.execute("SELECT rowid, db, op_id, kind FROM rocpd_launch_stats").fetchall()

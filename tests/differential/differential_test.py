@@ -50,7 +50,7 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      r"|integer overflow)"
                      # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
                      # table under rocpd_comm_overlap as interval_union did in the view.
-                     r"|rocpd_(op_launches|queue_steps): member .*: (start|end) must be an integer"
+                     r"|rocpd_(op_launches|queue_steps|collectives|steps): member .*: (start|end) must be an integer"
                      r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
 
 # ------------------------------------------------------------------------------------------------
@@ -486,6 +486,8 @@ class Catalog:
         # The tables under rocpd_launch_stats, rocpd_queue_depth and rocpd_comm_overlap (members computed on every core).
         specs += [("op_launches", "diag", "rocpd_op_launches"), ("queue_steps", "diag", "rocpd_queue_steps"),
                   ("comm_classes", "diag", "rocpd_comm_classes")]
+        # Across ranks (docs/ranks.md): every row depends on every member.
+        specs += [("collectives", "diag", "rocpd_collectives"), ("steps", "diag", "rocpd_steps('%')")]
         try:
             lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members").fetchone()
         except sqlite3.Error as e:

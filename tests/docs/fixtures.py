@@ -16,6 +16,9 @@ FIXTURES = {
     "dg1": "--procs 3 --format mixed --ops 4000 --seed 23 --markers 500 --diagnosis 1 --counters 8 --rpd-counters 8",
     "baseline": "--procs 2 --format rpd3 --ops 1500 --seed 3",
     "candidate": "--procs 2 --format mixed --ops 1500 --seed 4",
+    # docs/ranks.md: training steps with collectives on every rank, rank5 planted late by 300 us in
+    # odd steps, host clocks planted off by up to 5 ms.
+    "ranks8": "--procs 8 --format mixed --ops 800 --seed 5 --steps 6 --straggler 5:300000 --host-skew 5000000 --gpus 1",
 }
 
 

@@ -34,6 +34,7 @@ std::string_view usage_text() {
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1|2] [--memsets N]\n"
+         "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
@@ -59,12 +60,17 @@ std::string_view usage_text() {
          "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
          "                    (2: also touching ops and host waits shorter than the kernel-wait threshold)\n"
          "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
+         "  --steps N         N ProfilerStep#k ranges, each with collectives every rank issues in one order\n"
+         "  --step-collectives C  collectives per step (default 4), 1..64\n"
+         "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
+         "  --straggler RANK:NS  RANK starts its collectives NS ns late in every odd step\n"
          "  --help            this text\n";
 }
 
 Options parse_options(const std::vector<std::string_view>& args) {
   Options o;
   bool have_out = false, have_procs = false, have_format = false, have_ops = false, have_seed = false;
+  bool have_step_option = false;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string_view name = args[i];
     std::string_view value;
@@ -83,7 +89,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
                                                   "--gpus",   "--queues", "--sessions",   "--apis-extra",
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
                                                   "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
-                                                  "--memsets"};
+                                                  "--steps", "--step-collectives", "--collective-jitter",
+                                                  "--straggler", "--memsets"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -152,6 +159,21 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.diagnosis_edges = level == 2;
     } else if (name == "--memsets") {
       o.memsets = static_cast<int>(parse_integer(name, value, 0, 100'000));
+    } else if (name == "--steps") {
+      o.steps = static_cast<int>(parse_integer(name, value, 1, 10'000));
+    } else if (name == "--step-collectives") {
+      o.step_collectives = static_cast<int>(parse_integer(name, value, 1, 64));
+      have_step_option = true;
+    } else if (name == "--collective-jitter") {
+      o.collective_jitter = parse_integer(name, value, 0, 20'000);
+      have_step_option = true;
+    } else if (name == "--straggler") {
+      const size_t colon = value.find(':');
+      if (colon == std::string_view::npos)
+        throw UsageError(fmt::format("option --straggler expects RANK:NS, got '{}'", value));
+      o.straggler_rank = static_cast<int>(parse_integer(name, value.substr(0, colon), 0, 99'999));
+      o.straggler_delay = parse_integer(name, value.substr(colon + 1), 0, 1'000'000'000);
+      have_step_option = true;
     }
   }
   if (!have_out) throw UsageError("missing required option --out");
@@ -175,6 +197,18 @@ Options parse_options(const std::vector<std::string_view>& args) {
     throw UsageError("option --memsets applies to nsys files only (--format nsys or vendors)");
   // The diagnosis truth is computed from the workload's ops, which hold no memsets.
   if (o.memsets > 0 && o.diagnosis) throw UsageError("option --memsets cannot be combined with --diagnosis 1");
+  if (have_step_option && o.steps == 0)
+    throw UsageError("options --step-collectives, --collective-jitter and --straggler need --steps");
+  if (o.steps > 0) {
+    if (o.queues < 2) throw UsageError("option --steps needs --queues 2 or more (the last queue of gpu 0 runs the collectives)");
+    if (o.ops < static_cast<int64_t>(o.steps) * (o.step_collectives + 1))
+      throw UsageError(fmt::format("option --steps {} with {} collectives per step needs --ops {} or more", o.steps,
+                                   o.step_collectives, static_cast<int64_t>(o.steps) * (o.step_collectives + 1)));
+    if (o.sessions > 1) throw UsageError("option --steps does not combine with --sessions (one process per rank)");
+    if (o.diagnosis) throw UsageError("option --steps does not combine with --diagnosis 1");
+    if (o.straggler_rank >= o.procs)
+      throw UsageError(fmt::format("option --straggler names rank {}, but there are {} ranks", o.straggler_rank, o.procs));
+  }
   if (o.apis_extra < 0) o.apis_extra = o.ops / 4;
   if (o.markers < 0) o.markers = o.ops / 50;
   return o;

@@ -35,6 +35,13 @@ struct Options {
   bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
   int memsets = 0;          // cudaMemsetAsync calls and memsets per process in nsys files
   bool diagnosis_edges = false;  // --diagnosis 2: also touching ops and host waits below the threshold
+  // --steps N (docs/generator.md, "Training steps"): ProfilerStep#k ranges with collectives every
+  // rank issues in one order; a planted straggler (--straggler RANK:NS) and clock jitter.
+  int steps = 0;
+  int step_collectives = 4;     // --step-collectives C
+  int64_t collective_jitter = 1'000;  // --collective-jitter NS
+  int straggler_rank = -1;      // --straggler RANK:NS
+  int64_t straggler_delay = 0;
   bool help = false;
 };
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "rocpd_model.h"
 #include "truth.h"
 #include "diag_truth.h"
+#include "step_schedule.h"
 #include "workload.h"
 #include "write_rocpd.h"
 #include "write_rocpd4.h"
@@ -83,7 +85,8 @@ std::string json_list(const std::vector<std::string>& items) {
 }
 
 // Generates, writes and summarises one file.
-FileTruth produce_file(const Options& o, const WorkloadParams& params, const FilePlan& plan) {
+FileTruth produce_file(const Options& o, const WorkloadParams& params, const FilePlan& plan,
+                       const StepInstances* step_instances) {
   std::vector<ProcessTrace> traces;
   for (int rank : plan.ranks)
     for (int s = 0; s < sessions_of(o, plan, rank); ++s) {
@@ -169,9 +172,10 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
       for (const ProcessTrace& t : traces) offsets.push_back(std::to_string(t.clock_offset));
       truth.extra.emplace_back("clock_offsets_ns", json_list(offsets));
     }
-    truth.extra.emplace_back("collective_end_true_ns", std::to_string(params.collective_end));
+    if (params.final_collective) truth.extra.emplace_back("collective_end_true_ns", std::to_string(params.collective_end));
   }
   if (params.diagnosis) truth.extra.emplace_back("diagnosis", diagnosis_truth_json(traces));
+  if (step_instances) truth.extra.emplace_back("steps", step_truth_json(params, *step_instances, plan.ranks));
   return truth;
 }
 
@@ -223,9 +227,30 @@ int run(const Options& o) {
   params.graphs = o.rocpd_patch >= 2;
   params.paired_frees = o.rocpd_patch >= 0 || o.format == Format::Rocpd4 || o.format == Format::Rocprofsys;
   params.nodes = o.rpd_nodes;
-  params.final_collective = o.host_skew > 0;
+  // With --steps the scheduled collectives replace the final one (docs/generator.md).
+  params.final_collective = o.host_skew > 0 && o.steps == 0;
   params.diagnosis = o.diagnosis;
   params.edge_cases = o.diagnosis_edges;
+  params.steps = o.steps;
+  params.step_collectives = o.steps > 0 ? o.step_collectives : 0;
+  params.collective_jitter = o.collective_jitter;
+  params.straggler_rank = o.straggler_rank;
+  params.straggler_delay = o.straggler_delay;
+  std::optional<StepInstances> step_instances;
+  if (params.steps > 0) {
+    // First pass: when each rank is ready for each collective, relative to its step's start;
+    // then the job's schedule, which the second pass places every collective on.
+    std::vector<StepProbe> probes(static_cast<size_t>(o.procs));
+    parallel_for(probes.size(), [&](size_t rank) {
+      ProcessTrace t = generate_process(params, static_cast<int>(rank), 0);
+      probes[rank] = {std::move(t.step_ready_rel), std::move(t.step_host_rel), std::move(t.step_compute_end_rel)};
+    });
+    StepSchedule schedule = plan_step_schedule(params, probes);
+    params.step_starts = std::move(schedule.step_starts);
+    params.collective_ready = std::move(schedule.ready);
+    params.collective_ends = std::move(schedule.ends);
+    step_instances = rocpd_gen::step_instances(params, o.procs);
+  }
 
   if (params.final_collective) {
     // First pass: when each process launches its final collective (true time). The collective
@@ -245,7 +270,9 @@ int run(const Options& o) {
   // output does not depend on scheduling.
   std::vector<FileTruth> truths(plan.size());
   try {
-    parallel_for(plan.size(), [&](size_t i) { truths[i] = produce_file(o, params, plan[i]); });
+    parallel_for(plan.size(), [&](size_t i) {
+      truths[i] = produce_file(o, params, plan[i], step_instances ? &*step_instances : nullptr);
+    });
   } catch (const std::exception&) {
     // Leave no half-written job behind: every file of the plan is new (checked above).
     for (const FilePlan& f : plan) fs::remove(f.path, ec);

@@ -5,6 +5,8 @@
 #include <deque>
 #include <numeric>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,12 @@ namespace {
 constexpr int64_t kClockBase = 1'000'000'000'000'000;
 // A launch blocks once its queue is this far ahead of the host (a full AQL queue).
 constexpr int64_t kMaxQueueAheadNs = 4'000'000;
+// --steps: marker indexes from here on name "ProfilerStep#k" (marker_message).
+constexpr int kStepMarkerBase = 1 << 20;
+
+// The first true time of the job's clock (every rank starts within 0.8 ms after it).
+int64_t job_base_time(uint64_t job_key) { return kClockBase + static_cast<int64_t>(job_key % 100'000'000'000ULL); }
+uint64_t job_key_of(uint64_t seed) { return mix64(seed ^ 0x726f6370645f6765ULL); }
 
 constexpr std::array<std::string_view, 20> kMarkerMessages = {
     "ProfilerStep",
@@ -92,7 +100,7 @@ class ProcessGenerator {
  public:
   ProcessGenerator(const WorkloadParams& params, int rank, int session)
       : p_(params),
-        job_key_(mix64(params.seed ^ 0x726f6370645f6765ULL)),
+        job_key_(job_key_of(params.seed)),
         rng_(mix64(job_key_ + 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(rank + 1) +
                    0x632be59bd9b4e019ULL * static_cast<uint64_t>(session))),
         kernels_(kernel_pool().size(), job_key_),
@@ -109,7 +117,7 @@ class ProcessGenerator {
     t_.gpus = params.gpus;
     t_.queues = params.queues;
     // All ranks start within a millisecond of each other; sessions of one file a bit later.
-    const int64_t job_base = kClockBase + static_cast<int64_t>(job_key_ % 100'000'000'000ULL);
+    const int64_t job_base = job_base_time(job_key_);
     t0_ = job_base + static_cast<int64_t>(mix64(job_key_ + 77 + rank) % 800'000) + session * 3'000'000LL;
     t_.init_ns = t0_ - rng_.between(1'500'000'000, 3'000'000'000);
     queue_free_.assign(static_cast<size_t>(p_.gpus) * p_.queues, t0_ + 20'000);
@@ -120,6 +128,7 @@ class ProcessGenerator {
   }
 
   ProcessTrace run() {
+    if (p_.steps > 0) return run_steps();
     const int64_t n = p_.final_collective ? p_.ops - 1 : p_.ops;
     t_.ops.reserve(static_cast<size_t>(n));
     t_.calls.reserve(static_cast<size_t>(n + p_.apis_extra + p_.markers));
@@ -164,6 +173,9 @@ class ProcessGenerator {
   };
 
   size_t queue_slot(int gpu, int queue) const { return static_cast<size_t>(gpu) * p_.queues + queue; }
+  // Queues compute ops and host calls pick: with --steps the last queue of every gpu is kept for
+  // the collectives (their times come from the job's schedule, which the rest must not depend on).
+  int compute_queues() const { return p_.steps > 0 ? p_.queues - 1 : p_.queues; }
 
   uint32_t add_call(HostApi api, int64_t start, int64_t end, uint32_t tid) {
     HostCall c;
@@ -205,6 +217,110 @@ class ProcessGenerator {
     t_.ops.push_back(op);
   }
 
+  // --steps (docs/generator.md, "Training steps"): the ops are cut into steps, each a
+  // "ProfilerStep#k" range on the main thread opened at the job's step start, with its compute ops
+  // in `step_collectives` segments, each followed by a collective on gpu 0's last queue, and a
+  // closing hipDeviceSynchronize. A step starts from a drained device, so everything in it but the
+  // collectives' times is the same whatever the schedule: the first pass measures when the rank is
+  // ready for each collective, the second places the collectives on the job's schedule.
+  ProcessTrace run_steps() {
+    const int steps = p_.steps, per = p_.step_collectives;
+    const int64_t n = p_.ops;
+    const bool scheduled = !p_.step_starts.empty();
+    t_.step_ready_rel.assign(static_cast<size_t>(steps) * per, 0);
+    t_.step_host_rel.assign(static_cast<size_t>(steps), 0);
+    t_.step_compute_end_rel.assign(static_cast<size_t>(steps), 0);
+    int64_t i = 0, extras_done = 0, markers_opened = 0;
+    int64_t step_start = step_first_start(p_);
+    for (int k = 0; k < steps; ++k) {
+      if (scheduled) {
+        step_start = p_.step_starts[static_cast<size_t>(k)];
+        if (host_ > step_start)
+          throw std::logic_error(fmt::format("rocpd_gen --steps: rank {} is still busy when step {} starts", t_.rank, k));
+      } else if (k > 0) {
+        step_start = host_ + 300'000;  // any start does: a step's times are relative to it
+      }
+      host_ = step_start + rng_.between(0, 2'000);
+      std::fill(queue_free_.begin(), queue_free_.end(), host_);
+      const uint32_t range = add_call(HostApi::UserMarker, host_, host_, t_.main_tid);
+      t_.calls[range].marker = step_marker(k);
+      host_ += rng_.between(300, 1'200);
+      const int64_t step_ops = k + 1 < steps ? n / steps : n - (n / steps) * (steps - 1);
+      const int64_t compute = step_ops - per;
+      for (int j = 0; j < per; ++j) {
+        const int64_t segment = compute * (j + 1) / per - compute * j / per;
+        int64_t segment_end = step_start;
+        for (int64_t done = 0; done < segment;) {
+          while (markers_opened < p_.markers && markers_opened * n / p_.markers <= i) {
+            open_marker(i);
+            ++markers_opened;
+          }
+          while (extras_done < p_.apis_extra && extras_done * n / p_.apis_extra <= i) {
+            emit_extra();
+            ++extras_done;
+          }
+          close_markers(i);
+          const size_t before = t_.ops.size();
+          const int64_t emitted = emit_ops(segment - done);
+          for (size_t o = before; o < t_.ops.size(); ++o) segment_end = std::max(segment_end, t_.ops[o].end);
+          done += emitted;
+          i += emitted;
+        }
+        emit_step_collective(k, j, step_start, segment_end, scheduled);
+        ++i;
+      }
+      close_markers(INT64_MAX);
+      const size_t s = static_cast<size_t>(k);
+      t_.step_host_rel[s] = host_ - step_start;
+      int64_t compute_free = step_start;
+      for (int g = 0; g < p_.gpus; ++g)
+        for (int q = 0; q < compute_queues(); ++q) compute_free = std::max(compute_free, queue_free_[queue_slot(g, q)]);
+      t_.step_compute_end_rel[s] = compute_free - step_start;
+      // The step ends when the device is drained (as loss.item() or the optimizer's sync does).
+      const int64_t sync_start = host_ + rng_.between(500, 3'000);
+      int64_t sync_end = sync_start + rng_.between(2'000, 6'000);
+      for (int64_t q : queue_free_) sync_end = std::max(sync_end, q + 3'000);
+      add_call(HostApi::HipDeviceSynchronize, sync_start, sync_end, t_.main_tid);
+      host_ = sync_end;
+      t_.calls[range].end = host_;
+      host_ += rng_.between(200, 600);
+    }
+    for (; markers_opened < p_.markers; ++markers_opened) open_marker(n);
+    for (; extras_done < p_.apis_extra; ++extras_done) emit_extra();
+    close_markers(INT64_MAX);
+    if (p_.paired_frees) pair_frees();
+    int64_t last = host_;
+    for (int64_t q : queue_free_) last = std::max(last, q);
+    t_.fini_ns = last + rng_.between(100'000'000, 300'000'000);
+    return std::move(t_);
+  }
+
+  // Collective j of step k on gpu 0's last queue, launched after its segment's compute ops: ready
+  // once launched and once that compute is done; on the schedule it starts at the job's ready time
+  // plus its arrival jitter (and the planted lateness), and ends at the collective's end plus its
+  // clock's jitter.
+  void emit_step_collective(int k, int j, int64_t step_start, int64_t segment_end, bool scheduled) {
+    const int comm_queue = p_.queues - 1;
+    Op op;
+    op.kind = OpKind::Kernel;
+    op.kernel = static_cast<int32_t>(step_collective_kernel(j));
+    op.gpu = 0;
+    op.queue = static_cast<uint16_t>(comm_queue);
+    op.call = launch_call(HostApi::HipLaunchKernel, 3'000, 12'000);
+    const int64_t ready = std::max(t_.calls[op.call].start + rng_.between(5'000, 30'000),
+                                   segment_end + rng_.between(1'000, 5'000));
+    const size_t at = static_cast<size_t>(k) * p_.step_collectives + j;
+    t_.step_ready_rel[at] = ready - step_start;
+    if (scheduled) {
+      op.start = p_.collective_ready[at] + step_arrival_jitter(p_, t_.rank, k, j) + step_straggle(p_, t_.rank, k);
+      op.end = p_.collective_ends[at] + step_end_jitter(p_, t_.rank, k, j);
+    } else {
+      op.start = std::max(ready, queue_free_[queue_slot(0, comm_queue)]);
+      op.end = op.start + step_collective_duration(p_, k, j);
+    }
+    add_op(op);
+  }
+
   // Emits one op, or two for a collective running on two gpus at once. Returns how many.
   int64_t emit_ops(int64_t remaining) {
     if (p_.diagnosis && drng_.permille(15)) host_stall();
@@ -216,7 +332,12 @@ class ProcessGenerator {
 
   int64_t emit_kernel(int64_t remaining) {
     const auto pool = kernel_pool();
-    const uint32_t k = kernels_.pick(rng_);
+    uint32_t k = kernels_.pick(rng_);
+    // --steps: collectives are the scheduled ones only (every rank issues them in one order); vLLM's
+    // custom all-reduce counts as one too (rocpd_comm_classes).
+    while (p_.steps > 0 &&
+           (pool[k].family == KernelFamily::Nccl || pool[k].name.find("cross_device_reduce") != std::string_view::npos))
+      k = kernels_.pick(rng_);
     const KernelInfo& info = pool[k];
     const bool twin = info.family == KernelFamily::Nccl && p_.gpus > 1 && remaining >= 2 && rng_.permille(500);
     int64_t duration = info.base_ns * rng_.between(700, 1'400) / 1'000;
@@ -229,7 +350,7 @@ class ProcessGenerator {
     op.kind = OpKind::Kernel;
     op.kernel = static_cast<int32_t>(k);
     op.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
-    op.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    op.queue = static_cast<uint16_t>(rng_.below(compute_queues()));
     op.call = launch_call(info.launch_api, api_min, api_max);
     int64_t latency = rng_.between(5'000, 30'000);
     if (quick_launch_) latency = drng_.between(100, 1'000);  // --diagnosis 2, after a short stall
@@ -250,7 +371,7 @@ class ProcessGenerator {
     // A collective: the same kernel on two gpus with identical start and end.
     Op other = op;
     other.gpu = static_cast<uint16_t>((op.gpu + 1 + rng_.below(p_.gpus - 1)) % p_.gpus);
-    other.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    other.queue = static_cast<uint16_t>(rng_.below(compute_queues()));
     other.call = launch_call(info.launch_api, api_min, api_max);
     start = std::max({start, queue_free_[queue_slot(other.gpu, other.queue)],
                       t_.calls[other.call].start + rng_.between(5'000, 30'000)});
@@ -291,7 +412,7 @@ class ProcessGenerator {
     GraphLaunch g;
     g.exec = exec;
     g.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
-    g.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    g.queue = static_cast<uint16_t>(rng_.below(compute_queues()));
     g.call = launch_call(HostApi::HipGraphLaunch, 6'000, 20'000);
     g.first_op = static_cast<uint32_t>(t_.ops.size());
     int64_t t = std::max(queue_free_[queue_slot(g.gpu, g.queue)], t_.calls[g.call].start + rng_.between(5'000, 30'000));
@@ -361,7 +482,7 @@ class ProcessGenerator {
     const uint64_t r = rng_.below(100);
     op.kind = r < 50 ? OpKind::CopyHostToDevice : r < 85 ? OpKind::CopyDeviceToHost : OpKind::CopyDeviceToDevice;
     op.gpu = static_cast<uint16_t>(rng_.below(p_.gpus));
-    op.queue = static_cast<uint16_t>(rng_.below(p_.queues));
+    op.queue = static_cast<uint16_t>(rng_.below(compute_queues()));
     op.peer_gpu = op.gpu;
     if (op.kind == OpKind::CopyDeviceToDevice && p_.gpus > 1 && rng_.permille(300))
       op.peer_gpu = static_cast<uint16_t>((op.gpu + 1 + rng_.below(p_.gpus - 1)) % p_.gpus);
@@ -410,11 +531,11 @@ class ProcessGenerator {
       case HostApi::HipStreamSynchronize:
       case HostApi::HipEventSynchronize:
         // Waits for one queue to drain.
-        end = std::max(end, queue_free_[queue_slot(gpu, static_cast<int>(rng_.below(p_.queues)))] +
+        end = std::max(end, queue_free_[queue_slot(gpu, static_cast<int>(rng_.below(compute_queues())))] +
                                 rng_.between(2'000, 8'000));
         break;
       case HostApi::HipDeviceSynchronize:
-        for (int q = 0; q < p_.queues; ++q) end = std::max(end, queue_free_[queue_slot(gpu, q)] + 3'000);
+        for (int q = 0; q < compute_queues(); ++q) end = std::max(end, queue_free_[queue_slot(gpu, q)] + 3'000);
         break;
       default:
         break;
@@ -529,6 +650,52 @@ size_t collective_kernel() {
   return index;
 }
 
+size_t step_collective_kernel(int j) {
+  // An all-reduce, an all-gather, a reduce-scatter and another all-reduce, in turn (four families
+  // of three, so every family repeats within a step).
+  static const std::array<size_t, 4> kernels = [] {
+    constexpr std::array<std::string_view, 4> names = {
+        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL128", "ncclDevKernel_AllGather_RING_LL",
+        "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"};
+    std::array<size_t, 4> out{};
+    const auto pool = kernel_pool();
+    for (size_t n = 0; n < names.size(); ++n)
+      for (size_t k = 0; k < pool.size(); ++k)
+        if (pool[k].name == names[n]) out[n] = k;
+    return out;
+  }();
+  return kernels[static_cast<size_t>(j) % kernels.size()];
+}
+
+int64_t step_collective_duration(const WorkloadParams& p, int step, int j) {
+  const int64_t base = kernel_pool()[step_collective_kernel(j)].base_ns;
+  const uint64_t h = mix64(job_key_of(p.seed) ^ (0x73746570ULL + static_cast<uint64_t>(step) * 1'000'003ULL +
+                                                  static_cast<uint64_t>(j) * 7919ULL));
+  return base * static_cast<int64_t>(700 + h % 701) / 1'000;
+}
+
+int64_t step_arrival_jitter(const WorkloadParams& p, int rank, int step, int j) {
+  if (p.collective_jitter <= 0) return 0;
+  const uint64_t h = mix64(job_key_of(p.seed) ^ (0x617272ULL + static_cast<uint64_t>(rank) * 0x9e3779b97f4a7c15ULL +
+                                                  static_cast<uint64_t>(step) * 1'000'003ULL + static_cast<uint64_t>(j)));
+  return static_cast<int64_t>(h % static_cast<uint64_t>(p.collective_jitter + 1));
+}
+
+int64_t step_end_jitter(const WorkloadParams& p, int rank, int step, int j) {
+  if (p.collective_jitter <= 0) return 0;
+  const uint64_t h = mix64(job_key_of(p.seed) ^ (0x656e64ULL + static_cast<uint64_t>(rank) * 0xbf58476d1ce4e5b9ULL +
+                                                  static_cast<uint64_t>(step) * 1'000'003ULL + static_cast<uint64_t>(j)));
+  return static_cast<int64_t>(h % static_cast<uint64_t>(2 * p.collective_jitter + 1)) - p.collective_jitter;
+}
+
+int64_t step_straggle(const WorkloadParams& p, int rank, int step) {
+  return rank == p.straggler_rank && step % 2 == 1 ? p.straggler_delay : 0;
+}
+
+int step_marker(int step) { return kStepMarkerBase + step; }
+
+int64_t step_first_start(const WorkloadParams& p) { return job_base_time(job_key_of(p.seed)) + 1'000'000; }
+
 void apply_clock_offset(ProcessTrace& t, int64_t offset) {
   t.clock_offset += offset;
   t.init_ns += offset;
@@ -555,7 +722,17 @@ uint64_t graph_node_handle(const ProcessTrace& t, uint32_t exec, uint16_t node) 
   return 0x5d0000000000ULL + (mix64(static_cast<uint64_t>(t.pid) * 131 + exec * 64 + node) & 0xffffff0ULL);
 }
 
-std::string_view marker_message(int index) { return kMarkerMessages.at(static_cast<size_t>(index)); }
+std::string_view marker_message(int index) {
+  if (index >= kStepMarkerBase) {
+    static const std::vector<std::string> steps = [] {
+      std::vector<std::string> out;
+      for (int k = 0; k < kMaxSteps; ++k) out.push_back(fmt::format("ProfilerStep#{}", k));
+      return out;
+    }();
+    return steps.at(static_cast<size_t>(index - kStepMarkerBase));
+  }
+  return kMarkerMessages.at(static_cast<size_t>(index));
+}
 int marker_message_count() { return static_cast<int>(kMarkerMessages.size()); }
 
 MarkerKind marker_kind(const ProcessTrace& trace, size_t call_index) {

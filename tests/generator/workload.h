@@ -78,6 +78,18 @@ struct WorkloadParams {
   // short host stalls whose next kernel starts within a few us: host waits below the kernel-wait
   // threshold. (Its own random draws: --diagnosis 1 is unchanged.)
   bool edge_cases = false;
+  // --steps N (docs/generator.md, "Training steps"): N ProfilerStep#k ranges, each running compute
+  // ops and `step_collectives` collectives on gpu 0's last queue, matched across every rank.
+  int steps = 0;
+  int step_collectives = 0;
+  int64_t collective_jitter = 0;  // arrivals within [0, J] of the schedule, ends within [-J, J]
+  int straggler_rank = -1;        // this rank arrives straggler_delay ns late in odd steps
+  int64_t straggler_delay = 0;
+  // The job's schedule in true time (second pass; empty in the first): per step its start, per
+  // step and collective (k * C + j) when every rank is ready and when the collective ends.
+  std::vector<int64_t> step_starts;
+  std::vector<int64_t> collective_ready;
+  std::vector<int64_t> collective_ends;
 };
 
 // One traced process. Its calls are in id order: call i has id i + 1 (rpd api id, rocpd
@@ -105,10 +117,31 @@ struct ProcessTrace {
   std::vector<std::vector<uint32_t>> op_stacks;
   int64_t host_stalls = 0;   // --diagnosis: stalls emitted
   int64_t event_waits = 0;   // --diagnosis: ops delayed after their queue was free
+  // --steps: per step and collective, when this rank was ready relative to the job's step start
+  // (its launch made, its segment's compute done); per step, the host's and the compute queues'
+  // progress relative to it before the step's closing sync. The first pass reads them.
+  std::vector<int64_t> step_ready_rel;
+  std::vector<int64_t> step_host_rel;
+  std::vector<int64_t> step_compute_end_rel;
 };
 
 // The pool index of the final collective's kernel (ncclDevKernel_AllReduce_Sum_f32_RING_LL).
 size_t collective_kernel();
+
+// --steps: the pure functions every rank and the job's schedule agree on (docs/generator.md).
+// The pool index of collective j of a step, and its duration in step k (the same on every rank).
+size_t step_collective_kernel(int j);
+int64_t step_collective_duration(const WorkloadParams& params, int step, int j);
+// Rank `rank`'s arrival after the schedule ([0, J]) and its clock's error on the end ([-J, J]).
+int64_t step_arrival_jitter(const WorkloadParams& params, int rank, int step, int j);
+int64_t step_end_jitter(const WorkloadParams& params, int rank, int step, int j);
+// The planted lateness of `rank` in `step`: straggler_delay in odd steps for the straggler, else 0.
+int64_t step_straggle(const WorkloadParams& params, int rank, int step);
+// The marker index of "ProfilerStep#k" (marker_message(step_marker(k)) names it).
+int step_marker(int step);
+// The job's first step start (true time): after every rank's process start.
+int64_t step_first_start(const WorkloadParams& params);
+constexpr int kMaxSteps = 10'000;
 
 // Shifts every timestamp of the process by offset ns (a host clock that is off by offset).
 void apply_clock_offset(ProcessTrace& trace, int64_t offset);

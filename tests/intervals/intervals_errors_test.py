@@ -51,7 +51,12 @@ CASES = [
     ("SELECT * FROM rocpd_utilization(NULL, 0, 10) WHERE buckets = 11",
      "rocpd_utilization: 11 buckets cannot divide a window of 10 ns (one ns at least per bucket)"),
     ("SELECT * FROM rocpd_utilization(100, 1, 2, 3, 4)", "too many arguments on rocpd_utilization() - max 4"),
-    ("SELECT * FROM rocpd_busy_intervals(1, 2, 3)", "too many arguments on rocpd_busy_intervals() - max 2"),
+    ("SELECT * FROM rocpd_busy_intervals(1, 2, 'kernel', 4)", "too many arguments on rocpd_busy_intervals() - max 3"),
+    ("SELECT * FROM rocpd_busy_intervals(1, 2, 3)",
+     "rocpd_busy_intervals: kind must be text (a kind or op name of rocpd_ops such as 'kernel', or several separated "
+     "by commas), got an integer"),
+    ("SELECT * FROM rocpd_gaps(NULL, NULL, 'kernel,,copy')", "rocpd_gaps: kind 'kernel,,copy' has an empty item"),
+    ("SELECT * FROM rocpd_gaps WHERE kind = ' '", "rocpd_gaps: kind ' ' has an empty item"),
     ("SELECT * FROM rocpd_gaps(10, 5)", "rocpd_gaps: hi (5) must be greater than lo (10)"),
     ("SELECT * FROM rocpd_busy_intervals('a')", "rocpd_busy_intervals: lo must be an integer (ns), got text 'a'"),
 ]
@@ -95,8 +100,12 @@ class Errors(unittest.TestCase):
         con = sqlite3.connect(":memory:")
         con.enable_load_extension(True)
         con.load_extension(EXT)
-        for table in ("rocpd_busy_intervals", "rocpd_gaps", "rocpd_utilization(1000)", "rocpd_busy", "rocpd_check"):
+        for table in ("rocpd_busy_intervals", "rocpd_gaps", "rocpd_utilization(1000)", "rocpd_check"):
             self.assertEqual(con.execute(f"SELECT count(*) FROM {table}").fetchone()[0], 0, table)
+        # The analysis views refuse instead, saying how to open traces (docs/views.md).
+        with self.assertRaisesRegex(sqlite3.OperationalError, r"^rocpd_busy: no trace is open on this connection: "
+                                    r"open traces first with SELECT rocpd_open\('path'\)"):
+            con.execute("SELECT count(*) FROM rocpd_busy").fetchone()
         # With explicit lo/hi but no members there is still nothing to report.
         self.assertEqual(con.execute("SELECT count(*) FROM rocpd_utilization(10, 0, 100)").fetchone()[0], 0)
 

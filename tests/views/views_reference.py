@@ -4,6 +4,7 @@ Derived reals are rounded as docs/views.md says the views round them (percents t
 averages, standard deviations and interpolated percentiles to 1), with SQLite's own round() on a
 connection without the extension, so the comparison can stay exact."""
 import math
+import re
 import sqlite3
 import statistics
 from collections import defaultdict
@@ -15,6 +16,15 @@ _PLAIN = sqlite3.connect(":memory:")
 def sql_round(x, digits):
     """SQLite's builtin round(x, digits) (half away from zero, on the decimal text); None stays None."""
     return None if x is None else _PLAIN.execute("SELECT round(?, ?)", (x, digits)).fetchone()[0]
+
+
+def natural_key(name):
+    """The natural order of member names (rank2 before rank10), written independently of the C++:
+    the name as tokens, a run of digits by its value and any other character by its code, where a
+    digit run compares with a character as its first digit would ('0' < run < ':'); names equal
+    that way ("rank01", "rank1") by their bytes."""
+    tokens = tuple((0x30, int(t)) if t.isdigit() else (ord(t), 0) for t in re.findall(r"[0-9]+|[^0-9]", name))
+    return tokens, name.encode()
 
 
 def percentile(values, p):
@@ -122,16 +132,25 @@ class Reference:
         return out
 
     def launch_latency(self):
-        call = {(a["db"], a["correlation_id"]): a for a in self.apis if a["correlation_id"] is not None}
+        # The launch of a kernel (docs/diagnosis.md): of its member's calls with its correlation id, the
+        # earliest start, then the smallest api_id; calls without a start are no launches.
+        call = {}
+        for a in self.apis:
+            if a["correlation_id"] is None or a["start"] is None:
+                continue
+            k = (a["db"], a["correlation_id"])
+            if k not in call or (a["start"], a["api_id"]) < (call[k]["start"], call[k]["api_id"]):
+                call[k] = a
         lat, names = defaultdict(list), defaultdict(set)
         for o in self.ops:
-            a = call.get((o["db"], o["correlation_id"]))
+            a = call.get((o["db"], o["correlation_id"])) if isinstance(o["correlation_id"], int) else None
             if o["kind"] == "kernel" and a is not None:
                 lat[o["name"]].append(o["start"] - a["start"])
-                names[o["name"]].add(a["name"])
+                if a["name"] is not None:
+                    names[o["name"]].add(a["name"])
         return {
             name: {"launches": len(v), "avg_ns": sql_round(sum(v) / len(v), 1),
-                   "med_ns": statistics.median(v), "p95_ns": sql_round(percentile(v, 95), 1), "min_ns": min(v), "max_ns": max(v), "api_names": names[name]}
+                   "med_ns": statistics.median(v), "p95_ns": sql_round(percentile(v, 95), 1), "min_ns": min(v), "max_ns": max(v), "api_names": ",".join(sorted(names[name])) or None}
             for name, v in lat.items()
         }
 
@@ -147,9 +166,10 @@ class Reference:
     def rank_imbalance(self):
         out = {}
         for name, ranks in self.per_rank_kernel_totals().items():
-            # Slowest: largest total; ties broken by db, then pid (NULL pid first, as SQLite sorts).
-            (db, pid), (total, instances) = min(ranks.items(),
-                                               key=lambda kv: (-kv[1][0], kv[0][0], (kv[0][1] is not None, kv[0][1])))
+            # Slowest: largest total; ties broken by db in natural order, then pid (NULL pid first, as
+            # SQLite sorts).
+            (db, pid), (total, instances) = min(ranks.items(), key=lambda kv: (-kv[1][0], natural_key(kv[0][0]),
+                                                                             (kv[0][1] is not None, kv[0][1])))
             med = statistics.median(t for t, _ in ranks.values())
             out[name] = {"ranks": len(ranks), "slowest_db": db, "slowest_pid": pid, "slowest_total_ns": total,
                          "slowest_instances": instances, "median_total_ns": med,

@@ -1,0 +1,51 @@
+// Every member's collective kernels read on every core (members/member_pool.h) and matched across
+// members (collective_match.h): the rows of rocpd_collectives, which rocpd_steps and
+// rocpd_align('collectives') build on (docs/ranks.md).
+//
+// A collective is an op of rocpd_ops of kind 'kernel' whose name rocpd_comm_classes counts as
+// communication (nccl, rccl, cross_device_reduce, any case), with a start and an end (an op
+// missing either cannot be placed and is left out). Its participant is (member, pid, gpu); its
+// family is collective_family(name). Times are as rocpd_ops returns them: the member's clock
+// offset included.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnosis/cell_store.h"
+#include "diagnosis/diag_read.h"
+#include "ranks/collective_match.h"
+
+namespace rocpd::ranks {
+
+using diagnosis::Cell;
+using diagnosis::CellStore;
+using diagnosis::MemberRef;
+
+struct CollectiveRow {
+  int64_t rowid = 0;  // the op's rocpd_ops rowid
+  Cell pid, gpu, queue, stream, op_id, name;
+  int64_t start = 0, end = 0;
+  uint32_t participant = 0;  // index into JobCollectives::participants
+  uint32_t family = 0;       // index into JobCollectives::families
+  MatchedCollective match;
+};
+
+struct MemberCollectives {
+  CellStore cells;
+  std::vector<CollectiveRow> rows;  // in start order (then rowid)
+};
+
+struct JobCollectives {
+  std::vector<MemberRef> members;             // intervals::member_dbs order
+  std::vector<MemberCollectives> per_member;  // same order
+  std::vector<std::string> families;
+  std::vector<uint32_t> participant_member;   // per participant: index into members
+  std::vector<diagnosis::GpuKey> participant_pid;  // per participant: its pid as rocpd_ops returns it
+};
+
+// Reads and matches every member of `conn`. Errors name `table` (a start or end that is not an
+// integer names the member, as the diagnosis tables do).
+JobCollectives read_job_collectives(sqlite3* conn, const char* table);
+
+}  // namespace rocpd::ranks
