@@ -48,6 +48,10 @@ void register_natural_collation(sqlite3* db) {
                                std::string_view(static_cast<const char*>(b), static_cast<size_t>(nb)));
       },
       nullptr);
+  // SQLITE_BUSY: the collation is already there (views and diagnosis both register it; a second
+  // load) and a statement is running, e.g. the SELECT load_extension(...) loading us: SQLite
+  // refuses to replace a collation then, and the one in place is this one.
+  if (rc == SQLITE_BUSY) return;
   if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering rocpd_natural: {}", sqlite3_errmsg(db)), rc);
 }
 

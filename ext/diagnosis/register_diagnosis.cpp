@@ -17,8 +17,10 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
     // rocpd_launch_stats reads temp.rocpd_op_launches (the eponymous table, never a user's object).
     rocpd::refuse_temp_clash(db, "rocpd_op_launches", "the table rocpd_op_launches");
-    // The views read these as temp.<name> too.
-    for (const char* table : {"rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups"})
+    // The views and internal SQL read these as temp.<name>; a user's TEMP object of one of these
+    // names would also hide ours from the user: refused at load, as the views' names are.
+    for (const char* table : {"rocpd_kernel_stacks", "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_queue_steps",
+                              "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups"})
       rocpd::refuse_temp_clash(db, table, fmt::format("the table {}", table));
     rocpd::register_natural_collation(db);  // rocpd_sequence_groups' db column is declared with it
     rocpd::diagnosis::register_kernel_stacks(db);

@@ -15,8 +15,9 @@
 -- The rows are computed per member on every core by the rocpd_op_counters table
 -- (ext/diagnosis/rocpd_op_counters.cpp: the member's counters grouped in memory, then the stacks of
 -- the kernels they name); a `db =` filter reads only that member.
--- rocpd_kernel_counters: the columns that fit a 160-column terminal: db, op_id, kernel, duration,
--- counters (the rest, raw names included, in rocpd_kernel_counters_full).
+-- rocpd_kernel_counters: the kernel by its display name with its top- and bottom-level operator and
+-- its counters: db, op_id, kernel, duration, top_level, bottom_level, counters (the rest, the whole
+-- stack and raw names included, in rocpd_kernel_counters_full).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_counters_full AS
 SELECT db, pid, op_id, correlation_id, gpu, queue, rocpd_display_name(name) AS kernel, name,
        demangle(name) AS demangled, start, "end", "end" - start AS duration, n_counters, counters, depth, stack,
@@ -25,6 +26,6 @@ FROM temp.rocpd_op_counters
 WHERE rocpd_require_members('rocpd_kernel_counters');
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_counters AS
-SELECT db, op_id, kernel, duration, counters
+SELECT db, op_id, kernel, duration, top_level, bottom_level, counters
 FROM temp.rocpd_kernel_counters_full
 WHERE rocpd_require_members('rocpd_kernel_counters');

@@ -158,7 +158,8 @@ FROM launches AS l
 GROUP BY name;
 """
 
-# rocpd_launch_stats' former query (its rowid is the op's rocpd_ops rowid).
+# rocpd_launch_stats' former query (its rowid is the op's rocpd_ops rowid), with graph launches
+# (docs/diagnosis.md: their ops are never short ops nor runtime outliers).
 REF_LAUNCH_STATS = """
 CREATE TEMP VIEW ref_launch_stats AS
 WITH calls AS (
@@ -169,17 +170,21 @@ WITH calls AS (
   WHERE n = 1)
 SELECT db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, launch_end,
        start, "end", cpu_ns, gpu_ns, launch_delay_ns,
-       cpu_ns <= 50000 AND gpu_ns < cpu_ns AS short_op, cpu_ns > 50000 AS runtime_outlier,
-       launch_delay_ns > 100000 AS delay_outlier, rowid_
+       CASE WHEN graph_launch THEN 0 ELSE cpu_ns <= 50000 AND gpu_ns < cpu_ns END AS short_op,
+       CASE WHEN graph_launch THEN 0 ELSE cpu_ns > 50000 END AS runtime_outlier,
+       launch_delay_ns > 100000 AS delay_outlier, graph_launch, rowid_
 FROM (SELECT o.db, c.pid, c.tid, o.op_id, o.correlation_id, o.gpu, o.queue, o.stream, o.kind, o.name,
              c.name AS api_name, c.start AS launch_start, c."end" AS launch_end, o.start, o."end",
              c."end" - c.start AS cpu_ns, o."end" - o.start AS gpu_ns, o.start - c."end" AS launch_delay_ns,
+             (c.name GLOB 'hipGraphLaunch*' OR c.name GLOB 'cudaGraphLaunch*' OR o.graph_id IS NOT NULL)
+               AS graph_launch,
              o.rowid AS rowid_
       FROM temp.rocpd_ops AS o CROSS JOIN calls AS c ON c.db = o.db AND c.correlation_id = o.correlation_id)
 """
 
 LAUNCH_COLS = ("db, pid, tid, op_id, correlation_id, gpu, queue, stream, kind, name, api_name, launch_start, "
-               "launch_end, start, \"end\", cpu_ns, gpu_ns, launch_delay_ns, short_op, runtime_outlier, delay_outlier")
+               "launch_end, start, \"end\", cpu_ns, gpu_ns, launch_delay_ns, short_op, runtime_outlier, delay_outlier, "
+               "graph_launch")
 CASES = (
     ("rocpd_queue_depth", "ref_queue_depth", "db, gpu, queue, stream, ts, depth, waiting, duration", ""),
     ("rocpd_comm_overlap", "ref_comm_overlap",

@@ -86,7 +86,7 @@ class KernelCounters(unittest.TestCase):
         self.assertEqual(len(rows), len([k for k in values if k in kernels]))
         # The default view: the columns that fit 160 columns, the same rows in the same order.
         short = rows_of(con, "SELECT * FROM rocpd_kernel_counters")
-        self.assertEqual(short, [{c: r[c] for c in ("db", "op_id", "kernel", "duration", "counters")} for r in rows])
+        self.assertEqual(short, [{c: r[c] for c in ("db", "op_id", "kernel", "duration", "top_level", "bottom_level", "counters")} for r in rows])
         self.assertGreater(len(rows), 1000)
         for r in rows:
             k = (r["db"], r["pid"], r["op_id"])
@@ -226,7 +226,8 @@ class LaunchStats(unittest.TestCase):
             class Graphs(LaunchStats):
                 pass
             Graphs.load(con)
-            rows = rows_of(con, "SELECT rowid, *, runtime_cutoff_ns, launch_delay_cutoff_ns FROM rocpd_launch_stats(0, 0)")
+            rows = rows_of(con, f"SELECT rowid, {STATS_COLUMNS}, runtime_cutoff_ns, launch_delay_cutoff_ns "
+                                f"FROM rocpd_launch_stats(0, 0)")
             self.check_against(Graphs().expected(0, 0), rows, 0, 0)
             graph = [r for r in rows if r["graph_launch"]]
             self.assertGreater(len(graph), 300)

@@ -37,8 +37,10 @@ class Progress(unittest.TestCase):
         self.assertEqual(p.stdout.split(), ["1", "interrupted"], p.stderr)
         lines = [l for l in p.stderr.splitlines() if l.startswith("rocpd: ")]
         self.assertGreaterEqual(len(lines), 2, p.stderr)
-        pattern = re.compile(r"rocpd: rocpd_(ops|apis): filter \d+: \d+/\d+ member reads started(, now \w+)?, "
-                             r"\d+ rows, \d+\.\d s$")
+        # ext/members/progress.h: "<what>: <done>/<total> members done[, now <member>][, <rows> rows]
+        # [, <detail>], <seconds> s"
+        pattern = re.compile(r"rocpd: rocpd_(ops|apis): \d+/\d+ members done(, now \w+)?(, \d+ rows)?"
+                             r"(, inner side of a join: \d+ lookups)?, \d+\.\d s$")
         for l in lines:
             self.assertRegex(l, pattern)
         seconds = [float(l.rsplit(", ", 1)[1][:-2]) for l in lines]

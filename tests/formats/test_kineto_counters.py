@@ -61,7 +61,7 @@ class KinetoCounters(ChecksumGuard):
         self.assertEqual(len(self.ranges), 77)
         self.assertEqual(len(self.ranges), len(self.launches))
         got = self.con.execute(
-            "SELECT start, correlation_id, counters FROM rocpd_kernel_counters WHERE db = ? ORDER BY start",
+            "SELECT start, correlation_id, counters FROM rocpd_kernel_counters_full WHERE db = ? ORDER BY start",
             (self.db,)).fetchall()
         self.assertEqual(len(got), len(self.ranges))
         for (start, corr, counters), (r_start, _, r), launch in zip(got, self.ranges, self.launches):
@@ -82,7 +82,7 @@ class KinetoCounters(ChecksumGuard):
     def test_stacks_as_hta(self):
         """Stack = the launch's ancestors in HTA's call tree (operators and annotations); HTA's
         op_stack (operators only) is that stack without the annotations' names."""
-        got = self.con.execute("SELECT stack, top_level, bottom_level FROM rocpd_kernel_counters WHERE db = ? "
+        got = self.con.execute("SELECT stack, top_level, bottom_level FROM rocpd_kernel_counters_full WHERE db = ? "
                                "ORDER BY start", (self.db,)).fetchall()
         annotations = {e["name"] for _, e, _, _ in self.trace.x if e.get("cat") == "user_annotation"}
         operators = {e["name"] for _, e, _, _ in self.trace.x if e.get("cat") == "cpu_op"}

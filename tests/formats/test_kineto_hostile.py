@@ -208,7 +208,7 @@ class KinetoHostile(unittest.TestCase):
         con = self.opened(self.write(doc(CALL, dict(rng, ts=20), dict(rng, ts=30))))
         self.assertEqual(con.execute("SELECT count(*), count(op_id) FROM rocpd_counters").fetchone(), (2, 2))
         self.assertEqual(con.execute("SELECT count(*), count(correlation_id) FROM rocpd_ops").fetchone(), (2, 0))
-        self.assertEqual(con.execute("SELECT count(*), max(depth) FROM rocpd_kernel_counters").fetchone(), (2, 0))
+        self.assertEqual(con.execute("SELECT count(*), max(depth) FROM rocpd_kernel_counters_full").fetchone(), (2, 0))
         con.execute("CREATE VIRTUAL TABLE temp.km USING rocpd_union(kineto_metadata)")
         self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.counter_ranges'").fetchone(),
                          ("unmatched: 2 cuda_profiler_range events but 1 cudaLaunchKernel calls",))

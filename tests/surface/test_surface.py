@@ -183,6 +183,18 @@ other.close()
         self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone()[0], 0)
         self.assertEqual(con.execute("SELECT demangle('_Z3foov')").fetchone()[0], "foo()")
 
+    def test_loading_through_sql_once_and_twice(self):
+        # SELECT load_extension(...) loads while its own statement runs: SQLite then refuses to
+        # replace a collation, which a second registration of rocpd_natural once tried.
+        con = sqlite3.connect(":memory:")
+        con.enable_load_extension(True)
+        for _ in range(2):
+            con.execute("SELECT load_extension(?)", (os.environ["ROCPD_EXT"],)).fetchall()
+        self.assertEqual(con.execute("SELECT 'rank10' < 'rank2' COLLATE rocpd_natural").fetchone(), (0,))
+        with self.assertRaises(sqlite3.OperationalError) as cm:
+            con.execute("SELECT * FROM rocpd_busy").fetchall()
+        self.assertIn("rocpd_open", str(cm.exception))
+
 
 if __name__ == "__main__":
     main()
