@@ -106,7 +106,8 @@ def main():
             subprocess.run(["sh", "-c", f"gzip -1 -c '{src}' > '{gz}.tmp' && mv '{gz}.tmp' '{gz}'"], check=True)
         inputs.append(gz)
     json_bytes = os.path.getsize(src)
-    print(f"data: {src}: {json_bytes / 1e9:.3f} GB of JSON", flush=True)
+    print(f"data: {src}: {json_bytes / 1e9:.3f} GB of JSON; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}",
+          flush=True)
     for path in inputs:
         size = os.path.getsize(path)
         print(f"\n== {os.path.basename(path)} ({size / 1e9:.3f} GB on disk, {json_bytes / 1e9:.3f} GB of JSON)",
@@ -125,6 +126,7 @@ def main():
             results["hta"] = run_measured(HTA, a.hta, path)
         else:
             print("note: no --hta: HTA's parser not run (pass a checkout of facebookresearch/HolisticTraceAnalysis)")
+        print(f"load {os.getloadavg()[0]:.2f} after the runs", flush=True)
         t0 = results["ours"][0]
         for name, (t, rss) in results.items():
             print(f"{name:5s} {t:8.1f} s  {t / t0:6.2f}x ours' time  peak RSS {rss / 1e6:8.0f} MB = "
