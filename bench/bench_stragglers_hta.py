@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Straggler analysis of one Kineto job: ours against HTA's own (issue 22, docs/ranks.md "Compared with HTA").
 
-Usage: bench_stragglers_hta.py --ext BUILD/librocpd_ext --hta DIR RANK0.json[.gz] RANK1.json[.gz] ...
+Usage: bench_stragglers_hta.py --ext BUILD/librocpd_ext --hta DIR|--hta-env VAR RANK0.json[.gz] RANK1.json[.gz] ...
 
 Runs, each in a child process of its own (/usr/bin/python3) so that its wall time and peak RSS are
 its own:
@@ -143,9 +143,14 @@ def json_size(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ext", required=True, help="the extension (BUILD/librocpd_ext)")
-    ap.add_argument("--hta", required=True, help="a checkout of facebookresearch/HolisticTraceAnalysis")
+    ap.add_argument("--hta", help="a checkout of facebookresearch/HolisticTraceAnalysis")
+    ap.add_argument("--hta-env", help="read --hta from this environment variable when not given")
     ap.add_argument("files", nargs="+", help="one Kineto JSON trace per rank")
     a = ap.parse_args()
+    if not a.hta and a.hta_env:
+        a.hta = os.environ.get(a.hta_env) or None
+    if not a.hta:
+        ap.error("HTA is needed: --hta DIR" + (f" or ${a.hta_env}" if a.hta_env else ""))
     files = [os.path.abspath(f) for f in a.files]
     disk = sum(os.path.getsize(f) for f in files)
     jbytes = sum(json_size(f) for f in files)
