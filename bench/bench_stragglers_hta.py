@@ -10,7 +10,9 @@ its own:
               SELECT * FROM rocpd_stragglers and SELECT * FROM rocpd_collectives
   hta         HTA's Trace(...).load_traces(use_multiprocessing=False), which TraceAnalysis runs
               first, then StragglerAnalysis.get_potential_stragglers(num_candidates=1) (the
-              straggler analysis of hta/analyzers/straggler.py), in one process
+              straggler analysis of hta/analyzers/straggler.py; --hta-min-duration sets its
+              min_normalized_duration, default HTA's 0.01: generated collectives are shorter than 1 %
+              of a step, so HTA keeps none at 0.01), in one process
   hta-mp      TraceAnalysis(trace_files=...) as a user runs it (its default parses the ranks in a
               pool of worker processes: the parent's peak and the largest worker's are printed)
               and the same straggler analysis
@@ -68,13 +70,15 @@ from hta.common.trace import Trace
 from hta.trace_analysis import TraceAnalysis
 from hta.analyzers.straggler_analysis import StragglerAnalysis
 from hta.analyzers import straggler as hta_straggler
-files = {i: p for i, p in enumerate(sys.argv[2:])}
+MIN_DURATION = float(sys.argv[2])
+files = {i: p for i, p in enumerate(sys.argv[3:])}
 """
 HTA_ANALYSIS = r"""
 metric = {}
 def keep_metric(df, symbol_table, n, visualize):
     # HTA's own metric and candidate choice, with the per-rank metric kept for the report.
-    m, name = hta_straggler._compute_normalized_start_time_of_significant_comm_kernels(df, symbol_table, visualize)
+    m, name = hta_straggler._compute_normalized_start_time_of_significant_comm_kernels(
+        df, symbol_table, visualize, min_normalized_duration=MIN_DURATION)
     names = symbol_table.get_sym_table()
     metric["rows"] = [{"rank": int(r["rank"]), "iteration": int(r["iteration"]), "stream": int(r["stream"]),
                        "kernel": names[int(r["name"])][:40], "ts_us": int(r["ts"]), "dur_us": float(r["dur"]),
@@ -82,8 +86,11 @@ def keep_metric(df, symbol_table, n, visualize):
     return hta_straggler._get_top_k_stragglers_with_metric(m, name, n_stragglers=n, visualize=visualize)
 t = time.perf_counter()
 out["steps"] = [int(s) for s in StragglerAnalysis.get_profiler_steps(trace)]
-out["stragglers"] = [int(r) for r in StragglerAnalysis.get_potential_stragglers(
-    trace, num_candidates=1, straggler_identification_impl=keep_metric)]
+try:
+    out["stragglers"] = [int(r) for r in StragglerAnalysis.get_potential_stragglers(
+        trace, num_candidates=1, straggler_identification_impl=keep_metric)]
+except ValueError as e:  # e.g. no ncclKernel* longer than 1 % of an iteration: HTA names nobody
+    out["stragglers"] = f"HTA's analysis failed: {e}"
 out["analysis_s"] = time.perf_counter() - t
 out["metric"] = metric.get("rows", [])
 out["ranks"] = sorted(int(r) for r in trace.get_all_traces().keys())
@@ -145,6 +152,9 @@ def main():
     ap.add_argument("--ext", required=True, help="the extension (BUILD/librocpd_ext)")
     ap.add_argument("--hta", help="a checkout of facebookresearch/HolisticTraceAnalysis")
     ap.add_argument("--hta-env", help="read --hta from this environment variable when not given")
+    ap.add_argument("--hta-min-duration", type=float, default=0.01,
+                    help="HTA's min_normalized_duration: its analysis keeps the ncclKernel* kernels longer than "
+                         "this fraction of the mean iteration (HTA's default 0.01)")
     ap.add_argument("files", nargs="+", help="one Kineto JSON trace per rank")
     a = ap.parse_args()
     if not a.hta and a.hta_env:
@@ -161,9 +171,10 @@ def main():
     res = {}
     res["ours-import"] = run_measured(OURS_IMPORT, a.ext)
     res["ours"] = run_measured(OURS, a.ext, *files)
-    res["hta-import"] = run_measured(HTA_IMPORT, a.hta, *files)
-    res["hta"] = run_measured(HTA, a.hta, *files)
-    res["hta-mp"] = run_measured(HTA_MP, a.hta, *files)
+    md = str(a.hta_min_duration)
+    res["hta-import"] = run_measured(HTA_IMPORT, a.hta, md, *files)
+    res["hta"] = run_measured(HTA, a.hta, md, *files)
+    res["hta-mp"] = run_measured(HTA_MP, a.hta, md, *files)
 
     base = {"ours": res["ours-import"][1], "hta": res["hta-import"][1], "hta-mp": res["hta-import"][1]}
     t_ours = res["ours"][0]
@@ -193,7 +204,8 @@ def main():
                                                        "late_p50_ns", "wait_ns", "caused_wait_ns", "unmatched")
                                if k in r))
     h = res["hta"][2]
-    print(f"HTA names (get_potential_stragglers(num_candidates=1), rank = file index here): {h['stragglers']}; "
+    print(f"HTA names (get_potential_stragglers(num_candidates=1), min_normalized_duration "
+          f"{a.hta_min_duration}, rank = file index here): {h['stragglers']}; "
           f"its metric per rank:")
     for m in h["metric"]:
         print("  " + ", ".join(f"{k}={v}" for k, v in m.items()))
