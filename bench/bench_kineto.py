@@ -62,7 +62,8 @@ print(len(t.get_trace(0)))
 
 
 def run_measured(code, *args):
-    """Wall time (s) and peak RSS (bytes) of `code` run by /usr/bin/python3 in a child of its own."""
+    """Wall time (s), peak RSS (bytes) and CPU time (s: user + system of every thread) of `code` run by
+    /usr/bin/python3 in a child of its own."""
     t = time.perf_counter()
     pid = os.fork()
     if pid == 0:
@@ -71,7 +72,7 @@ def run_measured(code, *args):
     dt = time.perf_counter() - t
     if status != 0:
         raise RuntimeError(f"child failed (status {status}): {code.strip().splitlines()[-1]}")
-    return dt, usage.ru_maxrss * 1024
+    return dt, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
 
 
 def generate(gen, work, gb):
@@ -106,7 +107,8 @@ def main():
             subprocess.run(["sh", "-c", f"gzip -1 -c '{src}' > '{gz}.tmp' && mv '{gz}.tmp' '{gz}'"], check=True)
         inputs.append(gz)
     json_bytes = os.path.getsize(src)
-    print(f"data: {src}: {json_bytes / 1e9:.3f} GB of JSON", flush=True)
+    print(f"data: {src}: {json_bytes / 1e9:.3f} GB of JSON; {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}",
+          flush=True)
     for path in inputs:
         size = os.path.getsize(path)
         print(f"\n== {os.path.basename(path)} ({size / 1e9:.3f} GB on disk, {json_bytes / 1e9:.3f} GB of JSON)",
@@ -125,14 +127,18 @@ def main():
             results["hta"] = run_measured(HTA, a.hta, path)
         else:
             print("note: no --hta: HTA's parser not run (pass a checkout of facebookresearch/HolisticTraceAnalysis)")
+        print(f"load {os.getloadavg()[0]:.2f} after the runs", flush=True)
         t0 = results["ours"][0]
-        for name, (t, rss) in results.items():
-            print(f"{name:5s} {t:8.1f} s  {t / t0:6.2f}x ours' time  peak RSS {rss / 1e6:8.0f} MB = "
+        c0 = results["ours"][2]
+        for name, (t, rss, cpu) in results.items():
+            print(f"{name:5s} {t:8.1f} s  {t / t0:6.2f}x ours' time  CPU {cpu:7.1f} s  {cpu / c0:6.2f}x ours'  "
+                  f"peak RSS {rss / 1e6:8.0f} MB = "
                   f"{rss / json_bytes:5.2f}x the JSON size", flush=True)
         print(f"ours: {json_bytes / 1e6 / t0:.0f} MB of JSON per s; database {db_bytes / 1e6:.0f} MB = "
               f"{db_bytes / json_bytes:.2f} MB per MB of JSON")
         if "hta" in results:
-            print(f"ratio: import {results['hta'][0] / t0:.1f}x faster than HTA's load, "
+            print(f"ratio: import {results['hta'][0] / t0:.1f}x faster than HTA's load in wall time, "
+                  f"{results['hta'][2] / c0:.1f}x in CPU time, "
                   f"peak RSS {results['ours'][1] / json_bytes:.2f}x the JSON size (HTA {results['hta'][1] / json_bytes:.2f}x)")
         if "json" in results:
             print(f"ratio: import {results['json'][0] / t0:.1f}x faster than json.load "

@@ -134,6 +134,7 @@ def main():
                 print(f"{'':>5}  worst straggler: {r['first'][:3]} caused {r['first'][10]} ns of wait; "
                       f"peak RSS per GB of input: {r['peak_rss_mb'] / gb:.0f} MB/GB ({r['peak_rss_mb'] / 1024 / gb:.3f}x)",
                       flush=True)
+        print(f"{'':>5}  load {os.getloadavg()[0]:.1f} at the end of round {rnd}", flush=True)
     if not args.no_dask:
         p = subprocess.run([sys.executable, "-c", DASK, args.ext, job, os.path.join(here, "..", "python")],
                            capture_output=True, text=True, check=True)

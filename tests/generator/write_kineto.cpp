@@ -152,7 +152,12 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
       const HostCall& c = t.calls[ci];
       const auto& p = points[c.tid];
       // The call's own start and end appear once each; any other point at them leaves no room.
-      if (std::count(p.begin(), p.end(), c.start) != 1 || std::count(p.begin(), p.end(), c.end) != 1) continue;
+      // (p is sorted: equal_range keeps a 1 GB trace's generation linearithmic, std::count made it quadratic.)
+      const auto once = [&p](int64_t x) {
+        const auto [a, b] = std::equal_range(p.begin(), p.end(), x);
+        return b - a == 1;
+      };
+      if (!once(c.start) || !once(c.end)) continue;
       auto lo = std::lower_bound(p.begin(), p.end(), c.start);
       auto hi = std::upper_bound(p.begin(), p.end(), c.end);
       if (lo == p.begin() || hi == p.end()) continue;
