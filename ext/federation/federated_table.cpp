@@ -634,9 +634,11 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       cur->pushed.push_back({con.column, con.op, con.collation, cur->values.back().get()});
       if (i < 64) cur->push_key.pushed |= uint64_t{1} << i;
       else cur->push_key.kind += '#' + std::to_string(i);  // past 64 constraints: spelled out
-      // rpd writes `kind = 'x'` into the member SQL as a literal list of op type ids: the prepared
-      // query then depends on the value itself.
-      if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && column.name == std::string_view("kind"))
+      // Adapters may write `kind = 'x'` or `domain = 'x'` into the member SQL as a predicate of
+      // their own (SourceSql::predicates: rpd's op type ids, nsys's eventClass): the prepared
+      // query then depends on the value itself (each value of an IN list is a filter of its own).
+      if (con.op == SQLITE_INDEX_CONSTRAINT_EQ &&
+          (column.name == std::string_view("kind") || column.name == std::string_view("domain")))
         cur->push_key.kind += reinterpret_cast<const char*>(sqlite3_value_text(cur->values.back().get())) + std::string(";");
       tighten(cur->bounds, t, cur->pushed.back());
       if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && !column.text && cur->lookup < 0 &&

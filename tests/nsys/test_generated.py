@@ -111,6 +111,17 @@ class Generated(ChecksumGuard):
             self.assertEqual(self.raw[db].nvtx_other, nvtx["other_rows"])
             self.assertEqual(sum(r["registered"] for r in self.raw[db].ranges), nvtx["registered"])
 
+    def test_domain_in_list(self):
+        # Each value of an IN list is a filter of its own; the member SQL writes `domain = 'x'` as a
+        # predicate on eventClass, so a query prepared for one value must not serve the next.
+        con = connect()
+        con.execute("ATTACH ? AS rank0", (os.path.join(self.dir, "rank0.sqlite"),))
+        each = {d: n for d, n in con.execute("SELECT domain, count(*) FROM rocpd_apis GROUP BY domain")}
+        self.assertGreater(each.get("cuda", 0), 0)
+        self.assertGreater(each.get("cuda_driver", 0), 0)
+        got = con.execute("SELECT count(*) FROM rocpd_apis WHERE domain IN ('cuda', 'cuda_driver', 'none')").fetchone()
+        self.assertEqual(got, (each["cuda"] + each["cuda_driver"],))
+
     def test_launches(self):
         for db, f in self.files():
             n = self.q("SELECT count(*) FROM rocpd_ops o JOIN rocpd_apis a ON a.db = o.db AND "
