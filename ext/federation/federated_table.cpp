@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/read_transaction.h"
 #include "common/vtab_util.h"
 #include "federation/fed_plan.h"
 #include "federation/lookup_index.h"
@@ -103,27 +104,6 @@ struct PushKey {
 struct OpenQuery {
   OpenMemberQuery q;
   PushKey key;
-};
-
-// A read transaction held on a member's private connection while a cursor reads it: without
-// it, every lookup of a join would take and drop the file lock and re-read the header.
-class ReadTransaction {
- public:
-  ReadTransaction() = default;
-  explicit ReadTransaction(sqlite3* db) : db_(db) {
-    if (sqlite3_exec(db_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) db_ = nullptr;
-  }
-  ReadTransaction(ReadTransaction&& o) noexcept : db_(std::exchange(o.db_, nullptr)) {}
-  ReadTransaction& operator=(ReadTransaction&& o) noexcept {
-    std::swap(db_, o.db_);
-    return *this;
-  }
-  ~ReadTransaction() {
-    if (db_ && !sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr);
-  }
-
- private:
-  sqlite3* db_ = nullptr;
 };
 
 // The connection a cursor reads one member on, held across filters with the queries prepared

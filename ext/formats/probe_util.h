@@ -3,6 +3,7 @@
 // present, declared types).
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,9 +13,20 @@
 namespace rocpd::federation {
 
 Catalog read_catalog(sqlite3* db, const std::string& schema);
-// `table` is qualified and quoted ("main"."rocpd_metadata"); nullopt when the tag is absent or NULL.
+// The tags of one metadata table, read with one prepared statement (a probe reads several: one
+// statement each would parse as often). `table` is qualified and quoted ("main"."rocpd_metadata").
+class MetadataTable {
+ public:
+  MetadataTable(sqlite3* db, const std::string& table);
+  // The first row's value (by id); nullopt when the tag is absent or NULL.
+  std::optional<std::string> value(const char* tag);
+
+ private:
+  Stmt stmt_;
+};
 std::optional<std::string> metadata_value(sqlite3* db, const std::string& table, const char* tag);
-bool has_column(sqlite3* db, const std::string& schema, const std::string& table, const char* column);
+// The column names of `table` in `schema` (empty when there is no such table).
+std::set<std::string> column_names(sqlite3* db, const std::string& schema, const std::string& table);
 // "3", "3.0.0", "4.1" -> 3, 3, 4; anything else -> -1.
 int major_version(const std::string& text);
 

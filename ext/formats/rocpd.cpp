@@ -9,6 +9,9 @@
 // `Category` below are the only places the two majors differ.
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include "formats/rocpd.h"
 #include "formats/probe_util.h"
 
@@ -384,7 +387,8 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
   RocpdProcess p;
   p.suffix = meta_table.substr(std::string("rocpd_metadata").size());
   const std::string meta = quote_id(schema) + "." + quote_id(meta_table);
-  auto version = metadata_value(db, meta, "schema_version");
+  MetadataTable tags(db, meta);
+  auto version = tags.value("schema_version");
   if (!version) throw Error(fmt::format("{}: table {} has no schema_version", label, meta_table));
   p.version = *version;
   p.major = major_version(*version);
@@ -406,7 +410,12 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
     for (const char* t : {"rocpd_track", "rocpd_info_category", "rocpd_sample"}) needed.push_back(t + u);
   require_tables(names, needed, label, p.major == 4 ? "rocpd 4.x" : "rocpd");
   p.has_marker_samples = names.count("rocpd_sample" + u) && names.count("rocpd_track" + u);
-  auto has = [&](const char* t, const char* c) { return has_column(db, schema, t + u, c); };
+  std::map<std::string, std::set<std::string>> columns;  // read once per table
+  auto has = [&](const char* t, const char* c) {
+    auto it = columns.find(t);
+    if (it == columns.end()) it = columns.emplace(t, column_names(db, schema, t + u)).first;
+    return it->second.count(c) > 0;
+  };
   p.has_graph_ids = has("rocpd_kernel_dispatch", "graph_exec_id") && has("rocpd_memory_copy", "graph_exec_id");
   p.has_symbol_registers = has("rocpd_info_kernel_symbol", "sgpr_count") &&
                            has("rocpd_info_kernel_symbol", "arch_vgpr_count") &&
@@ -418,7 +427,7 @@ RocpdProcess probe_process(sqlite3* db, const std::string& schema, const Catalog
   p.has_spm = p.has_counters && has("rocpd_pmc_event", "sample_id");
   // 4.x has no rocpd_hip_event; a table of that name there has unknown columns.
   p.has_hip_events = p.major == 3 && names.count("rocpd_hip_event" + u) > 0;
-  p.rocprofsys = p.major == 3 && metadata_value(db, meta, "upid").has_value();
+  p.rocprofsys = p.major == 3 && tags.value("upid").has_value();
   if (p.rocprofsys) require_tables(names, {"rocpd_arg" + u, "rocpd_info_thread" + u}, label, "rocprofiler-systems rocpd");
   return p;
 }
@@ -513,8 +522,9 @@ class RocpdAdapter : public FormatAdapter {
     info.loose_types = !check_tables(db, schema, label, tables);
     // One process: its UUID. Several (a merged file): the first's, as rocpd_members shows one.
     const std::string meta = quote_id(schema) + "." + quote_id("rocpd_metadata" + first.suffix);
-    if (auto uuid = metadata_value(db, meta, "guid")) info.uuid = *uuid;
-    else if (auto uu = metadata_value(db, meta, "uuid")) info.uuid = *uu;
+    MetadataTable tags(db, meta);
+    if (auto uuid = tags.value("guid")) info.uuid = *uuid;
+    else if (auto uu = tags.value("uuid")) info.uuid = *uu;
     const std::string node = "rocpd_info_node" + first.suffix;
     if (names.count(node)) {
       auto stmt = prepare(db, fmt::format("SELECT hostname FROM {}.{} WHERE hostname IS NOT NULL ORDER BY id LIMIT 1",

@@ -293,8 +293,8 @@ SourceSql apis(const Member& m) {
 
 // A multi-node stride tag (TEXT in the files); 0 when absent. A tag that is not a positive integer
 // is refused: decoding with it would give wrong gpus and pids.
-int64_t stride(sqlite3* db, const std::string& meta, const char* tag, const std::string& label) {
-  const auto text = metadata_value(db, meta, tag);
+int64_t stride(MetadataTable& meta, const char* tag, const std::string& label) {
+  const auto text = meta.value(tag);
   if (!text) return 0;
   char* end = nullptr;
   errno = 0;
@@ -317,7 +317,8 @@ class RpdAdapter : public FormatAdapter {
     if (!names.count("rocpd_metadata"))
       throw Error(fmt::format("{}: rpd trace without rocpd_metadata (cannot tell its schema_version)", label));
     const std::string meta = quote_id(schema) + ".rocpd_metadata";
-    auto version = metadata_value(db, meta, "schema_version");
+    MetadataTable tags(db, meta);
+    auto version = tags.value("schema_version");
     if (!version) throw Error(fmt::format("{}: rpd trace without a schema_version in rocpd_metadata", label));
     info.version_text = *version;
     info.schema_version = major_version(*version);
@@ -326,8 +327,8 @@ class RpdAdapter : public FormatAdapter {
     require_tables(names, {"rocpd_op", "rocpd_api", "rocpd_string"}, label, "rpd");
     d->has_ustring = names.count("rocpd_ustring") > 0;
     d->has_api_ops = names.count("rocpd_api_ops") > 0;
-    d->has_api_domain =
-        has_column(db, schema, "rocpd_api", "domain_id") && has_column(db, schema, "rocpd_api", "category_id");
+    const auto api_columns = column_names(db, schema, "rocpd_api");
+    d->has_api_domain = api_columns.count("domain_id") && api_columns.count("category_id");
     if (info.schema_version == 3 && !d->has_ustring)
       throw Error(fmt::format("{}: rpd schema_version 3 trace lacks table rocpd_ustring", label));
     std::vector<TableColumns> tables = {
@@ -351,11 +352,11 @@ class RpdAdapter : public FormatAdapter {
     if (d->has_copyapi) tables.push_back({"rocpd_copyapi", {}, "api_ptr_id"});
     if (d->has_counter) tables.push_back({"rocpd_counter", {{"value", 'n'}, {"op_id", 'n'}, {"name_id", 'n'}}});
     if (info.schema_version == 3) {
-      d->gpu_stride = stride(db, meta, "gpu_stride", label);
-      d->pid_stride = stride(db, meta, "pid_stride", label);
+      d->gpu_stride = stride(tags, "gpu_stride", label);
+      d->pid_stride = stride(tags, "pid_stride", label);
     }
     info.loose_types = !check_tables(db, schema, label, tables);
-    if (auto host = metadata_value(db, meta, "hostname")) info.hostname = *host;
+    if (auto host = tags.value("hostname")) info.hostname = *host;
     info.details = std::move(d);
     return info;
   }

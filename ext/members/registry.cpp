@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/natural_order.h"
+#include "common/read_transaction.h"
 #include "members/member_convert.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
@@ -408,6 +409,7 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   try {
     // A hostile file's metadata may be a view that never ends: probing stops on interrupt.
     ProgressGuard progress(db.get(), watch, /*host_thread=*/true);
+    ReadTransaction snapshot(db.get());  // one file lock for the probe's many small queries
     info = probe_format(db.get(), "main", who);
   } catch (const Error& e) {
     if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
