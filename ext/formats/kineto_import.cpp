@@ -607,7 +607,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
                          const std::function<bool()>& stop, const ImportLimits& limits) {
   // The database is scratch until the import commits: no journal, no syncs (a failed import is
   // discarded by the caller, never repaired).
-  exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768", label);
+  exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768; PRAGMA threads = 2", label);
   struct Progress {
     sqlite3* db;
     ~Progress() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
@@ -713,6 +713,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   stats.events = handler.events();
   stats.json_bytes = stream->Tell();
   LinkInput link;
+  link.processes = &rows.processes();
   link.events = handler.events();
   link.late_base_ns = handler.late_base() ? handler.base_ns() : 0;
   try {

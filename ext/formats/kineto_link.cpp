@@ -167,12 +167,21 @@ int64_t unique_correlations(Sql& sql) {
 // Each op's process: its launching call's, else the trace's main process (the pid with most
 // calls; kineto_ops.pid NULL, import.main_pid). Kineto draws GPU work on rows named by device,
 // not by process; a trace of one process needs no lookup.
-int64_t assign_processes(Sql& sql) {
-  const auto main_pid = sql.integer(fmt::format(
-      "SELECT pid FROM kineto_calls WHERE domain NOT IN {} GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1",
-      kGpuSideDomains));
-  const int64_t pids = sql.count(
-      fmt::format("SELECT count(DISTINCT pid) FROM kineto_calls WHERE domain NOT IN {}", kGpuSideDomains));
+int64_t assign_processes(Sql& sql, const ProcessCalls* counted) {
+  std::optional<int64_t> main_pid;
+  int64_t pids = 0;
+  if (counted && !counted->overflow) {
+    int64_t most = 0;
+    for (const auto& [pid, calls] : counted->calls)  // ascending pids: the smallest wins a tie
+      if (calls > most) most = calls, main_pid = pid;
+    pids = static_cast<int64_t>(counted->calls.size());
+  } else {
+    main_pid = sql.integer(fmt::format(
+        "SELECT pid FROM kineto_calls WHERE domain NOT IN {} GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1",
+        kGpuSideDomains));
+    pids = sql.count(
+        fmt::format("SELECT count(DISTINCT pid) FROM kineto_calls WHERE domain NOT IN {}", kGpuSideDomains));
+  }
   if (pids > 1)
     sql.run("UPDATE kineto_ops SET pid = (SELECT c.pid FROM kineto_calls AS c WHERE c.correlation = "
             "kineto_ops.correlation)");
@@ -260,7 +269,7 @@ int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label) {
   read_metadata(sql);
   link_flows(sql);
   const int64_t duplicates = unique_correlations(sql);
-  assign_processes(sql);
+  assign_processes(sql, in.processes);
   match_profiler_ranges(sql);
   const int64_t counters = store_counters(sql);
   sql.meta("import.layout_version", 1);

@@ -4,15 +4,24 @@
 // HTA's counter analysis matches them, counter values, distributedInfo and deviceProperties.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "common/sqlite_util.h"
 
 namespace rocpd::kineto {
 
+// Calls per process as the rows were stored (calls drawn on a GPU's row left out), so that the
+// link need not group every call again; `overflow` when too many processes were seen to count.
+struct ProcessCalls {
+  std::map<int64_t, int64_t> calls;  // pid -> calls
+  bool overflow = false;
+};
+
 struct LinkInput {
   int64_t events = 0;        // elements of traceEvents
   int64_t late_base_ns = 0;  // baseTimeNanoseconds when it came after traceEvents (times still relative)
+  const ProcessCalls* processes = nullptr;  // null or overflowed: counted in SQL
 };
 
 // Runs inside the import's transaction; returns the number of counter values stored. Throws

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstring>
 
 namespace rocpd::kineto {
 
 namespace {
 constexpr size_t kCacheEntries = 1 << 16;
 constexpr size_t kCacheBytes = size_t{32} << 20;
+constexpr size_t kMaxCountedProcesses = 4096;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -192,6 +194,14 @@ RowWriter::Table RowWriter::write_call(const Event& e, int64_t base_ns, const ch
   bind_opt(s, 10, e.external_id);
   if (e.has_args) bind_text(s, 11, e.args);
   run(s);
+  // As link's SQL counts them: calls drawn on a GPU's row (kGpuSideDomains there) are not a process's.
+  if (!processes_.overflow && std::strcmp(domain, "gpu_annotation") != 0 && std::strcmp(domain, "cuda_sync") != 0) {
+    ++processes_.calls[e.pid.i];
+    if (processes_.calls.size() > kMaxCountedProcesses) {  // bounded memory on a hostile file
+      processes_.calls.clear();
+      processes_.overflow = true;
+    }
+  }
   return Table::Calls;
 }
 

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "common/sqlite_util.h"
+#include "formats/kineto_link.h"
 
 namespace rocpd::kineto {
 
@@ -88,6 +89,7 @@ class RowWriter {
   void metadata(const std::string& tag, const Scalar& value);
   void metadata_int(const std::string& tag, int64_t value);
   void metadata_text(const std::string& tag, std::string_view value);
+  const ProcessCalls& processes() const { return processes_; }
 
  private:
   [[noreturn]] void fail(const Event& e, const std::string& what) const;
@@ -105,6 +107,7 @@ class RowWriter {
   std::string label_;
   StringTable strings_;
   Stmt ops_, calls_, ranges_, counter_events_, flows_, labels_, other_, metadata_;
+  ProcessCalls processes_;
 };
 
 }  // namespace rocpd::kineto

@@ -202,6 +202,48 @@ class KinetoHostile(unittest.TestCase):
         self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.duplicate_correlations'").fetchone(),
                          (1,))
 
+    def main_pid_brute(self, events):
+        """The trace's main process computed from the events: most calls that are not drawn on a GPU's
+        row (gpu_user_annotation, cuda_sync), the smallest pid on a tie."""
+        counts = {}
+        for e in events:
+            if e.get("ph") == "X" and isinstance(e.get("pid"), int) and \
+                    e.get("cat", "").lower() not in ("kernel", "gpu_memcpy", "memcpy", "gpu_memset", "memset",
+                                                     "cuda_profiler_range", "gpu_user_annotation", "cuda_sync"):
+                counts[e["pid"]] = counts.get(e["pid"], 0) + 1
+        return min(counts, key=lambda p: (-counts[p], p)), len(counts)
+
+    def test_main_process(self):
+        # Processes 5 and 3 tie on 3 calls (3 wins), 9 has 2; GPU-row calls (pid 1) outnumber them all
+        # but never count. Two processes launch: each op takes its launching call's pid.
+        op = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "tid": 1, "dur": 1}
+        gpu_row = {"ph": "X", "cat": "gpu_user_annotation", "name": "a", "pid": 1, "tid": 1, "dur": 1}
+        sync = {"ph": "X", "cat": "cuda_sync", "name": "s", "pid": 1, "tid": 2, "dur": 1}
+        events = [dict(op, pid=5, ts=1), dict(op, pid=5, ts=2), dict(CALL, pid=5, ts=3, args={"correlation": 1}),
+                  dict(op, pid=3, ts=4), dict(op, pid=3, ts=5), dict(CALL, pid=3, ts=6, args={"correlation": 2}),
+                  dict(op, pid=9, ts=7), dict(op, pid=9, ts=8)]
+        events += [dict(gpu_row, ts=10 + i) for i in range(5)] + [dict(sync, ts=20 + i) for i in range(5)]
+        events += [dict(KERNEL, ts=30, args={"device": 0, "stream": 7, "correlation": 1}),
+                   dict(KERNEL, ts=40, args={"device": 0, "stream": 7, "correlation": 2}),
+                   dict(KERNEL, ts=50, args={"device": 0, "stream": 7})]  # unlinked: the main process
+        main_pid, pids = self.main_pid_brute(events)
+        self.assertEqual((main_pid, pids), (3, 3))
+        con = self.opened(self.write(doc(*events)))
+        con.execute("CREATE VIRTUAL TABLE temp.km USING rocpd_union(kineto_metadata)")
+        self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.main_pid'").fetchone(), (main_pid,))
+        self.assertEqual(con.execute("SELECT start, pid FROM rocpd_ops ORDER BY start").fetchall(),
+                         [(30000, 5), (40000, 3), (50000, main_pid)])
+        # More processes than the import counts while storing (4096): the same answer, from SQL.
+        many = [dict(op, pid=1000 + i, ts=100 + i) for i in range(5000)] + \
+            [dict(op, pid=1000 + 4321, ts=6000 + i) for i in range(3)]
+        main_pid, pids = self.main_pid_brute(events + many)
+        self.assertEqual((main_pid, pids), (1000 + 4321, 5003))
+        con = self.opened(self.write(doc(*(events + many))))
+        con.execute("CREATE VIRTUAL TABLE temp.km USING rocpd_union(kineto_metadata)")
+        self.assertEqual(con.execute("SELECT value FROM temp.km WHERE tag = 'import.main_pid'").fetchone(), (main_pid,))
+        self.assertEqual(con.execute("SELECT start, pid FROM rocpd_ops ORDER BY start").fetchall(),
+                         [(30000, 5), (40000, 3), (50000, main_pid)])
+
     def test_profiler_ranges_unmatched(self):
         rng = {"ph": "X", "cat": "cuda_profiler_range", "name": "k", "pid": 0, "tid": 0, "dur": 5,
                "args": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 10}}
