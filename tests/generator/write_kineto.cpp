@@ -318,20 +318,36 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
       ranges[c.tid].push_back({o->inner_start, o->inner_end, o->inner, order++});
     }
   }
+  // A sweep per thread in call start order keeps the ranges open at the call's start (a nesting
+  // deep, not every range of the thread), so large traces take seconds, not minutes.
+  std::vector<std::vector<const Range*>> stacks(t.ops.size());
+  std::map<uint32_t, std::vector<size_t>> linked;  // launching tid -> ops linked to their launch
+  for (size_t i = 0; i < t.ops.size(); ++i)
+    if (op_flow[i] || op_corr[i]) linked[t.calls[t.ops[i].call].tid].push_back(i);
+  for (auto& [tid, ops_of_tid] : linked) {
+    std::vector<Range>& rs = ranges[tid];
+    std::stable_sort(rs.begin(), rs.end(), [](const Range& a, const Range& b) { return a.start < b.start; });
+    std::stable_sort(ops_of_tid.begin(), ops_of_tid.end(),
+                     [&](size_t a, size_t b) { return t.calls[t.ops[a].call].start < t.calls[t.ops[b].call].start; });
+    std::vector<const Range*> open;
+    size_t next = 0;
+    for (size_t i : ops_of_tid) {
+      const HostCall& c = t.calls[t.ops[i].call];
+      while (next < rs.size() && rs[next].start <= c.start) open.push_back(&rs[next++]);
+      std::erase_if(open, [&](const Range* r) { return r->end < c.start; });  // encloses no later call
+      for (const Range* r : open)
+        if (c.end <= r->end) stacks[i].push_back(r);
+    }
+  }
   std::map<int64_t, int64_t> depths;
   std::map<std::string, int64_t> tops, bottoms;
   for (size_t i = 0; i < t.ops.size(); ++i) {
-    std::vector<const Range*> stack;
-    if (op_flow[i] || op_corr[i]) {
-      const HostCall& c = t.calls[t.ops[i].call];
-      for (const Range& r : ranges[c.tid])
-        if (r.start <= c.start && c.end <= r.end) stack.push_back(&r);
-      std::sort(stack.begin(), stack.end(), [](const Range* a, const Range* b) {
-        if (a->start != b->start) return a->start < b->start;
-        if (a->end != b->end) return a->end > b->end;
-        return a->order < b->order;
-      });
-    }
+    std::vector<const Range*>& stack = stacks[i];
+    std::sort(stack.begin(), stack.end(), [](const Range* a, const Range* b) {
+      if (a->start != b->start) return a->start < b->start;
+      if (a->end != b->end) return a->end > b->end;
+      return a->order < b->order;
+    });
     ++depths[static_cast<int64_t>(stack.size())];
     if (!stack.empty()) {
       ++tops[stack.front()->name];
