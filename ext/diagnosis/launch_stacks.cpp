@@ -130,29 +130,35 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
   BigVector<int64_t> corrs;
   std::vector<uint32_t> name_of_token;  // MemberColumns::name_token -> id in out.names
   {
-    MemberColumns ops(m, conn, TableKind::Ops,
-                      {kOpsOpId, kOpsCorrelationId, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd});
+    // Columns by position: op_id, correlation_id, kind, name, start, end, then gpu and queue when
+    // wanted (the gpu too when filtered on).
+    enum { kId, kCorr, kKind, kName, kStart, kEnd, kGpu, kQueue };
+    const bool gpu = options.places || options.gpu.has_value();
+    std::vector<int> columns{kOpsOpId, kOpsCorrelationId, kOpsKind, kOpsName, kOpsStart, kOpsEnd};
+    if (gpu) columns.push_back(kOpsGpu);
+    if (options.places) columns.push_back(kOpsQueue);
+    MemberColumns ops(m, conn, TableKind::Ops, std::move(columns));
     uint64_t read = 0;
     while (ops.next()) {
       count_rows(read);
-      const StoredValue kind = ops[4];
+      const StoredValue kind = ops[kKind];
       if (kind.type != SQLITE_TEXT) continue;
       const std::string_view k(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length));
       if (k != "kernel" && (!options.copies || k != "copy")) continue;
-      const StoredValue g = ops[2];
+      const StoredValue g = gpu ? ops[kGpu] : StoredValue{};
       if (options.gpu && !equals_int(g, *options.gpu)) continue;
-      const StoredValue op_id = ops[0];
+      const StoredValue op_id = ops[kId];
       if (options.keep_op && !options.keep_op(op_id)) continue;
       OpRow r;
       r.rowid = ops.rowid();
       r.op_id = out.cell(op_id);
-      const StoredValue corr = ops[1];
+      const StoredValue corr = ops[kCorr];
       r.corr = out.cell(corr);
       r.gpu = out.cell(g);
-      r.queue = out.cell(ops[3]);
+      if (options.places) r.queue = out.cell(ops[kQueue]);
       r.copy = k == "copy";
       // A TEXT column: numbers arrive converted, blobs read as their bytes (as column_text).
-      const StoredValue name = ops[5];
+      const StoredValue name = ops[kName];
       if (name.type == SQLITE_TEXT || name.type == SQLITE_BLOB) {
         const int64_t token = ops.name_token();
         if (token >= 0 && static_cast<size_t>(token) < name_of_token.size() &&
@@ -167,11 +173,11 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
           }
         }
       }
-      if (const auto start = time_value(ops[6], table, db, "start")) {
+      if (const auto start = time_value(ops[kStart], table, db, "start")) {
         r.start = *start;
         r.has_start = true;
       }
-      if (const auto end = time_value(ops[7], table, db, "end")) {
+      if (const auto end = time_value(ops[kEnd], table, db, "end")) {
         r.end = *end;
         r.has_end = true;
       }

@@ -86,6 +86,7 @@ struct MemberStacks {
 struct StackOptions {
   std::optional<int64_t> gpu;  // only the ops of this gpu (`gpu =` pushed down)
   bool copies = true;          // ops of kind 'copy' too (else kernels only)
+  bool places = true;          // the ops' gpu and queue (else NULL: not read, for callers that need neither)
   // When set, only the ops whose op_id it accepts (a cheap pre-filter; callers re-check).
   std::function<bool(const StoredValue& op_id)> keep_op;
 };

@@ -21,8 +21,10 @@ class MemberBatches {
   // sure of what the computation reads from the registry, such as the members' profiles).
   using Prepare = std::function<void(federation::Registry&, const std::vector<federation::MemberPtr>&,
                                      federation::InterruptWatch&)>;
-  MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr)
-      : conn_(conn), table_(table), compute_(compute), prepare_(prepare) {}
+  // `per_core`: members per core in every batch after the first (fewer barriers, where a core waits
+  // for the batch's last member, against more rows in memory at once).
+  MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr, size_t per_core = 2)
+      : conn_(conn), table_(table), compute_(compute), prepare_(prepare), per_core_(std::max<size_t>(1, per_core)) {}
 
   // Starts over with `dbs` (intervals::member_dbs order).
   void start(std::vector<MemberRef> dbs) {
@@ -41,7 +43,7 @@ class MemberBatches {
     const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
     // The first batch is one member per core: a LIMIT query gets its first rows without waiting for
     // more members than the cores can compute at once.
-    const size_t end = std::min(dbs_.size(), next_ + (next_ == 0 ? cores : 2 * cores));
+    const size_t end = std::min(dbs_.size(), next_ + (next_ == 0 ? cores : per_core_ * cores));
     const std::vector<MemberRef> part(dbs_.begin() + static_cast<std::ptrdiff_t>(next_),
                                       dbs_.begin() + static_cast<std::ptrdiff_t>(end));
     const MemberSet set = member_set(conn_, part, table_);
@@ -87,6 +89,7 @@ class MemberBatches {
   const char* table_;
   Compute compute_;
   Prepare prepare_;
+  size_t per_core_;
   std::vector<MemberRef> dbs_;
   std::vector<Rows> batch_;
   size_t next_ = 0, first_ = 0;

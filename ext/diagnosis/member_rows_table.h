@@ -10,7 +10,8 @@
 //   static void column(const Rows&, size_t row, const MemberRef&, sqlite3_context*, int col);
 //   static int64_t rowid(const Rows&, size_t row, const MemberRef&);
 // and optionally `static void prepare(Registry&, const std::vector<MemberPtr>&, InterruptWatch&)`, run
-// on the connection's thread before each batch (MemberBatches::Prepare), and kOrder, the order its rows come in (members in natural order, each member's rows
+// on the connection's thread before each batch (MemberBatches::Prepare), kBatchPerCore (members per
+// core in a batch after the first, default 2: more for tables whose rows are small), and kOrder, the order its rows come in (members in natural order, each member's rows
 // in the order of the listed columns; its db column declared COLLATE rocpd_natural): an ORDER BY
 // that is a prefix of it is consumed (SQLite does not sort the rows again).
 #pragma once
@@ -114,7 +115,9 @@ class MemberRowsTable {
       sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
       typename MemberBatches<Rows>::Prepare prepare;
       if constexpr (requires { &Def::prepare; }) prepare = &Def::prepare;
-      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute, prepare);
+      size_t per_core = 2;
+      if constexpr (requires { Def::kBatchPerCore; }) per_core = Def::kBatchPerCore;
+      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute, prepare, per_core);
       c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(conn, sel.db));
       c->member = c->row = 0;
       c->settle();

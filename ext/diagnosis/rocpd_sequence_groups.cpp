@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -33,18 +34,53 @@ enum Column { kDb, kOperator, kKernels, kPattern, kCount, kGpuNs, kRangeNs };
 
 struct Group {
   uint32_t op = kNoName;  // the operator: a range name id of the member (kNoName: NULL)
-  const std::string* key = nullptr;  // the operator id's 4 bytes, then the pattern (a node of `by_key`)
-  int64_t kernels = 0, count = 0;
+  uint32_t first = 0, kernels = 0;  // the pattern: MemberRows::ids[first, first + kernels)
+  int64_t count = 0;
   std::optional<int64_t> gpu_ns;
   int64_t range_ns = 0;
-  std::string_view pattern() const { return std::string_view(*key).substr(sizeof(uint32_t)); }
 };
 
 struct MemberRows {
   std::vector<std::string> operators;  // by range name id (empty for a NULL name)
-  std::unordered_map<std::string, uint32_t> by_key;  // node-based: Group::key stays valid
+  std::vector<std::string> name_json;  // by op name id: its JSON text (made for the names in patterns)
+  std::vector<uint32_t> ids;           // the groups' patterns as op name ids (kNoName: null)
   std::vector<Group> groups;           // in the view's order: count, gpu_ns descending, operator, pattern
   size_t size() const { return groups.size(); }
+  std::span<const uint32_t> pattern(const Group& g) const { return {ids.data() + g.first, g.kernels}; }
+  const std::string& json(uint32_t name) const {
+    static const std::string null = "null";
+    return name == kNoName ? null : name_json[name];
+  }
+  // The pattern's text (a JSON array) as json_group_array writes it.
+  size_t pattern_length(const Group& g) const {
+    size_t n = 1 + g.kernels;  // brackets and commas
+    for (uint32_t name : pattern(g)) n += json(name).size();
+    return n;
+  }
+  void write_pattern(const Group& g, char* out) const {
+    *out++ = '[';
+    bool first = true;
+    for (uint32_t name : pattern(g)) {
+      if (!first) *out++ = ',';
+      first = false;
+      const std::string& j = json(name);
+      out = std::copy(j.begin(), j.end(), out);
+    }
+    *out = ']';
+  }
+  // The patterns' texts in byte order (ORDER BY pattern), without making them: the names' JSON texts
+  // are prefix-free (a string ends at its first unescaped quote; null is no string), so the texts
+  // differ first where the names do; when one pattern is the other's prefix, the longer text has ','
+  // where the shorter has ']', and ',' sorts first.
+  int compare_patterns(const Group& a, const Group& b) const {
+    const auto pa = pattern(a), pb = pattern(b);
+    for (size_t k = 0; k < pa.size() && k < pb.size(); ++k) {
+      if (pa[k] == pb[k]) continue;
+      const int c = json(pa[k]).compare(json(pb[k]));
+      return c < 0 ? -1 : 1;
+    }
+    return pa.size() == pb.size() ? 0 : pa.size() > pb.size() ? -1 : 1;
+  }
 };
 
 int64_t checked_add(int64_t a, int64_t b) {
@@ -53,73 +89,133 @@ int64_t checked_add(int64_t a, int64_t b) {
   return r;
 }
 
+// One op of an occurrence with its sort key: the occurrence (thread and range), then GPU start (NULL
+// first), then op_id in SQLite's order, then rocpd_ops order (`index`).
+struct OccurrenceOp {
+  int64_t pid = 0, tid = 0, range = 0;  // pid, tid: integers (a thread); range: the bottom range's api_id
+  int64_t start = 0;
+  int64_t op_id = 0;  // when int_id
+  uint32_t index = 0;
+  bool has_start = false, int_id = false;
+  bool same_occurrence(const OccurrenceOp& o) const { return pid == o.pid && tid == o.tid && range == o.range; }
+};
+
+struct OccurrenceHash {
+  size_t operator()(const std::tuple<int64_t, int64_t, int64_t>& k) const noexcept {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (const int64_t v : {std::get<0>(k), std::get<1>(k), std::get<2>(k)}) h = (h ^ static_cast<uint64_t>(v)) * 0xbf58476d1ce4e5b9ULL;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+};
+
+// `ops` (in rocpd_ops order) sorted by occurrence, then GPU start, op_id and rocpd_ops order. Without
+// comparing whole keys n log n times: the occurrences (an order of magnitude fewer than their ops)
+// are numbered and sorted, the ops placed by occurrence in their order, and each occurrence's few
+// ops sorted.
+std::vector<OccurrenceOp> occurrence_order(std::vector<OccurrenceOp> ops, const MemberStacks& ms) {
+  using Key = std::tuple<int64_t, int64_t, int64_t>;
+  std::unordered_map<Key, uint32_t, OccurrenceHash> number;
+  std::vector<Key> keys;
+  std::vector<uint32_t> occurrence(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (i > 0 && ops[i].same_occurrence(ops[i - 1])) {  // a run of launches under one range
+      occurrence[i] = occurrence[i - 1];
+      continue;
+    }
+    const Key k{ops[i].pid, ops[i].tid, ops[i].range};
+    const auto [it, added] = number.try_emplace(k, static_cast<uint32_t>(keys.size()));
+    if (added) keys.push_back(k);
+    occurrence[i] = it->second;
+  }
+  std::vector<uint32_t> by_key(keys.size());
+  std::iota(by_key.begin(), by_key.end(), 0u);
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> first(keys.size() + 1, 0);  // by rank: where its ops begin
+  std::vector<uint32_t> rank(keys.size());
+  for (uint32_t r = 0; r < by_key.size(); ++r) rank[by_key[r]] = r;
+  for (const uint32_t o : occurrence) ++first[rank[o] + 1];
+  for (size_t r = 1; r < first.size(); ++r) first[r] += first[r - 1];
+  std::vector<OccurrenceOp> sorted(ops.size());
+  std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+  for (size_t i = 0; i < ops.size(); ++i) sorted[fill[rank[occurrence[i]]]++] = ops[i];
+  const auto within = [&](const OccurrenceOp& a, const OccurrenceOp& b) {
+    if (a.has_start != b.has_start) return !a.has_start;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.int_id && b.int_id) {
+      if (a.op_id != b.op_id) return a.op_id < b.op_id;
+    } else if (const int c = sql_compare(ms.stored(ms.rows[a.index].op_id), ms.stored(ms.rows[b.index].op_id))) {
+      return c < 0;
+    }
+    return a.index < b.index;
+  };
+  for (size_t r = 0; r + 1 < first.size(); ++r) {
+    const auto b = sorted.begin() + first[r], e = sorted.begin() + first[r + 1];
+    if (!std::is_sorted(b, e, within)) std::sort(b, e, within);
+  }
+  return sorted;
+}
+
 MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
-  MemberStacks ms = member_stacks(m, conn, StackOptions{}, watch, kTable);
-  // The ops of some occurrence, in occurrence order: thread and range, then GPU start (NULL first),
-  // then op_id in SQLite's order, then rocpd_ops order.
-  std::vector<uint32_t> ops;
+  StackOptions options;
+  options.places = false;  // patterns need no gpu or queue
+  MemberStacks ms = member_stacks(m, conn, options, watch, kTable);
+  std::vector<OccurrenceOp> ops;
   ops.reserve(ms.rows.size());
   for (uint32_t i = 0; i < ms.rows.size(); ++i) {
     const OpRow& r = ms.rows[i];
     if (r.call < 0) continue;
     const CallRow& c = ms.calls[static_cast<size_t>(r.call)];
     if (c.info.depth == 0 || c.pid.type == SQLITE_NULL || c.tid.type == SQLITE_NULL) continue;
-    ops.push_back(i);
+    OccurrenceOp o;
+    o.pid = c.pid.bits;
+    o.tid = c.tid.bits;
+    o.range = c.info.bottom_id;
+    o.start = r.has_start ? r.start : 0;
+    o.has_start = r.has_start;
+    o.int_id = r.op_id.is_int();
+    o.op_id = r.op_id.bits;
+    o.index = i;
+    ops.push_back(o);
   }
-  auto key = [&](uint32_t i) {
-    const CallRow& c = ms.calls[static_cast<size_t>(ms.rows[i].call)];
-    return std::tuple{c.pid.bits, c.tid.bits, c.info.bottom_id};  // pid, tid: integers (a thread)
-  };
-  std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
-    const auto ka = key(a), kb = key(b);
-    if (ka != kb) return ka < kb;
-    const OpRow &ra = ms.rows[a], &rb = ms.rows[b];
-    if (ra.has_start != rb.has_start) return !ra.has_start;
-    if (ra.has_start && ra.start != rb.start) return ra.start < rb.start;
-    return sql_compare(ms.stored(ra.op_id), ms.stored(rb.op_id)) < 0;
-  });
+  ops = occurrence_order(std::move(ops), ms);
 
-  // Each op name's JSON text, made once.
-  std::vector<std::string> name_json;
-  auto json_of = [&](uint32_t name) -> const std::string& {
-    static const std::string null = "null";
-    if (name == kNoName) return null;
-    if (name >= name_json.size()) name_json.resize(name + 1);
-    if (name_json[name].empty()) append_json_string(name_json[name], ms.names[name]);
-    return name_json[name];
-  };
-
-  // Occurrences, then groups by (operator, pattern).
+  // Occurrences, then groups by (operator, pattern): keyed by the operator id and the op name ids
+  // (equal ids, equal texts), not by the texts, which are made only when a row asks for them.
   MemberRows out;
-  std::string key_text;
+  std::unordered_map<std::string, uint32_t> by_key;
+  std::string key;
   for (size_t begin = 0; begin < ops.size();) {
     if ((begin & 0xfff) == 0 && watch.stopped()) federation::InterruptWatch::raise();
     size_t end = begin + 1;
-    while (end < ops.size() && key(ops[end]) == key(ops[begin])) ++end;
-    const StackInfo& first = ms.info(ms.rows[ops[begin]]);
+    while (end < ops.size() && ops[end].same_occurrence(ops[begin])) ++end;
+    const StackInfo& first = ms.info(ms.rows[ops[begin].index]);
     const uint32_t op = first.bottom == ms.null_range_name ? kNoName : first.bottom;
-    key_text.assign(reinterpret_cast<const char*>(&op), sizeof op);
-    key_text.push_back('[');
+    key.assign(reinterpret_cast<const char*>(&op), sizeof op);
     std::optional<int64_t> gpu_ns;
     for (size_t k = begin; k < end; ++k) {
-      const OpRow& r = ms.rows[ops[k]];
-      if (k > begin) key_text.push_back(',');
-      key_text += json_of(r.name);
+      const OpRow& r = ms.rows[ops[k].index];
+      key.append(reinterpret_cast<const char*>(&r.name), sizeof r.name);
       if (r.has_start && r.has_end) {
         int64_t d = 0;
         if (__builtin_sub_overflow(r.end, r.start, &d)) throw Error("integer overflow");
         gpu_ns = gpu_ns ? checked_add(*gpu_ns, d) : d;
       }
     }
-    key_text.push_back(']');
     int64_t range = 0;
     if (__builtin_sub_overflow(first.bottom_end, first.bottom_start, &range)) throw Error("integer overflow");
-    auto [it, added] = out.by_key.try_emplace(key_text, static_cast<uint32_t>(out.groups.size()));
+    auto [it, added] = by_key.try_emplace(key, static_cast<uint32_t>(out.groups.size()));
     if (added) {
       Group g;
       g.op = op;
-      g.key = &it->first;
-      g.kernels = static_cast<int64_t>(end - begin);
+      g.first = static_cast<uint32_t>(out.ids.size());
+      g.kernels = static_cast<uint32_t>(end - begin);
+      for (size_t k = begin; k < end; ++k) {
+        const uint32_t name = ms.rows[ops[k].index].name;
+        out.ids.push_back(name);
+        if (name == kNoName) continue;
+        if (name >= out.name_json.size()) out.name_json.resize(name + 1);
+        if (out.name_json[name].empty()) append_json_string(out.name_json[name], ms.names[name]);
+      }
       out.groups.push_back(g);
     }
     Group& g = out.groups[it->second];
@@ -142,7 +238,7 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
     if (a.gpu_ns && *a.gpu_ns != *b.gpu_ns) return *a.gpu_ns > *b.gpu_ns;
     if ((a.op == kNoName) != (b.op == kNoName)) return a.op == kNoName;
     if (a.op != b.op) return out.operators[a.op] < out.operators[b.op];
-    return a.pattern() < b.pattern();
+    return out.compare_patterns(a, b) < 0;
   });
   return out;
 }
@@ -155,6 +251,9 @@ struct Def {
   static constexpr OrderColumn kOrder[] = {
       {kDb, false}, {kCount, true}, {kGpuNs, true}, {kOperator, false}, {kPattern, false}};
   using Rows = MemberRows;
+  // A member's groups take far less memory than its stacks (freed once grouped): larger batches, so
+  // that cores seldom wait for a batch's last member.
+  static constexpr size_t kBatchPerCore = 16;
   static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
@@ -169,8 +268,14 @@ struct Def {
         break;
       case kKernels: sqlite3_result_int64(ctx, g.kernels); break;
       case kPattern: {
-        const std::string_view p = g.pattern();
-        sqlite3_result_text(ctx, p.data(), static_cast<int>(p.size()), SQLITE_TRANSIENT);
+        const size_t n = rows.pattern_length(g);
+        char* text = static_cast<char*>(sqlite3_malloc64(n));
+        if (!text) {
+          sqlite3_result_error_nomem(ctx);
+          break;
+        }
+        rows.write_pattern(g, text);
+        sqlite3_result_text64(ctx, text, n, sqlite3_free, SQLITE_UTF8);
         break;
       }
       case kCount: sqlite3_result_int64(ctx, g.count); break;

@@ -270,6 +270,38 @@ def write_rpd2(path, pid, ops):
     con.close()
 
 
+def write_rpd2_ranges(path, pid, occurrences):
+    """One thread's marker ranges (rpd v2 UserMarker calls), each enclosing the launch calls of its ops."""
+    con = sqlite3.connect(path)
+    con.executescript(RPD2_DDL)
+    strings = {"": 1}
+
+    def sid(s):
+        if s is None:
+            return 999999  # no such string: a NULL name
+        if s not in strings:
+            strings[s] = con.execute("INSERT INTO rocpd_string(string) VALUES (?)", (s,)).lastrowid
+        return strings[s]
+
+    t = 1000
+    for range_name, ops in occurrences:
+        con.execute("INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id) VALUES (?, ?, ?, ?, ?, ?)",
+                    (pid, pid, t, t + 1000, sid("UserMarker"), sid(range_name)))
+        gpu = t + 100000
+        for k, (name, duration) in enumerate(ops):
+            call = t + 10 + 20 * k
+            api = con.execute("INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id) VALUES (?, ?, ?, ?, ?, 1)",
+                              (pid, pid, call, call + 5, sid("hipLaunchKernel"))).lastrowid
+            op = con.execute("INSERT INTO rocpd_op(gpuId, queueId, sequenceId, completionSignal, start, end, "
+                             "description_id, opType_id) VALUES (0, 0, 0, '', ?, ?, ?, ?)",
+                             (gpu, gpu + duration, sid(name), sid("KernelExecution"))).lastrowid
+            con.execute("INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (?, ?)", (api, op))
+            gpu += duration + 1
+        t += 2000
+    con.commit()
+    con.close()
+
+
 def connect(path):
     con = sqlite3.connect(":memory:")
     con.enable_load_extension(True)
@@ -364,6 +396,35 @@ class SameRowsAsSql(unittest.TestCase):
             self.assertEqual(self.compare(con, "edges"), (len(CASES) - 3) * 3 + 1)
             rows = con.execute("SELECT gpu, compute_ops, comm_ops FROM rocpd_comm_overlap WHERE db = 'm0'").fetchall()
             self.assertEqual(rows, [(None, 1, 0), (0, 9, 5), (1, 1, 1)])
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_pattern_order_ties(self):
+        """rocpd_kernel_sequences' own order against the reference's ORDER BY (SQLite's sort) where count,
+        gpu_ns and operator tie, so that the patterns' texts decide: a pattern that is another's prefix,
+        names with quotes, backslashes, control bytes, non-ASCII bytes, empty and NULL names."""
+        d = tempfile.mkdtemp(prefix="rocpd_whysql_ties_")
+        try:
+            # (range name (None: NULL), [(op name (None: NULL), GPU duration)]): every occurrence's ops
+            # last 10 ns in all, one per range.
+            occurrences = [
+                ("op", [("a", 10)]), ("op", [("a", 4), ("b", 6)]), ("op", [("a", 3), ("b", 3), ("c", 4)]),
+                ("op", [('a"', 10)]), ("op", [("a\\", 10)]), ("op", [(None, 10)]), ("op", [("a", 5), (None, 5)]),
+                ("op", [("\u00e9", 10)]), ("op", [("a\n", 10)]), ("op", [("a\x01", 10)]), ("op", [("", 10)]),
+                ("op", [("b", 5)]), ("op", [("b", 5)]), ("op", [("ab", 10)]), ("Op", [("a", 10)]),
+                (None, [("a", 10)]), (None, [("a", 4), ("b", 6)]), ("op", [("b", 5), ("a", 5)]),
+            ]
+            for rank in range(2):
+                write_rpd2_ranges(os.path.join(d, f"m{rank}.rpd"), 10 + rank, occurrences)
+            con = connect(d)
+            cols = "db, operator, kernels, pattern, count, gpu_ns, range_ns"
+            got = con.execute(f"SELECT {cols} FROM rocpd_kernel_sequences").fetchall()
+            want = con.execute(f"SELECT {cols} FROM ref_kernel_sequences").fetchall()
+            self.assertEqual(got, want)
+            # The ties exist: one (db, count, gpu_ns, operator) holds most patterns.
+            ties = con.execute("SELECT max(n) FROM (SELECT count(*) AS n FROM rocpd_kernel_sequences "
+                               "GROUP BY db, count, gpu_ns, operator)").fetchone()[0]
+            self.assertGreaterEqual(ties, 10)
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
