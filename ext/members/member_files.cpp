@@ -213,6 +213,9 @@ SqliteHeader check_sqlite_file(const std::string& path, const std::string& who) 
   if (::fstat(f.fd, &st) != 0) unreadable(who, SQLITE_CANTOPEN);
   if (!S_ISREG(st.st_mode))
     throw Error(fmt::format("{}: {}, not a regular file", who, file_kind(st.st_mode)), SQLITE_CANTOPEN);
+  // Only the header is read here: without this, a file not yet cached is read ahead by 128 kB or
+  // more (10,000 members opened cold: 17 s instead of 10.5-13 s).
+  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
   std::array<unsigned char, 100> h{};
   ssize_t got = 0;
   while (got < static_cast<ssize_t>(h.size())) {
