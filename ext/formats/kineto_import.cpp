@@ -624,6 +624,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
 
   exec(db, "BEGIN", label);
   for (const auto& f : kSchema) exec(db, f.sql, label);
+  prepare_link(db, label);
   RowWriter rows(db, label);
   ItemQueue queue;
   Handler handler(queue, label, limits);

@@ -107,11 +107,12 @@ void read_metadata(Sql& sql) {
 // the op's start on its row pairs (by id) with an `s` point at the start of a call on its thread.
 // Kineto numbers a flow by its correlation id; should a writer number them otherwise, an op
 // linked through a flow takes the correlation of the call at the flow's `s` point.
+// The rows to look at are the ones RowWriter listed (written without a correlation): the link
+// reads those instead of scanning every op and call.
 void link_flows(Sql& sql) {
   if (!sql.count(fmt::format("SELECT EXISTS (SELECT 1 FROM kineto_flows WHERE cat_id IN {})", kLaunchFlowCats))) return;
-  const bool ops = sql.count("SELECT EXISTS (SELECT 1 FROM kineto_ops WHERE correlation IS NULL)");
-  const bool calls = sql.count(
-      fmt::format("SELECT EXISTS (SELECT 1 FROM kineto_calls WHERE correlation IS NULL AND {})", kLaunchingCall));
+  const bool ops = sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_uncorrelated_ops)");
+  const bool calls = sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_uncorrelated_calls)");
   if (!ops && !calls) return;
   sql.run("CREATE INDEX kineto_flows_s ON kineto_flows(pid, tid, ts) WHERE ph = 's'");
   if (calls)
@@ -119,7 +120,8 @@ void link_flows(Sql& sql) {
         "UPDATE kineto_calls SET correlation = ("
         " SELECT s.flow_id FROM kineto_flows AS s INDEXED BY kineto_flows_s WHERE s.ph = 's' AND s.pid = kineto_calls.pid"
         " AND s.tid = kineto_calls.tid AND s.ts = kineto_calls.start AND s.cat_id IN {} AND typeof(s.flow_id) = 'integer'"
-        " ORDER BY s.id LIMIT 1) WHERE correlation IS NULL AND {}",
+        " ORDER BY s.id LIMIT 1) WHERE id IN (SELECT id FROM temp.kineto_uncorrelated_calls) AND correlation IS NULL"
+        " AND {}",
         kLaunchFlowCats, kLaunchingCall));
   if (ops) {
     sql.run("CREATE INDEX kineto_flows_f ON kineto_flows(pid, tid, ts) WHERE ph = 'f'");
@@ -128,7 +130,8 @@ void link_flows(Sql& sql) {
         "INSERT INTO temp.kineto_flow_ops SELECT id, flow_id FROM (SELECT o.id AS id, ("
         " SELECT f.flow_id FROM kineto_flows AS f INDEXED BY kineto_flows_f WHERE f.ph = 'f' AND f.pid = o.event_pid"
         " AND f.tid = o.event_tid AND f.ts = o.start AND f.cat_id IN {} AND typeof(f.flow_id) = 'integer'"
-        " ORDER BY f.id LIMIT 1) AS flow_id FROM kineto_ops AS o WHERE o.correlation IS NULL) WHERE flow_id IS NOT NULL",
+        " ORDER BY f.id LIMIT 1) AS flow_id FROM kineto_ops AS o WHERE o.id IN (SELECT id FROM temp.kineto_uncorrelated_ops)"
+        " AND o.correlation IS NULL) WHERE flow_id IS NOT NULL",
         kLaunchFlowCats));
     if (sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_flow_ops)")) {
       // Calls whose own correlation is not the id of their flow (none in Kineto's output).
@@ -263,6 +266,11 @@ int64_t store_counters(Sql& sql) {
 
 }  // namespace
 
+void prepare_link(sqlite3* db, const std::string& label) {
+  exec(db, "CREATE TEMP TABLE kineto_uncorrelated_ops(id INTEGER PRIMARY KEY); "
+           "CREATE TEMP TABLE kineto_uncorrelated_calls(id INTEGER PRIMARY KEY)", label);
+}
+
 int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label) {
   Sql sql(db, label);
   if (in.late_base_ns != 0) add_base(sql, in.late_base_ns);
@@ -272,6 +280,7 @@ int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label) {
   assign_processes(sql, in.processes);
   match_profiler_ranges(sql);
   const int64_t counters = store_counters(sql);
+  sql.run("DROP TABLE temp.kineto_uncorrelated_ops; DROP TABLE temp.kineto_uncorrelated_calls");
   sql.meta("import.layout_version", 1);
   sql.meta("import.events", in.events);
   sql.meta("import.duplicate_correlations", duplicates);

@@ -24,6 +24,10 @@ struct LinkInput {
   const ProcessCalls* processes = nullptr;  // null or overflowed: counted in SQL
 };
 
+// Before any row is stored: the lists of rows written without a correlation
+// (temp.kineto_uncorrelated_ops and _calls, filled by RowWriter, dropped by link_trace).
+void prepare_link(sqlite3* db, const std::string& label);
+
 // Runs inside the import's transaction; returns the number of counter values stored. Throws
 // Error naming `label`.
 int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label);

@@ -80,7 +80,14 @@ RowWriter::RowWriter(sqlite3* db, const std::string& label)
       other_(prepare(db,
                      "INSERT INTO kineto_other(event, ph, cat_id, name_id, pid, tid, start, \"end\", args) "
                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")),
-      metadata_(prepare(db, "INSERT INTO kineto_metadata(tag, value) VALUES (?1, ?2)")) {}
+      metadata_(prepare(db, "INSERT INTO kineto_metadata(tag, value) VALUES (?1, ?2)")),
+      uncorrelated_ops_(prepare(db, "INSERT INTO temp.kineto_uncorrelated_ops(id) VALUES (?1)")),
+      uncorrelated_calls_(prepare(db, "INSERT INTO temp.kineto_uncorrelated_calls(id) VALUES (?1)")) {}
+
+void RowWriter::pending(sqlite3_stmt* list) {
+  sqlite3_bind_int64(list, 1, sqlite3_last_insert_rowid(db_));
+  run(list);
+}
 
 void RowWriter::fail(const Event& e, const std::string& what) const {
   throw Error(fmt::format("{}: traceEvents[{}]{}: {}", label_, e.index,
@@ -170,6 +177,7 @@ RowWriter::Table RowWriter::write_op(const Event& e, int64_t base_ns, const char
   bind_opt(s, 21, e.bytes);
   if (e.has_args) bind_text(s, 22, e.args);
   run(s);
+  if (!e.correlation.present) pending(uncorrelated_ops_.get());
   return Table::Ops;
 }
 
@@ -194,6 +202,7 @@ RowWriter::Table RowWriter::write_call(const Event& e, int64_t base_ns, const ch
   bind_opt(s, 10, e.external_id);
   if (e.has_args) bind_text(s, 11, e.args);
   run(s);
+  if (launches && !e.correlation.present) pending(uncorrelated_calls_.get());
   // As link's SQL counts them: calls drawn on a GPU's row (kGpuSideDomains there) are not a process's.
   if (!processes_.overflow && std::strcmp(domain, "gpu_annotation") != 0 && std::strcmp(domain, "cuda_sync") != 0) {
     ++processes_.calls[e.pid.i];

@@ -102,11 +102,15 @@ class RowWriter {
   int64_t cat_id(const Event& e);
   Table write_op(const Event& e, int64_t base_ns, const char* kind);
   Table write_call(const Event& e, int64_t base_ns, const char* domain, bool launches);
+  // Adds the row just inserted to `list` (ops or launching calls written without a correlation,
+  // which the link then looks up from their flows without scanning every row).
+  void pending(sqlite3_stmt* list);
 
   sqlite3* db_;
   std::string label_;
   StringTable strings_;
   Stmt ops_, calls_, ranges_, counter_events_, flows_, labels_, other_, metadata_;
+  Stmt uncorrelated_ops_, uncorrelated_calls_;  // temp tables created by kineto_link's prepare_link
   ProcessCalls processes_;
 };
 
