@@ -244,17 +244,24 @@ EDGE_OPS = [
 ]
 
 
-def write_rpd2(path, pid, ops):
-    con = sqlite3.connect(path)
-    con.executescript(RPD2_DDL)
+def string_ids(con):
+    """sid(text): the rocpd_string id of `text` in `con`, inserted on first use; None gives an id
+    that names no string (a NULL name)."""
     strings = {"": 1}
 
     def sid(s):
         if s is None:
-            return 999999  # no such string: a NULL name
+            return 999999
         if s not in strings:
             strings[s] = con.execute("INSERT INTO rocpd_string(string) VALUES (?)", (s,)).lastrowid
         return strings[s]
+    return sid
+
+
+def write_rpd2(path, pid, ops):
+    con = sqlite3.connect(path)
+    con.executescript(RPD2_DDL)
+    sid = string_ids(con)
 
     for gpu, queue, op_type, name, start, end, call_start in ops:
         op = con.execute("INSERT INTO rocpd_op(gpuId, queueId, sequenceId, completionSignal, start, end, "
@@ -274,14 +281,7 @@ def write_rpd2_ranges(path, pid, occurrences):
     """One thread's marker ranges (rpd v2 UserMarker calls), each enclosing the launch calls of its ops."""
     con = sqlite3.connect(path)
     con.executescript(RPD2_DDL)
-    strings = {"": 1}
-
-    def sid(s):
-        if s is None:
-            return 999999  # no such string: a NULL name
-        if s not in strings:
-            strings[s] = con.execute("INSERT INTO rocpd_string(string) VALUES (?)", (s,)).lastrowid
-        return strings[s]
+    sid = string_ids(con)
 
     t = 1000
     for range_name, ops in occurrences:
