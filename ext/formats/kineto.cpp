@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/kineto_link.h"
 #include "formats/probe_util.h"
 
 namespace rocpd::federation {
@@ -90,7 +91,7 @@ SourceSql copies(const Member& m) {
 }
 
 // Rows drawn on a GPU's row (pid = the device) belong to the trace's main process.
-constexpr const char* kGpuSide = "c.domain IN ('gpu_annotation', 'cuda_sync')";
+const std::string kGpuSide = fmt::format("c.domain IN {}", kineto::kGpuSideDomains);
 
 SourceSql apis(const Member& m) {
   const std::string s = quote_id(m.schema);

@@ -15,8 +15,6 @@ constexpr const char* kLaunchFlowCats =
 // Calls that launch GPU work (they carry a correlation id).
 constexpr const char* kLaunchingCall =
     "(domain IN ('cuda', 'hip', 'cuda_driver') OR domain GLOB '*_runtime' OR domain GLOB '*_driver')";
-// Calls drawn on a GPU's row (their pid is the device): not a process of the trace.
-constexpr const char* kGpuSideDomains = "('gpu_annotation', 'cuda_sync')";
 
 class Sql {
  public:

@@ -6,10 +6,16 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "common/sqlite_util.h"
 
 namespace rocpd::kineto {
+
+// Domains of calls drawn on a GPU's row (their pid is the device), not by a process: the import's
+// count of calls per process, the link's SQL and the adapter's pid/tid all leave them out.
+constexpr const char* kGpuSideDomains = "('gpu_annotation', 'cuda_sync')";
+inline bool gpu_side_domain(std::string_view domain) { return domain == "gpu_annotation" || domain == "cuda_sync"; }
 
 // Calls per process as the rows were stored (calls drawn on a GPU's row left out), so that the
 // link need not group every call again; `overflow` when too many processes were seen to count.

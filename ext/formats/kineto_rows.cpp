@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cstring>
 
 namespace rocpd::kineto {
 
@@ -203,8 +202,7 @@ RowWriter::Table RowWriter::write_call(const Event& e, int64_t base_ns, const ch
   if (e.has_args) bind_text(s, 11, e.args);
   run(s);
   if (launches && !e.correlation.present) pending(uncorrelated_calls_.get());
-  // As link's SQL counts them: calls drawn on a GPU's row (kGpuSideDomains there) are not a process's.
-  if (!processes_.overflow && std::strcmp(domain, "gpu_annotation") != 0 && std::strcmp(domain, "cuda_sync") != 0) {
+  if (!processes_.overflow && !gpu_side_domain(domain)) {
     ++processes_.calls[e.pid.i];
     if (processes_.calls.size() > kMaxCountedProcesses) {  // bounded memory on a hostile file
       processes_.calls.clear();
