@@ -194,6 +194,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
   const auto launches = read_member_launches(m, conn, wanted, true, table);
   std::map<ThreadKey, BigVector<Call>> thread_calls;
   BigVector<int32_t> call_of_slot(wanted.size(), -1);
+  out.calls.reserve(wanted.size());  // at most one call per correlation id
   for (OpRow& r : out.rows) {
     if (r.corr.type != SQLITE_INTEGER) continue;
     const int64_t found = wanted.find(r.corr.bits);

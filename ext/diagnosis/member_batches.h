@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/big_alloc.h"
 #include "diagnosis/diag_read.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
@@ -90,6 +91,8 @@ class MemberBatches {
   Compute compute_;
   Prepare prepare_;
   size_t per_core_;
+  // Member after member builds arrays of the same sizes: freed ones are reused, not mapped anew.
+  BigAllocReuse reuse_;
   std::vector<MemberRef> dbs_;
   std::vector<Rows> batch_;
   size_t next_ = 0, first_ = 0;

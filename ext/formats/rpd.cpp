@@ -30,10 +30,6 @@ std::string node_of(int64_t stride, const char* column) {
   return fmt::format("CASE WHEN {0} >= {1} AND typeof({0}) = 'integer' THEN {0} / {1} ELSE 0 END", column, stride);
 }
 
-// The op types of each canonical kind, as an uncorrelated subquery (evaluated once per query).
-std::string kind_subquery(const std::string& schema, const char* where) {
-  return fmt::format("(SELECT id FROM {}.rocpd_string WHERE {})", schema, where);
-}
 constexpr const char* kKernelTypes = "string IN ('KernelExecution', 'Task')";
 constexpr const char* kCopyTypes = "string LIKE 'Copy%'";
 
@@ -50,9 +46,19 @@ std::string pid_expr(const Member& m, const Profile* p, const char* id) {
                      quote_id(m.schema));
 }
 
+// The ids of the strings `where` selects: a literal list with the member's connection, else an
+// uncorrelated subquery (evaluated once per query). Either way the test on a row is no string join.
+std::string string_ids(const std::string& schema, const char* where, sqlite3* db) {
+  const std::string select = fmt::format("SELECT id FROM {}.rocpd_string WHERE {}", schema, where);
+  if (!db) return "(" + select + ")";
+  auto stmt = prepare(db, select);
+  std::vector<int64_t> ids;
+  while (step(stmt.get())) ids.push_back(sqlite3_column_int64(stmt.get(), 0));
+  return fmt::format("({})", fmt::join(ids, ", "));
+}
+
 // opType -> canonical kind. Kinds are tested on the op type's string id, never by joining the
-// string per row: with the member's connection, the ids are listed literally; without it,
-// uncorrelated IN subqueries (evaluated once per query) stand in.
+// string per row (string_ids).
 std::map<std::string, std::string> kind_id_lists(const std::string& schema, sqlite3* db) {
   static const std::vector<std::pair<const char*, const char*>> kinds = {
       {"kernel", kKernelTypes},
@@ -60,17 +66,7 @@ std::map<std::string, std::string> kind_id_lists(const std::string& schema, sqli
       {"barrier", "string LIKE 'Barrier%'"},
       {"fill", "string = 'FillBuffer'"}};
   std::map<std::string, std::string> lists;
-  for (const auto& [kind, where] : kinds) {
-    const std::string select = fmt::format("SELECT id FROM {}.rocpd_string WHERE {}", schema, where);
-    if (!db) {
-      lists[kind] = kind_subquery(schema, where);
-      continue;
-    }
-    auto stmt = prepare(db, select);
-    std::vector<int64_t> ids;
-    while (step(stmt.get())) ids.push_back(sqlite3_column_int64(stmt.get(), 0));
-    lists[kind] = fmt::format("({})", fmt::join(ids, ", "));
-  }
+  for (const auto& [kind, where] : kinds) lists[kind] = string_ids(schema, where, db);
   return lists;
 }
 
@@ -166,7 +162,7 @@ SourceSql kernel_details(const Member& m, const Profile* p) {
   op_columns(b, m, p,
              {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
               kKernCorrelationId, kKernOpId, kKernGraphId});
-  b.src().where = "o.opType_id IN " + kind_subquery(s, kKernelTypes);
+  b.src().where = "o.opType_id IN " + string_ids(s, kKernelTypes, nullptr);
   if (d.has_api_ops && d.has_kernelapi) {
     b.join("ka", fmt::format("LEFT JOIN {}.rocpd_kernelapi AS ka ON ka.api_ptr_id = ao.api_id", s), {"ao"});
     b.join("la", fmt::format("LEFT JOIN {}.rocpd_api AS la ON la.id = ao.api_id", s), {"ao"});
@@ -200,7 +196,7 @@ SourceSql copy_details(const Member& m, const Profile* p) {
   op_columns(b, m, p,
              {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
               kCopyCorrelationId, kCopyOpId, kCopyGraphId});
-  b.src().where = "o.opType_id IN " + kind_subquery(s, kCopyTypes);
+  b.src().where = "o.opType_id IN " + string_ids(s, kCopyTypes, nullptr);
   if (d.has_api_ops && d.has_copyapi) {
     b.join("cp", fmt::format("LEFT JOIN {}.rocpd_copyapi AS cp ON cp.api_ptr_id = ao.api_id", s), {"ao"});
     b.col(kCopyBytes, "CASE WHEN cp.size <> '' THEN cp.size END", {"ao", "cp"});
@@ -247,7 +243,7 @@ constexpr const char* kDomainFromName =
     "WHEN an.string LIKE 'hip%' THEN 'hip' WHEN an.string LIKE 'hsa%' THEN 'hsa' "
     "WHEN an.string LIKE 'rccl%' OR an.string LIKE 'nccl%' THEN 'rccl' ELSE NULL END";
 
-SourceSql apis(const Member& m) {
+SourceSql apis(const Member& m, sqlite3* db) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
   SourceBuilder b(s + ".rocpd_api", "a", kApisColumnCount);
@@ -267,11 +263,10 @@ SourceSql apis(const Member& m) {
     b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kDomainFromName, {"an"});
     b.col(kApisCategory, "NULL");
   }
-  // domain = 'marker' without a string join per call: the ids of the marker strings, listed once
-  // per query by uncorrelated subqueries (the same test as the CASE above).
-  std::string marker = fmt::format("a.apiName_id IN (SELECT id FROM {}.rocpd_string WHERE string = 'UserMarker')", s);
-  if (d.has_api_domain)
-    marker += fmt::format(" OR a.domain_id IN (SELECT id FROM {}.rocpd_string WHERE lower(string) IN ('roctx', 'marker'))", s);
+  // domain = 'marker' without a string join per call: tested on the ids of the marker strings (the
+  // same test as the CASE above).
+  std::string marker = "a.apiName_id IN " + string_ids(s, "string = 'UserMarker'", db);
+  if (d.has_api_domain) marker += " OR a.domain_id IN " + string_ids(s, "lower(string) IN ('roctx', 'marker')", db);
   b.src().predicate_column = kApisDomain;
   b.src().predicates["marker"] = marker;
   b.col(kApisPid, decoded(d.pid_stride, "a.pid"));
@@ -365,7 +360,7 @@ class RpdAdapter : public FormatAdapter {
                                  sqlite3* db) const override {
     switch (table) {
       case TableKind::Ops: return {ops(m, profile, db)};
-      case TableKind::Apis: return {apis(m)};
+      case TableKind::Apis: return {apis(m, db)};
       case TableKind::Kernels: return {kernel_details(m, profile)};
       case TableKind::Copies: return {copy_details(m, profile)};
       case TableKind::Counters:

@@ -105,9 +105,14 @@ void MemberColumns::open(size_t source) {
   }
   result_col_.clear();
   affinity_.clear();
-  for (int c : columns_) {
+  plain_int_.clear();
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const int c = columns_[i];
     result_col_.push_back(c == kOpsName && named_ >= 0 ? -1 : query_.select_index[static_cast<size_t>(c)]);
-    affinity_.push_back(table_.columns[static_cast<size_t>(c)].affinity());
+    const Affinity a = table_.columns[static_cast<size_t>(c)].affinity();
+    affinity_.push_back(a);
+    const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_;
+    plain_int_.push_back(direct && a != Affinity::Text && a != Affinity::Real);
   }
 }
 
@@ -228,7 +233,7 @@ void MemberColumns::get(size_t i, StoredValue& out) const {
   stored_value_to(stmt_.get(), result_col_[i], affinity_[i], out);
 }
 
-StoredValue MemberColumns::operator[](size_t i) const {
+StoredValue MemberColumns::value(size_t i) const {
   if (static_cast<int>(i) == named_) return keyed_name();
   token_ = -1;
   const StoredValue v = stored_value(stmt_.get(), result_col_[i], affinity_[i]);

@@ -54,10 +54,13 @@ unsigned char constraint_op_from_sql(std::string_view sql) {
 }
 
 bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
-  if (table != TableKind::Ops) return false;
-  if (used & (uint64_t{1} << kOpsKind)) return true;
+  int column = -1;
+  if (table == TableKind::Ops) column = kOpsKind;
+  else if (table == TableKind::Apis) column = kApisDomain;
+  else return false;
+  if (used & (uint64_t{1} << column)) return true;
   for (const auto& c : pushed)
-    if (c.column == kOpsKind) return true;
+    if (c.column == column) return true;
   return false;
 }
 
