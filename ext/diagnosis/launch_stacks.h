@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/big_alloc.h"
+#include "common/chunked_vector.h"
 #include "common/sqlite_util.h"
 #include "members/interrupt.h"
 #include "members/member_columns.h"
@@ -67,7 +68,7 @@ struct CallRow {
 
 // Everything one member contributes: its rows and the strings they point at.
 struct MemberStacks {
-  BigVector<OpRow> rows;
+  ChunkedVector<OpRow> rows;
   BigVector<CallRow> calls;
   std::vector<std::string> texts;
   Strings names, stacks;
