@@ -186,13 +186,18 @@ bool MemberColumns::next() {
 
 StoredValue MemberColumns::keyed_name() const {
   sqlite3_stmt* st = stmt_.get();
-  const int64_t own_rowid = sqlite3_value_int64(sqlite3_column_value(st, query_.rowid_index));
+  // The row's own rowid is read only when needed (a key part that is not an id, a new key).
+  std::optional<int64_t> rowid;
+  auto own_rowid = [&] {
+    if (!rowid) rowid = sqlite3_value_int64(sqlite3_column_value(st, query_.rowid_index));
+    return *rowid;
+  };
   NameKey key{};
   for (size_t k = 0; k < key_cols_.size(); ++k) {
     sqlite3_value* part = sqlite3_column_value(st, key_cols_[k]);
     const int type = sqlite3_value_type(part);
     if (type == SQLITE_INTEGER) key[k] = {1, sqlite3_value_int64(part)};
-    else if (type != SQLITE_NULL) key[k] = {2, own_rowid};  // not an id: this row's own name
+    else if (type != SQLITE_NULL) key[k] = {2, own_rowid()};  // not an id: this row's own name
   }
   auto [it, inserted] = names_.try_emplace(key);
   Name& n = it->second;
@@ -200,8 +205,8 @@ StoredValue MemberColumns::keyed_name() const {
     n.token = next_token_++;
     sqlite3_stmt* q = name_stmt_.get();
     sqlite3_reset(q);
-    sqlite3_bind_int64(q, name_query_.rowid_param, own_rowid);
-    sqlite3_bind_int64(q, name_query_.rowid_param + 1, own_rowid);
+    sqlite3_bind_int64(q, name_query_.rowid_param, own_rowid());
+    sqlite3_bind_int64(q, name_query_.rowid_param + 1, own_rowid());
     const int rc = sqlite3_step(q);
     if (rc != SQLITE_ROW) {
       names_.erase(it);
