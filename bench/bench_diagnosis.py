@@ -7,6 +7,7 @@ reads, on the same job, in the same run.
   cmake --build build --target bench_diagnosis   # or directly:
   bench_diagnosis.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
                      [--files 64] [--ops 100000] [--markers 10000] [--rpd-counters N] [--work DIR]
+                     [--job DIR] [--only TEXT]
 
 The job is generated once (rpd v3, --diagnosis 1: nested roctx ranges on the launching thread,
 ranges on a helper thread, host stalls, event waits). Prints the data size, best-of-N times and
@@ -46,6 +47,8 @@ def main():
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--rpd-counters", type=int, default=0, help="counters per kernel (rocpd_kernel_counters has rows)")
     p.add_argument("--job", help="an existing job directory to time instead of the generated one")
+    p.add_argument("--only", help="time only the cases whose name contains this text (and the full scan, "
+                   "first, plus the cases they are compared with)")
     args = p.parse_args()
 
     counters = f"_c{args.rpd_counters}" if args.rpd_counters else ""
@@ -116,6 +119,10 @@ def main():
         ("rocpd_launch_latency: every row", "SELECT * FROM rocpd_launch_latency"),
         ("rocpd_kernel_sequences LIMIT 8", "SELECT * FROM rocpd_kernel_sequences LIMIT 8"),
     ]
+    if args.only:
+        wanted = {name for name, _, *own in cases if args.only in name}
+        wanted |= {own[0] for name, _, *own in cases if name in wanted and own}
+        cases = [cases[0]] + [c for c in cases[1:] if c[0] in wanted]
     base, times = None, {}
     print(f"{'query':62} {'best s':>8} {'/ scan':>7} {'/ own':>7}")
     for name, sql, *own in cases:

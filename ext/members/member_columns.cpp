@@ -47,7 +47,12 @@ void MemberColumns::fail(const std::string& what, int code) const {
 void MemberColumns::open(size_t source) {
   source_ = source;
   try {
-    const bool kinds = uses_kind(table_.kind, used_, {});
+    std::vector<PushedConstraint> pushed;
+    const uint64_t unpushable = shapes_of(table_.kind, m_).at(source).unpushable;
+    for (size_t f = 0; f < filters_.size() && !m_.info.loose_types; ++f)
+      if (!(unpushable & (uint64_t{1} << filters_[f].first)))
+        pushed.push_back({filters_[f].first, filters_[f].second, Collation::Binary, filter_values_[f].get()});
+    const bool kinds = uses_kind(table_.kind, used_, pushed);
     auto sources = sources_for(table_.kind, m_, profile_, kinds ? db_ : nullptr);
     SourceSql src = std::move(sources.at(source));
     linked_ = -1;
@@ -89,11 +94,6 @@ void MemberColumns::open(size_t source) {
         used |= uint64_t{1} << (table_.columns.size() + k);
       }
     }
-    std::vector<PushedConstraint> pushed;
-    const uint64_t unpushable = shapes_of(table_.kind, m_).at(source).unpushable;
-    for (size_t f = 0; f < filters_.size() && !m_.info.loose_types; ++f)
-      if (!(unpushable & (uint64_t{1} << filters_[f].first)))
-        pushed.push_back({filters_[f].first, filters_[f].second, Collation::Binary, filter_values_[f].get()});
     query_ = build_member_query(src, used, pushed, false, time_columns(table_),
                                             m_.clock_offset.load());
     stmt_ = prepare(db_, query_.sql);

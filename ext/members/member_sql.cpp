@@ -54,11 +54,10 @@ unsigned char constraint_op_from_sql(std::string_view sql) {
 }
 
 bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
-  int column = -1;
-  if (table == TableKind::Ops) column = kOpsKind;
-  else if (table == TableKind::Apis) column = kApisDomain;
-  else return false;
-  if (used & (uint64_t{1} << column)) return true;
+  // An op's kind is computed from the lists whenever it is read; an API domain only tests them
+  // when filtered on (domain = 'marker').
+  if (table == TableKind::Ops && (used & (uint64_t{1} << kOpsKind))) return true;
+  const int column = table == TableKind::Ops ? kOpsKind : table == TableKind::Apis ? kApisDomain : -1;
   for (const auto& c : pushed)
     if (c.column == column) return true;
   return false;

@@ -57,9 +57,9 @@ void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> cons
 const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed
 unsigned char constraint_op_from_sql(std::string_view sql);  // inverse of the above; 0 if unknown
 
-// Whether a member query of `table` selects or filters on rocpd_ops.kind or rocpd_apis.domain (then
-// the rpd strings that decide them are worth resolving to id lists first: opType ids of each kind,
-// the string ids that make a call a marker).
+// Whether a member query of `table` selects or filters on rocpd_ops.kind, or filters on
+// rocpd_apis.domain (then the rpd strings that decide them are worth resolving to id lists first:
+// the opType ids of each kind, the string ids that make a call a marker).
 bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed);
 
 }  // namespace rocpd::federation
