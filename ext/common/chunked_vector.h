@@ -15,7 +15,7 @@ namespace rocpd {
 template <class T>
 class ChunkedVector {
  public:
-  // Elements per chunk: a power of two near 4 MiB of elements.
+  // Elements per chunk: the largest power of two whose chunk takes at most 4 MiB.
   static constexpr std::size_t kShift = [] {
     std::size_t shift = 0;
     while ((std::size_t{2} << shift) * sizeof(T) <= (std::size_t{4} << 20)) ++shift;

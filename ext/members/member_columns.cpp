@@ -52,8 +52,8 @@ void MemberColumns::open(size_t source) {
     for (size_t f = 0; f < filters_.size() && !m_.info.loose_types; ++f)
       if (!(unpushable & (uint64_t{1} << filters_[f].first)))
         pushed.push_back({filters_[f].first, filters_[f].second, Collation::Binary, filter_values_[f].get()});
-    const bool kinds = uses_kind(table_.kind, used_, pushed);
-    auto sources = sources_for(table_.kind, m_, profile_, kinds ? db_ : nullptr);
+    const bool id_lists = wants_string_id_lists(table_.kind, used_, pushed);
+    auto sources = sources_for(table_.kind, m_, profile_, id_lists ? db_ : nullptr);
     SourceSql src = std::move(sources.at(source));
     linked_ = -1;
     link_.reset();

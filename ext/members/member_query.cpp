@@ -37,7 +37,7 @@ OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, cons
         q.bound.push_back(i);
       }
     }
-    const auto sources = sources_for(t.kind, m, profile, uses_kind(t.kind, used, effective) ? db : nullptr);
+    const auto sources = sources_for(t.kind, m, profile, wants_string_id_lists(t.kind, used, effective) ? db : nullptr);
     q.query = build_member_query(sources.at(static_cast<size_t>(source)), used, effective, ranged, time_columns(t),
                                  m.clock_offset.load());
     q.stmt = prepare(db, q.query.sql);

@@ -53,7 +53,7 @@ unsigned char constraint_op_from_sql(std::string_view sql) {
   return 0;
 }
 
-bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
+bool wants_string_id_lists(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
   // An op's kind is computed from the lists whenever it is read; an API domain only tests them
   // when filtered on (domain = 'marker').
   if (table == TableKind::Ops && (used & (uint64_t{1} << kOpsKind))) return true;

@@ -60,6 +60,6 @@ unsigned char constraint_op_from_sql(std::string_view sql);  // inverse of the a
 // Whether a member query of `table` selects or filters on rocpd_ops.kind, or filters on
 // rocpd_apis.domain (then the rpd strings that decide them are worth resolving to id lists first:
 // the opType ids of each kind, the string ids that make a call a marker).
-bool uses_kind(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed);
+bool wants_string_id_lists(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed);
 
 }  // namespace rocpd::federation
