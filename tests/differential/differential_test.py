@@ -714,9 +714,10 @@ class Tester:
     def finish(self, elapsed):
         s = self.stats
         print("\n%d queries (each on the virtual table and on its copy) in %.1f s: %.1f queries/s; %d rowid checks; "
-              "%d run after an interrupted scan; %d timeouts; %d errored on both sides" % (
+              "%d run after an interrupted scan; %d timeouts; %d errored on both sides; "
+              "%d where the host SQLite contradicted itself" % (
                   s["queries"], elapsed, s["queries"] / max(elapsed, 1e-9), s["rowid_checks"],
-                  s["interrupted_first"], s["timeouts"], s["both_error"]))
+                  s["interrupted_first"], s["timeouts"], s["both_error"], s["host_bugs"]))
         print("classes: " + ", ".join("%s %d" % (k[6:], v) for k, v in sorted(s.items()) if k.startswith("class_")))
         if self.args.verbose:
             print("time by class: " + ", ".join("%s %.1f s" % kv for kv in self.time_by.most_common()))
@@ -762,10 +763,26 @@ class Tester:
         diff = compare(runner.con, n, ordered)
         if diff is None:
             return "ok", vt_sql, None, (vs, vr), (cs, cr)
+        if self.copy_disagrees_with_itself(runner, cp_sql, n, ordered):
+            return "host_bug", vt_sql, None, (vs, vr), (cs, cr)
         heads = [(runner.con.execute("SELECT count(*) FROM temp.%s" % t).fetchone()[0],
                   runner.con.execute("SELECT * FROM temp.%s ORDER BY rowid LIMIT 3" % t).fetchall())
                  for t in ("r_vt", "r_cp")]
         return "fail", vt_sql, diff + (heads,), (vs, vr), (cs, cr)
+
+    @staticmethod
+    def copy_disagrees_with_itself(runner, cp_sql, n, ordered):
+        """True when the plain copy answers differently once SQLite builds no automatic index, and then
+        agrees with the virtual table: the host SQLite is wrong, not us. SQLite 3.40's automatic index
+        ignores the collation of a comparison with a constant (`source = 'x ' COLLATE RTRIM` finds
+        nothing); later releases answer the same query right. r_vt holds the virtual table's rows."""
+        runner.con.execute("PRAGMA automatic_index = OFF")
+        try:
+            # A comment makes the statement text new, so no statement prepared with the index is reused.
+            st, _ = runner.run_into("r_cp", "%s /* without automatic index */" % cp_sql, n)
+        finally:
+            runner.con.execute("PRAGMA automatic_index = ON")
+        return st == "ok" and compare(runner.con, n, ordered) is None
 
     def reduce(self, cat, runner, query):
         budget = self.args.reduce_steps
@@ -985,6 +1002,13 @@ class Tester:
             self.errors_both[re.sub(r"'[^']*'", "'...'", vo[1])[:80]] += 1
             return
         if st == "ok":
+            return
+        if st == "host_bug":
+            self.stats["host_bugs"] += 1
+            if self.stats["host_bugs"] == 1 or verbose:
+                print("note: %s #%d: the plain copy's answer changes with PRAGMA automatic_index = OFF and then "
+                      "equals the virtual table's; the host SQLite (%s) is wrong here, not compared: %s"
+                      % (cfg.name, i, sqlite3.sqlite_version, clip(vt_sql, 300)), flush=True)
             return
         f = Failure(cfg, t.key, qy.cls, i, vt_sql, detail)
         if qy.cls == "identity":
