@@ -45,11 +45,10 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-StackCell MemberStacks::cell(const StoredValue& v) {
+StackCell MemberStacks::other_cell(const StoredValue& v) {
   StackCell c;
   c.type = v.type;
-  if (v.type == SQLITE_INTEGER) c.bits = v.i;
-  else if (v.type == SQLITE_FLOAT) std::memcpy(&c.bits, &v.d, sizeof v.d);
+  if (v.type == SQLITE_FLOAT) std::memcpy(&c.bits, &v.d, sizeof v.d);
   else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
     c.text = static_cast<uint32_t>(texts.size());
     texts.emplace_back(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
@@ -150,7 +149,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
       const StoredValue op_id = ops[kId];
       if (options.keep_op && !options.keep_op(op_id)) continue;
       OpRow r;
-      r.rowid = ops.rowid();
+      if (options.rowids) r.rowid = ops.rowid();
       r.op_id = out.cell(op_id);
       const StoredValue corr = ops[kCorr];
       r.corr = out.cell(corr);

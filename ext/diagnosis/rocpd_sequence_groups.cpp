@@ -166,6 +166,7 @@ OccurrenceOps occurrence_order(OccurrenceOps ops, const MemberStacks& ms) {
 MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
   StackOptions options;
   options.places = false;  // patterns need no gpu or queue
+  options.rowids = false;  // nor the ops' rowids (groups are numbered by the table)
   MemberStacks ms = member_stacks(m, conn, options, watch, kTable);
   OccurrenceOps ops;
   ops.reserve(ms.rows.size());
