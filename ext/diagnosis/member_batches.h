@@ -9,7 +9,6 @@
 #include "common/big_alloc.h"
 #include "diagnosis/diag_read.h"
 #include "members/interrupt.h"
-#include "members/mapped_reads.h"
 #include "members/member_pool.h"
 #include "members/progress.h"
 
@@ -65,7 +64,6 @@ class MemberBatches {
     try {
       if (prepare_ && set.registry) prepare_(*set.registry, set.members, watch);
       federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-        const federation::MappedReads mapped(*set.members[i], db);  // every page is read: map them
         batch_[i] = compute_(*set.members[i], db, watch);
         progress.rows.fetch_add(static_cast<int64_t>(batch_[i].size()), std::memory_order_relaxed);
       }, &progress);

@@ -324,20 +324,6 @@ class IdleBreakdown(unittest.TestCase):
             self.assertEqual(str(e.exception), msg)
 
 
-class MemberMaps(unittest.TestCase):
-    def test_no_member_file_stays_mapped(self):
-        # A member batch reads each member through a memory map of its file while it computes
-        # (members/mapped_reads.h); the map ends with the computation, so pooled member connections
-        # hold none between statements.
-        con = connect()
-        files = {os.path.realpath(p) for (p,) in con.execute("SELECT path FROM rocpd_members")}
-        for view in ("rocpd_kernel_sequences", "rocpd_kernel_stacks", "rocpd_idle_breakdown"):
-            self.assertGreater(con.execute(f"SELECT count(*) FROM {view}").fetchone()[0], 0, view)
-            with open("/proc/self/maps") as f:
-                mapped = {parts[5].strip() for parts in (line.split(None, 5) for line in f) if len(parts) == 6}
-            self.assertEqual(mapped & files, set(), view)
-
-
 class LinkTableEdgeCases(unittest.TestCase):
     """The tables read members straight from their own tables (members/member_columns.h): an rpd
     op's correlation id from rocpd_api_ops directly, the smallest api_id linked to it. Edited copies
