@@ -272,14 +272,16 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
         out.calls[call].info = last_info;
         return;
       }
-      json = "[";
-      for (size_t k = 0; k < stack.size(); ++k) {
-        if (k) json.push_back(',');
-        json += out.range_json[ranges[stack[k]].name];
-      }
-      json.push_back(']');
       StackInfo& info = out.calls[call].info;
-      info.stack = out.stacks.id(json);
+      if (options.stack_texts) {
+        json = "[";
+        for (size_t k = 0; k < stack.size(); ++k) {
+          if (k) json.push_back(',');
+          json += out.range_json[ranges[stack[k]].name];
+        }
+        json.push_back(']');
+        info.stack = out.stacks.id(json);
+      }
       info.depth = static_cast<uint32_t>(stack.size());
       info.top = ranges[stack.front()].name;
       info.bottom = ranges[stack.back()].name;

@@ -97,6 +97,8 @@ struct StackOptions {
   bool copies = true;          // ops of kind 'copy' too (else kernels only)
   bool places = true;          // the ops' gpu and queue (else NULL: not read, for callers that need neither)
   bool rowids = true;          // the ops' rowids in rocpd_ops (else 0: for callers that number rows themselves)
+  bool stack_texts = true;     // each stack's JSON text (else every StackInfo::stack is "[]": callers that
+                               // need only the ranges' names and the innermost range)
   // When set, only the ops whose op_id it accepts (a cheap pre-filter; callers re-check).
   std::function<bool(const StoredValue& op_id)> keep_op;
 };

@@ -167,6 +167,7 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
   StackOptions options;
   options.places = false;  // patterns need no gpu or queue
   options.rowids = false;  // nor the ops' rowids (groups are numbered by the table)
+  options.stack_texts = false;  // nor the stacks' texts (only their innermost ranges)
   MemberStacks ms = member_stacks(m, conn, options, watch, kTable);
   OccurrenceOps ops;
   ops.reserve(ms.rows.size());
