@@ -132,9 +132,8 @@ StoredValue stored_of(const GpuKey& k) {
   return v;
 }
 
-std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what) {
-  if (v.type == SQLITE_INTEGER) return v.i;
-  if (v.type == SQLITE_NULL) return std::nullopt;
+std::optional<int64_t> time_value_other(const StoredValue& v, const char* table, const std::string& db,
+                                        const char* what) {
   const std::string fn = fmt::format("{}: member {}", table, db);
   if (v.type == SQLITE_FLOAT) {
     // As intervals::int64_arg: [-2^63, 2^63) is exactly the doubles that convert without overflow.

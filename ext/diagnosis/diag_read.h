@@ -46,7 +46,15 @@ std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, 
 GpuKey value_key(const StoredValue& v);
 // A key's value as MemberColumns hands values out (bytes point into the key).
 StoredValue stored_of(const GpuKey& k);
-std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db, const char* what);
+// Any other value than an integer or NULL: a real that is a whole number, else the error.
+std::optional<int64_t> time_value_other(const StoredValue& v, const char* table, const std::string& db, const char* what);
+// Inline: called for every time of every row read (millions per statement), almost always an integer.
+inline std::optional<int64_t> time_value(const StoredValue& v, const char* table, const std::string& db,
+                                         const char* what) {
+  if (v.type == SQLITE_INTEGER) return v.i;
+  if (v.type == SQLITE_NULL) return std::nullopt;
+  return time_value_other(v, table, db, what);
+}
 // SQLite's `column = n`, `column > n` and `column < n` for an integer n and a stored value
 // (NULL: false; text and blobs sort after every number).
 bool equals_int(const StoredValue& v, int64_t n);

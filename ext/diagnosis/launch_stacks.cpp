@@ -45,11 +45,10 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
 }
 
-StackCell MemberStacks::cell(const StoredValue& v) {
+StackCell MemberStacks::other_cell(const StoredValue& v) {
   StackCell c;
   c.type = v.type;
-  if (v.type == SQLITE_INTEGER) c.bits = v.i;
-  else if (v.type == SQLITE_FLOAT) std::memcpy(&c.bits, &v.d, sizeof v.d);
+  if (v.type == SQLITE_FLOAT) std::memcpy(&c.bits, &v.d, sizeof v.d);
   else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
     c.text = static_cast<uint32_t>(texts.size());
     texts.emplace_back(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
@@ -150,7 +149,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
       const StoredValue op_id = ops[kId];
       if (options.keep_op && !options.keep_op(op_id)) continue;
       OpRow r;
-      r.rowid = ops.rowid();
+      if (options.rowids) r.rowid = ops.rowid();
       r.op_id = out.cell(op_id);
       const StoredValue corr = ops[kCorr];
       r.corr = out.cell(corr);
@@ -273,14 +272,16 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
         out.calls[call].info = last_info;
         return;
       }
-      json = "[";
-      for (size_t k = 0; k < stack.size(); ++k) {
-        if (k) json.push_back(',');
-        json += out.range_json[ranges[stack[k]].name];
-      }
-      json.push_back(']');
       StackInfo& info = out.calls[call].info;
-      info.stack = out.stacks.id(json);
+      if (options.stack_texts) {
+        json = "[";
+        for (size_t k = 0; k < stack.size(); ++k) {
+          if (k) json.push_back(',');
+          json += out.range_json[ranges[stack[k]].name];
+        }
+        json.push_back(']');
+        info.stack = out.stacks.id(json);
+      }
       info.depth = static_cast<uint32_t>(stack.size());
       info.top = ranges[stack.front()].name;
       info.bottom = ranges[stack.back()].name;

@@ -77,17 +77,28 @@ struct MemberStacks {
   std::vector<std::string> range_json;
   uint32_t null_range_name = kNoName;
 
-  StackCell cell(const StoredValue& v);
+  // Inline for integers and NULL (five per op row); text and blobs are copied into `texts`.
+  StackCell cell(const StoredValue& v) {
+    if (v.type == SQLITE_INTEGER) return {v.i, SQLITE_INTEGER, 0};
+    if (v.type == SQLITE_NULL) return {};
+    return other_cell(v);
+  }
   StoredValue stored(const StackCell& c) const;
   void result(sqlite3_context* ctx, const StackCell& c) const;
   // The launch call's info of row r (depth 0 without a launch).
   const StackInfo& info(const OpRow& r) const;
+
+ private:
+  StackCell other_cell(const StoredValue& v);
 };
 
 struct StackOptions {
   std::optional<int64_t> gpu;  // only the ops of this gpu (`gpu =` pushed down)
   bool copies = true;          // ops of kind 'copy' too (else kernels only)
   bool places = true;          // the ops' gpu and queue (else NULL: not read, for callers that need neither)
+  bool rowids = true;          // the ops' rowids in rocpd_ops (else 0: for callers that number rows themselves)
+  bool stack_texts = true;     // each stack's JSON text (else every StackInfo::stack is "[]": callers that
+                               // need only the ranges' names and the innermost range)
   // When set, only the ops whose op_id it accepts (a cheap pre-filter; callers re-check).
   std::function<bool(const StoredValue& op_id)> keep_op;
 };

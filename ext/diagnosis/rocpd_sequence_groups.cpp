@@ -90,15 +90,24 @@ int64_t checked_add(int64_t a, int64_t b) {
 }
 
 // One op of an occurrence with its sort key: the occurrence (thread and range), then GPU start (NULL
-// first), then op_id in SQLite's order, then rocpd_ops order (`index`).
+// first), then op_id in SQLite's order, then rocpd_ops order (`index`). It also carries what the
+// grouping reads of the op (name, duration, launch call): the grouping visits ops in occurrence
+// order, and looking them up in the member's rows there cost a cache miss per op.
 struct OccurrenceOp {
   int64_t pid = 0, tid = 0, range = 0;  // pid, tid: integers (a thread); range: the bottom range's api_id
   int64_t start = 0;
-  int64_t op_id = 0;  // when int_id
+  int64_t op_id = 0;     // when int_id
+  int64_t duration = 0;  // end - start, when has_duration
   uint32_t index = 0;
-  bool has_start = false, int_id = false;
+  uint32_t name = kNoName;  // MemberStacks::names id
+  uint32_t call = 0;        // MemberStacks::calls index of its launch
+  bool has_start = false, int_id = false, has_duration = false;
   bool same_occurrence(const OccurrenceOp& o) const { return pid == o.pid && tid == o.tid && range == o.range; }
 };
+
+// A member's ops in occurrences (6 MB for 100k ops). As BigVectors (common/big_alloc.h) they were
+// no faster in an interleaved A/B: plain vectors.
+using OccurrenceOps = std::vector<OccurrenceOp>;
 
 struct OccurrenceHash {
   size_t operator()(const std::tuple<int64_t, int64_t, int64_t>& k) const noexcept {
@@ -112,7 +121,7 @@ struct OccurrenceHash {
 // comparing whole keys n log n times: the occurrences (an order of magnitude fewer than their ops)
 // are numbered and sorted, the ops placed by occurrence in their order, and each occurrence's few
 // ops sorted.
-std::vector<OccurrenceOp> occurrence_order(std::vector<OccurrenceOp> ops, const MemberStacks& ms) {
+OccurrenceOps occurrence_order(OccurrenceOps ops, const MemberStacks& ms) {
   using Key = std::tuple<int64_t, int64_t, int64_t>;
   std::unordered_map<Key, uint32_t, OccurrenceHash> number;
   std::vector<Key> keys;
@@ -135,7 +144,7 @@ std::vector<OccurrenceOp> occurrence_order(std::vector<OccurrenceOp> ops, const 
   for (uint32_t r = 0; r < by_key.size(); ++r) rank[by_key[r]] = r;
   for (const uint32_t o : occurrence) ++first[rank[o] + 1];
   for (size_t r = 1; r < first.size(); ++r) first[r] += first[r - 1];
-  std::vector<OccurrenceOp> sorted(ops.size());
+  OccurrenceOps sorted(ops.size());
   std::vector<uint32_t> fill(first.begin(), first.end() - 1);
   for (size_t i = 0; i < ops.size(); ++i) sorted[fill[rank[occurrence[i]]]++] = ops[i];
   const auto within = [&](const OccurrenceOp& a, const OccurrenceOp& b) {
@@ -158,8 +167,10 @@ std::vector<OccurrenceOp> occurrence_order(std::vector<OccurrenceOp> ops, const 
 MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
   StackOptions options;
   options.places = false;  // patterns need no gpu or queue
+  options.rowids = false;  // nor the ops' rowids (groups are numbered by the table)
+  options.stack_texts = false;  // nor the stacks' texts (only their innermost ranges)
   MemberStacks ms = member_stacks(m, conn, options, watch, kTable);
-  std::vector<OccurrenceOp> ops;
+  OccurrenceOps ops;
   ops.reserve(ms.rows.size());
   for (uint32_t i = 0; i < ms.rows.size(); ++i) {
     const OpRow& r = ms.rows[i];
@@ -174,7 +185,13 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
     o.has_start = r.has_start;
     o.int_id = r.op_id.is_int();
     o.op_id = r.op_id.bits;
+    if (r.has_start && r.has_end) {
+      if (__builtin_sub_overflow(r.end, r.start, &o.duration)) throw Error("integer overflow");
+      o.has_duration = true;
+    }
     o.index = i;
+    o.name = r.name;
+    o.call = static_cast<uint32_t>(r.call);
     ops.push_back(o);
   }
   ops = occurrence_order(std::move(ops), ms);
@@ -188,18 +205,13 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
     if ((begin & 0xfff) == 0 && watch.stopped()) federation::InterruptWatch::raise();
     size_t end = begin + 1;
     while (end < ops.size() && ops[end].same_occurrence(ops[begin])) ++end;
-    const StackInfo& first = ms.info(ms.rows[ops[begin].index]);
+    const StackInfo& first = ms.calls[ops[begin].call].info;
     const uint32_t op = first.bottom == ms.null_range_name ? kNoName : first.bottom;
     key.assign(reinterpret_cast<const char*>(&op), sizeof op);
     std::optional<int64_t> gpu_ns;
     for (size_t k = begin; k < end; ++k) {
-      const OpRow& r = ms.rows[ops[k].index];
-      key.append(reinterpret_cast<const char*>(&r.name), sizeof r.name);
-      if (r.has_start && r.has_end) {
-        int64_t d = 0;
-        if (__builtin_sub_overflow(r.end, r.start, &d)) throw Error("integer overflow");
-        gpu_ns = gpu_ns ? checked_add(*gpu_ns, d) : d;
-      }
+      key.append(reinterpret_cast<const char*>(&ops[k].name), sizeof ops[k].name);
+      if (ops[k].has_duration) gpu_ns = gpu_ns ? checked_add(*gpu_ns, ops[k].duration) : ops[k].duration;
     }
     int64_t range = 0;
     if (__builtin_sub_overflow(first.bottom_end, first.bottom_start, &range)) throw Error("integer overflow");
@@ -210,7 +222,7 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
       g.first = static_cast<uint32_t>(out.ids.size());
       g.kernels = static_cast<uint32_t>(end - begin);
       for (size_t k = begin; k < end; ++k) {
-        const uint32_t name = ms.rows[ops[k].index].name;
+        const uint32_t name = ops[k].name;
         out.ids.push_back(name);
         if (name == kNoName) continue;
         if (name >= out.name_json.size()) out.name_json.resize(name + 1);

@@ -94,8 +94,8 @@ void MemberColumns::open(size_t source) {
         used |= uint64_t{1} << (table_.columns.size() + k);
       }
     }
-    query_ = build_member_query(src, used, pushed, false, time_columns(table_),
-                                            m_.clock_offset.load());
+    // Each requested column's affinity is applied on read (affinity_): equal expressions can share.
+    query_ = build_member_query(src, used, pushed, false, time_columns(table_), m_.clock_offset.load(), true);
     stmt_ = prepare(db_, query_.sql);
     bind_constraints(stmt_.get(), pushed);
     for (size_t k = 0; named_ >= 0 && k < keys; ++k)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/affinity.h"
+#include "common/big_alloc.h"
 #include "canonical/canonical_tables.h"
 #include "canonical/member.h"
 #include "members/member_query.h"
@@ -112,9 +113,11 @@ class MemberColumns {
     const int64_t* find(int64_t key) const;
 
    private:
-    std::vector<std::pair<int64_t, int64_t>> pairs_;
-    std::vector<int64_t> dense_;
-    std::vector<uint8_t> present_;
+    // Megabytes per member (16 bytes a link row): BigVectors, so that inside a BigAllocReuse scope
+    // (a diagnosis statement) the next member reuses them instead of faulting in fresh pages.
+    BigVector<std::pair<int64_t, int64_t>> pairs_;
+    BigVector<int64_t> dense_;
+    BigVector<uint8_t> present_;
     int64_t dense_min_ = 0;
     std::unordered_map<int64_t, int64_t> hashed_;
   };

@@ -74,7 +74,7 @@ const char* collate_clause(Collation c) {
 }  // namespace
 
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
-                               bool rowid_range, uint64_t time_columns, int64_t clock_offset) {
+                               bool rowid_range, uint64_t time_columns, int64_t clock_offset, bool share_equal) {
   MemberQuery q;
   const size_t ncol = src.expr.size();
   q.select_index.assign(ncol, -1);
@@ -85,13 +85,22 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<co
   };
   uint32_t joins = 0;
   std::string select = src.rowid;
-  int n = 1;
+  std::vector<std::string> selected{src.rowid};  // by result column
   for (size_t c = 0; c < ncol; ++c) {
     if (!(used & (uint64_t{1} << c)) || src.expr[c].empty()) continue;
-    select += ", ";
-    select += expr(c);
+    std::string e = expr(c);
     joins |= src.expr_joins[c];
-    q.select_index[c] = n++;
+    if (share_equal) {
+      const auto same = std::find(selected.begin(), selected.end(), e);
+      if (same != selected.end()) {
+        q.select_index[c] = static_cast<int>(same - selected.begin());
+        continue;
+      }
+    }
+    select += ", ";
+    select += e;
+    q.select_index[c] = static_cast<int>(selected.size());
+    selected.push_back(std::move(e));
   }
   std::string where = src.where.empty() ? "" : " WHERE (" + src.where + ")";
   joins |= src.where_joins;

@@ -47,9 +47,12 @@ struct MemberQuery {
 // `rowid_range`, by rowid BETWEEN two params. Equality constraints on the source's predicate
 // column use the source's predicates; a constraint so rewritten leaves its parameter unused.
 // Columns in `time_columns` (bit i) are shifted by `clock_offset` ns, in the selection and in the
-// constraints alike.
+// constraints alike. With `share_equal`, columns whose expressions are the same text (rpd's op id,
+// link key and rowid are all `o.id`) share one result column, computed once per row: for readers
+// that apply each column's affinity themselves (the result columns' affinities may then differ).
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
-                               bool rowid_range, uint64_t time_columns = 0, int64_t clock_offset = 0);
+                               bool rowid_range, uint64_t time_columns = 0, int64_t clock_offset = 0,
+                               bool share_equal = false);
 // The time columns of `table` as a bitmask.
 uint64_t time_columns(const CanonicalTable& table);
 void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> constraints);

@@ -91,6 +91,19 @@ TEST(MemberQuery, ConstraintsAndRowidRange) {
   EXPECT_EQ(q.rowid_param, 4);
 }
 
+TEST(MemberQuery, EqualExpressionsShareAResultColumnOnRequest) {
+  // rpd's op_id is `o.id`, the rowid's expression: a reader that applies affinities itself
+  // (MemberColumns) selects it once.
+  const auto src = op_sources(*rpd_member(2), nullptr).at(0);
+  ASSERT_EQ(src.expr[kOpsOpId], src.rowid);
+  const auto apart = build_member_query(src, bit(kOpsOpId) | bit(kOpsStart), {}, false);
+  EXPECT_NE(apart.select_index[kOpsOpId], apart.rowid_index);
+  const auto shared = build_member_query(src, bit(kOpsOpId) | bit(kOpsStart), {}, false, 0, 0, true);
+  EXPECT_EQ(shared.sql, "SELECT o.id, o.start FROM \"r0\".rocpd_op AS o");
+  EXPECT_EQ(shared.select_index[kOpsOpId], shared.rowid_index);
+  EXPECT_EQ(shared.select_index[kOpsStart], 1);
+}
+
 TEST(MemberQuery, SessionPidsFromTheProfile) {
   Profile p;
   p.session_pid = {{0, 100}, {1, 200}};
