@@ -9,6 +9,7 @@
 
 #include "diagnosis/diag_read.h"
 #include "diagnosis/stack_sweep.h"
+#include "members/page_cache_boost.h"
 
 namespace rocpd::diagnosis {
 
@@ -115,6 +116,8 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
   const std::string& db = m.alias;
   MemberStacks out;
   out.stacks.id("[]");
+  // The API table is read twice (launch calls, then markers): its pages stay cached in between.
+  const PageCacheBoost cache(m, conn);
   // Every 64k rows: a look at the stop flag, and the rows into the progress count.
   auto count_rows = [&](uint64_t& read) {
     if ((++read & 0xffff) != 0) return;
