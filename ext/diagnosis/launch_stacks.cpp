@@ -116,8 +116,6 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
   const std::string& db = m.alias;
   MemberStacks out;
   out.stacks.id("[]");
-  // The API table is read twice (launch calls, then markers): its pages stay cached in between.
-  const PageCacheBoost cache(m, conn);
   // Every 64k rows: a look at the stop flag, and the rows into the progress count.
   auto count_rows = [&](uint64_t& read) {
     if ((++read & 0xffff) != 0) return;
@@ -193,6 +191,8 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
   corrs = {};
 
   // 2. Their launch calls (one call may issue several ops: graph launches).
+  // The API table is read twice (launch calls, then markers): its pages stay cached in between.
+  const PageCacheBoost cache(m, conn);
   const auto launches = read_member_launches(m, conn, wanted, true, table);
   std::map<ThreadKey, BigVector<Call>> thread_calls;
   BigVector<int32_t> call_of_slot(wanted.size(), -1);
