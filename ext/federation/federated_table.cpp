@@ -369,10 +369,11 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
           return;
         }
         if (cur->batch && cur->batch->last_of_item) {
-          cur->batch.reset();
+          cur->prefetch->recycle(std::move(cur->batch));
           cur->mode = Mode::None;
           break;
         }
+        cur->prefetch->recycle(std::move(cur->batch));
         cur->batch = cur->prefetch->next();
         if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
         cur->batch_row = 0;
@@ -399,7 +400,7 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
         cur->source = w.source;
         if (w.prefetched) {
           cur->mode = Mode::Batch;
-          cur->batch.reset();
+          cur->prefetch->recycle(std::move(cur->batch));
           cur->batch = cur->prefetch->next();
           if (!cur->batch) throw Error(fmt::format("{}: a prefetch thread stopped early", t.name));
           cur->batch_row = 0;

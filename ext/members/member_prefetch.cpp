@@ -19,6 +19,10 @@ constexpr size_t kRowsPerBatch = 4096;
 // bytes too so that long kernel names cannot make the queues large.
 constexpr size_t kQueuedBatches = 32;
 constexpr size_t kQueuedBytes = 24u << 20;
+// Recycled batches kept per lane (a lane's queue turns over in batches consumed and refilled), and
+// the largest batch kept (one cut early on long texts is let go).
+constexpr size_t kSparesPerLane = 4;
+constexpr size_t kSpareBytes = 4u << 20;
 // How often the waiting host thread looks at the host's interrupt flag.
 constexpr auto kInterruptPoll = std::chrono::milliseconds(10);
 
@@ -102,6 +106,29 @@ std::unique_ptr<Batch> Prefetcher::next() {
   return nullptr;
 }
 
+void Prefetcher::recycle(std::unique_ptr<Batch> batch) {
+  if (!batch || batch->block.bytes() > kSpareBytes) return;
+  batch->block.cells.clear();
+  batch->block.arena.clear();
+  batch->block.rows = 0;
+  batch->last_of_item = false;
+  batch->columns.reset();
+  std::lock_guard lock(mutex_);
+  if (spares_.size() < kSparesPerLane * lanes_.size()) spares_.push_back(std::move(batch));
+}
+
+std::unique_ptr<Batch> Prefetcher::spare_or_new() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!spares_.empty()) {
+      auto b = std::move(spares_.back());
+      spares_.pop_back();
+      return b;
+    }
+  }
+  return std::make_unique<Batch>();
+}
+
 bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
   std::unique_lock lock(mutex_);
   Lane& l = *lanes_[lane];
@@ -123,7 +150,7 @@ void Prefetcher::read_item(size_t index, size_t lane) {
   auto columns = std::make_shared<const std::vector<int>>(q.query.select_index);
   const size_t width = q.affinity.size();
   auto fresh = [&] {
-    auto b = std::make_unique<Batch>();
+    auto b = spare_or_new();
     b->item = index;
     b->columns = columns;
     b->block.width = width;

@@ -60,6 +60,10 @@ class Prefetcher {
   // The next batch in item order; nullptr when every item is done. Rethrows a worker error.
   // While waiting, polls the host's interrupt flag (host thread) and throws "interrupted".
   std::unique_ptr<Batch> next();
+  // Gives a consumed batch back: its arrays are refilled by a worker instead of allocated anew.
+  // A fresh process's allocator hands freed blocks back to the kernel, so each new batch was
+  // faulted in page by page (a fresh process's first full scans were 1.5x slower than later ones).
+  void recycle(std::unique_ptr<Batch> batch);
 
   size_t threads() const { return workers_.size(); }
 
@@ -75,6 +79,7 @@ class Prefetcher {
   void read_item(size_t index, size_t lane);
   bool push(size_t lane, std::unique_ptr<Batch> batch);  // false when stopping
   void stop_and_join() noexcept;
+  std::unique_ptr<Batch> spare_or_new();
 
   Registry* registry_;
   const CanonicalTable& table_;
@@ -89,6 +94,7 @@ class Prefetcher {
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<size_t> lane_of_;  // per item: all items of one member go to one lane (one connection)
   size_t consumed_items_ = 0;    // items the consumer has finished
+  std::vector<std::unique_ptr<Batch>> spares_;  // recycled batches, emptied (capacity kept)
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };
