@@ -18,6 +18,7 @@ class PageCacheBoostTest : public ::testing::Test {
  protected:
   void SetUp() override {
     sqlite3_api = real_sqlite_api();
+    ASSERT_NE(sqlite3_api, nullptr);
     path_ = (std::filesystem::temp_directory_path() /
              ("page_cache_boost_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
               ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db"))

@@ -2,31 +2,18 @@
 
 #include <cstdio>
 
+#include "real_sqlite_api.h"
+
 extern "C" int sqlite3_rocpdext_init(sqlite3* db, char** err, const sqlite3_api_routines* api);
 
 namespace rocpd::fuzz {
 namespace {
 
-// SQLite hands an extension its API table only through its loaders: an auto-extension that
-// runs once on a throwaway connection captures it, so the extension can then be registered on
-// the connections we choose (not on the member connections the federation opens itself).
-const sqlite3_api_routines* captured_api = nullptr;
-int capture_api(sqlite3*, char**, const sqlite3_api_routines* api) {
-  captured_api = api;
-  return SQLITE_OK;
-}
-
+// The extension is registered on the connections we choose (not on the member connections the
+// federation opens itself) with the API table SQLite's loaders hand it.
 const sqlite3_api_routines* api_table() {
-  static const sqlite3_api_routines* table = [] {
-    using Entry = void (*)();
-    sqlite3_auto_extension(reinterpret_cast<Entry>(capture_api));
-    sqlite3* db = nullptr;
-    sqlite3_open(":memory:", &db);
-    sqlite3_close(db);
-    sqlite3_cancel_auto_extension(reinterpret_cast<Entry>(capture_api));
-    fuzz_check(captured_api != nullptr, "no SQLite API table captured");
-    return captured_api;
-  }();
+  const sqlite3_api_routines* table = real_sqlite_api();
+  fuzz_check(table != nullptr, "no SQLite API table captured");
   return table;
 }
 
