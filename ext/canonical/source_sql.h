@@ -37,9 +37,9 @@ struct SourceSql {
   // the returned value, so constraints on them are never pushed.
   uint64_t unpushable = 0;
   // Expressions over the base table alone (no joins) whose values together determine the name
-  // column: rows with equal integer parts have equal names. The summary engine (ext/summaries)
-  // reads these instead of the name's text and resolves each distinct key once. Empty: the name
-  // is read as text.
+  // column (rocpd_ops' or rocpd_apis' name): rows with equal integer parts have equal names. The
+  // summary engine (ext/summaries) and members/member_columns.h read these instead of the name's
+  // text and resolve each distinct key once. Empty: the name is read as text.
   std::vector<std::string> name_key;
   // A column that a join computes can also be read from its link table directly (rpd: an op's
   // correlation id, the smallest api_id linked to it in rocpd_api_ops, is a grouped join per

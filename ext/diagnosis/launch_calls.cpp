@@ -11,8 +11,9 @@ std::vector<StoredCall> read_stored_calls(const federation::Member& m, sqlite3* 
   using namespace federation;
   std::vector<StoredCall> out(wanted.size());
   if (wanted.size() == 0) return out;
-  MemberColumns rows(m, db, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisPid, kApisTid,
-                                              kApisName});
+  MemberColumns rows(m, db, TableKind::Apis,
+                     {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisPid, kApisTid, kApisName}, nullptr,
+                     std::nullopt, {}, nullptr, true);
   scan_best_launches(
       rows, wanted, out, table, m.alias,
       [&](StoredCall& c, int64_t) {

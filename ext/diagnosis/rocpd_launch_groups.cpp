@@ -112,7 +112,8 @@ MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, con
   BigVector<NamedCall> calls(wanted.size());
   Strings api_names;
   if (wanted.size() > 0) {
-    MemberColumns apis(m, conn, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisName});
+    MemberColumns apis(m, conn, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisName},
+                       nullptr, std::nullopt, {}, nullptr, true);
     scan_best_launches(
         apis, wanted, calls, kTable, m.alias,
         [&](NamedCall& c, int64_t) {

@@ -265,7 +265,8 @@ SourceSql apis(const Member& m, sqlite3* db) {
   }
   // domain = 'marker' without a string join per call: tested on the ids of the marker strings (the
   // same test as the CASE above).
-  std::string marker = "a.apiName_id IN " + string_ids(s, "string = 'UserMarker'", db);
+  const std::string user_marker = string_ids(s, "string = 'UserMarker'", db);
+  std::string marker = "a.apiName_id IN " + user_marker;
   if (d.has_api_domain) marker += " OR a.domain_id IN " + string_ids(s, "lower(string) IN ('roctx', 'marker')", db);
   b.src().predicate_column = kApisDomain;
   b.src().predicates["marker"] = marker;
@@ -276,6 +277,9 @@ SourceSql apis(const Member& m, sqlite3* db) {
     b.src().unpushable |= (uint64_t{1} << kApisPid) | (uint64_t{1} << kApisTid) | (uint64_t{1} << kApisNode);
   // A roctx marker's name is its message (rpd keeps it in the arguments).
   b.col(kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
+  // The name is the API name's string, a marker's its arguments' string (user_marker: the same test
+  // as the CASE).
+  b.src().name_key = {"a.apiName_id", fmt::format("CASE WHEN a.apiName_id IN {} THEN a.args_id END", user_marker)};
   b.col(kApisArgs, "ar.string", {"ar"});
   b.col(kApisStart, "a.start");
   b.col(kApisEnd, "a.\"end\"");

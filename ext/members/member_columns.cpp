@@ -14,8 +14,10 @@ namespace rocpd::federation {
 MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
                              std::vector<int> columns, const Profile* profile,
                              std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds,
-                             LinkCache* links)
+                             LinkCache* links, bool api_names_by_key)
     : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile), links_(links) {
+  if (kind == TableKind::Ops) name_col_ = kOpsName;
+  else if (kind == TableKind::Apis && api_names_by_key) name_col_ = kApisName;
   for (int c : columns_) used_ |= uint64_t{1} << c;
   // The hints' values as sqlite3_values (what the member query binds).
   Stmt make = prepare(db_, "SELECT ?1");
@@ -77,11 +79,12 @@ void MemberColumns::open(size_t source) {
     named_ = -1;
     key_cols_.clear();
     names_.clear();
+    direct_names_.clear();
     name_stmt_.reset();
     uint64_t used = used_;
-    const int name_col = kOpsName;
+    const int name_col = name_col_;
     const size_t keys = src.name_key.size();
-    if (table_.kind == TableKind::Ops && (used & (uint64_t{1} << name_col)) && keys >= 1 && keys <= 2) {
+    if (name_col >= 0 && (used & (uint64_t{1} << name_col)) && keys >= 1 && keys <= 2) {
       // Names by key: the name's own expression (string joins per row) is read once per key.
       name_query_ = build_member_query(src, uint64_t{1} << name_col, {}, true);
       name_stmt_ = prepare(db_, name_query_.sql);
@@ -108,7 +111,7 @@ void MemberColumns::open(size_t source) {
   plain_int_.clear();
   for (size_t i = 0; i < columns_.size(); ++i) {
     const int c = columns_[i];
-    result_col_.push_back(c == kOpsName && named_ >= 0 ? -1 : query_.select_index[static_cast<size_t>(c)]);
+    result_col_.push_back(c == name_col_ && named_ >= 0 ? -1 : query_.select_index[static_cast<size_t>(c)]);
     const Affinity a = table_.columns[static_cast<size_t>(c)].affinity();
     affinity_.push_back(a);
     const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_;
@@ -199,9 +202,14 @@ StoredValue MemberColumns::keyed_name() const {
     if (type == SQLITE_INTEGER) key[k] = {1, sqlite3_value_int64(part)};
     else if (type != SQLITE_NULL) key[k] = {2, own_rowid()};  // not an id: this row's own name
   }
+  const bool direct = key[0].first == 1 && key[0].second >= 0 && key[0].second < kDirectNames;
+  const size_t slot = direct ? static_cast<size_t>(key[0].second) : 0;
+  if (direct && slot < direct_names_.size() && direct_names_[slot] && direct_names_[slot]->key == key)
+    return name_value(*direct_names_[slot]);
   auto [it, inserted] = names_.try_emplace(key);
   Name& n = it->second;
   if (inserted) {
+    n.key = key;
     n.token = next_token_++;
     sqlite3_stmt* q = name_stmt_.get();
     sqlite3_reset(q);
@@ -210,15 +218,23 @@ StoredValue MemberColumns::keyed_name() const {
     const int rc = sqlite3_step(q);
     if (rc != SQLITE_ROW) {
       names_.erase(it);
-      if (rc == SQLITE_DONE) fail("an op's row vanished while its name was read", SQLITE_ERROR);
+      if (rc == SQLITE_DONE) fail("a row vanished while its name was read", SQLITE_ERROR);
       fail(sqlite3_errmsg(db_), rc);
     }
-    const StoredValue v = stored_value(q, name_query_.select_index[kOpsName], Affinity::Text);
+    const StoredValue v = stored_value(q, name_query_.select_index[static_cast<size_t>(name_col_)], Affinity::Text);
     n.type = v.type;
     n.i = v.i;
     n.d = v.d;
     if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) n.bytes.assign(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
   }
+  if (direct) {
+    if (slot >= direct_names_.size()) direct_names_.resize(slot + 1, nullptr);
+    if (!direct_names_[slot]) direct_names_[slot] = &n;
+  }
+  return name_value(n);
+}
+
+StoredValue MemberColumns::name_value(const Name& n) const {
   token_ = n.token;
   StoredValue out;
   out.type = n.type;

@@ -44,10 +44,13 @@ class MemberColumns {
   // `text_equals` (column, text) and `bounds`: only rows that satisfy them are needed; the member
   // query filters by them where that is exact (a hint: callers still check every row themselves).
   // `links`: link tables read before by readers of the same member and table, and kept for later.
+  // Op names are read by key (SourceSql::name_key: once per distinct key) where the source declares
+  // one; API names only with `api_names_by_key`, for readers of launch calls, whose few API names
+  // repeat (a roctx message is its own key: read by key, every marker would cost a query).
   MemberColumns(const Member& m, sqlite3* db, TableKind kind, std::vector<int> columns,
                 const Profile* profile = nullptr,
                 std::optional<std::pair<int, std::string>> text_equals = std::nullopt,
-                std::vector<IntBound> bounds = {}, LinkCache* links = nullptr);
+                std::vector<IntBound> bounds = {}, LinkCache* links = nullptr, bool api_names_by_key = false);
   // Moves to the next row of any source; false after the last. Errors name the table and member.
   bool next();
   // Column `columns[i]` of the current row (text and blobs valid until next()).
@@ -70,7 +73,7 @@ class MemberColumns {
   void get(size_t i, StoredValue& out) const;
   // The row's rowid in the canonical table (unique across members, as federation/row_ids.h).
   int64_t rowid() const;
-  // After reading an op name read by key: a number naming that key's name within this reader
+  // After reading a name read by key: a number naming that key's name within this reader
   // (equal numbers, equal names), so callers can skip hashing the text; -1 otherwise.
   int64_t name_token() const { return token_; }
 
@@ -82,9 +85,12 @@ class MemberColumns {
   [[noreturn]] void fail(const std::string& what, int code) const;
   // operator[] for every case.
   StoredValue value(size_t i) const;
-  // The op name of the current row through its name key (SourceSql::name_key): read once per
+  // The name of the current row through its name key (SourceSql::name_key): read once per
   // distinct key of the source, from the first row that has it.
   StoredValue keyed_name() const;
+  struct Name;
+  // A name read before, as the current row's value (and its token).
+  StoredValue name_value(const Name& n) const;
 
   const Member& m_;
   sqlite3* db_;
@@ -124,14 +130,16 @@ class MemberColumns {
   std::shared_ptr<const LinkMap> link_;
   // Op names by name key: the requested column they stand for, the key's result columns, a query
   // of the name by rowid, and the names read so far (one source's keys: cleared per source).
+  using NameKey = std::array<std::pair<int, int64_t>, 2>;  // per key part: (tag, value)
   struct Name {
+    NameKey key{};
     int64_t token = 0;
     int type = SQLITE_NULL;
     int64_t i = 0;
     double d = 0;
     std::string bytes;
   };
-  using NameKey = std::array<std::pair<int, int64_t>, 2>;  // per key part: (tag, value)
+  int name_col_ = -1;  // the table's name column when read by key, else -1
   int named_ = -1;
   std::vector<int> key_cols_;
   MemberQuery name_query_;
@@ -144,6 +152,10 @@ class MemberColumns {
     }
   };
   mutable std::unordered_map<NameKey, Name, NameKeyHash> names_;
+  // The same names by the key's first part when it is a small id (string ids, the usual case): one
+  // array index per row instead of hashing. Entries point into names_ (its nodes never move).
+  static constexpr int64_t kDirectNames = int64_t{1} << 18;  // at most 2 MB of pointers
+  mutable std::vector<const Name*> direct_names_;
   mutable int64_t token_ = -1, next_token_ = 0;
   // The hints as constraints: column, op and value (owned by filter_values_).
   std::vector<std::pair<int, unsigned char>> filters_;
