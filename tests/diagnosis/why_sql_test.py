@@ -399,6 +399,50 @@ class SameRowsAsSql(unittest.TestCase):
         finally:
             shutil.rmtree(d, ignore_errors=True)
 
+    def test_launch_api_names(self):
+        """Launch calls whose API names the tables read once per (API name id, marker arguments id): one
+        API name with several arguments, roctx markers as launch calls (each message its own name), and
+        API name ids that are dangling, NULL, text, real or a numeric text; the arguments of a marker
+        call text or NULL."""
+        d = tempfile.mkdtemp(prefix="rocpd_whysql_apinames_")
+        try:
+            for rank in range(2):
+                con = sqlite3.connect(os.path.join(d, f"m{rank}.rpd"))
+                con.executescript(RPD2_DDL)
+                sid = string_ids(con)
+                launch, marker = sid("hipLaunchKernel"), sid("UserMarker")
+                calls = [  # (kernel, apiName_id, args_id)
+                    ("k1", launch, sid("a1")), ("k1", launch, sid("a2")),
+                    ("k2", marker, sid("msgA")), ("k2", marker, sid("msgB")), ("k2", marker, sid("msgA")),
+                    ("k3", 99999, 1), ("k3", None, 1), ("k3", "abc", 1),
+                    ("k4", 2.5, 1), ("k4", str(launch), 1),
+                    ("k5", marker, "x"), ("k5", marker, None), ("k5", marker, 99999),
+                ]
+                for i, (kernel, api_name, args) in enumerate(calls):
+                    t = 1000 * (i + 1)
+                    api = con.execute("INSERT INTO rocpd_api(pid, tid, start, end, apiName_id, args_id) "
+                                      "VALUES (?, ?, ?, ?, ?, ?)", (10 + rank, 10 + rank, t, t + 5, api_name,
+                                                                    args)).lastrowid
+                    op = con.execute("INSERT INTO rocpd_op(gpuId, queueId, sequenceId, completionSignal, start, end, "
+                                     "description_id, opType_id) VALUES (0, 0, 0, '', ?, ?, ?, ?)",
+                                     (t + 50 + i, t + 100, sid(kernel), sid("KernelExecution"))).lastrowid
+                    con.execute("INSERT INTO rocpd_api_ops(api_id, op_id) VALUES (?, ?)", (api, op))
+                con.commit()
+                con.close()
+            con = connect(d)
+            self.compare(con, "api names")
+            con.text_factory = str
+            # By construction: the names of each kernel's launching calls.
+            got = dict(con.execute("SELECT kernel, api_names FROM rocpd_launch_latency").fetchall())
+            self.assertEqual(got, {"k1": "hipLaunchKernel", "k2": "msgA,msgB", "k3": None, "k4": "hipLaunchKernel",
+                                   "k5": None})
+            got = Counter(con.execute("SELECT name, api_name FROM rocpd_launch_stats WHERE db = 'm0'"))
+            self.assertEqual(got, Counter([("k1", "hipLaunchKernel")] * 2 + [("k2", "msgA")] * 2 + [("k2", "msgB")] +
+                                          [("k3", None)] * 3 + [("k4", None), ("k4", "hipLaunchKernel")] +
+                                          [("k5", None)] * 3))
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def test_pattern_order_ties(self):
         """rocpd_kernel_sequences' own order against the reference's ORDER BY (SQLite's sort) where count,
         gpu_ns and operator tie, so that the patterns' texts decide: a pattern that is another's prefix,
