@@ -14,11 +14,24 @@
 namespace rocpd::diagnosis {
 
 uint32_t Strings::id(std::string_view s) {
-  auto it = ids_.find(std::string(s));
+  auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   const uint32_t id = static_cast<uint32_t>(all_.size());
   all_.emplace_back(s);
   ids_.emplace(all_.back(), id);
+  return id;
+}
+
+uint32_t TokenNames::id(const federation::MemberColumns& reader, const StoredValue& name, Strings& strings) {
+  if (name.type != SQLITE_TEXT && name.type != SQLITE_BLOB) return kNoName;
+  const int64_t token = reader.name_token();
+  const auto slot = static_cast<size_t>(token);
+  if (token >= 0 && slot < of_token_.size() && of_token_[slot] != kNoName) return of_token_[slot];
+  const uint32_t id = strings.id(std::string_view(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length)));
+  if (token >= 0) {
+    if (slot >= of_token_.size()) of_token_.resize(slot + 1, kNoName);
+    of_token_[slot] = id;
+  }
   return id;
 }
 
@@ -128,7 +141,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
 
   // 1. The kernels and copies.
   BigVector<int64_t> corrs;
-  std::vector<uint32_t> name_of_token;  // MemberColumns::name_token -> id in out.names
+  TokenNames op_names;
   {
     // Columns by position: op_id, correlation_id, kind, name, start, end, then gpu and queue when
     // wanted (the gpu too when filtered on).
@@ -158,21 +171,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
       if (options.places) r.queue = out.cell(ops[kQueue]);
       r.copy = k == "copy";
       // A TEXT column: numbers arrive converted, blobs read as their bytes (as column_text).
-      const StoredValue name = ops[kName];
-      if (name.type == SQLITE_TEXT || name.type == SQLITE_BLOB) {
-        const int64_t token = ops.name_token();
-        if (token >= 0 && static_cast<size_t>(token) < name_of_token.size() &&
-            name_of_token[static_cast<size_t>(token)] != kNoName) {
-          r.name = name_of_token[static_cast<size_t>(token)];
-        } else {
-          r.name = out.names.id(std::string_view(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length)));
-          if (token >= 0) {
-            if (static_cast<size_t>(token) >= name_of_token.size())
-              name_of_token.resize(static_cast<size_t>(token) + 1, kNoName);
-            name_of_token[static_cast<size_t>(token)] = r.name;
-          }
-        }
-      }
+      r.name = op_names.id(ops, ops[kName], out.names);
       if (const auto start = time_value(ops[kStart], table, db, "start")) {
         r.start = *start;
         r.has_start = true;

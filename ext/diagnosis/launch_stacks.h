@@ -31,8 +31,23 @@ class Strings {
   size_t size() const { return all_.size(); }
 
  private:
-  std::unordered_map<std::string, uint32_t> ids_;
+  // Looked up by string_view (no string made per lookup).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
   std::vector<std::string> all_;
+};
+
+// The id in `strings` of a name column just read by `reader` (TEXT or BLOB: its bytes; other
+// types: kNoName). A name read by key (MemberColumns::name_token) is hashed once per key.
+class TokenNames {
+ public:
+  uint32_t id(const federation::MemberColumns& reader, const StoredValue& name, Strings& strings);
+
+ private:
+  std::vector<uint32_t> of_token_;
 };
 
 struct StackInfo {

@@ -66,7 +66,7 @@ MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, con
   BigVector<Kernel> kernels;
   BigVector<int64_t> corrs;
   Strings names;
-  std::vector<uint32_t> name_of_token;
+  TokenNames op_names;
   uint64_t read = 0;
   {
     MemberColumns ops(m, conn, TableKind::Ops, {kOpsKind, kOpsName, kOpsStart, kOpsCorrelationId}, nullptr,
@@ -82,22 +82,7 @@ MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, con
         continue;
       const StoredValue corr = ops[3];
       if (corr.type != SQLITE_INTEGER) continue;  // no launch
-      Kernel k{kNoName, 0, false, corr.i};
-      const StoredValue name = ops[1];
-      if (name.type == SQLITE_TEXT || name.type == SQLITE_BLOB) {
-        const int64_t token = ops.name_token();
-        if (token >= 0 && static_cast<size_t>(token) < name_of_token.size() &&
-            name_of_token[static_cast<size_t>(token)] != kNoName) {
-          k.name = name_of_token[static_cast<size_t>(token)];
-        } else {
-          k.name = names.id(std::string_view(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length)));
-          if (token >= 0) {
-            if (static_cast<size_t>(token) >= name_of_token.size())
-              name_of_token.resize(static_cast<size_t>(token) + 1, kNoName);
-            name_of_token[static_cast<size_t>(token)] = k.name;
-          }
-        }
-      }
+      Kernel k{op_names.id(ops, ops[1], names), 0, false, corr.i};
       if (const auto start = time_value(ops[2], kTable, m.alias, "start")) {
         k.start = *start;
         k.has_start = true;
@@ -111,33 +96,36 @@ MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, con
   corrs = {};
   BigVector<NamedCall> calls(wanted.size());
   Strings api_names;
+  TokenNames call_names;
   if (wanted.size() > 0) {
     MemberColumns apis(m, conn, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisName},
                        nullptr, std::nullopt, {}, nullptr, true);
     scan_best_launches(
         apis, wanted, calls, kTable, m.alias,
-        [&](NamedCall& c, int64_t) {
-          const StoredValue n = apis[4];
-          c.name = n.type == SQLITE_NULL
-                       ? kNoName
-                       : api_names.id(std::string_view(static_cast<const char*>(n.bytes), static_cast<size_t>(n.length)));
-        },
+        [&](NamedCall& c, int64_t) { c.name = call_names.id(apis, apis[4], api_names); },
         &watch);
   }
   // Per kernel name id, then by name text.
   std::vector<Latencies> by_id(names.size());
   Latencies unnamed;
+  // Per kernel name id (the last: unnamed), the API name inserted last: most kernels are launched by
+  // one API, so its text is inserted once, not once per launch.
+  std::vector<uint32_t> last_api(names.size() + 1, kNoName);
   for (const Kernel& k : kernels) {
     const NamedCall& c = calls[static_cast<size_t>(wanted.find(k.corr))];
     if (!c.found) continue;
     Latencies& l = k.name == kNoName ? unnamed : by_id[k.name];
+    uint32_t& last = last_api[k.name == kNoName ? names.size() : k.name];
     ++l.launches;
     if (k.has_start) {
       int64_t latency = 0;
       if (__builtin_sub_overflow(k.start, c.start, &latency)) throw Error("integer overflow");
       l.values.push_back(latency);
     }
-    if (c.name != kNoName) l.api_names.insert(api_names[c.name]);
+    if (c.name != kNoName && c.name != last) {
+      l.api_names.insert(api_names[c.name]);
+      last = c.name;
+    }
   }
   progress.rows.fetch_add(static_cast<int64_t>(read & 0xffff), std::memory_order_relaxed);
   MemberLatencies out;
