@@ -98,11 +98,12 @@ MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, con
   Strings api_names;
   TokenNames call_names;
   if (wanted.size() > 0) {
-    MemberColumns apis(m, conn, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisEnd, kApisApiId, kApisName},
-                       nullptr, std::nullopt, {}, nullptr, true);
+    // scan_best_launches reads the correlation id, start and api_id at 0, 1 and 3; the end is not needed.
+    MemberColumns apis(m, conn, TableKind::Apis, {kApisCorrelationId, kApisStart, kApisName, kApisApiId}, nullptr,
+                       std::nullopt, {}, nullptr, true);
     scan_best_launches(
         apis, wanted, calls, kTable, m.alias,
-        [&](NamedCall& c, int64_t) { c.name = call_names.id(apis, apis[4], api_names); },
+        [&](NamedCall& c, int64_t) { c.name = call_names.id(apis, apis[2], api_names); },
         &watch);
   }
   // Per kernel name id, then by name text.

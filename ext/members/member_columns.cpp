@@ -58,6 +58,23 @@ void MemberColumns::open(size_t source) {
     auto sources = sources_for(table_.kind, m_, profile_, id_lists ? db_ : nullptr);
     SourceSql src = std::move(sources.at(source));
     linked_ = -1;
+    // A requested column filtered by one of the source's predicates (rpd: kind = 'kernel' as a list
+    // of op type ids) holds that text on every row the query returns: it is not selected.
+    constant_.assign(columns_.size(), -1);
+    uint64_t constant_columns = 0;
+    for (size_t f = 0; f < filters_.size(); ++f) {
+      const auto [column, op] = filters_[f];
+      if (column != src.predicate_column || op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      if (std::none_of(pushed.begin(), pushed.end(), [&](const PushedConstraint& p) { return p.column == column; }))
+        continue;
+      sqlite3_value* v = filter_values_[f].get();
+      if (sqlite3_value_type(v) != SQLITE_TEXT ||
+          !src.predicates.count(reinterpret_cast<const char*>(sqlite3_value_text(v))))
+        continue;
+      for (size_t i = 0; i < columns_.size(); ++i)
+        if (columns_[i] == column) constant_[i] = static_cast<int>(f);
+      constant_columns |= uint64_t{1} << column;
+    }
     link_.reset();
     const int lc = src.link_column;
     if (lc >= 0 && (used_ & (uint64_t{1} << lc))) {
@@ -81,7 +98,7 @@ void MemberColumns::open(size_t source) {
     names_.clear();
     direct_names_.clear();
     name_stmt_.reset();
-    uint64_t used = used_;
+    uint64_t used = used_ & ~constant_columns;
     const int name_col = name_col_;
     const size_t keys = src.name_key.size();
     if (name_col >= 0 && (used & (uint64_t{1} << name_col)) && keys >= 1 && keys <= 2) {
@@ -111,10 +128,11 @@ void MemberColumns::open(size_t source) {
   plain_int_.clear();
   for (size_t i = 0; i < columns_.size(); ++i) {
     const int c = columns_[i];
-    result_col_.push_back(c == name_col_ && named_ >= 0 ? -1 : query_.select_index[static_cast<size_t>(c)]);
+    const bool computed = (c == name_col_ && named_ >= 0) || constant_[i] >= 0;
+    result_col_.push_back(computed ? -1 : query_.select_index[static_cast<size_t>(c)]);
     const Affinity a = table_.columns[static_cast<size_t>(c)].affinity();
     affinity_.push_back(a);
-    const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_;
+    const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_ && constant_[i] < 0;
     plain_int_.push_back(direct && a != Affinity::Text && a != Affinity::Real);
   }
 }
@@ -246,7 +264,7 @@ StoredValue MemberColumns::name_value(const Name& n) const {
 }
 
 void MemberColumns::get(size_t i, StoredValue& out) const {
-  if (static_cast<int>(i) == named_ || static_cast<int>(i) == linked_) {
+  if (static_cast<int>(i) == named_ || static_cast<int>(i) == linked_ || constant_[i] >= 0) {
     out = (*this)[i];
     return;
   }
@@ -257,6 +275,14 @@ void MemberColumns::get(size_t i, StoredValue& out) const {
 StoredValue MemberColumns::value(size_t i) const {
   if (static_cast<int>(i) == named_) return keyed_name();
   token_ = -1;
+  if (constant_[i] >= 0) {
+    sqlite3_value* v = filter_values_[static_cast<size_t>(constant_[i])].get();
+    StoredValue out;
+    out.type = SQLITE_TEXT;
+    out.bytes = sqlite3_value_text(v);
+    out.length = sqlite3_value_bytes(v);
+    return out;
+  }
   const StoredValue v = stored_value(stmt_.get(), result_col_[i], affinity_[i]);
   if (static_cast<int>(i) != linked_) return v;
   // The join `link key = row key` compares numbers as numbers: 5.0 finds the key 5.
