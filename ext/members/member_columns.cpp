@@ -63,8 +63,8 @@ void MemberColumns::open(size_t source) {
     constant_.assign(columns_.size(), -1);
     uint64_t constant_columns = 0;
     for (size_t f = 0; f < filters_.size(); ++f) {
-      const auto [column, op] = filters_[f];
-      if (column != src.predicate_column || op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      const int column = filters_[f].first;  // not a structured binding: clang 14 cannot capture one
+      if (column != src.predicate_column || filters_[f].second != SQLITE_INDEX_CONSTRAINT_EQ) continue;
       if (std::none_of(pushed.begin(), pushed.end(), [&](const PushedConstraint& p) { return p.column == column; }))
         continue;
       sqlite3_value* v = filter_values_[f].get();
