@@ -60,20 +60,13 @@ void MemberColumns::open(size_t source) {
     linked_ = -1;
     // A requested column filtered by one of the source's predicates (rpd: kind = 'kernel' as a list
     // of op type ids) holds that text on every row the query returns: it is not selected.
-    constant_.assign(columns_.size(), -1);
+    constant_.assign(columns_.size(), nullptr);
     uint64_t constant_columns = 0;
-    for (size_t f = 0; f < filters_.size(); ++f) {
-      const int column = filters_[f].first;  // not a structured binding: clang 14 cannot capture one
-      if (column != src.predicate_column || filters_[f].second != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-      if (std::none_of(pushed.begin(), pushed.end(), [&](const PushedConstraint& p) { return p.column == column; }))
-        continue;
-      sqlite3_value* v = filter_values_[f].get();
-      if (sqlite3_value_type(v) != SQLITE_TEXT ||
-          !src.predicates.count(reinterpret_cast<const char*>(sqlite3_value_text(v))))
-        continue;
+    for (const PushedConstraint& con : pushed) {
+      if (!source_predicate(src, con)) continue;
       for (size_t i = 0; i < columns_.size(); ++i)
-        if (columns_[i] == column) constant_[i] = static_cast<int>(f);
-      constant_columns |= uint64_t{1} << column;
+        if (columns_[i] == con.column) constant_[i] = con.value;
+      constant_columns |= uint64_t{1} << con.column;
     }
     link_.reset();
     const int lc = src.link_column;
@@ -128,11 +121,11 @@ void MemberColumns::open(size_t source) {
   plain_int_.clear();
   for (size_t i = 0; i < columns_.size(); ++i) {
     const int c = columns_[i];
-    const bool computed = (c == name_col_ && named_ >= 0) || constant_[i] >= 0;
+    const bool computed = (c == name_col_ && named_ >= 0) || constant_[i];
     result_col_.push_back(computed ? -1 : query_.select_index[static_cast<size_t>(c)]);
     const Affinity a = table_.columns[static_cast<size_t>(c)].affinity();
     affinity_.push_back(a);
-    const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_ && constant_[i] < 0;
+    const bool direct = static_cast<int>(i) != named_ && static_cast<int>(i) != linked_ && !constant_[i];
     plain_int_.push_back(direct && a != Affinity::Text && a != Affinity::Real);
   }
 }
@@ -264,7 +257,7 @@ StoredValue MemberColumns::name_value(const Name& n) const {
 }
 
 void MemberColumns::get(size_t i, StoredValue& out) const {
-  if (static_cast<int>(i) == named_ || static_cast<int>(i) == linked_ || constant_[i] >= 0) {
+  if (static_cast<int>(i) == named_ || static_cast<int>(i) == linked_ || constant_[i]) {
     out = (*this)[i];
     return;
   }
@@ -275,8 +268,7 @@ void MemberColumns::get(size_t i, StoredValue& out) const {
 StoredValue MemberColumns::value(size_t i) const {
   if (static_cast<int>(i) == named_) return keyed_name();
   token_ = -1;
-  if (constant_[i] >= 0) {
-    sqlite3_value* v = filter_values_[static_cast<size_t>(constant_[i])].get();
+  if (sqlite3_value* v = constant_[i]) {
     StoredValue out;
     out.type = SQLITE_TEXT;
     out.bytes = sqlite3_value_text(v);

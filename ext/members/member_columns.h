@@ -160,9 +160,9 @@ class MemberColumns {
   // The hints as constraints: column, op and value (owned by filter_values_).
   std::vector<std::pair<int, unsigned char>> filters_;
   std::vector<Value> filter_values_;
-  // Per requested column: the filter whose text it holds on every returned row (a source predicate
-  // applied in the member query), else -1.
-  std::vector<int> constant_;
+  // Per requested column: the filter value (in filter_values_) whose text it holds on every returned
+  // row (a source predicate applied in the member query), else null.
+  std::vector<sqlite3_value*> constant_;
 };
 
 }  // namespace rocpd::federation

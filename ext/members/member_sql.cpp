@@ -73,6 +73,14 @@ const char* collate_clause(Collation c) {
 }
 }  // namespace
 
+const std::string* source_predicate(const SourceSql& src, const PushedConstraint& con) {
+  if (!con.value || con.column != src.predicate_column || con.op != SQLITE_INDEX_CONSTRAINT_EQ ||
+      con.collation != Collation::Binary || sqlite3_value_type(con.value) != SQLITE_TEXT)
+    return nullptr;
+  const auto it = src.predicates.find(reinterpret_cast<const char*>(sqlite3_value_text(con.value)));
+  return it == src.predicates.end() ? nullptr : &it->second;
+}
+
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
                                bool rowid_range, uint64_t time_columns, int64_t clock_offset, bool share_equal) {
   MemberQuery q;
@@ -109,14 +117,9 @@ MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<co
     ++param;
     if (src.expr[static_cast<size_t>(con.column)].empty()) continue;  // computed outside SQL
     where += where.empty() ? " WHERE " : " AND ";
-    if (con.value && con.column == src.predicate_column && con.op == SQLITE_INDEX_CONSTRAINT_EQ &&
-        con.collation == Collation::Binary) {
-      const auto* text = sqlite3_value_type(con.value) == SQLITE_TEXT ? sqlite3_value_text(con.value) : nullptr;
-      auto it = text ? src.predicates.find(reinterpret_cast<const char*>(text)) : src.predicates.end();
-      if (it != src.predicates.end()) {
-        where += "(" + it->second + ")";
-        continue;
-      }
+    if (const std::string* predicate = source_predicate(src, con)) {
+      where += "(" + *predicate + ")";
+      continue;
     }
     where += fmt::format("{} {} ?{}{}", expr(static_cast<size_t>(con.column)), constraint_sql_op(con.op), param,
                          collate_clause(con.collation));

@@ -53,6 +53,10 @@ struct MemberQuery {
 MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
                                bool rowid_range, uint64_t time_columns = 0, int64_t clock_offset = 0,
                                bool share_equal = false);
+// The source's own predicate that replaces constraint `con` (an equality on its predicate column
+// with one of its texts, binary collation), or null. Every row the member query returns then holds
+// that text in the column.
+const std::string* source_predicate(const SourceSql& src, const PushedConstraint& con);
 // The time columns of `table` as a bitmask.
 uint64_t time_columns(const CanonicalTable& table);
 void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> constraints);

@@ -2,10 +2,11 @@
 // stacks (diagnosis/launch_stacks.h) read a member's ops, links and API table, the API table twice
 // (launch calls, then markers), and look names up at random: with the 512 KiB cache member
 // connections keep (members/registry.cpp: scans stream a member once) every page came from the
-// file again (measured: 8-13 % of rocpd_kernel_sequences' CPU time on 16 members of 100k ops). Undone when the computation ends, so that memory holds the pages of
-// the members being computed only, and later statements cache exactly as before. A single pass
-// over a table gains nothing from it (it only allocates more pages): use it where pages are read
-// again. Attached members are left alone: their cache is the user's connection's.
+// file again (measured: 8-13 % of rocpd_kernel_sequences' CPU time on 16 members of 100k ops).
+// Undone when the computation ends, so that memory holds the pages of the members being computed
+// only, and later statements cache exactly as before. A single pass over a table gains nothing from
+// it (it only allocates more pages): use it where pages are read again. Attached members are left
+// alone: their cache is the user's connection's.
 #pragma once
 #include <cstdint>
 #include <optional>
