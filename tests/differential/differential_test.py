@@ -752,6 +752,12 @@ class Tester:
         if "integer overflow" in (vr + cr):
             # sum() overflows or not depending on the order of its inputs: undefined, not compared.
             return "both_error", vt_sql, None, (vs, vr or cr), (cs, cr)
+        if "LIKE or GLOB pattern too complex" in (vr + cr):
+            # SQLite refuses a pattern past its length limit only on a row it tests the LIKE on: a plan
+            # that narrows by the pattern's prefix first (the tables' LIKE ranges, or an index on the
+            # copy's column) may test none. Seen with seed 32: the unindexed copy refused, the virtual
+            # table and the copy with an index on name both counted 0. Not compared, like overflow.
+            return "both_error", vt_sql, None, (vs, vr or cr), (cs, cr)
         if vs != cs:
             ok_side, ok_table = ("copy", "r_cp") if vs == "error" else ("virtual table", "r_vt")
             n_ok = runner.con.execute("SELECT count(*) FROM temp.%s" % ok_table).fetchone()[0]
