@@ -277,3 +277,50 @@ INSERT INTO ENUM_CUDA_KERNEL_LAUNCH_TYPE VALUES
     (1, 'CUDA_KERNEL_LAUNCH_TYPE_REGULAR', 'Regular'),
     (2, 'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE', 'Coop Single Device'),
     (3, 'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE', 'Coop Multi Device');
+
+-- CUPTI's synchronization records: the host waiting (cudaStreamSynchronize: syncType 3,
+-- cudaEventSynchronize: 1, cudaDeviceSynchronize / context: 4) or a stream told to wait for an
+-- event (cudaStreamWaitEvent: 2). correlationId is the synchronizing call's; the record names its
+-- process (globalPid), not its thread. deprecatedSyncType holds the pre-2025 numbering.
+CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
+    start                       INTEGER   NOT NULL,
+    end                         INTEGER   NOT NULL,
+    deviceId                    INTEGER   NOT NULL,
+    contextId                   INTEGER   NOT NULL,
+    greenContextId              INTEGER,
+    streamId                    INTEGER,
+    correlationId               INTEGER,
+    globalPid                   INTEGER,
+    deprecatedSyncType          INTEGER,
+    syncType                    INTEGER   NOT NULL,   -- ENUM_CUPTI_SYNC_TYPE
+    eventId                     INTEGER,
+    eventSyncId                 INTEGER
+);
+
+CREATE TABLE ENUM_CUPTI_SYNC_TYPE (
+    id                          INTEGER   NOT NULL   PRIMARY KEY,
+    name                        TEXT,
+    label                       TEXT
+);
+INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES
+    (0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN', 'Unknown'),
+    (1, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE', 'Event sync'),
+    (2, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT', 'Stream wait sync'),
+    (3, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE', 'Stream sync'),
+    (4, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', 'Context sync');
+
+-- The GPUs of the target (written when the report records them): `id` is the number the event
+-- tables' deviceId holds, `cuDevice` the CUDA ordinal; a subset of the columns nsys declares.
+CREATE TABLE TARGET_INFO_GPU (
+    vmId                        INTEGER   NOT NULL,
+    id                          INTEGER   NOT NULL,
+    name                        TEXT,
+    busLocation                 TEXT,
+    totalMemory                 INTEGER,
+    smCount                     INTEGER,
+    uuid                        TEXT,
+    chipName                    TEXT,
+    cuDevice                    INTEGER,
+    computeMajor                INTEGER,
+    computeMinor                INTEGER
+);

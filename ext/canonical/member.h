@@ -31,6 +31,13 @@ struct FormatInfo {
   std::string uuid;            // rocpd: the process UUID (with dashes); rpd: empty
   std::string hostname;        // empty when the format does not record it
   std::optional<int64_t> rank; // the trace's rank in a distributed job, when the format records it (Kineto)
+  // UTC of the member's clock: utc = time + utc_anchor_ns, when the trace records it (nsys's
+  // session start). rocpd_align('utc') aligns members on it.
+  std::optional<int64_t> utc_anchor_ns;
+  // Device names by the gpu number rocpd_ops reports, when the trace records them.
+  std::map<int64_t, std::string> gpu_names;
+  // What the schema lacks and which columns are therefore NULL (rocpd_members.notes).
+  std::vector<std::string> notes;
   // Some column the canonical tables read is declared with another type affinity than the formats
   // use (e.g. times declared TEXT): its values are converted as a plain table would store them,
   // and no constraint is compared inside this member (it would compare the raw values).

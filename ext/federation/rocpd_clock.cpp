@@ -18,6 +18,8 @@
 //                                           max_residual_ns (default 100000) keeps its offset:
 //                                           flagged in rocpd_members.clock_residual_ns, not aligned
 //   rocpd_align('first')                 -> aligns the members' first timestamps
+//   rocpd_align('utc')                   -> aligns the members that record their clock's UTC
+//                                           (FormatInfo::utc_anchor_ns: nsys's session start)
 //   rocpd_align('none')                  -> every offset back to 0
 // rocpd_align returns how many members it aligned; the first member (in rocpd_members order)
 // with a match keeps its offset and is the reference. All DIRECTONLY: a view or trigger stored in
@@ -210,13 +212,26 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
                      .c_str(),
                  pattern.c_str());
       what = fmt::format("a kernel whose name is LIKE '{}'", pattern);
+    } else if (method == "utc") {
+      if (argc > 1) throw Error("rocpd_align('utc') takes no other argument");
+      // On the job's clock a member's time t is UTC t + anchor - offset: the anchors' differences
+      // are the offsets' (the reference keeps its own).
+      for (const auto& m : members) {
+        int64_t t = 0;
+        if (m->info.utc_anchor_ns && __builtin_sub_overflow(m->clock_offset.load(), *m->info.utc_anchor_ns, &t))
+          throw Error(fmt::format("rocpd_align('utc'): member '{}': its offset minus its UTC anchor is more than an "
+                                  "integer holds",
+                                  m->alias));
+        if (m->info.utc_anchor_ns) at.emplace(m->alias, t);
+      }
+      what = "a recorded UTC clock anchor (utc_anchor_ns: an nsys export's session start)";
     } else if (method == "first") {
       if (argc > 1) throw Error("rocpd_align('first') takes no pattern");
       at = times(host, "SELECT db, first_ns FROM temp.rocpd_members", nullptr);
       what = "a timestamp";
     } else {
       throw Error(fmt::format("rocpd_align('{}'): unknown method; use 'collectives' [, max_residual_ns], "
-                              "'collective' [, pattern], 'first' or 'none'",
+                              "'collective' [, pattern], 'utc', 'first' or 'none'",
                               method));
     }
     // The reference: the first member (in member order) that has the event.
@@ -233,7 +248,11 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       auto it = at.find(m->alias);
       if (it == at.end()) continue;
       // The event is at it->second on the job's clock now; move the member by the difference.
-      reg.set_clock_offset(m->alias, m->clock_offset.load() + (target - it->second));
+      const __int128 offset = static_cast<__int128>(m->clock_offset.load()) + target - it->second;
+      if (offset < INT64_MIN || offset > INT64_MAX)
+        throw Error(fmt::format("rocpd_align('{}'): the offset of member '{}' is more than an integer holds", method,
+                                m->alias));
+      reg.set_clock_offset(m->alias, static_cast<int64_t>(offset));
       ++aligned;
     }
     sqlite3_result_int64(ctx, aligned);

@@ -18,7 +18,7 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual, kNotes, kUtcAnchor, kGpuNames
 };
 constexpr int kFirstProfiledColumn = kPids;
 // Columns kPids..kBadOps need the member's profile.
@@ -44,7 +44,8 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         db,
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
-        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER)");
+        "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER, notes TEXT, "
+        "utc_anchor_ns INTEGER, gpu_names TEXT)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -114,6 +115,23 @@ std::optional<int64_t> shifted(const std::optional<int64_t>& v, int64_t offset) 
 
 void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col);
 
+// {"0":"NVIDIA H100 80GB HBM3",...}: the device names by gpu number ('' when none are known).
+std::string gpu_names_json(const std::map<int64_t, std::string>& names) {
+  if (names.empty()) return {};
+  std::string out = "{";
+  for (const auto& [gpu, name] : names) {
+    if (out.size() > 1) out += ',';
+    out += fmt::format("\"{}\":\"", gpu);
+    for (const unsigned char c : name) {
+      if (c == '"' || c == '\\') out += fmt::format("\\{}", static_cast<char>(c));
+      else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+      else out += static_cast<char>(c);
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<MembersCursor*>(c);
   const Row& row = cur->rows[cur->pos];
@@ -153,6 +171,10 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kClockResidual:
       if (const int64_t r = m.clock_residual_ns.load(); r != kNoClockResidual) sqlite3_result_int64(ctx, r);
       break;
+    // What the member's schema lacks, one line each (NULL when nothing).
+    case kNotes: result_text(ctx, fmt::format("{}", fmt::join(m.info.notes, "\n"))); break;
+    case kUtcAnchor: result_opt(ctx, m.info.utc_anchor_ns); break;
+    case kGpuNames: result_text(ctx, gpu_names_json(m.info.gpu_names)); break;
     default: break;
   }
 }

@@ -123,9 +123,29 @@ bool nvtx_registered(const ProcessTrace& t, size_t call_index) {
   return mix64(static_cast<uint64_t>(t.pid) * 0x9e37ULL + call_index) % 3 == 0;
 }
 
+int nsys_sync_type(HostApi api) {
+  switch (api) {
+    case HostApi::HipEventSynchronize: return 1;
+    case HostApi::HipStreamWaitEvent: return 2;
+    case HostApi::HipStreamSynchronize: return 3;
+    case HostApi::HipDeviceSynchronize: return 4;
+    default: return 0;
+  }
+}
+
+std::string_view nsys_sync_name(int sync_type) {
+  switch (sync_type) {
+    case 1: return "Event Sync";
+    case 2: return "Stream Wait Event";
+    case 3: return "Stream Sync";
+    case 4: return "Context Sync";
+    default: return "Unknown Sync";
+  }
+}
+
 void nsys_truth(FileTruth& t, std::span<const ProcessTrace> traces, int memsets) {
   const auto pool = kernel_pool();
-  Totals apis, ops;
+  Totals apis, ops, syncs;
   for (const NameTotals& n : t.top) ops.add(n);
   t.apis = t.apis_sum_ns = 0;
   int64_t domains[2] = {0, 0};
@@ -159,6 +179,7 @@ void nsys_truth(FileTruth& t, std::span<const ProcessTrace> traces, int memsets)
         if (nvtx_registered(p, i)) ++registered;
         continue;
       }
+      if (const int type = nsys_sync_type(c.api)) syncs.add(std::string(nsys_sync_name(type)), "", c.end - c.start);
       const CudaCall cc = cuda_call(c.api);
       ++domains[cc.event_class];
       ++t.apis;
@@ -243,6 +264,11 @@ void nsys_truth(FileTruth& t, std::span<const ProcessTrace> traces, int memsets)
                                    "\"other_rows\":{}}}",
                                    push_pop, start_end, marks, registered, push_pop + start_end + marks - registered,
                                    2 * processes));
+  std::string sync_rows;
+  for (const NameTotals& n : syncs.sorted())
+    append_to(sync_rows, "{}{}:[{},{}]", sync_rows.empty() ? "" : ",", json_string(n.name), n.calls, n.total_ns);
+  // Synchronization records ('cuda_sync' calls of rocpd_apis): name -> [count, total ns].
+  t.extra.emplace_back("nsys_sync", "{" + sync_rows + "}");
   t.extra.emplace_back("nsys_launch_pairs", std::to_string(launches));
   t.extra.emplace_back("nsys_shared_correlation_ids", std::to_string(shared));
   t.extra.emplace_back("nsys_kernels", "{" + kernels + "}");

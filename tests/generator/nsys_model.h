@@ -44,6 +44,12 @@ struct Memset {
 };
 std::vector<Memset> nsys_memsets(const ProcessTrace& trace, int count);
 
+// The CUPTI synchronization record a call leaves (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION syncType: 1
+// event, 2 stream wait event, 3 stream, 4 context synchronize; 0: none) and the name the extension
+// gives it (PyTorch's profiler's: 'Event Sync', 'Stream Wait Event', 'Stream Sync', 'Context Sync').
+int nsys_sync_type(HostApi api);
+std::string_view nsys_sync_name(int sync_type);
+
 // How each NVTX marker call is written: a registered string (textId) or inline text.
 bool nvtx_registered(const ProcessTrace& trace, size_t call_index);
 

@@ -33,7 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
-         "                 [--diagnosis 0|1|2] [--memsets N]\n"
+         "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2022|2023|2025|2026]\n"
          "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
@@ -60,6 +60,8 @@ std::string_view usage_text() {
          "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
          "                    (2: also touching ops and host waits shorter than the kernel-wait threshold)\n"
          "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
+         "  --nsys-schema Y   nsys files: the export schema of Nsight Systems Y: 2022 (2.9.1), 2023 (3.4.0),\n"
+         "                    2025 (3.20.3) or 2026 (3.25.0, default)\n"
          "  --steps N         N ProfilerStep#k ranges, each with collectives every rank issues in one order\n"
          "  --step-collectives C  collectives per step (default 4), 1..64\n"
          "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
@@ -90,7 +92,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
                                                   "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
                                                   "--steps", "--step-collectives", "--collective-jitter",
-                                                  "--straggler", "--memsets"};
+                                                  "--straggler", "--memsets", "--nsys-schema"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -157,6 +159,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
       const int64_t level = parse_integer(name, value, 0, 2);
       o.diagnosis = level >= 1;
       o.diagnosis_edges = level == 2;
+    } else if (name == "--nsys-schema") {
+      o.nsys_schema = static_cast<int>(parse_integer(name, value, 2022, 2026));
+      if (o.nsys_schema == 2024)
+        throw UsageError("option --nsys-schema must be 2022, 2023, 2025 or 2026 (a documented generation), got 2024");
     } else if (name == "--memsets") {
       o.memsets = static_cast<int>(parse_integer(name, value, 0, 100'000));
     } else if (name == "--steps") {
@@ -193,6 +199,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
   if (o.merge > 0 && o.format != Format::Rocpd) throw UsageError("option --merge applies to --format rocpd only");
   if (o.rpd_nodes > 0 && o.format != Format::Rpd3 && o.format != Format::Mixed)
     throw UsageError("option --rpd-nodes applies to rpd3 files only (--format rpd3 or mixed)");
+  if (o.nsys_schema != 2026 && o.format != Format::Nsys && o.format != Format::Vendors)
+    throw UsageError("option --nsys-schema applies to nsys files only (--format nsys or vendors)");
   if (o.memsets > 0 && o.format != Format::Nsys && o.format != Format::Vendors)
     throw UsageError("option --memsets applies to nsys files only (--format nsys or vendors)");
   // The diagnosis truth is computed from the workload's ops, which hold no memsets.

@@ -34,6 +34,9 @@ struct Options {
   int64_t host_skew = 0;    // ns; 0: one clock for every rank, no final collective
   bool diagnosis = false;   // --diagnosis 1: host stalls, event waits, helper-thread ranges (docs/generator.md)
   int memsets = 0;          // cudaMemsetAsync calls and memsets per process in nsys files
+  // --nsys-schema Y: the export schema generation of nsys files, by the Nsight Systems year that
+  // writes it: 2022 (2.9.1), 2023 (3.4.0), 2025 (3.20.3), 2026 (3.25.0, the default).
+  int nsys_schema = 2026;
   bool diagnosis_edges = false;  // --diagnosis 2: also touching ops and host waits below the threshold
   // --steps N (docs/generator.md, "Training steps"): ProfilerStep#k ranges with collectives every
   // rank issues in one order; a planted straggler (--straggler RANK:NS) and clock jitter.

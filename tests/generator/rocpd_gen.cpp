@@ -129,10 +129,10 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     features.version = "4.1.0";
     for (auto& kv : rocpd_truth(traces, features)) truth.extra.push_back(std::move(kv));
   } else if (plan.format == Format::Nsys) {
-    write_nsys(plan.path, traces, o.memsets);
+    write_nsys(plan.path, traces, o.memsets, o.nsys_schema);
     nsys_truth(truth, traces, o.memsets);
     truth.format = "nsys";
-    truth.schema_version = 3;
+    truth.schema_version = o.nsys_schema == 2022 ? 2 : 3;
   } else if (plan.format == Format::Kineto) {
     for (auto& kv : write_kineto(plan.path, traces)) truth.extra.push_back(std::move(kv));
     truth.format = "kineto";

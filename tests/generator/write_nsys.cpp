@@ -8,6 +8,7 @@
 
 #include "db.h"
 #include "kernel_pool.h"
+#include "nsys_generations.h"
 #include "nsys_model.h"
 #include "random.h"
 #include "schema_text.h"
@@ -209,6 +210,46 @@ void write_memset(Db& db, const std::vector<ProcessTrace>& traces, const std::ve
   insert.finish();
 }
 
+// CUPTI's synchronization record of every synchronizing call (nsys_sync_type): the call's times
+// and correlation id; streams and events of gpu 0.
+void write_sync(Db& db, const std::vector<ProcessTrace>& traces, uint64_t salt) {
+  Rows rows;
+  for (size_t p = 0; p < traces.size(); ++p)
+    for (size_t i = 0; i < traces[p].calls.size(); ++i)
+      if (nsys_sync_type(traces[p].calls[i].api)) rows.emplace_back(p, i);
+  shuffle(rows, salt);
+  // 0 stands for NULL (stream and event of the context-wide kinds).
+  BatchInsert insert(db, "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, contextId, streamId, "
+                         "correlationId, globalPid, deprecatedSyncType, syncType, eventId) VALUES (?, ?, 0, ?, "
+                         "NULLIF(?, 0), ?, ?, ?, ?, NULLIF(?, 0))");
+  for (const auto& [p, i] : rows) {
+    const ProcessTrace& t = traces[p];
+    const HostCall& c = t.calls[i];
+    const int type = nsys_sync_type(c.api);
+    insert.add(c.start, c.end, context_id(p, 0), type == 2 || type == 3 ? cuda_stream(0) : 0,
+               static_cast<int64_t>(i) + 1, global_pid(t.pid), type, type, type <= 2 ? static_cast<int64_t>(i) + 1 : 0);
+  }
+  insert.finish();
+}
+
+// The GPUs the processes ran on, numbered as deviceId numbers them.
+void write_gpus(Db& db, const std::vector<ProcessTrace>& traces) {
+  int gpus = 0;
+  for (const ProcessTrace& t : traces)
+    for (const Op& op : t.ops) gpus = std::max(gpus, static_cast<int>(op.gpu) + 1);
+  Stmt gpu(db, "INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory, smCount, chipName, cuDevice, "
+               "computeMajor, computeMinor) VALUES (281474976710656, ?, 'NVIDIA H100 80GB HBM3', ?, 85045559296, 132, "
+               "'GH100', ?, 9, 0)");
+  for (int g = 0; g < gpus; ++g) gpu.run(g, fmt::format("0000:{:02x}:00.0", 0x18 + g), g);
+}
+
+// The session start: the earliest process start (systemClockNs of the 3.25 layout).
+int64_t session_start(const std::vector<ProcessTrace>& traces) {
+  int64_t start = traces.front().init_ns;
+  for (const ProcessTrace& t : traces) start = std::min(start, t.init_ns);
+  return start;
+}
+
 void write_target(Db& db, const std::vector<ProcessTrace>& traces) {
   const ProcessTrace& first = traces.front();
   Stmt env(db, "INSERT INTO TARGET_INFO_SYSTEM_ENV (globalVid, devStateName, name, nameEnum, value) "
@@ -216,8 +257,7 @@ void write_target(Db& db, const std::vector<ProcessTrace>& traces) {
   env.run("CpuArchitecture", 3, "x86_64");
   env.run("Hostname", 619, first.hostname);
   env.run("OsDescription", 605, "Debian GNU/Linux 12");
-  int64_t start = first.init_ns;
-  for (const ProcessTrace& t : traces) start = std::min(start, t.init_ns);
+  const int64_t start = session_start(traces);
   Stmt session(db, "INSERT INTO TARGET_INFO_SESSION_START_TIME (utcEpochNs, utcTime, localTime, systemClockNs) "
                    "VALUES (?, '2026-05-24T13:40:14', '2026-05-24T13:40:14', ?)");
   session.run(int64_t{1'779'630'014'975'716'426}, start);
@@ -228,7 +268,7 @@ void write_target(Db& db, const std::vector<ProcessTrace>& traces) {
 
 }  // namespace
 
-void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrace>& traces, int memsets) {
+void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrace>& traces, int memsets, int year) {
   Db db(path);
   db.exec(kNsysSchema);
   db.exec("BEGIN");
@@ -244,8 +284,11 @@ void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrac
   write_kernels(db, strings, traces, salt + 3);
   write_memcpy(db, traces, salt + 4);
   write_memset(db, traces, sets, salt + 5);
+  write_sync(db, traces, salt + 6);
   write_target(db, traces);
+  write_gpus(db, traces);
   strings.finish();
+  write_nsys_generation(db, year, session_start(traces));
   db.exec("COMMIT");
 }
 

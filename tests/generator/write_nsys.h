@@ -13,6 +13,8 @@ namespace rocpd_gen {
 // Writes `traces` (one report holding every process) to `path`, with `memsets` cudaMemsetAsync
 // calls and memsets per process (nsys_model.h). Rows of every event table are written in a
 // shuffled order: nsys guarantees none.
-void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrace>& traces, int memsets);
+// `year`: the export schema generation (nsys_generations.h; 2026 = schema/nsys.sql as it is).
+void write_nsys(const std::filesystem::path& path, const std::vector<ProcessTrace>& traces, int memsets,
+                int year = 2026);
 
 }  // namespace rocpd_gen

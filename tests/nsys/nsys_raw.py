@@ -11,6 +11,8 @@ PROCESS_PART = 0xFFFFFFFFFF000000
 # CUpti_ActivityMemcpyKind: the names our copies get (rpd's spelling where rpd has one).
 COPY_NAMES = {1: "CopyHostToDevice", 2: "CopyDeviceToHost", 8: "CopyDeviceToDevice", 9: "CopyHostToHost",
               10: "CopyPeerToPeer"}
+# CUpti_ActivitySynchronizationType, as Kineto (PyTorch's profiler) names the records.
+SYNC_NAMES = {1: "Event Sync", 2: "Stream Wait Event", 3: "Stream Sync", 4: "Context Sync"}
 # Which ends of a copy are device memory, by copyKind (arrays live on the device).
 SRC_ON_DEVICE = {2, 4, 5, 6, 7, 8, 10, 12, 13}
 DST_ON_DEVICE = {1, 3, 5, 6, 7, 8, 10, 11, 13}
@@ -75,6 +77,12 @@ class Raw:
                                        pid=pid_of(r[4]), tid=tid_of(r[4]), corr=r[5], recorded=s.get(r[6]),
                                        name=nsys_api_name(s.get(r[6])),
                                        domain={0: "cuda", 1: "cuda_driver"}.get(r[3])))
+        # CUPTI's synchronization records: host waits named as PyTorch's profiler names them.
+        self.syncs = []
+        if "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION" in self.tables:
+            for r in con.execute("SELECT rowid, start, end, globalPid, syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"):
+                self.syncs.append(dict(rowid=r[0], start=r[1], end=r[2], pid=pid_of(r[3]), domain="cuda_sync",
+                                       name=SYNC_NAMES.get(r[4], "Unknown Sync")))
         self.ranges = []  # NVTX marks and ranges
         self.nvtx_other = 0
         if "NVTX_EVENTS" in self.tables:

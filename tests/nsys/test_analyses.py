@@ -259,6 +259,9 @@ class Analyses(ChecksumGuard):
             for r in raw.ranges:
                 key = ("marker", r["name"], r["start"], r["end"])
                 want[key] = want.get(key, 0) + 1
+            for y in raw.syncs:
+                key = ("cuda_sync", y["name"], y["start"], y["end"])
+                want[key] = want.get(key, 0) + 1
         self.assertEqual(got, want)
         flows = sum(1 for e in doc["traceEvents"] if e.get("ph") == "s")
         self.assertEqual(flows, sum(len(v) for v in self.launch.values()))

@@ -15,6 +15,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 from rocpd_testlib import GEN, ChecksumGuard, connect, generate, main  # noqa: E402
 from nsys_raw import Raw, kern_sum, union  # noqa: E402
+from nsys_kern_sum import check_kern_sum, kern_sum as raw_kern_sum  # noqa: E402
+
+# rocpd_gen --nsys-schema Y: the export schema each Nsight Systems year writes (docs/formats.md).
+GENERATIONS = {2022: "2.9.1", 2023: "3.4.0", 2025: "3.20.3", 2026: "3.25.0"}
 
 
 class Generated(ChecksumGuard):
@@ -60,7 +64,8 @@ class Generated(ChecksumGuard):
             row = self.q("SELECT format, schema_version, version, hostname, pids, ops, apis, first_ns, last_ns "
                          "FROM rocpd_members WHERE db = ?", (db,))[0]
             self.assertEqual(row, ("nsys", 3, "3.25.0", f["hostname"], json.dumps(sorted(f["pids"])).replace(" ", ""),
-                                   f["ops"], f["apis"] + f["markers"], f["first_ns"], f["last_ns"]))
+                                   f["ops"], f["apis"] + f["markers"] + sum(n for n, t in f["nsys_sync"].values()),
+                                   f["first_ns"], f["last_ns"]))
 
     def test_ops_against_truth(self):
         for db, f in self.files():
@@ -91,13 +96,13 @@ class Generated(ChecksumGuard):
     def test_apis_against_truth(self):
         for db, f in self.files():
             got = {n: (c, t) for n, c, t in self.q(
-                "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain <> 'marker' "
+                "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain IN ('cuda', 'cuda_driver') "
                 "GROUP BY name", (db,))}
             self.assertEqual(got, {t["name"]: (t["calls"], t["total_ns"]) for t in f["api_top"]})
             self.assertIn("cudaLaunchKernel", got)
             self.assertIn("cudaLaunchKernelExC_v11060", got)  # a five-digit suffix stays, as in nsys stats
             self.assertIn("cuLaunchKernel", got)  # a driver call
-            self.assertEqual(dict(self.q("SELECT domain, count(*) FROM rocpd_apis WHERE db = ? AND domain <> 'marker' "
+            self.assertEqual(dict(self.q("SELECT domain, count(*) FROM rocpd_apis WHERE db = ? AND domain IN ('cuda', 'cuda_driver') "
                                          "GROUP BY domain", (db,))), f["nsys_api_domains"])
             markers = {n: (c, t) for n, c, t in self.q(
                 "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain = 'marker' "
@@ -110,6 +115,19 @@ class Generated(ChecksumGuard):
                               "NvtxMark": nvtx["marks"]})
             self.assertEqual(self.raw[db].nvtx_other, nvtx["other_rows"])
             self.assertEqual(sum(r["registered"] for r in self.raw[db].ranges), nvtx["registered"])
+
+    def test_synchronization_against_truth(self):
+        # Every synchronizing call left a CUPTI synchronization record: a 'cuda_sync' call named by
+        # its kind, over the call's own time (the generator's truth), and one per raw row.
+        for db, f in self.files():
+            got = {n: [c, t] for n, c, t in self.q(
+                "SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE db = ? AND domain = 'cuda_sync' "
+                "GROUP BY name", (db,))}
+            self.assertEqual(got, f["nsys_sync"])
+            self.assertEqual(set(got), {"Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"})
+            raw = sorted((y["pid"], y["name"], y["start"], y["end"]) for y in self.raw[db].syncs)
+            self.assertEqual(self.q("SELECT pid, name, start, \"end\" FROM rocpd_apis WHERE db = ? AND "
+                                    "domain = 'cuda_sync' ORDER BY 1, 2, 3, 4", (db,)), raw)
 
     def test_domain_in_list(self):
         # Each value of an IN list is a filter of its own; the member SQL writes `domain = 'x'` as a
@@ -158,7 +176,7 @@ class Generated(ChecksumGuard):
             self.assertEqual(got, {(o["kind"], o["rowid"]): (o["name"], o["gpu"], o["stream"], o["pid"], o["start"],
                                                             o["end"]) for o in raw.ops})
             calls = {i: (p, t, n, s, e) for i, p, t, n, s, e in self.q(
-                "SELECT api_id, pid, tid, name, start, \"end\" FROM rocpd_apis WHERE db = ? AND domain <> 'marker'",
+                "SELECT api_id, pid, tid, name, start, \"end\" FROM rocpd_apis WHERE db = ? AND domain IN ('cuda', 'cuda_driver')",
                 (db,))}
             self.assertEqual(calls, {c["rowid"]: (c["pid"], c["tid"], c["name"], c["start"], c["end"])
                                      for c in raw.calls})
@@ -229,6 +247,145 @@ class GeneratorOptions(unittest.TestCase):
         for name in ("truth.json", "rank0.sqlite", "rank1.sqlite"):
             with open(os.path.join(self.tmp, "x", name), "rb") as a, open(os.path.join(self.tmp, "y", name), "rb") as b:
                 self.assertEqual(a.read(), b.read(), name)
+
+
+class Generations(unittest.TestCase):
+    """One export per documented schema generation, all of one workload (rocpd_gen --nsys-schema):
+    each read by its own tables and columns, its kernel summary equal to cuda_gpu_kern_sum's
+    definition computed on its raw tables, and every event at the same UTC in each."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_gen_")
+        cls.paths = {}
+        for year in GENERATIONS:
+            out = os.path.join(cls.tmp, f"g{year}")
+            generate(out, 1, "nsys", 300, 11, "--sessions", 2, "--memsets", 5, "--nsys-schema", year)
+            cls.paths[year] = os.path.join(out, "rank0.sqlite")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def opened(self, path):
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        return con
+
+    def variant(self, year, *sql):
+        path = os.path.join(self.tmp, f"v{year}_{abs(hash(sql))}.sqlite")
+        shutil.copy(self.paths[year], path)
+        con = sqlite3.connect(path)
+        for statement in sql:
+            con.execute(statement)
+        con.commit()
+        con.close()
+        return path
+
+    def summary(self, con):
+        return con.execute("SELECT name, time_pct, total_ns, instances, avg_ns, med_ns, min_ns, max_ns, stddev_ns "
+                           "FROM rocpd_kernel_summary_full").fetchall()
+
+    def test_kernel_summary_equals_cuda_gpu_kern_sum(self):
+        for year, version in GENERATIONS.items():
+            with self.subTest(year=year):
+                con = self.opened(self.paths[year])
+                self.assertEqual(con.execute("SELECT format, version FROM rocpd_members").fetchall(),
+                                 [("nsys", version)])
+                check_kern_sum(self, self.summary(con), raw_kern_sum(self.paths[year]))
+
+    def test_kernel_names_by_the_columns_present(self):
+        # Before mangled names were recorded (NVIDIA: "a recent addition"), kernels are named by
+        # their demangled name; with neither, by the base name (shortName): cuda_gpu_kern_sum's
+        # default and ':base' definitions.
+        for drop in (("mangledName",), ("mangledName", "demangledName")):
+            with self.subTest(dropped=drop):
+                path = self.variant(2022, *[f"ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN {c}" for c in drop])
+                con = self.opened(path)
+                check_kern_sum(self, self.summary(con), raw_kern_sum(path))
+                self.assertIn("lacks mangledName", con.execute("SELECT notes FROM rocpd_members").fetchone()[0])
+
+    def test_counts_equal_raw_tables(self):
+        for year in GENERATIONS:
+            with self.subTest(year=year):
+                raw = sqlite3.connect(self.paths[year])
+                want_ops = dict(raw.execute(
+                    "SELECT 'kernel', count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL "
+                    "SELECT 'copy', count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL "
+                    "SELECT 'fill', count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET").fetchall())
+                want_apis = dict(raw.execute(
+                    "SELECT CASE eventClass WHEN 0 THEN 'cuda' ELSE 'cuda_driver' END, count(*) "
+                    "FROM CUPTI_ACTIVITY_KIND_RUNTIME GROUP BY 1 UNION ALL "
+                    "SELECT 'cuda_sync', count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION UNION ALL "
+                    "SELECT 'marker', count(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60)").fetchall())
+                raw.close()
+                con = self.opened(self.paths[year])
+                self.assertEqual(dict(con.execute("SELECT kind, count(*) FROM rocpd_ops GROUP BY 1")), want_ops)
+                self.assertEqual(dict(con.execute("SELECT domain, count(*) FROM rocpd_apis GROUP BY 1")), want_apis)
+
+    def test_notes_and_utc(self):
+        firsts = {}
+        for year in GENERATIONS:
+            with self.subTest(year=year):
+                raw = sqlite3.connect(self.paths[year])
+                columns = {r[1] for r in raw.execute("PRAGMA table_info(TARGET_INFO_SESSION_START_TIME)")}
+                clock = "systemClockNs" if "systemClockNs" in columns else "0"
+                anchor = raw.execute(f"SELECT utcEpochNs - {clock} FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0]
+                first = raw.execute("SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
+                raw.close()
+                con = self.opened(self.paths[year])
+                notes, got_anchor, gpus, rank = con.execute(
+                    "SELECT notes, utc_anchor_ns, gpu_names, rank FROM rocpd_members").fetchone()
+                self.assertEqual(got_anchor, anchor)
+                self.assertEqual(json.loads(gpus), {str(g): "NVIDIA H100 80GB HBM3" for g in range(4)})
+                self.assertEqual(rank, 0)  # rank0.sqlite
+                older = year < 2026
+                self.assertEqual("CUPTI_ACTIVITY_KIND_KERNEL lacks graphId" in notes, older)
+                self.assertEqual("TARGET_INFO_SESSION_START_TIME lacks systemClockNs" in notes, older)
+                firsts[year] = con.execute("SELECT min(start) FROM rocpd_ops WHERE kind = 'kernel'").fetchone()[0]
+                self.assertEqual(firsts[year], first)
+                firsts[year] += anchor
+        # One workload: its first kernel at one UTC in every generation (older ones count from the
+        # session start, 2026's from the host's clock).
+        self.assertEqual(len(set(firsts.values())), 1, firsts)
+
+    def test_align_utc(self):
+        con = connect()
+        for year in GENERATIONS:
+            con.execute("SELECT rocpd_open(?)", (self.paths[year],))
+        self.assertEqual(con.execute("SELECT rocpd_align('utc')").fetchone()[0], len(GENERATIONS))
+        anchors = con.execute("SELECT clock_offset, utc_anchor_ns FROM rocpd_members").fetchall()
+        ref = anchors[0][1]
+        self.assertEqual([o for o, a in anchors], [a - ref for o, a in anchors])
+        self.assertEqual(con.execute("SELECT count(DISTINCT first_ns), count(DISTINCT s) FROM (SELECT db, first_ns, "
+                                     "(SELECT min(start) FROM rocpd_ops o WHERE o.db = m.db) AS s FROM rocpd_members m)"
+                                     ).fetchone(), (1, 1))
+        with self.assertRaisesRegex(sqlite3.Error, r"rocpd_align\('utc'\) takes no other argument"):
+            con.execute("SELECT rocpd_align('utc', 1)")
+        # Members that record no UTC (rpd) are not moved; none at all is an error.
+        rpd = os.path.join(self.tmp, "rpd")
+        generate(rpd, 1, "rpd2", 20, 1)
+        other = connect()
+        other.execute("SELECT rocpd_open(?)", (rpd,))
+        with self.assertRaisesRegex(sqlite3.Error, r"rocpd_align\('utc'\): no member has a recorded UTC"):
+            other.execute("SELECT rocpd_align('utc')")
+        other.execute("SELECT rocpd_open(?)", (self.paths[2022],))
+        self.assertEqual(other.execute("SELECT rocpd_align('utc')").fetchone()[0], 1)
+
+    def test_real_exports(self):
+        """Real exports named in ROCPD_NSYS_REAL_EXPORTS (paths separated by ':'; public files read
+        where they lie, never committed): the same kernel-summary check."""
+        paths = [p for p in os.environ.get("ROCPD_NSYS_REAL_EXPORTS", "").split(":") if p]
+        if not paths:
+            self.skipTest("ROCPD_NSYS_REAL_EXPORTS is not set")
+        for path in paths:
+            with self.subTest(path=path):
+                con = self.opened(path)
+                version = con.execute("SELECT version FROM rocpd_members").fetchone()[0]
+                check_kern_sum(self, self.summary(con), raw_kern_sum(path))
+                print(f"real export {path}: schema {version}, "
+                      f"{con.execute('SELECT count(*) FROM rocpd_kernel_summary_full').fetchone()[0]} kernel names "
+                      f"checked", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ file (and the table, column or version), or reads as documented; nothing crashes
 child process)."""
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -91,14 +92,16 @@ class Hostile(unittest.TestCase):
 
     def test_missing_optional_tables_are_empty(self):
         for table in ("CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME",
-                      "NVTX_EVENTS", "ENUM_NSYS_EVENT_CLASS", "ENUM_CUDA_MEMCPY_OPER", "PROCESSES",
+                      "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "TARGET_INFO_GPU",
+                      "TARGET_INFO_SESSION_START_TIME", "ENUM_NSYS_EVENT_CLASS", "ENUM_CUDA_MEMCPY_OPER", "PROCESSES",
                       "TARGET_INFO_SYSTEM_ENV"):
             with self.subTest(table=table):
                 lines = self.answers(self.variant(f"DROP TABLE {table}"))
                 self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
         # Only kernels: the ops are the kernels, no API calls, every analysis answers.
         lines = self.answers(self.variant("DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET", "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY",
-                                          "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME", "DROP TABLE NVTX_EVENTS"))
+                                          "DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME", "DROP TABLE NVTX_EVENTS",
+                                          "DROP TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
         self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
         self.assertEqual(json.loads(lines[0][3:])[0][0], self.kernels)
         self.assertEqual(json.loads(lines[1][3:]), [[0]])
@@ -108,39 +111,97 @@ class Hostile(unittest.TestCase):
             "CUPTI_ACTIVITY_KIND_KERNEL")]))
         self.assertEqual(json.loads(lines[0][3:]), [[0, None]])
 
-    def test_missing_needed_tables(self):
-        self.refused(self.variant("DROP TABLE StringIds"), "CUPTI_ACTIVITY_KIND_KERNEL", "StringIds")
-        # Without META_DATA_EXPORT nothing says the file is an nsys export: not a trace.
-        line = self.refused(self.variant("DROP TABLE META_DATA_EXPORT"))
+    def test_without_names_or_metadata(self):
+        # No StringIds: every row is read, kernel and call names are NULL, and rocpd_members says why.
+        lines = self.answers(self.variant("DROP TABLE StringIds"), [
+            "SELECT count(*), count(name) FROM rocpd_ops WHERE kind = 'kernel'",
+            "SELECT count(name) FROM rocpd_apis WHERE domain IN ('cuda', 'cuda_driver')", "SELECT notes FROM rocpd_members"])
+        self.assertEqual(lines[0], f"ok [[{self.kernels}, 0]]")
+        self.assertEqual(lines[1], "ok [[0]]")
+        self.assertIn("no StringIds table", lines[2])
+        # Without META_DATA_EXPORT the tables still say nsys: read, without a version.
+        lines = self.answers(self.variant("DROP TABLE META_DATA_EXPORT"),
+                             ["SELECT format, version, schema_version, notes FROM rocpd_members",
+                              "SELECT count(*) FROM rocpd_ops"])
+        row = json.loads(lines[0][3:])[0]
+        self.assertEqual(row[:3], ["nsys", None, 0])
+        self.assertIn("no EXPORT_SCHEMA_VERSION", row[3])
+        self.assertEqual(lines[1], f"ok [[{400 * 2 + 10}]]")
+        # Neither the export's metadata nor StringIds: nothing says nsys (no trace at all).
+        line = self.refused(self.variant("DROP TABLE META_DATA_EXPORT", "DROP TABLE StringIds"))
         self.assertNotIn("internal", line)
 
     def test_versions(self):
-        for version in ("3.24.0", "3.26.0", "4.0.0", "2.25.0", "3.25", "abc", "", "3.25.0.1", " 3.25.0"):
+        # No version list: every version is read by its tables and columns, and shown as written.
+        for version in ("3.24.0", "3.26.0", "4.0.0", "2.25.0", "3.25", "abc", "", "3.25.0.1", " 3.25.0", "3.25.7"):
             with self.subTest(version=version):
-                line = self.refused(self.variant(
+                lines = self.answers(self.variant(
                     f"UPDATE META_DATA_EXPORT SET value = '{version}' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
-                    f"'{version}'", "3.25.x")
-                self.assertIn("unsupported nsys export schema version", line)
-        self.refused(self.variant("UPDATE META_DATA_EXPORT SET value = NULL WHERE name = 'EXPORT_SCHEMA_VERSION'"),
-                     "EXPORT_SCHEMA_VERSION")
-        self.refused(self.variant("DELETE FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"),
-                     "EXPORT_SCHEMA_VERSION")
-        # Refused through ATTACH too (the error names the schema's file there).
-        self.refused(self.variant("UPDATE META_DATA_EXPORT SET value = '3.1.0' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
-                     "'3.1.0'", attach=True)
-        # A micro revision only adds tables and columns: read.
-        lines = self.answers(self.variant(
-            "UPDATE META_DATA_EXPORT SET value = '3.25.7' WHERE name = 'EXPORT_SCHEMA_VERSION'"),
-            ["SELECT version FROM rocpd_members"])
-        self.assertEqual(lines, ['ok [["3.25.7"]]'])
+                    ["SELECT version, schema_version FROM rocpd_members", "SELECT count(*) FROM rocpd_ops"])
+                # The major number as every adapter reads it (strtol: leading blanks skipped).
+                m = re.match(r"\s*(\d+)(\.|$)", version)
+                major = int(m.group(1)) if m else 0
+                self.assertEqual(json.loads(lines[0][3:]), [[version or None, major]])
+                self.assertEqual(lines[1], f"ok [[{400 * 2 + 10}]]")
+        for change in ("UPDATE META_DATA_EXPORT SET value = NULL WHERE name = 'EXPORT_SCHEMA_VERSION'",
+                       "DELETE FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'"):
+            lines = self.answers(self.variant(change), ["SELECT version, notes FROM rocpd_members"])
+            version, notes = json.loads(lines[0][3:])[0]
+            self.assertIsNone(version)
+            self.assertIn("no EXPORT_SCHEMA_VERSION", notes)
 
     def test_missing_columns(self):
-        for table, column in (("CUPTI_ACTIVITY_KIND_KERNEL", "mangledName"), ("CUPTI_ACTIVITY_KIND_KERNEL", "graphId"),
-                              ("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind"), ("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId"),
-                              ("NVTX_EVENTS", "textId"), ("META_DATA_EXPORT", "value"),
-                              ("TARGET_INFO_SYSTEM_ENV", "value")):
+        """A column the file lacks reads NULL where it is needed, and rocpd_members.notes names it."""
+        raw = sqlite3.connect(self.source)
+        strings = dict(raw.execute("SELECT id, value FROM StringIds"))
+        demangled = sorted(strings[d] for (d,) in raw.execute("SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL"))
+        device_ends = sorted((r, s if sk in (2, 3, 5) else None, d if dk in (2, 3, 5) else None) for r, s, d, sk, dk in
+                             raw.execute("SELECT rowid, coalesce(srcDeviceId, deviceId), coalesce(dstDeviceId, deviceId),"
+                                         " srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"))
+        inline = raw.execute("SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (34, 59, 60) AND text IS NOT NULL"
+                             ).fetchone()[0]
+        raw.close()
+        cases = [
+            ("CUPTI_ACTIVITY_KIND_KERNEL", "mangledName",
+             "SELECT name FROM rocpd_ops WHERE kind = 'kernel' ORDER BY name", [[n] for n in demangled]),
+            ("CUPTI_ACTIVITY_KIND_KERNEL", "graphId", "SELECT count(graph_id) FROM rocpd_kernels", [[0]]),
+            ("CUPTI_ACTIVITY_KIND_MEMCPY", "copyKind",
+             "SELECT op_id, src_gpu, dst_gpu FROM rocpd_copies WHERE name IS NULL ORDER BY op_id",
+             [list(x) for x in device_ends]),
+            ("CUPTI_ACTIVITY_KIND_RUNTIME", "nameId",
+             "SELECT count(*), count(name), count(DISTINCT domain) FROM rocpd_apis WHERE domain LIKE 'cuda%' "
+             "AND domain <> 'cuda_sync'", None),
+            ("NVTX_EVENTS", "textId", "SELECT count(name) FROM rocpd_apis WHERE domain = 'marker'", [[inline]]),
+            ("CUPTI_ACTIVITY_KIND_KERNEL", "globalPid",
+             "SELECT count(pid), count(correlation_id) FROM rocpd_ops WHERE kind = 'kernel'", [[0, 0]]),
+        ]
+        for table, column, query, want in cases:
             with self.subTest(table=table, column=column):
-                self.refused(self.variant(f"ALTER TABLE {table} DROP COLUMN {column}"), table, column)
+                lines = self.answers(self.variant(f"ALTER TABLE {table} DROP COLUMN {column}"),
+                                     [query, "SELECT notes FROM rocpd_members"])
+                got = json.loads(lines[0][3:])
+                if want is None:  # names NULL, runtime and driver still told apart by eventClass
+                    self.assertEqual(got[0][1:], [0, 2])
+                    self.assertGreater(got[0][0], 0)
+                else:
+                    self.assertEqual(got, want)
+                self.assertIn(f"{table} lacks", lines[1])
+                self.assertIn(column, lines[1])
+        # Without eventClass, runtime and driver calls are told apart by their names.
+        lines = self.answers(self.variant("ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME DROP COLUMN eventClass"),
+                             ["SELECT domain, count(*) FROM rocpd_apis WHERE domain LIKE 'cuda%' AND domain <> "
+                              "'cuda_sync' GROUP BY 1 ORDER BY 1"])
+        got = dict(json.loads(lines[0][3:]))
+        raw = sqlite3.connect(self.source)
+        want = dict(raw.execute("SELECT CASE eventClass WHEN 0 THEN 'cuda' ELSE 'cuda_driver' END, count(*) "
+                                "FROM CUPTI_ACTIVITY_KIND_RUNTIME GROUP BY 1").fetchall())
+        raw.close()
+        self.assertEqual(got, want)
+        # The host's name and the version are metadata: NULL without their value columns.
+        lines = self.answers(self.variant("ALTER TABLE TARGET_INFO_SYSTEM_ENV DROP COLUMN value",
+                                          "ALTER TABLE META_DATA_EXPORT DROP COLUMN value"),
+                             ["SELECT hostname, version FROM rocpd_members"])
+        self.assertEqual(lines[0], "ok [[null, null]]")
 
     def test_keys(self):
         # StringIds without its primary key, holding a repeated id: a name join would duplicate rows.
@@ -170,7 +231,7 @@ class Hostile(unittest.TestCase):
             "UPDATE NVTX_EVENTS SET text = NULL, textId = NULL WHERE rowid % 2 = 0")
         lines = self.answers(path, QUERIES + [
             "SELECT count(*) FROM rocpd_ops WHERE kind = 'kernel' AND name IS NULL",
-            "SELECT count(*) FROM rocpd_apis WHERE domain <> 'marker' AND name IS NULL",
+            "SELECT count(*) FROM rocpd_apis WHERE domain IN ('cuda', 'cuda_driver') AND name IS NULL",
             "SELECT count(*) FROM rocpd_apis WHERE domain = 'marker' AND name IS NULL"])
         self.assertTrue(all(line.startswith("ok ") for line in lines), lines)
         # Rows are never lost: same counts as the source, the names NULL where nothing names them.
@@ -191,7 +252,7 @@ class Hostile(unittest.TestCase):
                             "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 'k', bytes = 'b' WHERE rowid = 1")
         lines = run(path, ["SELECT count(*) FROM rocpd_ops", "SELECT pid, correlation_id FROM rocpd_ops "
                            "WHERE kind = 'kernel' AND op_id = 4", "SELECT pid, tid FROM rocpd_apis WHERE api_id = 5 "
-                           "AND domain <> 'marker'", "SELECT name, bytes, src_gpu FROM rocpd_copies WHERE op_id = 1",
+                           "AND domain IN ('cuda', 'cuda_driver')", "SELECT name, bytes, src_gpu FROM rocpd_copies WHERE op_id = 1",
                            "SELECT * FROM rocpd_busy", "SELECT * FROM rocpd_kernel_stacks",
                            "SELECT * FROM rocpd_launch_stats", "SELECT * FROM rocpd_kernel_summary"])
         self.assertEqual(lines[0], "ok [[1]]")

@@ -37,10 +37,14 @@ class RealExport(ChecksumGuard):
 
     def test_member(self):
         self.assertEqual(self.q("SELECT format, schema_version, hostname, pids, ops, apis FROM rocpd_members"),
-                         [("nsys", 3, "modal", "[111,112]", 4368, 22578)])
+                         [("nsys", 3, "modal", "[111,112]", 4368, 22822)])
         self.assertEqual(self.raw.hostname, "modal")
         self.assertEqual(len(self.raw.ops), 4368)
-        self.assertEqual(len(self.raw.calls) + len(self.raw.ranges), 22578)
+        self.assertEqual(len(self.raw.calls) + len(self.raw.ranges) + len(self.raw.syncs), 22822)
+        # The 3.25 schema has every column read (no notes); the clock's UTC is the session start's
+        # (TARGET_INFO_SESSION_START_TIME: utcEpochNs 1779630014975716426, systemClockNs 35255823190).
+        self.assertEqual(self.q("SELECT notes, utc_anchor_ns, gpu_names FROM rocpd_members"),
+                         [(None, 1779630014975716426 - 35255823190, None)])
 
     def test_ops_per_device_and_kind(self):
         want = grouped(self.raw.ops, lambda o: (o["gpu"], o["kind"]), lambda o: o["end"] - o["start"])
@@ -93,13 +97,26 @@ class RealExport(ChecksumGuard):
                        lambda c: c["end"] - c["start"])
         got = {(p, t, d, n): (c, s) for p, t, d, n, c, s in
                self.q("SELECT pid, tid, domain, name, count(*), sum(duration) FROM rocpd_apis "
-                      "WHERE domain <> 'marker' GROUP BY 1, 2, 3, 4")}
+                      "WHERE domain IN ('cuda', 'cuda_driver') GROUP BY 1, 2, 3, 4")}
         self.assertEqual(got, want)
         self.assertEqual(sum(n for n, t in got.values()), 5796)
         # nsys stats cuts six-character suffixes only: '_v7000' goes, '_v11060' stays.
         names = {n for (p, t, d, n) in got}
         self.assertIn("cudaLaunchKernel", names)
         self.assertIn("cudaLaunchKernelExC_v11060", names)
+
+    def test_synchronization_as_host_waits(self):
+        # CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: 236 stream-wait-event and 8 stream-sync records
+        # (sqlite3 on the file: SELECT syncType, count(*) ... GROUP BY 1), as 'cuda_sync' calls.
+        want = grouped(self.raw.syncs, lambda y: (y["pid"], y["name"]), lambda y: y["end"] - y["start"])
+        got = {(p, n): (c, s) for p, n, c, s in self.q(
+            "SELECT pid, name, count(*), sum(duration) FROM rocpd_apis WHERE domain = 'cuda_sync' GROUP BY 1, 2")}
+        self.assertEqual(got, want)
+        self.assertEqual(self.q("SELECT name, count(*) FROM rocpd_apis WHERE domain = 'cuda_sync' GROUP BY 1 ORDER BY 1"),
+                         [("Stream Sync", 8), ("Stream Wait Event", 236)])
+        # The record's own correlation id is the synchronizing call's: in args, never in correlation_id.
+        self.assertEqual(self.q("SELECT count(correlation_id), count(json_extract(args, '$.correlation')) "
+                                "FROM rocpd_apis WHERE domain = 'cuda_sync'"), [(0, 244)])
 
     def test_nvtx_ranges(self):
         want = grouped(self.raw.ranges, lambda r: (r["pid"], r["tid"], r["name"]), lambda r: r["end"] - r["start"])
