@@ -261,6 +261,11 @@ std::optional<int64_t> nsys_env_value(const std::string& text, const std::string
 
 std::optional<int64_t> nsys_rank_from_file_name(const std::string& path, const std::set<int64_t>& pids) {
   std::string stem = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  // A report rocpd_open exported (members/nsys_report.h): rocpd-nsys-XXXXXX.<report's name>.sqlite.
+  static const std::string kExported = "rocpd-nsys-";
+  if (stem.compare(0, kExported.size(), kExported) == 0 && stem.size() > kExported.size() + 7 &&
+      stem[kExported.size() + 6] == '.')
+    stem = stem.substr(kExported.size() + 7);
   for (const char* ext : {".zst", ".sqlite", ".sqlite3", ".db", ".nsys-rep", ".qdrep"})
     if (ends_with(lower(stem), ext)) stem.resize(stem.size() - std::string(ext).size());
   const std::string low = lower(stem);

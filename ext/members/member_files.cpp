@@ -1,4 +1,5 @@
 #include "members/member_files.h"
+#include "members/nsys_report.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -106,6 +107,19 @@ void walk_directory(const std::string& dir, PatternFiles& out, const std::functi
     if (entry.is_directory(kind_ec) && !entry.is_symlink(kind_ec)) continue;  // entered by the iterator
     const std::string path = entry.path().string();
     const bool json = is_json_trace_path(path);
+    if (is_nsys_report_path(path)) {
+      // Beside its own export (nsys profile --export sqlite), the .sqlite file is the member.
+      std::string exported = path.substr(0, path.rfind('.')) + ".sqlite";
+      std::error_code sibling_ec;
+      if (fs::exists(exported, sibling_ec))
+        out.skipped.push_back({path, fmt::format("an Nsight Systems report whose export '{}' is read", exported)});
+      else if (nsys_export_enabled())
+        out.files.push_back(path);
+      else
+        out.skipped.push_back({path, "an Nsight Systems report, not an SQLite database: export it with `nsys export "
+                                     "--type sqlite` (or set ROCPD_NSYS_EXPORT=1)"});
+      continue;
+    }
     if (!json && !looks_like_trace_file(entry.path().filename().string())) continue;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
@@ -226,8 +240,12 @@ SqliteHeader check_sqlite_file(const std::string& path, const std::string& who) 
     got += n;
   }
   static const char kMagic[] = "SQLite format 3";
-  if (got < 16 || std::memcmp(h.data(), kMagic, 16) != 0)
+  if (got < 16 || std::memcmp(h.data(), kMagic, 16) != 0) {
+    static const char kReport[] = "NVIDIA Tegra Profiler Report";  // every .nsys-rep / .qdrep
+    if (got >= static_cast<ssize_t>(sizeof kReport - 1) && std::memcmp(h.data(), kReport, sizeof kReport - 1) == 0)
+      throw Error(nsys_report_message(path, who), SQLITE_NOTADB);
     throw Error(fmt::format("{}: not an SQLite database", who), SQLITE_NOTADB);
+  }
   if (got < 100) throw Error(fmt::format("{}: truncated ({} bytes, shorter than the SQLite header)", who, got), SQLITE_CORRUPT);
   uint32_t page_size = big_endian(&h[16], 2);
   if (page_size == 1) page_size = 65536;

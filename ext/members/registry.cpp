@@ -12,6 +12,7 @@
 #include "common/natural_order.h"
 #include "common/read_transaction.h"
 #include "members/member_convert.h"
+#include "members/nsys_report.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
 #include "members/member_probe.h"
@@ -393,7 +394,11 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   m->path = path;
   m->attached = false;
   m->schema = "main";
-  if (is_json_trace_path(path) && !is_sqlite_file(path)) {
+  if (nsys_export_enabled() && !is_sqlite_file(path) && is_nsys_report_file(path)) {
+    auto converted = export_nsys_report(path, who, watch);  // opted in: nsys writes a private database
+    m->db_path = converted->path();
+    m->converted = std::move(converted);
+  } else if (is_json_trace_path(path) && !is_sqlite_file(path)) {
     auto converted = convert_json_trace(path, who, watch);
     m->db_path = converted->path();
     m->converted = std::move(converted);

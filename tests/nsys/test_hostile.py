@@ -24,7 +24,7 @@ QUERIES = ["SELECT count(*), sum(duration) FROM rocpd_ops", "SELECT count(*) FRO
            "SELECT * FROM rocpd_comm_overlap"]
 
 
-def run(path, queries, attach=False):
+def run(path, queries, attach=False, env=None):
     """Opens `path` (rocpd_open, or ATTACH) in a child process and runs `queries`: one line per query,
     'ok <json rows>' or 'error <message>'; the opening itself is the first line."""
     script = (
@@ -38,7 +38,7 @@ def run(path, queries, attach=False):
         "else: go('SELECT rocpd_open(?)', sys.argv[2])\n"
         "for q in json.loads(sys.argv[3]): go(q)\n")
     out = subprocess.run([sys.executable, "-c", script, EXT, path, json.dumps(queries), "1" if attach else "0"],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, env=env)
     if out.returncode != 0:
         raise AssertionError(f"the host process died ({out.returncode}): {out.stderr[-2000:]}")
     return out.stdout.splitlines()
@@ -265,6 +265,104 @@ class Hostile(unittest.TestCase):
                         lines[5])
         for line in lines[6:]:
             self.assertTrue(line.startswith("ok ") or "must be an integer (ns), got text 'abc'" in line, line)
+
+
+class Reports(unittest.TestCase):
+    """.nsys-rep files (nsys's own container, recognised by its first bytes): refused with the export
+    command to run, or, with ROCPD_NSYS_EXPORT=1, exported by the `nsys` on PATH into a private
+    temporary database (here a stand-in script for nsys: it copies a generated export to --output)."""
+
+    # What every report starts with (the real 2025.3 report of docs/formats.md, its first 50 bytes).
+    HEAD = b"NVIDIA Tegra Profiler Report 2025@3@2@474-253236389321v0.\n\x0bLocal (CLI)\x12\x04\x08\x0c"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_rep_")
+        truth = generate(os.path.join(cls.tmp, "gen"), 1, "nsys", 50, 3)
+        cls.export = os.path.join(cls.tmp, "gen", truth["files"][0]["file"])
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def report(self, name):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(self.HEAD + os.urandom(4096))
+        return path
+
+    def test_message(self):
+        for name in ("r/report1.nsys-rep", "r/old.qdrep", "r/renamed.sqlite"):  # by content, whatever the name
+            with self.subTest(name=name):
+                path = self.report(name)
+                line = run(path, [])[0]
+                self.assertTrue(line.startswith("error "), line)
+                self.assertIn(os.path.basename(path), line)
+                self.assertIn("an Nsight Systems report (.nsys-rep), not an SQLite database", line)
+                self.assertIn("nsys export --type sqlite --output", line)
+                self.assertIn("ROCPD_NSYS_EXPORT=1", line)
+        # A directory of reports only: nothing to open, each report named with the command to run.
+        only = os.path.join(self.tmp, "only")
+        self.report("only/rank0.nsys-rep")
+        line = run(only, [])[0]
+        self.assertTrue(line.startswith("error ") and "rank0.nsys-rep" in line and "nsys export" in line, line)
+        # Beside its export (nsys profile --export sqlite), the export is the member.
+        both = os.path.join(self.tmp, "both")
+        self.report("both/rank0.nsys-rep")
+        shutil.copy(self.export, os.path.join(both, "rank0.sqlite"))
+        lines = run(both, ["SELECT db FROM rocpd_members", "SELECT path, reason FROM rocpd_skipped"])
+        self.assertEqual(lines[:2], ["ok [[1]]", 'ok [["rank0"]]'])
+        self.assertIn("rank0.nsys-rep", lines[2])
+        self.assertIn("whose export", lines[2])
+
+    def test_export_hook(self):
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir, exist_ok=True)
+        log = os.path.join(self.tmp, "nsys.log")
+        fake = os.path.join(bindir, "nsys")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n"
+                    f"echo \"$@\" >> '{log}'\n"
+                    "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
+                    f"cp '{self.export}' \"$out\"\n")
+        os.chmod(fake, 0o755)
+        jobdir = os.path.join(self.tmp, "hook")
+        path = self.report("hook/rank3.nsys-rep")
+        tmpdir = os.path.join(self.tmp, "tmpdir")
+        os.makedirs(tmpdir, exist_ok=True)
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), ROCPD_NSYS_EXPORT="1",
+                   TMPDIR=tmpdir, SQLITE_TMPDIR=tmpdir)
+        for target in (path, jobdir):
+            with self.subTest(target=target):
+                lines = run(target, ["SELECT db, path, format, rank FROM rocpd_members", "SELECT count(*) FROM rocpd_ops",
+                                     "SELECT count(*) FROM rocpd_members"], env=env)
+                self.assertEqual(lines[0], "ok [[1]]")
+                self.assertEqual(json.loads(lines[1][3:]), [["rank3", path, "nsys", 3]])
+                con = sqlite3.connect(self.export)
+                ops = con.execute("SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL) + "
+                                  "(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY)").fetchone()[0]
+                con.close()
+                self.assertEqual(lines[2], f"ok [[{ops}]]")
+        # nsys ran as `nsys export --type sqlite --force-overwrite true --output <private tmp> <report>`;
+        # nothing was written beside the report, and the private database is gone with its member.
+        with open(log) as f:
+            calls = f.read().splitlines()
+        self.assertEqual(len(calls), 2)
+        args = calls[0].split()
+        self.assertEqual(args[:6], ["export", "--type", "sqlite", "--force-overwrite", "true", "--output"])
+        self.assertTrue(args[6].startswith(os.path.join(tmpdir, "rocpd-nsys-")), args)
+        self.assertEqual(args[7], path)
+        self.assertEqual(sorted(os.listdir(jobdir)), ["rank3.nsys-rep"])
+        self.assertEqual(os.listdir(tmpdir), [])
+        # nsys failing, or absent from PATH: errors naming the report.
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\nexit 3\n")
+        line = run(path, [], env=env)[0]
+        self.assertTrue(line.startswith("error ") and "rank3.nsys-rep" in line and "exit status 3" in line, line)
+        line = run(path, [], env=dict(env, PATH=os.path.join(self.tmp, "nowhere")))[0]
+        self.assertTrue(line.startswith("error ") and "nsys could not be run" in line, line)
+        self.assertEqual(os.listdir(tmpdir), [])
 
 
 class RawValues(unittest.TestCase):
