@@ -6,9 +6,11 @@ rpd, rocprofv3 and nsys members through the kernel summary, busy time, idle brea
 import json
 import os
 import shutil
+import sqlite3
 import statistics
 import sys
 import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
@@ -341,6 +343,69 @@ class MixedJob(ChecksumGuard):
         ops = sum(1 for e in doc["traceEvents"] if e.get("ph") in ("X", "i") and e["cat"] in ("kernel", "copy"))
         self.assertEqual(ops, sum(t["files"][0]["ops"] for d, t in self.truths.values()))
         self.assertEqual(doc["otherData"]["members"], 3)
+
+
+class PerRankJob(unittest.TestCase):
+    """A 4-rank job profiled with one nsys report per rank (rocpd_gen --steps: collectives in every
+    step, rank 2 planted 300 us late in the odd steps), its files named as per-rank nsys jobs name
+    them: `-o report_%q{RANK}` (the rank in the name) and `-o %h_%p` (host and pid: the rank only in
+    the recorded environment, RANK or SLURM_PROCID)."""
+
+    PLANTED, DELAY, JITTER = 2, 300_000, 1_000
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_nsys_ranks_")
+        gen = os.path.join(cls.tmp, "gen")
+        generate(gen, 4, "nsys", 300, 5, "--steps", 4, "--gpus", 1, "--straggler", f"{cls.PLANTED}:{cls.DELAY}",
+                 "--collective-jitter", cls.JITTER)
+        cls.job = os.path.join(cls.tmp, "job")
+        os.makedirs(cls.job)
+        cls.names = {}
+        for rank in range(4):
+            src = os.path.join(gen, f"rank{rank}.sqlite")
+            con = sqlite3.connect(src)
+            pid = con.execute("SELECT pid FROM PROCESSES WHERE name = 'python3'").fetchone()[0]
+            con.close()
+            if rank % 2 == 0:
+                name = f"report_{rank}"  # nsys profile -o report_%q{RANK}
+            else:
+                name = f"node{rank // 2}_{pid}"  # nsys profile -o %h_%p: the pid is no rank
+            dst = os.path.join(cls.job, name + ".sqlite")
+            shutil.copy(src, dst)
+            if rank % 2 == 1:
+                con = sqlite3.connect(dst)
+                var = "RANK" if rank == 1 else "SLURM_PROCID"
+                con.executemany("INSERT INTO META_DATA_CAPTURE (name, value) VALUES ('PROCESS_0:ENVIRONMENT_VARIABLE', ?)",
+                                [('PATH="/usr/bin"',), (f'{var}="{rank}"',), ('LOCAL_RANK="0"',)])
+                con.commit()
+                con.close()
+            cls.names[rank] = name
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_ranks_and_stragglers(self):
+        con = connect()
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.job,)).fetchone()[0], 4)
+        ranks = {db: (rank, notes) for db, rank, notes in con.execute("SELECT db, rank, notes FROM rocpd_members")}
+        self.assertEqual({db: r for db, (r, n) in ranks.items()}, {self.names[r]: r for r in range(4)})
+        self.assertIn("rank 1 from RANK in the recorded environment", ranks[self.names[1]][1])
+        self.assertIn("rank 3 from SLURM_PROCID in the recorded environment", ranks[self.names[3]][1])
+        self.assertIn("rank 2 from the file name", ranks[self.names[2]][1])
+        # NCCL kernels of every member match as collectives: 4 steps x 4, all matched.
+        self.assertEqual(con.execute("SELECT count(*), count(DISTINCT db), min(participants), max(participants), "
+                                     "sum(family_count <> matched_count) FROM rocpd_collectives").fetchone(),
+                         (64, 4, 4, 4, 0))
+        first = con.execute("SELECT db, times_last, late_p95_ns, caused_wait_ns FROM rocpd_stragglers").fetchall()
+        self.assertEqual(first[0][0], self.names[self.PLANTED])
+        self.assertGreaterEqual(first[0][1], 8)  # last in every straggled collective (2 odd steps x 4)
+        self.assertLessEqual(abs(first[0][2] - self.DELAY), 2 * self.JITTER)
+        self.assertTrue(all(r[3] < first[0][3] for r in first[1:]))
+        # One clock per host: aligning on the collectives moves every member.
+        self.assertEqual(con.execute("SELECT rocpd_align('collectives')").fetchone()[0], 4)
+        self.assertEqual(con.execute("SELECT db FROM rocpd_stragglers LIMIT 1").fetchone()[0], self.names[self.PLANTED])
 
 
 if __name__ == "__main__":
