@@ -240,6 +240,14 @@ class GeneratorOptions(unittest.TestCase):
         r = self.gen("c", "--procs", 1, "--format", "nsys", "--ops", 10, "--seed", 1, "--memsets", -1)
         self.assertEqual(r.returncode, 2)
 
+    def test_nsys_schema_errors(self):
+        r = self.gen("d", "--procs", 1, "--format", "rpd2", "--ops", 10, "--seed", 1, "--nsys-schema", 2022)
+        self.assertEqual((r.returncode, r.stderr.splitlines()[0]),
+                         (2, "rocpd_gen: option --nsys-schema applies to nsys files only (--format nsys or vendors)"))
+        for bad in (2024, 2021, 2027, "x"):
+            r = self.gen("e", "--procs", 1, "--format", "nsys", "--ops", 10, "--seed", 1, "--nsys-schema", bad)
+            self.assertEqual(r.returncode, 2, bad)
+
     def test_deterministic(self):
         args = ("--procs", 2, "--format", "nsys", "--ops", 500, "--seed", 9, "--sessions", 2, "--memsets", 7)
         self.assertEqual(self.gen("x", *args).returncode, 0)
