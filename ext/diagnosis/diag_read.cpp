@@ -22,8 +22,9 @@ int plan(sqlite3_index_info* info, const PlanColumns& cols, double full_cost) {
     else if (c.iColumn == cols.threshold) code = 'T';
     else if (c.iColumn == cols.lo) code = 'L';
     else if (c.iColumn == cols.hi) code = 'H';
+    else if (c.iColumn == cols.pattern) code = 'P';
     if (!code) continue;
-    const bool argument = code == 'T' || code == 'L' || code == 'H';
+    const bool argument = code == 'T' || code == 'L' || code == 'H' || code == 'P';
     if (!c.usable) {
       // A plan without an argument of the table-valued call would change its meaning.
       if (argument) return SQLITE_CONSTRAINT;
@@ -59,6 +60,17 @@ Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value
   for (int i = 0; i < argc; ++i) {
     sqlite3_value* v = argv[i];
     const char code = codes[static_cast<size_t>(i)];
+    if (code == 'P') {
+      const int type = sqlite3_value_type(v);
+      if (type == SQLITE_NULL) continue;  // the default
+      if (type != SQLITE_TEXT)
+        throw Error(fmt::format("{}: pattern must be text (a LIKE pattern such as 'ProfilerStep#%')", table));
+      const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)),
+                             static_cast<size_t>(sqlite3_value_bytes(v)));
+      if (s.pattern && *s.pattern != text) s.nothing = true;
+      s.pattern = text;
+      continue;
+    }
     if (code == 'T' || code == 'L' || code == 'H') {
       const char* name = code == 'T' ? "threshold_ns" : code == 'L' ? "lo" : "hi";
       auto value = intervals::int64_arg(v, table, name);

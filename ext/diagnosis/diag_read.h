@@ -23,9 +23,9 @@ using intervals::GpuKey;
 using intervals::MemberRef;
 
 // Constraint codes in idxStr, one per xFilter argument: D db =, G gpu =, and the hidden
-// arguments T (threshold_ns), L (lo), H (hi).
+// arguments T (threshold_ns), L (lo), H (hi), P (pattern: a LIKE pattern of step names).
 struct PlanColumns {
-  int db = -1, gpu = -1, threshold = -1, lo = -1, hi = -1;
+  int db = -1, gpu = -1, threshold = -1, lo = -1, hi = -1, pattern = -1;
 };
 int plan(sqlite3_index_info* info, const PlanColumns& cols, double full_cost);
 
@@ -33,6 +33,7 @@ struct Selection {
   std::optional<std::string> db;
   std::optional<int64_t> gpu;
   std::optional<int64_t> threshold, lo, hi;  // hidden arguments (NULL leaves them unset)
+  std::optional<std::string> pattern;        // text only; another value than NULL is an error
   bool nothing = false;                      // contradictory or NULL constraints
 };
 Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value** argv);

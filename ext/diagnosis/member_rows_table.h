@@ -14,6 +14,8 @@
 // core in a batch after the first, default 2: more for tables whose rows are small), and kOrder, the order its rows come in (members in natural order, each member's rows
 // in the order of the listed columns; its db column declared COLLATE rocpd_natural): an ORDER BY
 // that is a prefix of it is consumed (SQLite does not sort the rows again).
+// A table with hidden arguments or gpu pushdown declares them in kPlan (PlanColumns; default: db
+// only) and takes the decoded Selection as a last argument of compute and column.
 #pragma once
 #include <fmt/format.h>
 
@@ -57,6 +59,7 @@ class MemberRowsTable {
   };
 
   struct Cursor : sqlite3_vtab_cursor {
+    Selection sel;
     std::unique_ptr<MemberBatches<Rows>> batches;
     size_t member = 0, row = 0;
     bool eof = true;
@@ -104,20 +107,28 @@ class MemberRowsTable {
                      static_cast<bool>(info->aOrderBy[i].desc) == order[static_cast<size_t>(i)].desc;
         if (consumed) info->orderByConsumed = 1;
       }
-      return plan(info, PlanColumns{.db = 0}, 1e7);
+      if constexpr (requires { Def::kPlan; }) return plan(info, Def::kPlan, 1e7);
+      else return plan(info, PlanColumns{.db = 0}, 1e7);
     });
   }
 
   static int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
     auto* c = static_cast<Cursor*>(cur);
     return guard(cur->pVtab, [&] {
-      const Selection sel = decode(Def::kTableName, idx_str, argc, argv);
+      c->sel = decode(Def::kTableName, idx_str, argc, argv);
+      const Selection& sel = c->sel;
       sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
+      typename MemberBatches<Rows>::Compute compute;
+      if constexpr (requires { Def::kPlan; })
+        compute = [&sel](const federation::Member& m, sqlite3* db, const federation::InterruptWatch& watch) {
+          return Def::compute(m, db, watch, sel);
+        };
+      else compute = &Def::compute;
       typename MemberBatches<Rows>::Prepare prepare;
       if constexpr (requires { &Def::prepare; }) prepare = &Def::prepare;
       size_t per_core = 2;
       if constexpr (requires { Def::kBatchPerCore; }) per_core = Def::kBatchPerCore;
-      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, &Def::compute, prepare, per_core);
+      c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, compute, prepare, per_core);
       c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(conn, sel.db));
       c->member = c->row = 0;
       c->settle();
@@ -141,6 +152,7 @@ class MemberRowsTable {
     return guard(cur->pVtab, [&] {
       const MemberRef& m = c->batches->member(c->member);
       if (col == 0) sqlite3_result_text(ctx, m.db.data(), static_cast<int>(m.db.size()), SQLITE_TRANSIENT);
+      else if constexpr (requires { Def::kPlan; }) Def::column(c->batches->rows(c->member), c->row, m, c->sel, ctx, col);
       else Def::column(c->batches->rows(c->member), c->row, m, ctx, col);
       return SQLITE_OK;
     });

@@ -3,7 +3,7 @@
 // rocpd_queue_steps, rocpd_comm_classes (the tables under the views rocpd_queue_depth and
 // rocpd_comm_overlap), rocpd_sequence_groups
 // (under rocpd_kernel_sequences), rocpd_op_counters (under rocpd_kernel_counters), rocpd_launch_groups
-// (under rocpd_launch_latency), and the run labels
+// (under rocpd_launch_latency), rocpd_time_breakdown, and the run labels
 // rocpd_open(pattern, run), rocpd_set_run(db, run)
 // (docs/diagnosis.md). Its plain-SQL views are sql/views/6x_*.sql.
 #include <fmt/format.h>
@@ -20,7 +20,8 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     // The views and internal SQL read these as temp.<name>; a user's TEMP object of one of these
     // names would also hide ours from the user: refused at load, as the views' names are.
     for (const char* table : {"rocpd_kernel_stacks", "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_queue_steps",
-                              "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups"})
+                              "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
+                              "rocpd_time_breakdown"})
       rocpd::refuse_temp_clash(db, table, fmt::format("the table {}", table));
     rocpd::register_natural_collation(db);  // rocpd_sequence_groups' db column is declared with it
     rocpd::diagnosis::register_kernel_stacks(db);
@@ -33,6 +34,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_sequence_groups(db);
     rocpd::diagnosis::register_op_counters(db);
     rocpd::diagnosis::register_launch_groups(db);
+    rocpd::diagnosis::register_time_breakdown(db);
     return SQLITE_OK;
   });
 }

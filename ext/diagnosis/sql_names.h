@@ -13,4 +13,5 @@ void register_comm_classes(sqlite3* db);
 void register_sequence_groups(sqlite3* db);
 void register_op_counters(sqlite3* db);
 void register_launch_groups(sqlite3* db);
+void register_time_breakdown(sqlite3* db);
 }  // namespace rocpd::diagnosis

@@ -53,6 +53,14 @@ std::vector<Interval> merge(std::span<Interval> ivs) {
   return out;
 }
 
+uint64_t clipped_length(std::span<const Interval> merged, int64_t lo, int64_t hi) {
+  // The first interval that ends after lo; the rest start after it (disjoint and sorted).
+  auto it = std::partition_point(merged.begin(), merged.end(), [&](const Interval& iv) { return iv.end <= lo; });
+  uint64_t total = 0;
+  for (; it != merged.end() && it->start < hi; ++it) total += clip(*it, lo, hi).length();
+  return total;
+}
+
 std::vector<Interval> gaps(std::span<const Interval> merged) {
   std::vector<Interval> out;
   for (size_t i = 1; i < merged.size(); ++i) out.push_back({merged[i - 1].end, merged[i].start});

@@ -87,6 +87,10 @@ class Merger {
 // The maximal busy intervals of `ivs` (any order; reorders `ivs`), sorted, disjoint, not touching.
 std::vector<Interval> merge(std::span<Interval> ivs);
 
+// Length of the part of `merged` (sorted, disjoint intervals, as merge returns them) inside
+// [lo, hi). O(log n + intervals inside): what a step or window takes of a busy list.
+uint64_t clipped_length(std::span<const Interval> merged, int64_t lo, int64_t hi);
+
 // The idle gaps between consecutive busy intervals (as returned by merge): never before the
 // first or after the last one.
 std::vector<Interval> gaps(std::span<const Interval> merged);

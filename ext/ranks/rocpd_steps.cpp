@@ -12,18 +12,18 @@
 
 #include "common/vtab_util.h"
 #include "diagnosis/member_rows_table.h"
+#include "diagnosis/step_ranges.h"
 #include "members/interrupt.h"
 #include "members/member_columns.h"
 #include "members/member_pool.h"
 #include "ranks/job_collectives.h"
 #include "ranks/sql_names.h"
-#include "ranks/step_math.h"
 
 namespace rocpd::ranks {
 namespace {
 
 constexpr const char* kTable = "rocpd_steps";
-constexpr const char* kDefaultPattern = "ProfilerStep#%";
+constexpr const char* kDefaultPattern = diagnosis::kDefaultStepPattern;
 
 enum Column {
   kDb, kPid, kTid, kStep, kName, kStart, kEnd, kDuration, kBusyNs, kCollectiveNs, kWaitNs, kIdleNs, kCollectives,
@@ -47,12 +47,6 @@ struct Process {
   std::vector<int64_t> collective_starts;  // sorted
 };
 
-struct Range {
-  GpuKey tid;
-  std::string name;
-  int64_t start, end, rowid;
-};
-
 // A length as an integer; only a step over both halves of the int64 range is longer than one holds,
 // and is reported as a real (as rocpd_busy_intervals reports such a duration).
 void result_length(sqlite3_context* ctx, uint64_t length) {
@@ -63,25 +57,7 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
 std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
                                   const std::string& pattern, const JobCollectives& job, size_t member) {
   using namespace federation;
-  std::map<GpuKey, std::vector<Range>> ranges;  // by pid
-  {
-    MemberColumns apis(m, conn, TableKind::Apis, {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd},
-                       nullptr, std::pair<int, std::string>{kApisDomain, "marker"});
-    uint64_t read = 0;
-    while (apis.next()) {
-      if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
-      const StoredValue domain = apis[2], name = apis[3];
-      if (domain.type != SQLITE_TEXT || std::string_view(static_cast<const char*>(domain.bytes), domain.length) != "marker")
-        continue;
-      if (name.type != SQLITE_TEXT) continue;  // LIKE is never true for NULL; numbers are not step names
-      const std::string text(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
-      if (sqlite3_strlike(pattern.c_str(), text.c_str(), 0) != 0) continue;
-      const auto start = diagnosis::time_value(apis[4], kTable, m.alias, "start");
-      const auto end = diagnosis::time_value(apis[5], kTable, m.alias, "end");
-      if (!start || !end || *end <= *start) continue;  // a range encloses time (docs/diagnosis.md)
-      ranges[diagnosis::value_key(apis[0])].push_back({diagnosis::value_key(apis[1]), text, *start, *end, apis.rowid()});
-    }
-  }
+  auto ranges = diagnosis::read_step_ranges(m, conn, watch, pattern, kTable);
   if (ranges.empty()) return {};
   std::map<GpuKey, Process> processes;
   for (const auto& [pid, r] : ranges) processes[pid];
@@ -122,9 +98,6 @@ std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, co
     const auto collectives = intervals::merge(p.collectives);
     const auto waits = intervals::merge(p.waits);
     std::sort(p.collective_starts.begin(), p.collective_starts.end());
-    std::sort(rs.begin(), rs.end(), [](const Range& a, const Range& b) {
-      return a.start != b.start ? a.start < b.start : a.rowid < b.rowid;
-    });
     for (size_t k = 0; k < rs.size(); ++k) {
       if (watch.stopped()) InterruptWatch::raise();
       StepRow row;
@@ -134,9 +107,9 @@ std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, co
       row.step = static_cast<int64_t>(k);
       row.start = rs[k].start;
       row.end = rs[k].end;
-      row.busy_ns = clipped_length(busy, row.start, row.end);
-      row.collective_ns = clipped_length(collectives, row.start, row.end);
-      row.wait_ns = clipped_length(waits, row.start, row.end);
+      row.busy_ns = intervals::clipped_length(busy, row.start, row.end);
+      row.collective_ns = intervals::clipped_length(collectives, row.start, row.end);
+      row.wait_ns = intervals::clipped_length(waits, row.start, row.end);
       const auto& starts = p.collective_starts;
       row.collectives = std::lower_bound(starts.begin(), starts.end(), row.end) -
                         std::lower_bound(starts.begin(), starts.end(), row.start);

@@ -50,7 +50,8 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      r"|integer overflow)"
                      # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
                      # table under rocpd_comm_overlap as interval_union did in the view.
-                     r"|rocpd_(op_launches|queue_steps|collectives|steps): member .*: (start|end) must be an integer"
+                     r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown): member .*: "
+                     r"(start|end) must be an integer"
                      r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
 
 # ------------------------------------------------------------------------------------------------
@@ -488,6 +489,8 @@ class Catalog:
                   ("comm_classes", "diag", "rocpd_comm_classes")]
         # Across ranks (docs/ranks.md): every row depends on every member.
         specs += [("collectives", "diag", "rocpd_collectives"), ("steps", "diag", "rocpd_steps('%')")]
+        # Where each gpu's time goes, per gpu and per step (every marker range a step).
+        specs += [("time_breakdown", "diag", "rocpd_time_breakdown('%')")]
         try:
             lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members").fetchone()
         except sqlite3.Error as e:
