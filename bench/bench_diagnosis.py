@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Diagnosis benchmark (issue 11): rocpd_kernel_stacks, rocpd_idle_breakdown and the why views
 (rocpd_comm_overlap, rocpd_queue_depth, rocpd_launch_stats, rocpd_kernel_sequences,
-rocpd_kernel_counters) against a full scan of rocpd_ops, and each against a scan of the columns it
+rocpd_kernel_counters) and rocpd_time_breakdown against a full scan of rocpd_ops, and each against a scan of the columns it
 reads, on the same job, in the same run.
 
   cmake --build build --target bench_diagnosis   # or directly:
@@ -99,6 +99,13 @@ def main():
          "SELECT count(*), total(gpu), total(length(kind)), total(length(name)), total(\"end\" - start) FROM rocpd_ops"),
         ("rocpd_comm_overlap: every row", "SELECT count(*), total(overlap_ns), total(comm_ops) FROM rocpd_comm_overlap",
          "full scan of the columns rocpd_comm_overlap reads"),
+        ("full scan of the columns rocpd_time_breakdown reads (ops, markers)",
+         "SELECT (SELECT count(*) + total(gpu) + total(pid) + total(length(kind)) + total(length(name)) "
+         "+ total(\"end\" - start) FROM rocpd_ops), (SELECT count(*) + total(pid) + total(tid) + total(length(name)) "
+         "+ total(\"end\" - start) FROM rocpd_apis WHERE domain = 'marker')"),
+        ("rocpd_time_breakdown: every row",
+         "SELECT count(*), total(busy_ns), total(compute_ns), total(comm_ns), total(copy_ns), total(overlap_ns) "
+         "FROM rocpd_time_breakdown", "full scan of the columns rocpd_time_breakdown reads (ops, markers)"),
         ("full scan of the columns rocpd_queue_depth reads (ops, apis)",
          "SELECT (SELECT count(*) + total(gpu) + total(queue) + total(stream) + total(\"end\" - start) + total(correlation_id) "
          "FROM rocpd_ops), (SELECT count(*) + total(correlation_id) + total(\"end\" - start) + total(api_id) FROM rocpd_apis)"),

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -190,10 +189,11 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
   else sqlite3_result_int64(ctx, static_cast<int64_t>(length));
 }
 
-// 100 * part / span rounded to 2 decimals (the views' rule for ratios); NULL without a span.
+// 100.0 * part / span as SQL computes it, at full precision (tables do not round: docs/views.md);
+// NULL without a span.
 void result_pct(sqlite3_context* ctx, uint64_t part, std::optional<uint64_t> span) {
   if (!span || *span == 0) return;
-  sqlite3_result_double(ctx, std::round(10000.0 * static_cast<double>(part) / static_cast<double>(*span)) / 100.0);
+  sqlite3_result_double(ctx, 100.0 * static_cast<double>(part) / static_cast<double>(*span));
 }
 
 struct Def {

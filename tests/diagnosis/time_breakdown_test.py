@@ -92,11 +92,8 @@ def op_class(kind, name):
 
 
 def pct(part, span):
-    """100 * part / span rounded half away from zero to 2 decimals; None without a span."""
-    if not span:
-        return None
-    v = 10000.0 * part / span
-    return (int(v) + (1 if v - int(v) >= 0.5 else 0)) / 100.0
+    """100.0 * part / span (full precision, as SQL computes it); None without a span."""
+    return 100.0 * part / span if span else None
 
 
 def figures(by_class, lo, hi, span):
