@@ -226,7 +226,8 @@ class Analyses(ChecksumGuard):
                 mb = statistics.median(db_) if db_ else None
                 want.append((a, b, name, len(da), sum(da), ma, len(db_), sum(db_), mb, sum(db_) - sum(da),
                              mb - ma if ma is not None and mb is not None else None))
-        want.sort(key=lambda r: (r[0], r[1], -abs(r[9]), r[2]))
+        # Runs without steps are ranked by the change per call (docs/diagnosis.md, "Comparing runs").
+        want.sort(key=lambda r: (r[0], r[1], -abs((r[8] or 0) - (r[5] or 0)), r[2]))
         got = con.execute("SELECT run_a, run_b, name, calls_a, total_a_ns, med_a_ns, calls_b, total_b_ns, med_b_ns, "
                           "diff_total_ns, diff_med_ns FROM rocpd_run_compare_full").fetchall()
         self.assertEqual(got, want)
