@@ -2,6 +2,7 @@
 comm/compute overlaps are known by construction (rocpd_gen --diagnosis 1): every number is compared
 with a brute-force computation in Python over the rows of rocpd_ops / rocpd_apis and with the
 generator's truth (run by /usr/bin/python3)."""
+import gzip
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ from collections import Counter, defaultdict
 EXT = os.environ.get("ROCPD_EXT", "")
 GEN = os.environ.get("ROCPD_GEN", "")
 MATMUL = os.path.join(os.environ.get("ROCPD_SHARED_DATA", ""), "matmul_result.rpd")
+KINETO0 = os.path.join(os.environ.get("ROCPD_SHARED_DATA", ""), "kineto_rank0.json.gz")
 THRESHOLD = 5000
 NO_LO, NO_HI = -(2**63), 2**63 - 1
 
@@ -483,6 +485,58 @@ class RealTrace(unittest.TestCase):
         for r in con.execute("SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
                              "FROM rocpd_idle_breakdown WHERE level = 'gpu'"):
             self.assertEqual(dict(zip(IDLE_COLS, r[2:])), brute_idle(by_gpu[(r[0], r[1])], THRESHOLD))
+
+
+def hta_idle_per_stream(path, consecutive_kernel_delay=30):
+    """HTA's get_idle_time_breakdown (hta/analyzers/breakdown_analysis.py) reimplemented from the raw
+    Kineto JSON: per stream, its kernels, memcpys and memsets by start; each gap to the previous one's
+    end is host wait when the op's runtime call (same correlation) started after that end, else
+    kernel wait when shorter than consecutive_kernel_delay, else other. Times stay Kineto's us, so the
+    default 30 is 30 us. -> {stream: {category: us}}"""
+    with gzip.open(path, "rt") as f:
+        events = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+    runtime = {}
+    for e in events:
+        if e.get("cat") in ("cuda_runtime", "cuda_driver") and "correlation" in e.get("args", {}):
+            runtime.setdefault(e["args"]["correlation"], e["ts"])
+    lanes = defaultdict(list)
+    for e in events:
+        if e.get("cat") in ("kernel", "Kernel", "gpu_memset", "Memset", "gpu_memcpy", "Memcpy"):
+            lanes[e["args"]["stream"]].append((e["ts"], e["ts"] + e["dur"], runtime.get(e["args"].get("correlation"))))
+    out = {}
+    for stream, ops in lanes.items():
+        ops.sort(key=lambda o: o[0])
+        total = {"host_wait": 0, "kernel_wait": 0, "other": 0}
+        for prev, cur in zip(ops, ops[1:]):
+            gap = cur[0] - prev[1]
+            if cur[2] is not None and cur[2] > prev[1]:
+                total["host_wait"] += gap
+            elif gap < consecutive_kernel_delay:
+                total["kernel_wait"] += gap
+            else:
+                total["other"] += gap
+        out[stream] = total
+    return out
+
+
+class HtaKernelWaitThreshold(unittest.TestCase):
+    """HTA's default kernel-wait threshold is 30 us (docs/diagnosis.md): rocpd_idle_breakdown(30000)
+    gives HTA's per-stream figures on a real Kineto trace, (30) does not."""
+
+    def test_kineto_rank0(self):
+        if not os.path.exists(KINETO0):
+            raise unittest.SkipTest("shared/data/kineto_rank0.json.gz absent")
+        hta = hta_idle_per_stream(KINETO0)
+        # What HTA itself printed (HolisticTraceAnalysis f4d0062c, TraceAnalysis(include_last_profiler_step=True)
+        # .get_idle_time_breakdown(), rank 0, stream 23): the reimplementation reproduces it.
+        self.assertEqual(hta[23], {"host_wait": 1214793, "kernel_wait": 160, "other": 34})
+        con = connect(KINETO0)
+        sql = ("SELECT stream, host_wait_ns, kernel_wait_ns, other_ns FROM rocpd_idle_breakdown(?) "
+               "WHERE level = 'queue'")
+        got = {r[0]: {"host_wait": r[1], "kernel_wait": r[2], "other": r[3]} for r in con.execute(sql, (30000,))}
+        self.assertEqual(got, {s: {k: 1000 * v for k, v in t.items()} for s, t in hta.items()})
+        at_30ns = con.execute(sql + " AND stream = 23", (30,)).fetchone()
+        self.assertEqual(at_30ns[2:], (0, 194000))  # HTA's 160 us of kernel wait read as other
 
 
 if __name__ == "__main__":

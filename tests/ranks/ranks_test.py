@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import sys
 import tempfile
 import unittest
@@ -274,6 +275,46 @@ class Collectives(unittest.TestCase):
         con.execute("PRAGMA trusted_schema = 1")
         with self.assertRaisesRegex(Exception, "unsafe use of virtual table"):
             con.execute("SELECT * FROM v").fetchall()
+
+
+class SingleParticipant(unittest.TestCase):
+    """A collective only one rank runs (a family with one participant): its instances have an arrival
+    but nobody waits, so they are never 'times last' and cause no wait (docs/ranks.md)."""
+
+    LONE = "ncclDevKernel_Broadcast_RING_LL"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = os.path.join(TMP, "lone_family")
+        shutil.copytree(JOBS["one_clock"][0], cls.dir)
+        # Five of rank0's compute kernels renamed to a collective of a family no other rank runs.
+        w = sqlite3.connect(os.path.join(cls.dir, "rank0.rpd"))
+        w.execute("INSERT INTO rocpd_string(string) VALUES (?)", (cls.LONE,))
+        w.execute("UPDATE rocpd_op SET description_id = (SELECT max(id) FROM rocpd_string) WHERE id IN "
+                  "(SELECT o.id FROM rocpd_op AS o JOIN rocpd_string AS s ON s.id = o.description_id "
+                  "JOIN rocpd_string AS t ON t.id = o.opType_id WHERE t.string = 'KernelExecution' "
+                  "AND s.string NOT LIKE '%nccl%' ORDER BY o.id LIMIT 5)")
+        w.commit()
+        w.close()
+
+    def test_times_last_and_caused_wait(self):
+        con = opened(self.dir)
+        coll = collectives(con)
+        lone = [r for r in coll.values() if r["family"] == "Broadcast"]
+        self.assertEqual(len(lone), 5)
+        self.assertTrue(all(r["db"] == "rank0" and r["participants"] == 1 and r["arrival"] == 1 and r["wait_ns"] == 0
+                            and r["caused_wait_ns"] == 0 for r in lone))
+        got = rows_of(con, "SELECT * FROM rocpd_stragglers")
+        self.assertEqual(got, brute_stragglers(coll))
+        truth = {f["db"]: f["steps"] for f in JOBS["one_clock"][1]["files"]}
+        rank0 = [r for r in got if r["db"] == "rank0"][0]
+        # The lone instances count as matched collectives, not as times last, and add no caused wait.
+        self.assertEqual(rank0["collectives"], truth["rank0"]["collectives"] + 5)
+        self.assertEqual(rank0["times_last"], truth["rank0"]["times_last"])
+        step_coll = [r for r in coll.values() if r["db"] == "rank0" and r["family"] != "Broadcast"]
+        caused = sum(sum(o["wait_ns"] for o in coll.values() if o["family"] == r["family"] and
+                         o["instance"] == r["instance"]) for r in step_coll if r["wait_ns"] == 0)
+        self.assertEqual(rank0["caused_wait_ns"], caused)
 
 
 class Stragglers(unittest.TestCase):
