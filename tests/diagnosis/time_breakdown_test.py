@@ -4,7 +4,8 @@ unions of the classes' intervals, clipped to each step), per gpu and per step, o
 
 - a generated job with planted steps in four formats at once (rocpd_gen --format vendors --steps:
   rpd v2, rocprofv3 rocpd, Nsight Systems with memsets, Kineto), plus a copy of its rpd member with
-  barrier ops planted (the 'other' class); the step rows are the planted ProfilerStep#k ranges and
+  barrier ops planted (the 'other' class), and a 3-rank mixed job with steps (rpd v2, rpd v3 with
+  multi-node pid encoding, rocprofv3); the step rows are the planted ProfilerStep#k ranges and
   the whole-gpu rows' busy time and span are the generator's truth;
 - the real traces of ../shared/data: nsys_h100_2gpu.sqlite (a copy-bound job: kernels ~2 %, copies
   ~97 % of the span), the two-rank Kineto job, matmul_result.rpd (skipped when absent).
@@ -27,6 +28,7 @@ STEPS = 3
 TMP = None
 JOB = None
 TRUTH = None
+MIXED = None  # rpd v2, rpd v3 (multi-node pid encoding) and rocprofv3, with steps
 COMM = re.compile(r"nccl|rccl|cross_device_reduce", re.I)
 COLUMNS = ("db", "gpu", "pid", "step", "name", "start", "end", "span_ns", "busy_ns", "compute_ns", "comm_ns", "copy_ns",
            "other_ns", "overlap_ns", "copy_overlap_ns", "idle_ns", "busy_pct", "compute_pct", "comm_pct", "copy_pct",
@@ -34,10 +36,12 @@ COLUMNS = ("db", "gpu", "pid", "step", "name", "start", "end", "span_ns", "busy_
 
 
 def setUpModule():
-    global TMP, JOB, TRUTH
+    global TMP, JOB, TRUTH, MIXED
     TMP = tempfile.mkdtemp(prefix="time_breakdown_test_")
     JOB = os.path.join(TMP, "job")
     TRUTH = generate(JOB, 4, "vendors", 600, 11, "--steps", STEPS, "--gpus", 2, "--memsets", 5)
+    MIXED = os.path.join(TMP, "mixed")
+    generate(MIXED, 3, "mixed", 400, 12, "--steps", 2, "--gpus", 2, "--rpd-nodes", 2)
 
 
 def tearDownModule():
@@ -180,6 +184,12 @@ class Generated(unittest.TestCase):
             parts = r["compute_ns"] + r["comm_ns"] - r["overlap_ns"]
             self.assertLessEqual(parts, r["busy_ns"])
             self.assertEqual(r["idle_ns"], r["span_ns"] - r["busy_ns"])
+
+    def test_equals_brute_force_on_rpd_v3_and_mixed(self):
+        con = opened(MIXED)
+        got = breakdown(con)
+        self.assertEqual(got, brute_breakdown(con))
+        self.assertEqual(len([r for r in got if r["step"] is not None]), 3 * 2 * 2)  # 3 ranks x 2 gpus x 2 steps
 
     def test_other_ops_from_a_planted_barrier(self):
         rpd = [f["file"] for f in TRUTH["files"] if f["format"] == "rpd"][0]
