@@ -1,4 +1,4 @@
-"""rocpd_time_breakdown (docs/diagnosis.md, "Where the time goes"): every row equals a brute force
+"""rocpd_time_breakdown (docs/diagnosis.md, "rocpd_time_breakdown"): every row equals a brute force
 written here from the documented definitions over the rows of rocpd_ops and rocpd_apis (Python
 unions of the classes' intervals, clipped to each step), per gpu and per step, on:
 
