@@ -7,10 +7,10 @@
 // Pushdown and module: diagnosis/member_rows_table.h (db =, gpu = and the pattern argument).
 // Rowids: member ordinal, gpu slot, row index within the gpu (0 for the whole gpu, 1.. for its
 // steps), as ops_window.h's RowNumbering: unchanged by a gpu constraint.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
