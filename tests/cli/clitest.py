@@ -53,3 +53,38 @@ def connect(*paths):
     for p in paths:
         con.execute("SELECT rocpd_open(?)", (p,)).fetchall()
     return con
+
+
+def kineto_trace(path, device="NVIDIA A100-SXM4-80GB", world_size=None, rank=0, start_us=1_000_000.0, kernels=3,
+                 annotation=False):
+    """A small PyTorch profiler (Kineto) trace written by hand: `kernels` launches (cudaLaunchKernel
+    then its kernel, 5 us each, 10 us apart) on GPU 0 from `start_us`; a ProfilerStep
+    gpu_user_annotation over them when `annotation` (a GPU-side event, no API call)."""
+    events = []
+    for i in range(kernels):
+        t = start_us + 10.0 * i
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+                       "ts": t, "dur": 2.0, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": f"gemm_{i % 2}", "pid": 0, "tid": 7, "ts": t + 3.0,
+                       "dur": 5.0, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    if annotation and kernels:
+        events.append({"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7,
+                       "ts": start_us + 3.0, "dur": 10.0 * kernels, "args": {"device": 0}})
+    if not kernels:
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaGetDevice", "pid": 100, "tid": 100,
+                       "ts": start_us, "dur": 1.0, "args": {"correlation": 1}})
+    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": device}], "traceEvents": events}
+    if world_size is not None:
+        doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world_size}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def peak_rss_kb(args):
+    """Runs rocpd-ext ARGS with stdout discarded: (exit status, its peak RSS in kB)."""
+    p = subprocess.Popen([CLI, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    p.stderr.close()
+    return p.returncode, usage.ru_maxrss

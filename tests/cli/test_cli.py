@@ -7,17 +7,28 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import signal
+import sqlite3
+import statistics
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
 from collections import defaultdict
 
-from clitest import CLI, connect, demo_job, fixture_set, require, run
+from clitest import CLI, GEN, connect, demo_job, fixture_set, kineto_trace, peak_rss_kb, require, run
 
-SECTIONS = ["job", "members", "busy", "kernels", "apis", "idle"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "federation"))
+from tiny_traces import make_rpd  # noqa: E402
+
+DATA = os.environ.get("ROCPD_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                                    "shared", "data")
+
+SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "stragglers", "steps", "idle"]
+ALL = "100000"  # --top: every row of every section
 
 
 def csv_blocks(text):
@@ -38,6 +49,52 @@ def same(cell, value):
     return cell == str(value)
 
 
+def md_escape(text):
+    """A Markdown cell as the md format writes it."""
+    for a, b in (("\\", "\\\\"), ("|", "\\|"), ("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        text = text.replace(a, b)
+    return text
+
+
+def union_length(spans):
+    """Length of the union of [start, end) intervals (brute force: sorted sweep)."""
+    total, reach = 0, None
+    for start, end in sorted(spans):
+        if reach is None or start > reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
+
+
+def is_comm(name):
+    n = (name or "").lower()
+    return "nccl" in n or "rccl" in n or "cross_device_reduce" in n
+
+
+def breakdown_brute_force(con):
+    """{(db, gpu): dict of span, busy, compute, comm, copy, overlap, idle} from rocpd_ops' rows."""
+    rows = defaultdict(list)
+    for db, gpu, kind, name, start, end in con.execute('SELECT db, gpu, kind, name, start, "end" FROM rocpd_ops '
+                                                       'WHERE gpu IS NOT NULL'):
+        if start is not None and end is not None and end >= start:
+            rows[(db, gpu)].append((kind, name, start, end))
+    out = {}
+    for key, ops in rows.items():
+        span = max(e for _, _, _, e in ops) - min(s for _, _, s, _ in ops)
+        pick = lambda f: [(s, e) for k, n, s, e in ops if f(k, n)]
+        compute = union_length(pick(lambda k, n: k == "kernel" and not is_comm(n)))
+        comm = union_length(pick(lambda k, n: k == "kernel" and is_comm(n)))
+        kernels = union_length(pick(lambda k, n: k == "kernel"))
+        busy = union_length(pick(lambda k, n: True))
+        out[key] = dict(span=span, busy=busy, compute=compute, comm=comm,
+                        copy=union_length(pick(lambda k, n: k in ("copy", "fill"))),
+                        overlap=compute + comm - kernels, idle=span - busy)
+    return out
+
+
 class Summary(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -45,9 +102,9 @@ class Summary(unittest.TestCase):
         cls.con = connect(cls.job)
         cls.out = {}
         for fmt in ("table", "csv", "json", "md", "html"):
-            stdout, stderr, _ = run("summary", cls.job, "--format", fmt)
+            stdout, stderr, _ = run("summary", cls.job, "--format", fmt, "--top", ALL)
             cls.out[fmt] = stdout
-            assert stderr == "", stderr
+            assert stderr == "", stderr  # no warning on the demo job
         cls.blocks = dict(zip(SECTIONS, csv_blocks(cls.out["csv"])))
 
     @classmethod
@@ -68,7 +125,7 @@ class Summary(unittest.TestCase):
             for g, w in zip(got, want):
                 self.assertTrue(same(g, w), f"{section}: {got} != {want}")
 
-    def test_csv_has_the_six_sections_and_nothing_else(self):
+    def test_csv_has_every_section_and_nothing_else(self):
         self.assertEqual(len(csv_blocks(self.out["csv"])), len(SECTIONS))
         self.assertTrue(self.out["csv"].startswith("members,first_ns,last_ns,span_ns,ops,apis,gpus,busy_ns,gpu_busy_pct\n"))
 
@@ -104,6 +161,44 @@ class Summary(unittest.TestCase):
         self.assert_block_equals_view(
             "members", "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members")
 
+    def test_breakdown_is_the_brute_force(self):
+        header, rows = self.blocks["breakdown"]
+        self.assertEqual(header, ["db", "gpu", "span_ns", "busy_ns", "compute_ns", "comm_ns", "copy_ns", "overlap_ns",
+                                  "idle_ns", "compute_pct", "comm_pct", "copy_pct", "idle_pct"])
+        want = breakdown_brute_force(self.con)
+        truth = {(f["db"], g["gpu"]): g for f in self.truth["files"] for g in f["gpus"]}
+        self.assertEqual({(r[0], int(r[1])) for r in rows}, set(want))
+        for row in rows:
+            r = dict(zip(header, row))
+            w = want[(r["db"], int(r["gpu"]))]
+            for k in ("span", "busy", "compute", "comm", "copy", "overlap", "idle"):
+                self.assertEqual(int(r[k + "_ns"]), w[k], (r["db"], r["gpu"], k))
+            for k in ("compute", "comm", "copy", "idle"):
+                self.assertEqual(float(r[k + "_pct"]), round(100.0 * w[k] / w["span"], 2))
+            self.assertEqual(int(r["busy_ns"]), truth[(r["db"], int(r["gpu"]))]["busy_ns"])
+        self.assertGreater(sum(w["comm"] for w in want.values()), 0)
+        self.assertGreater(sum(w["overlap"] for w in want.values()), 0)
+
+    def test_headline_leads_with_the_shares(self):
+        want = breakdown_brute_force(self.con)
+        span = sum(w["span"] for w in want.values())
+        share = {k: 100.0 * sum(w[k] for w in want.values()) / span for k in ("compute", "comm", "copy", "idle")}
+        first = self.out["table"].splitlines()[0]
+        self.assertEqual(first, f"GPU time ({len(want)} GPUs, {span / 1e9:.3f} s): compute {share['compute']:.1f} %, "
+                                f"communication {share['comm']:.1f} %, copies {share['copy']:.1f} %, "
+                                f"idle {share['idle']:.1f} %")
+        out, _, _ = run("summary", self.job, "--section", "job", "--by-rank")
+        lines = out.splitlines()
+        self.assertEqual(lines[0], first)
+        for f, line in zip(self.truth["files"], lines[2:2 + len(self.truth["files"])]):
+            mine = [w for (db, _), w in want.items() if db == f["db"]]
+            span = sum(w["span"] for w in mine)
+            self.assertEqual(line, f"  {f['db']} ({len(mine)} GPUs, {span / 1e9:.3f} s): compute "
+                                   f"{100.0 * sum(w['compute'] for w in mine) / span:.1f} %, communication "
+                                   f"{100.0 * sum(w['comm'] for w in mine) / span:.1f} %, copies "
+                                   f"{100.0 * sum(w['copy'] for w in mine) / span:.1f} %, idle "
+                                   f"{100.0 * sum(w['idle'] for w in mine) / span:.1f} %")
+
     def test_busy_per_gpu_is_the_ground_truth(self):
         header, rows = self.blocks["busy"]
         got = {(r[0], int(r[1])): dict(zip(header, r)) for r in rows}
@@ -115,6 +210,35 @@ class Summary(unittest.TestCase):
             self.assertEqual(int(got[key]["ops"]), g["ops"], key)
             self.assertEqual(float(got[key]["busy_pct"]), round(100.0 * g["busy_ns"] / (g["last_ns"] - g["first_ns"]), 2))
         self.assert_block_equals_view("busy", "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy")
+
+    def test_copies_are_the_brute_force(self):
+        header, rows = self.blocks["copies"]
+        self.assertEqual(header, ["time_pct", "total_ns", "count", "avg_ns", "bytes", "avg_bytes", "gb_per_s", "kind", "name"])
+        want = defaultdict(lambda: [0, 0, 0, 0, 0])  # count, ns, bytes, timed bytes, timed ns
+        for name, duration, size in self.con.execute("SELECT name, duration, bytes FROM rocpd_copies"):
+            w = want[("copy", name)]
+            w[0] += 1
+            w[1] += duration or 0
+            w[2] += size or 0
+            if size is not None and duration and duration > 0:
+                w[3] += size
+                w[4] += duration
+        for name, duration in self.con.execute("SELECT name, duration FROM rocpd_ops WHERE kind = 'fill'"):
+            want[("fill", name)][0] += 1
+            want[("fill", name)][1] += duration or 0
+        total = sum(w[1] for w in want.values())
+        self.assertEqual(len(rows), len(want))
+        order = sorted(want, key=lambda k: (-want[k][1], k))
+        self.assertEqual([(r[7], r[8]) for r in rows], order)
+        for row in rows:
+            r = dict(zip(header, row))
+            w = want[(r["kind"], r["name"])]
+            self.assertEqual((int(r["count"]), int(r["total_ns"]), int(r["bytes"])), (w[0], w[1], w[2]))
+            self.assertEqual(float(r["time_pct"]), round(100.0 * w[1] / total, 2))
+            self.assertEqual(float(r["gb_per_s"]), round(w[3] / w[4], 3))
+        # The generator's copies per member add up to the rows' counts.
+        self.assertEqual(sum(int(r[2]) for r in rows),
+                         sum(k["calls"] for f in self.truth["files"] for k in f["top"] if k["kind"] == "copy"))
 
     def test_top_kernels_are_the_ground_truth(self):
         kernels = defaultdict(lambda: [0, 0, None, None])
@@ -128,9 +252,9 @@ class Summary(unittest.TestCase):
                 e[2] = k["min_ns"] if e[2] is None else min(e[2], k["min_ns"])
                 e[3] = k["max_ns"] if e[3] is None else max(e[3], k["max_ns"])
         total = sum(e[1] for e in kernels.values())
-        top = sorted(kernels.items(), key=lambda kv: (-kv[1][1], kv[0]))[:10]
+        top = sorted(kernels.items(), key=lambda kv: (-kv[1][1], kv[0]))
         header, rows = self.blocks["kernels"]
-        self.assertEqual(len(rows), 10)
+        self.assertEqual(len(rows), len(kernels))
         for row, (name, (calls, ns, lo, hi)) in zip(rows, top):
             r = dict(zip(header, row))
             shown, = self.con.execute("SELECT rocpd_display_name(?)", (name,)).fetchone()
@@ -138,7 +262,7 @@ class Summary(unittest.TestCase):
             self.assertEqual((int(r["instances"]), int(r["total_ns"]), int(r["min_ns"]), int(r["max_ns"])),
                              (calls, ns, lo, hi))
             self.assertEqual(float(r["time_pct"]), round(100.0 * ns / total, 2))
-        self.assert_block_equals_view("kernels", "SELECT * FROM rocpd_kernel_summary LIMIT 10")
+        self.assert_block_equals_view("kernels", "SELECT * FROM rocpd_kernel_summary")
 
     def test_top_apis_are_the_ground_truth(self):
         apis = defaultdict(lambda: [0, 0])
@@ -147,13 +271,23 @@ class Summary(unittest.TestCase):
                 apis[a["name"]][0] += a["calls"]
                 apis[a["name"]][1] += a["total_ns"]
         total = sum(ns for _, ns in apis.values())
-        top = sorted(apis.items(), key=lambda kv: (-kv[1][1], kv[0]))[:10]
+        top = sorted(apis.items(), key=lambda kv: (-kv[1][1], kv[0]))
         header, rows = self.blocks["apis"]
         self.assertEqual(header, ["time_pct", "total_ns", "calls", "avg_ns", "api"])
         self.assertEqual([(r[4], int(r[2]), int(r[1])) for r in rows], [(n, c, ns) for n, (c, ns) in top])
         for r, (_, (calls, ns)) in zip(rows, top):
             self.assertEqual(float(r[0]), round(100.0 * ns / total, 2))
             self.assertEqual(float(r[3]), round(ns / calls, 1))
+
+    def test_stragglers_and_steps_need_matching_collectives_and_steps(self):
+        # The demo's NCCL kernels do not line up across ranks, and it has no ProfilerStep ranges:
+        # both sections are empty (csv: the header alone) and say why in the table.
+        for name in ("stragglers", "steps"):
+            self.assertEqual(self.blocks[name][1], [], name)
+        unmatched, = self.con.execute("SELECT sum(unmatched) FROM rocpd_stragglers").fetchone()
+        self.assertGreater(unmatched, 0)
+        self.assertIn("(none: the members' collectives do not match across members", self.out["table"])
+        self.assertIn("(none: no member has step ranges", self.out["table"])
 
     def test_idle_causes_add_up_to_the_gaps(self):
         # Brute force: the union of each GPU's non-empty op intervals, and the gaps between them.
@@ -197,7 +331,7 @@ class Summary(unittest.TestCase):
                 for cell, value in zip(row, obj.values()):
                     self.assertTrue(same(cell, value), f"{name}: {row} vs {obj}")
         # Typed as SQLite returned them: integers, reals, text, null.
-        columns, rows = self.view("SELECT * FROM rocpd_kernel_summary LIMIT 10")
+        columns, rows = self.view("SELECT * FROM rocpd_kernel_summary")
         self.assertEqual(doc["kernels"], [dict(zip(columns, r)) for r in rows])
         columns, rows = self.view("SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path "
                                   "FROM rocpd_members")
@@ -206,21 +340,28 @@ class Summary(unittest.TestCase):
     def test_table_and_markdown_show_every_section(self):
         table, md = self.out["table"], self.out["md"]
         job = dict(zip(*[self.blocks["job"][0], self.blocks["job"][1][0]]))
-        headline = table.splitlines()[0]
-        self.assertTrue(headline.startswith(f"{job['members']} members, {job['ops']} GPU ops, {job['apis']} API calls"),
-                        headline)
+        headline = table.splitlines()[1]
+        self.assertTrue(headline.startswith(f"{int(job['members']):,} members, {int(job['ops']):,} GPU ops, "
+                                            f"{int(job['apis']):,} API calls"), headline)
         self.assertIn(f"busy {job['gpu_busy_pct']} % of the span", headline)
         self.assertIn(headline, md)
+        shown = 0
         for name in SECTIONS:
             header, rows = self.blocks[name]
-            # md: one table line per row, plus the header and the rule.
-            self.assertIn("| " + " | ".join(header) + " |", md)
-            # table: the header's names in order on one line, and every row's first and last cell.
-            self.assertTrue(any(line.split() == header for line in table.splitlines()), name)
+            if not rows and name != "job":
+                continue  # a note instead of an empty table
+            shown += 1
+            # Durations lose their _ns suffix in the human formats (they carry their unit).
+            human = [c[:-3] if c.endswith("_ns") and c not in ("first_ns", "last_ns") else c for c in header]
+            self.assertIn("| " + " | ".join(human) + " |", md)
+            self.assertTrue(any(line.split() == human for line in table.splitlines()), name)
             for row in rows:
-                self.assertIn(row[-1].replace("|", "\\|"), md)
+                for cell in row:
+                    if not cell.replace(".", "").replace("-", "").isdigit():
+                        self.assertIn(md_escape(cell), md)
         md_lines = [line for line in md.splitlines() if line.startswith("|")]
-        self.assertEqual(len(md_lines), sum(len(rows) + 2 for _, rows in self.blocks.values()))
+        self.assertEqual(len(md_lines), sum(len(rows) + 2 for name, (_, rows) in self.blocks.items() if rows))
+        self.assertEqual(shown, len(SECTIONS) - 2)
 
     def test_html_is_self_contained(self):
         page = self.out["html"]
@@ -246,7 +387,7 @@ class Summary(unittest.TestCase):
         self.assertEqual(s.tags["link"], 0)
         self.assertNotIn("url(", page)
         self.assertEqual(s.svgs, ["heatmap", "kernel-bars"])
-        self.assertEqual(s.tags["table"], len(SECTIONS))
+        self.assertEqual(s.tags["table"], len(SECTIONS) - 2)  # stragglers and steps: a note
         self.assertGreaterEqual(s.rects, len(self.blocks["busy"][1]))  # at least one run of cells per GPU
         self.assertIn(self.out["table"].splitlines()[0], page)
 
@@ -258,9 +399,60 @@ class Summary(unittest.TestCase):
         self.assertEqual([len(b[1]) for b in blocks], [3, 3])
         self.assertEqual(blocks[0][1], self.blocks["kernels"][1][:3])
 
+    def test_top_bounds_every_section(self):
+        # Default --top 10: the per-GPU sections (32 GPUs) and members (8) are cut too, and the
+        # table says so under each cut table.
+        out, _, _ = run("summary", self.job, "-f", "csv")
+        blocks = dict(zip(SECTIONS, csv_blocks(out)))
+        for name in SECTIONS:
+            self.assertEqual(blocks[name][1], self.blocks[name][1][:10], name)
+        table, _, _ = run("summary", self.job, "-n", "4", "--section", "breakdown", "--section", "members")
+        self.assertEqual(table.count("(the first 4 rows; -n/--top shows more)"), 2, table)
+        self.assertEqual(len([line for line in table.splitlines() if line.startswith("rank")]), 8)
+
+    def test_time_units_and_separators(self):
+        # auto: each duration in its unit; counts with separators; timestamps as they are.
+        table, _, _ = run("summary", self.job, "--section", "job")
+        header, rows = self.blocks["job"]
+        job = dict(zip(header, rows[0]))
+        line = table.splitlines()[-1].split()
+        span = int(job["span_ns"])
+        self.assertEqual(line[:5], ["8", job["first_ns"], job["last_ns"], f"{span / 1e6:.2f}", "ms"])
+        self.assertEqual(line[5:7], [f"{int(job['ops']):,}", f"{int(job['apis']):,}"])
+        for unit, scale in (("ns", 1), ("us", 1e3), ("ms", 1e6), ("s", 1e9)):
+            table, _, _ = run("summary", self.job, "--section", "job", "--timeunit", unit)
+            lines = table.splitlines()
+            self.assertIn(f"span_{unit}", lines[-3].split())
+            want = f"{span:,}" if unit == "ns" else f"{span / scale:,.3f}"
+            self.assertEqual(lines[-1].split()[3], want, unit)
+        # csv and json keep the raw ns whatever the unit.
+        out, _, _ = run("summary", self.job, "-f", "csv", "--section", "job", "--timeunit", "ms")
+        self.assertEqual(csv_blocks(out)[0], self.blocks["job"])
+
     def test_progress_goes_to_stderr(self):
-        out, _, _ = run("summary", self.job, "--format", "csv", "--progress", "--section", "busy")
+        out, _, _ = run("summary", self.job, "--format", "csv", "--progress", "--section", "busy", "--top", ALL)
         self.assertEqual(csv_blocks(out), [self.blocks["busy"]])
+
+    def test_output_file(self):
+        path = os.path.join(self._tmp.name, "summary.csv")
+        out, err, _ = run("summary", self.job, "-f", "csv", "--section", "job", "-o", path)
+        self.assertEqual((out, err), ("", ""))
+        with open(path) as f:
+            self.assertEqual(csv_blocks(f.read()), [self.blocks["job"]])
+        # A failing command leaves the file as it was; a member's file is never the output.
+        out, err, rc = run("summary", os.path.join(self._tmp.name, "nope"), "-o", path, check=False)
+        self.assertEqual(rc, 1)
+        with open(path) as f:
+            self.assertEqual(csv_blocks(f.read()), [self.blocks["job"]])
+        member = os.path.join(self.job, "rank0.rpd")
+        with open(member, "rb") as f:
+            before = f.read()
+        out, err, rc = run("summary", self.job, "-o", member, check=False)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("is the trace of member rank0: it is read, never replaced", err)
+        with open(member, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertEqual([n for n in os.listdir(self._tmp.name) if n.startswith(".rocpd-ext-")], [])
 
 
 class Query(unittest.TestCase):
@@ -401,17 +593,43 @@ class Export(unittest.TestCase):
     def test_bad_windows(self):
         path = os.path.join(self.out, "bad.json")
         for args, message in [
-            (["--start", "nope"], "'nope': neither a time (12000000, 12ms, 1.5s, 25%, @1000079750000000) nor the name "
-                                  "of a CPU range (rocpd_ranges); list the names with: rocpd-ext query PATH... "),
-            (["--range", "nope"], "'nope': no CPU range (rocpd_ranges) is named 'nope'"),
-            (["--start", "range:5ms"], "'range:5ms': no CPU range (rocpd_ranges) is named '5ms'"),
-            (["--start", "150%"], "'150%': a share of the job is a number from 0 to 100 followed by %"),
-            (["--start", "@12x"], "'@12x': an absolute time is @ followed by an integer ns"),
+            (["--start", "nope"], "--start 'nope': neither a time (12000000, 12ms, 1.5s, 25%, @1000079750000000) nor "
+                                  "the name of a CPU range (rocpd_ranges); list the names with: rocpd-ext query PATH... "),
+            (["--range", "nope"], "--range 'nope': no CPU range (rocpd_ranges) is named 'nope'"),
+            (["--start", "range:5ms"], "--start 'range:5ms': no CPU range (rocpd_ranges) is named '5ms'"),
+            (["--start", "150%"], "--start '150%': a share of the job is a number from 0 to 100 followed by %"),
+            (["--end", "@12x"], "--end '@12x': an absolute time is @ followed by an integer ns"),
         ]:
             out, err, rc = run("export", self.job, path, *args, check=False)
             self.assertEqual((rc, out), (1, ""), args)
             self.assertTrue(err.startswith("rocpd-ext: " + message), err)
             self.assertEqual(err.count("\n"), 1)
+        self.assertFalse(os.path.exists(path))
+
+    def test_times_beyond_an_int64(self):
+        # Issue 31 item 9: these once wrapped negative and exported the whole job.
+        path = os.path.join(self.out, "huge.json")
+        for option, value in (("--start", "9223372037s"), ("--start", "99999999999999999999"),
+                              ("--end", "9223372036854775807ns"), ("--start", "@99999999999999999999"),
+                              ("--end", "1e30")):
+            out, err, rc = run("export", self.job, path, option, value, check=False)
+            self.assertEqual((rc, out), (1, ""), (option, value, err))
+            if value != "1e30":
+                self.assertTrue(err.startswith(f"rocpd-ext: {option} '{value}': beyond the timestamps an int64 of ns "
+                                               "holds"), err)
+            self.assertEqual(err.count("\n"), 1)
+        self.assertFalse(os.path.exists(path))
+
+    def test_empty_window_speaks_of_the_options(self):
+        # The times were given relative to the job's start: no hint to add rocpd_job_start().
+        path = os.path.join(self.out, "late.json")
+        out, err, rc = run("export", self.job, path, "--start", "1000s", check=False)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertEqual(err, f"rocpd-ext: --start 1000s: the window [{self.first + 1000 * 10**9}, end) holds no op or "
+                              f"API call: it starts after the job's last timestamp; the job runs from {self.first} to "
+                              f"{self.last} ns ({(self.last - self.first) / 1e6:.2f} ms); times such as 12ms or 25% count "
+                              "from the job's start, @T is a timestamp as rocpd_ops shows it\n")
+        self.assertNotIn("rocpd_job_start", err)
         self.assertFalse(os.path.exists(path))
 
 
@@ -446,12 +664,13 @@ class Errors(unittest.TestCase):
         self.fails(1, "no such table: nope", "query", self.job, "SELECT * FROM nope", "--format", "json")
 
     def test_usage(self):
-        self.fails(2, "a command is needed: summary, query or export")
-        self.fails(2, "unknown command 'sumary' (commands: summary, query, export)", "sumary", self.job)
+        self.fails(2, "a command is needed: summary, query, export, compare")
+        self.fails(2, "unknown command 'sumary' (commands: summary, query, export, compare)", "sumary", self.job)
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, busy, kernels, apis, idle)", "summary", self.job, "--section", "gpus")
+        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, idle)",
+                   "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")
         self.fails(2, "summary needs at least one PATH", "summary")
         self.fails(2, "query needs the SQL to run", "query")
@@ -499,6 +718,406 @@ class Errors(unittest.TestCase):
         p = subprocess.run([CLI, "query", "SELECT rocpd_version()", "--format", "csv"],
                                          capture_output=True, text=True, env=env)
         self.assertEqual(p.stdout, "rocpd_version()\n0.1.0\n", p.stderr)
+
+
+class Compare(unittest.TestCase):
+    """Two generated runs of one workload: B captured half the steps, and its largest kernel runs
+    twice as long per call. By raw totals B looks faster everywhere; per step the slowed kernel
+    changed most."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_compare_")
+        cls.a, cls.b = os.path.join(cls._tmp.name, "base"), os.path.join(cls._tmp.name, "cand")
+        for out, ops, steps in ((cls.a, 4000, 8), (cls.b, 1500, 3)):
+            subprocess.run([GEN, "--out", out, "--procs", "2", "--format", "rpd3", "--ops", str(ops), "--seed", "7",
+                            "--steps", str(steps)], check=True, stdout=subprocess.DEVNULL)
+        con = connect(cls.a)
+        cls.slowed, = con.execute("SELECT name FROM rocpd_ops WHERE kind = 'kernel' GROUP BY name "
+                                  "ORDER BY sum(duration) DESC LIMIT 1").fetchone()
+        cls.shown, = con.execute("SELECT rocpd_display_name(?)", (cls.slowed,)).fetchone()
+        con.close()
+        for name in os.listdir(cls.b):
+            if name.endswith(".rpd"):
+                f = sqlite3.connect(os.path.join(cls.b, name))
+                f.execute('UPDATE rocpd_op SET "end" = start + 2 * ("end" - start) WHERE description_id IN '
+                          "(SELECT id FROM rocpd_string WHERE string = ?)", (cls.slowed,))
+                f.commit()
+                f.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def side(self, path, kind_sql):
+        """{name: (calls, total, median)} of one side, and its step count, by brute force."""
+        con = connect(path)
+        groups = defaultdict(list)
+        for name, duration in con.execute(kind_sql):
+            groups[name].append(duration)
+        steps = len(con.execute("SELECT * FROM rocpd_ranges WHERE name LIKE 'ProfilerStep#%'").fetchall())
+        con.close()
+        return {n: (len(d), sum(d), statistics.median(d)) for n, d in groups.items()}, steps
+
+    def test_the_slowed_kernel_ranks_first(self):
+        out, err, _ = run("compare", self.a, self.b, "-f", "csv", "--section", "kernels", "-n", ALL)
+        self.assertEqual(err, "")
+        header, rows = csv_blocks(out)[0]
+        self.assertEqual(header, ["kernel", "calls_a", "calls_b", "total_a_ns", "total_b_ns", "med_a_ns", "med_b_ns",
+                                  "med_ratio", "step_a_ns", "step_b_ns", "step_ratio", "change_ns"])
+        first = dict(zip(header, rows[0]))
+        self.assertEqual(first["kernel"], self.shown)
+        self.assertLess(int(first["total_b_ns"]), int(first["total_a_ns"]))  # raw totals hide it
+        self.assertGreater(float(first["med_ratio"]), 1.8)
+        # Every row against a brute force over each side's ops, and the ranking.
+        sql = "SELECT name, duration FROM rocpd_ops WHERE kind = 'kernel'"
+        (ka, sa), (kb, sb) = self.side(self.a, sql), self.side(self.b, sql)
+        self.assertEqual((sa, sb), (16, 6))
+        con = connect()
+        want = []
+        for name in set(ka) | set(kb):
+            ca, ta, ma = ka.get(name, (0, 0, None))
+            cb, tb, mb = kb.get(name, (0, 0, None))
+            shown, = con.execute("SELECT rocpd_display_name(?)", (name,)).fetchone()
+            want.append((shown, ca, cb, ta, tb, ma, mb, tb / sb - ta / sa))
+        want.sort(key=lambda w: (-abs(w[7]), w[0]))
+        self.assertEqual(len(rows), len(want))
+        for row, w in zip(rows, want):
+            r = dict(zip(header, row))
+            self.assertEqual((r["kernel"], int(r["calls_a"]), int(r["calls_b"]), int(r["total_a_ns"]),
+                              int(r["total_b_ns"])), w[:5])
+            for col, value in (("med_a_ns", w[5]), ("med_b_ns", w[6])):
+                self.assertEqual(r[col], "" if value is None else str(round(float(value), 1)).rstrip("0").rstrip("."))
+            self.assertAlmostEqual(float(r["change_ns"]), w[7], delta=0.051)
+            self.assertAlmostEqual(float(r["step_a_ns"]), w[3] / sa, delta=0.051)
+
+    def test_runs_apis_copies_and_formats(self):
+        out, _, _ = run("compare", self.a, self.b, "-f", "json", "--label", "base", "--label", "cand", "-n", "3")
+        doc = json.loads(out)
+        self.assertEqual(list(doc), ["runs", "kernels", "apis", "copies"])
+        runs = {r["property"]: r for r in doc["runs"]}
+        self.assertEqual((runs["members"]["a"], runs["members"]["b"]), (2, 2))
+        self.assertEqual((runs["steps"]["a"], runs["steps"]["b"], runs["steps"]["differs"]), (16, 6, "*"))
+        self.assertEqual((runs["GPU ops"]["a"], runs["GPU ops"]["b"]), (8000, 3000))
+        self.assertIsNone(runs["formats"]["differs"])
+        self.assertEqual([len(doc[k]) for k in ("kernels", "apis", "copies")], [3, 3, 3])
+        # API calls and copies against the brute force, like the kernels.
+        for section, key, sql in (
+                ("apis", "api", "SELECT name, duration FROM rocpd_apis WHERE coalesce(domain, '') NOT IN "
+                                "('marker', 'gpu_annotation', 'cuda_sync')"),
+                ("copies", "name", "SELECT name, duration FROM rocpd_ops WHERE kind IN ('copy', 'fill')")):
+            (ga, sa), (gb, sb) = self.side(self.a, sql), self.side(self.b, sql)
+            change = {n: gb.get(n, (0, 0))[1] / sb - ga.get(n, (0, 0))[1] / sa for n in set(ga) | set(gb)}
+            order = sorted(change, key=lambda n: (-abs(change[n]), n))[:3]
+            self.assertEqual([r[key] for r in doc[section]], order, section)
+            for r in doc[section]:
+                self.assertEqual((r["calls_a"], r["total_a_ns"]), ga[r[key]][:2])
+        table, _, _ = run("compare", self.a, self.b, "--label", "base", "--label", "cand", "-n", "3")
+        self.assertTrue(table.startswith("a = base: 2 members, b = cand: 2 members\n"), table)
+        self.assertIn(f"Runs: a = base ({self.a}), b = cand ({self.b})", table)
+        for fmt in ("md", "html", "csv"):
+            out, err, _ = run("compare", self.a, self.b, "-f", fmt, "-n", "2")
+            self.assertIn(self.shown.replace("<", "&lt;") if fmt != "csv" else self.shown, out)
+
+    def test_without_steps_ranks_per_call(self):
+        a, b = os.path.join(self._tmp.name, "nosteps_a"), os.path.join(self._tmp.name, "nosteps_b")
+        for out, ops in ((a, 1500), (b, 700)):
+            subprocess.run([GEN, "--out", out, "--procs", "1", "--format", "rpd2", "--ops", str(ops), "--seed", "9"],
+                           check=True, stdout=subprocess.DEVNULL)
+        out, _, _ = run("compare", a, b, "-f", "csv", "--section", "kernels", "-n", ALL)
+        header, rows = csv_blocks(out)[0]
+        self.assertNotIn("step_a_ns", header)
+        sql = "SELECT name, duration FROM rocpd_ops WHERE kind = 'kernel'"
+        (ka, _), (kb, _) = self.side(a, sql), self.side(b, sql)
+        change = {n: (kb[n][2] if n in kb else 0) - (ka[n][2] if n in ka else 0) for n in set(ka) | set(kb)}
+        con = connect()
+        shown = {n: con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0] for n in change}
+        order = sorted(change, key=lambda n: (-abs(change[n]), shown[n]))
+        self.assertEqual([r[0] for r in rows], [shown[n] for n in order])
+        table, _, _ = run("compare", a, b, "--section", "kernels")
+        self.assertIn("ranked by the change of the median per call", table)
+
+    def test_errors(self):
+        def fails(status, message, *args):
+            out, err, rc = run("compare", *args, check=False)
+            self.assertEqual((rc, out), (status, ""), err)
+            self.assertTrue(err.startswith("rocpd-ext: " + message), err)
+            self.assertEqual(err.count("\n"), 1)
+
+        fails(2, "compare needs two sides, A and B", self.a)
+        fails(2, "compare needs two sides, A and B", self.a, self.b, self.a)
+        fails(1, "compare: the two sides need different labels, both are 'x'", self.a, self.b, "--label", "x",
+              "--label", "x")
+        fails(1, f"compare: B '{self.a}' holds no trace that A '{self.a}' does not", self.a, self.a)
+        fails(2, "unknown section 'idle' (runs, kernels, apis, copies)", self.a, self.b, "--section", "idle")
+
+
+class Warnings(unittest.TestCase):
+    """Each warning of the summary from a fixture that has the trap it names (the demo job has
+    none: Summary checks its stderr is empty)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_warn_")
+        cls.dir = cls._tmp.name
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def warnings(self, *paths):
+        out, err, rc = run("summary", *paths, "--section", "job")
+        self.assertTrue(out)
+        lines = err.splitlines()
+        for line in lines:
+            self.assertTrue(line.startswith("rocpd-ext: warning: "), line)
+        return [line[len("rocpd-ext: warning: "):] for line in lines]
+
+    def path(self, *parts):
+        p = os.path.join(self.dir, *parts)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        return p
+
+    def test_counter_collection(self):
+        out = self.path("counters", "x")
+        subprocess.run([GEN, "--out", os.path.dirname(out), "--procs", "1", "--format", "rocpd", "--ops", "300",
+                        "--seed", "3", "--counters", "2"], check=True, stdout=subprocess.DEVNULL)
+        self.assertEqual(self.warnings(os.path.dirname(out)),
+                         ["rank0: its kernels carry hardware counter values: a counter-collection trace (CUPTI range "
+                          "profiler, kernel serialisation): its kernel durations are those of the profiling passes, "
+                          "not of a normal run"])
+        # Every kernel equally long (12 kernels of 2 names, 5 us each).
+        uniform = make_rpd(self.path("uniform", "u.rpd"),
+                           ops=[(0, 1_000_000 + 10_000 * i, 1_005_000 + 10_000 * i, 5 if i % 2 else 6, 2)
+                                for i in range(12)],
+                           strings={1: "", 2: "KernelExecution", 5: "kernel_a", 6: "kernel_b"})
+        self.assertEqual(self.warnings(uniform),
+                         ["u: every one of its 12 kernels (2 names) lasts exactly 5.00 us: a counter-collection trace "
+                          "(CUPTI range profiler, kernel serialisation): its kernel durations are those of the "
+                          "profiling passes, not of a normal run"])
+        real = os.path.join(DATA, "kineto_counters.json.gz")
+        if os.path.exists(real):
+            self.assertEqual(self.warnings(real),
+                             ["kineto_counters: every one of its 77 kernels (16 names) lasts exactly 121.43 ms, and its "
+                              "kernels carry hardware counter values: a counter-collection trace (CUPTI range "
+                              "profiler, kernel serialisation): its kernel durations are those of the profiling "
+                              "passes, not of a normal run"])
+
+    def test_runs_that_share_no_time(self):
+        early = make_rpd(self.path("disjoint", "early.rpd"), ops=[(0, 1_000_000, 2_000_000, 5, 2)])
+        late = make_rpd(self.path("disjoint", "late.rpd"), ops=[(0, 9_000_000_000, 9_000_001_000, 5, 2)])
+        self.assertEqual(self.warnings(early, late),
+                         ["the members fall into 2 groups whose times do not overlap (early | late; up to 8.998 s "
+                          "apart): different runs opened as one job? The job's span, idle time and shares count the "
+                          "time between them; open each run alone, or compare two with rocpd-ext compare"])
+
+    def test_one_trace_opened_twice(self):
+        job, _ = fixture_set()
+        copy = self.path("twice", "rank3.rpd")
+        shutil.copy(os.path.join(job, "rank3.rpd"), copy)
+        warnings = self.warnings(job, copy)
+        self.assertEqual(len(warnings), 1, warnings)
+        self.assertRegex(warnings[0], r"^rank3, rank3_\w+ are one trace opened 2 times \(the same content: format, "
+                                      r"pids, times, ops and API calls\): every figure counts it 2 times$")
+
+    def test_devices_world_sizes_and_no_gpu_ops(self):
+        a = kineto_trace(self.path("mixed", "a.json"), world_size=2, annotation=True)
+        b = kineto_trace(self.path("mixed", "b.json"), device="AMD Instinct MI300X", world_size=4, rank=1)
+        c = kineto_trace(self.path("mixed", "c.json"), kernels=0)
+        self.assertEqual(self.warnings(a, b, c), [
+            "the members ran on different devices (b: AMD Instinct MI300X; a and c: NVIDIA A100-SXM4-80GB): they are "
+            "not ranks of one job, and figures that pool them mix two setups",
+            "the members ran on different world sizes (a: 2; b: 4): they are not ranks of one job, and figures that "
+            "pool them mix two setups",
+            "c holds no GPU op (GPU activity was not traced, or a host-only process): it counts in no GPU figure"])
+        # The GPU annotation (ProfilerStep#1 on the GPU's row) is no API call.
+        out, _, _ = run("summary", a, "-f", "csv", "--section", "apis")
+        self.assertEqual([r[-1] for r in csv_blocks(out)[0][1]], ["cudaLaunchKernel"])
+        # The human formats carry them too.
+        for fmt, mark in (("md", "**warning:** "), ("html", "<strong>warning:</strong> ")):
+            out, _, _ = run("summary", a, b, "-f", fmt, "--section", "job")
+            self.assertIn(mark + "the members ran on different devices", out)
+
+
+class QueryErrors(unittest.TestCase):
+    """Errors that say what to do (issue 30 item 6)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.job, _ = fixture_set()
+
+    def test_a_path_where_the_sql_goes(self):
+        for args in ([self.job], [os.path.join(self.job, "rank0.rpd")], ["runs/*.db"]):
+            out, err, rc = run("query", *args, check=False)
+            self.assertEqual((rc, out), (2, ""))
+            self.assertEqual(err, f"rocpd-ext: missing SQL: the last argument '{args[-1]}' is a path, and the SQL to "
+                                  "run comes after the paths (rocpd-ext query PATH... SQL) (see rocpd-ext query --help)\n")
+
+    def test_the_nearest_name(self):
+        for sql, message in (("SELECT * FROM rocpd_stragler", "no such table: rocpd_stragler (did you mean "
+                                                               "rocpd_stragglers?)"),
+                             ("SELECT * FROM kernel_summary", "no such table: kernel_summary (did you mean "
+                                                              "rocpd_kernel_summary?)"),
+                             ("SELECT * FROM main.rocpd_opps", "no such table: main.rocpd_opps (did you mean rocpd_ops?)"),
+                             ("SELECT demangel('x')", "no such function: demangel (did you mean demangle?)"),
+                             ("SELECT * FROM nope", "no such table: nope")):
+            out, err, rc = run("query", self.job, sql, check=False)
+            self.assertEqual((rc, out, err), (1, "", f"rocpd-ext: {message}\n"))
+
+    def test_completed_statements_print_before_the_error(self):
+        for fmt, shown in (("table", "a\n-\n1\n"), ("csv", "a\n1\n"), ("json", '[\n {"a": 1}\n]\n'),
+                           ("md", "| a |\n|---:|\n| 1 |\n")):
+            out, err, rc = run("query", self.job, "SELECT 1 AS a; SELECT * FROM nope", "-f", fmt, check=False)
+            self.assertEqual((rc, out), (1, shown), fmt)
+            self.assertEqual(err, "rocpd-ext: no such table: nope\n")
+
+    def test_tables_read_before_any_trace_is_open(self):
+        notice = ("rocpd-ext: notice: no trace is open, so rocpd_ops and the other tables over the members answer "
+                  "with no rows; name the traces before the SQL (rocpd-ext query PATH... SQL) or call rocpd_open in it\n")
+        for sql in ("SELECT count(*) AS n FROM rocpd_ops", "SELECT count(*) AS n FROM rocpd_steps",
+                    "SELECT count(*) AS n FROM rocpd_kernel_stacks; SELECT count(*) AS n FROM rocpd_stragglers"):
+            out, err, _ = run("query", sql, "-f", "csv")
+            self.assertEqual((out.split("\n")[:2], err), (["n", "0"], notice), sql)
+        # Opened in the SQL, or as PATH, or reading no member table: no notice.
+        for args in ([f"SELECT rocpd_open('{self.job}') AS n; SELECT count(*) AS n FROM rocpd_ops"],
+                     [self.job, "SELECT count(*) AS n FROM rocpd_ops"], ["SELECT demangle('_Z1fv') AS n"],
+                     ["SELECT count(*) AS n FROM rocpd_members"]):
+            _, err, _ = run("query", *args)
+            self.assertEqual(err, "", args)
+        # The views refuse to answer, as before.
+        _, err, rc = run("query", "SELECT * FROM rocpd_busy", check=False)
+        self.assertEqual(rc, 1)
+        self.assertIn("no trace is open", err)
+
+
+class WritesNoFile(unittest.TestCase):
+    """Issue 31 item 12: the query command's connection writes no file."""
+
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_ro_")
+        self.dir = self._tmp.name
+        job, _ = fixture_set()
+        self.member = os.path.join(self.dir, "m.rpd")
+        shutil.copy(os.path.join(job, "rank0.rpd"), self.member)
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def content(self):
+        with open(self.member, "rb") as f:
+            return f.read()
+
+    def test_attach_is_read_only(self):
+        before = self.content()
+        for sql in (f"ATTACH '{self.member}' AS a; DELETE FROM a.rocpd_op",
+                    f"ATTACH '{self.member}' AS a; DROP TABLE a.rocpd_op",
+                    f"ATTACH '{self.member}' AS a; PRAGMA a.user_version = 7",
+                    "CREATE TABLE t(x)"):
+            out, err, rc = run("query", sql, check=False)
+            self.assertEqual((rc, out), (1, ""), sql)
+            self.assertEqual(err, "rocpd-ext: attempt to write a readonly database (this connection writes no file, "
+                                  "docs/cli.md: scratch tables go in TEMP, e.g. CREATE TEMP TABLE; rocpd-ext query "
+                                  "--allow-write lifts this)\n", sql)
+        self.assertEqual(self.content(), before)
+        # Reading an attached file works, and so do TEMP tables.
+        out, _, _ = run("query", f"ATTACH '{self.member}' AS a; CREATE TEMP TABLE t AS SELECT count(*) AS n FROM "
+                                 "a.rocpd_op; SELECT n FROM t", "-f", "csv")
+        self.assertEqual(out, "n\n2000\n")
+
+    def test_no_file_is_created(self):
+        missing = os.path.join(self.dir, "typo.rpd")
+        for sql, message in (
+                (f"ATTACH '{missing}' AS a", f"ATTACH '{missing}': no such file (the connection is read-only: ATTACH "
+                                             "opens existing databases, read-only)"),
+                (f"ATTACH 'file:{missing}?mode=rwc' AS a", "access mode not allowed: rwc"),
+                (f"VACUUM INTO '{missing}'", f"VACUUM INTO '{missing}' writes a file, and this connection writes "
+                                             "none (docs/cli.md); use rocpd-ext query --allow-write"),
+                (f"SELECT rocpd_import('{self.member}', '{missing}')",
+                 "rocpd_import() writes a file, and this connection writes none (docs/cli.md); use rocpd-ext query "
+                 "--allow-write to call it"),
+                (f"SELECT rocpd_export_trace('{missing}.json')",
+                 "rocpd_export_trace() writes a file, and this connection writes none (docs/cli.md); use rocpd-ext "
+                 "export, or rocpd-ext query --allow-write to call it")):
+            out, err, rc = run("query", self.member, sql, check=False)
+            self.assertEqual((rc, out, err), (1, "", f"rocpd-ext: {message}\n"), sql)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["m.rpd"])
+
+    def test_allow_write(self):
+        copy = os.path.join(self.dir, "copy.db")
+        run("query", "--allow-write", f"ATTACH '{self.member}' AS a; VACUUM a INTO '{copy}'")
+        out, _, _ = run("query", copy, "SELECT count(*) AS n FROM rocpd_ops", "-f", "csv")
+        self.assertEqual(out, "n\n2000\n")
+
+
+class OutputHygiene(unittest.TestCase):
+    """Issue 31 item 15: what the formats print is text a terminal, a Markdown renderer and a JSON
+    parser take as it is meant."""
+
+    def test_markdown_escapes(self):
+        out, _, _ = run("query", "SELECT 'a\\|b' AS x, '<script>alert(1)</script>' AS y, 'c & d' AS z", "-f", "md")
+        self.assertEqual(out, "| x | y | z |\n|---|---|---|\n| a\\\\\\|b | &lt;script&gt;alert(1)&lt;/script&gt; | "
+                              "c &amp; d |\n")
+        # GFM splits a row at a pipe not preceded by an odd number of backslashes: three cells.
+        row = out.splitlines()[2]
+        cells = re.split(r"(?<!\\)((?:\\\\)*)\|", row.strip("|"))
+        self.assertEqual(len([c for c in cells[::2]]), 3, cells)
+
+    def test_control_characters(self):
+        out, _, _ = run("query", "SELECT char(27) || '[31mred' || char(155) || 'x' AS z, 'a' || char(9) || 'b' AS t")
+        self.assertNotIn("\x1b", out)
+        self.assertNotIn("\x9b", out)
+        self.assertEqual(out.splitlines()[2].split(), ["\\x1b[31mred\\u009bx", "a", "b"])
+
+    def test_file_names_that_are_not_utf8(self):
+        with tempfile.TemporaryDirectory(prefix="rocpd_cli_bytes_") as tmp:
+            job, _ = fixture_set()
+            name = os.path.join(os.fsencode(tmp), b"r\xff\xfe.rpd")
+            shutil.copy(os.path.join(job, "rank0.rpd"), name)
+            for fmt in ("json", "csv", "table", "md", "html"):
+                p = subprocess.run([CLI, "query", tmp, "SELECT db, path FROM rocpd_members", "-f", fmt],
+                                   capture_output=True, timeout=60)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                text = p.stdout.decode("utf-8")  # strict: fails on any byte that is not UTF-8
+                self.assertIn("r\ufffd\ufffd", text)
+            doc = json.loads(subprocess.run([CLI, "query", tmp, "SELECT db FROM rocpd_members", "-f", "json"],
+                                            capture_output=True).stdout.decode("utf-8"))
+            self.assertEqual(doc, [{"db": "r\ufffd\ufffd"}])
+
+    def test_a_full_output_device_fails(self):
+        for args in (["--help"], ["summary", "--help"], ["--version"], ["query", "SELECT 1"]):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([CLI, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+            self.assertEqual((p.returncode, p.stderr), (1, "rocpd-ext: cannot write the output\n"), args)
+
+    def test_table_output_is_streamed(self):
+        # 300k rows of 6 columns: held whole, the table once took ~1.5 kB a row (450 MB here).
+        sql = ("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 300000) "
+               "SELECT i, i * 2 AS j, 'name_' || i AS n, i * 0.5 AS r, hex(i) AS h, NULL AS z FROM c")
+        rc, small = peak_rss_kb(["query", "SELECT 1"])
+        self.assertEqual(rc, 0)
+        for fmt in ("table", "md", "html", "csv"):
+            rc, peak = peak_rss_kb(["query", sql, "-f", fmt])
+            self.assertEqual(rc, 0)
+            self.assertLess(peak - small, 40_000, f"{fmt}: peak {peak} kB, a trivial query {small} kB")
+        # Sized by the first 1000 rows: a wider cell after them widens its own line only.
+        out, _, _ = run("query", "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500) "
+                                 "SELECT i, CASE i WHEN 1200 THEN 'a much longer text' ELSE 'x' END AS t FROM c")
+        lines = out.splitlines()
+        self.assertEqual(len(lines), 2 + 1500)
+        self.assertEqual(lines[2 + 1199].split(), ["1200", "a", "much", "longer", "text"])
+        self.assertEqual(len(lines[2 + 1199]), len(lines[2 + 1198]) + len("a much longer text") - 1)
+
+
+class SummaryLimits(unittest.TestCase):
+    def test_a_span_beyond_an_int64(self):
+        # Issue 31 item 9: the heatmap once failed "buckets must be a positive count, got -1".
+        with tempfile.TemporaryDirectory(prefix="rocpd_cli_span_") as tmp:
+            trace = make_rpd(os.path.join(tmp, "wide.rpd"),
+                             ops=[(0, -5 * 10**18, -5 * 10**18 + 1000, 5, 2), (0, 5 * 10**18, 5 * 10**18 + 1000, 5, 2)])
+            page, err, _ = run("summary", trace, "-f", "html", "--section", "busy")
+            self.assertIn("<p class=\"note\">no utilization heatmap: the job&#39;s timestamps run from "
+                          "-5000000000000000000 to 5000000000000001000 ns, more ns apart than an int64 holds", page)
+            self.assertNotIn("<svg id=\"heatmap\"", page)
 
 
 if __name__ == "__main__":

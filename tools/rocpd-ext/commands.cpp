@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
 #include <sstream>
 
 #include "export_window.h"
@@ -11,101 +12,42 @@
 
 namespace rocpd_cli {
 
-namespace {
-// A session with the members open: progress (when asked) on stderr, Ctrl-C interrupting.
-void open(Session& session, const Options& o) {
+void open_job(Session& session, const Options& o, const OutputFile* target) {
   interrupt_on_sigint(&session);
   if (o.progress) session.set_progress(true);
   session.open_members(o.paths);
+  if (target) target->check_not_member(session);
 }
 
-// csv and json rows of `query` written as they are stepped (a large result is never held). A
-// statement's header (or opening bracket) waits for its first row or its end, so a statement that
-// fails before its first row prints nothing.
-class StreamSink : public RowSink {
- public:
-  StreamSink(std::ostream& out, Format f, JsonWriter* json) : out_(out), format_(f), json_(json) {}
-  void begin(const std::vector<std::string>& columns) override {
-    columns_ = columns;
-    rows_ = 0;
-    started_ = false;
-  }
-  void row(const std::vector<Cell>& cells) override {
-    start();
-    if (format_ == Format::Csv) {
-      std::ostringstream line;
-      write_csv(line, ResultSet{"", "", columns_, {cells}});
-      std::string text = line.str();
-      out_ << text.substr(text.find('\n') + 1);  // without the header
-    } else {
-      out_ << (rows_ ? ",\n " : "\n ") << json_->object(columns_, cells);
-    }
-    ++rows_;
-  }
-  void end() override {
-    start();
-    if (format_ == Format::Json) out_ << (rows_ ? "\n]\n" : "]\n");
-  }
-
- private:
-  void start() {
-    if (started_) return;
-    started_ = true;
-    if (format_ == Format::Csv) {
-      if (sets_++) out_ << '\n';
-      write_csv(out_, ResultSet{"", "", columns_, {}});
-    } else {
-      out_ << '[';
-    }
-  }
-
-  std::ostream& out_;
-  Format format_;
-  JsonWriter* json_;
-  std::vector<std::string> columns_;
-  size_t rows_ = 0, sets_ = 0;
-  bool started_ = false;
-};
-}  // namespace
-
-int run_summary(const Options& o, std::ostream& out) {
+int run_summary(const Options& o, std::ostream& out, const OutputFile* target) {
   Session session;
-  open(session, o);
-  Summary s = build_summary(session, o.top, o.sections);
+  open_job(session, o, target);
+  Summary s = build_summary(session, o);
+  for (const auto& w : s.warnings) std::cerr << "rocpd-ext: warning: " << w << '\n';
   // Written whole once complete: an error part-way leaves stdout empty.
   std::ostringstream page;
-  write_summary(page, s, o.format, session, o.buckets);
+  write_summary(page, s, o, session);
   out << page.str();
   return 0;
 }
 
-int run_query(const Options& o, std::ostream& out) {
-  Session session;
-  open(session, o);
-  if (o.format == Format::Csv || o.format == Format::Json) {
-    JsonWriter json(session.handle());
-    StreamSink sink(out, o.format, &json);
-    session.run_script(o.sql, sink);
-    return 0;
-  }
-  std::vector<ResultSet> sets = session.run_script(o.sql);
-  std::ostringstream text;
-  if (o.format == Format::Html) {
-    write_html_results(text, sets, o.sql);
-  } else {
-    for (size_t i = 0; i < sets.size(); ++i) {
-      if (i) text << '\n';
-      if (o.format == Format::Markdown) write_markdown(text, sets[i]);
-      else write_table(text, sets[i]);
-    }
-  }
-  out << text.str();
+int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
+  Session session(o.allow_write);
+  open_job(session, o, target);
+  // Every format prints each statement's rows as they come: a failing statement leaves the
+  // results of those before it printed, and an answer of any size is never held whole.
+  if (o.format == Format::Html) html_page_begin(out, "rocpd-ext query", o.sql);
+  std::string separator = o.format == Format::Json || o.format == Format::Html ? "" : "\n";
+  auto writer = make_writer(o.format, out, session.handle(), separator);
+  session.run_script(o.sql, *writer);
+  if (o.format == Format::Html) html_page_end(out);
   return 0;
 }
 
 int run_export(const Options& o, std::ostream& out) {
   Session session;
-  open(session, o);
+  session.allow_writer("rocpd_export_trace");
+  open_job(session, o, nullptr);
   Window w = resolve_window(session, o.start, o.end, o.range);
   Param options;
   if (!o.dbs.empty()) {
@@ -115,7 +57,15 @@ int run_export(const Options& o, std::ostream& out) {
     options = Param("{\"db\": [" + list + "]}");
   }
   Param start = w.start ? Param(*w.start) : Param(), end = w.end ? Param(*w.end) : Param();
-  Cell n = session.scalar("SELECT rocpd_export_trace(?1, ?2, ?3, ?4)", {Param(o.out), start, end, options});
+  Cell n;
+  try {
+    n = session.scalar("SELECT rocpd_export_trace(?1, ?2, ?3, ?4)", {Param(o.out), start, end, options});
+  } catch (const CliError& e) {
+    // The function's hint speaks of SQL arguments; the window here came from --start/--end.
+    if (std::string(e.what()).find("no op or API call in the window") != std::string::npos && (w.start || w.end))
+      throw CliError(empty_window_message(session, w, o));
+    throw;
+  }
   bool pftrace = o.out.size() >= 8 && o.out.ends_with(".pftrace");
   out << fmt::format("{}: {} {}", o.out, n.text, pftrace ? "packets" : "events");
   if (w.start || w.end)

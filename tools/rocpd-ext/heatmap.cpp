@@ -27,7 +27,14 @@ Heatmap read_heatmap(Session& session, long long buckets) {
   h.lo = span.rows[0][0].integer;
   h.hi = span.rows[0][1].integer;
   if (h.hi <= h.lo) return h;
-  h.buckets = std::min<long long>(buckets, h.hi - h.lo);
+  std::int64_t span_ns = 0;
+  if (__builtin_sub_overflow(h.hi, h.lo, &span_ns)) {
+    h.note = fmt::format("no utilization heatmap: the job's timestamps run from {} to {} ns, more ns apart than an "
+                         "int64 holds (its members are not on one clock)",
+                         h.lo, h.hi);
+    return h;
+  }
+  h.buckets = std::min<long long>(buckets, span_ns);
   ResultSet rs = session.run(
       "SELECT db, gpu, bucket_end - bucket_start, busy_ns FROM rocpd_utilization(NULL, ?1, ?2, ?3)",
       {Param(h.lo), Param(h.hi), Param(std::int64_t{h.buckets})});

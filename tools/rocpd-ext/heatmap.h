@@ -23,10 +23,11 @@ struct Heatmap {
     std::vector<std::int64_t> busy_ns, bucket_ns;
   };
   std::vector<Row> rows;
+  std::string note;  // why there is no heatmap, when the job has a span but none can be drawn
 };
 
 // rocpd_utilization(NULL, lo, hi, buckets) over the whole job (fewer buckets when the span has
-// fewer ns); no rows when the job has no span.
+// fewer ns); no rows when the job has no span, or a span longer than an int64 of ns (then `note`).
 Heatmap read_heatmap(Session& session, long long buckets);
 void write_heatmap_svg(std::ostream& out, const Heatmap& h);
 

@@ -1,5 +1,7 @@
 #include "html_report.h"
 
+#include <algorithm>
+
 #include "heatmap.h"
 #include "kernel_bars.h"
 #include "output.h"
@@ -22,20 +24,31 @@ void head(std::ostream& out, const std::string& title) {
          "th { background: #e8e8e8; } .n { text-align: right; font-variant-numeric: tabular-nums; }\n"
          "svg text { font-size: 12px; fill: #000; } svg text.mono, svg text.lbl { font-family: monospace; }\n"
          "pre { background: #f4f4f4; padding: 8px; }\n"
+         "ul.warnings li { color: #000; } p.note { font-style: italic; }\n"
          "</style>\n</head>\n<body>\n";
+}
+
+void warnings_list(std::ostream& out, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return;
+  out << "<ul class=\"warnings\">\n";
+  for (const auto& w : warnings) out << "<li><strong>warning:</strong> " << html_escape(w) << "</li>\n";
+  out << "</ul>\n";
 }
 }  // namespace
 
-void write_html_summary(std::ostream& out, const Summary& s, Session& session, long long buckets) {
+void write_html_summary(std::ostream& out, const Summary& s, const Options& o, Session& session) {
   head(out, "rocpd-ext summary");
-  out << "<h1>rocpd-ext summary</h1>\n<p class=\"headline\">" << html_escape(s.headline) << "</p>\n";
-  for (const auto& rs : s.sections) {
-    if (rs.name == "busy") {
-      Heatmap h = read_heatmap(session, buckets);
-      if (!h.rows.empty()) {
-        out << "<h2>GPU utilization over the job (" << h.buckets << " buckets)</h2>\n";
-        write_heatmap_svg(out, h);
-      }
+  out << "<h1>rocpd-ext summary</h1>\n";
+  for (const auto& line : s.headline) out << "<p class=\"headline\">" << html_escape(line) << "</p>\n";
+  warnings_list(out, s.warnings);
+  bool gpu_sections = std::any_of(s.sections.begin(), s.sections.end(),
+                                  [](const ResultSet& rs) { return rs.name == "busy" || rs.name == "breakdown"; });
+  if (gpu_sections) {
+    Heatmap h = read_heatmap(session, o.buckets);
+    if (!h.note.empty()) out << "<p class=\"note\">" << html_escape(h.note) << "</p>\n";
+    if (!h.rows.empty()) {
+      out << "<h2>GPU utilization over the job (" << h.buckets << " buckets)</h2>\n";
+      write_heatmap_svg(out, h);
     }
   }
   for (const auto& rs : s.sections) {
@@ -44,18 +57,18 @@ void write_html_summary(std::ostream& out, const Summary& s, Session& session, l
       write_kernel_bars_svg(out, rs);
     }
   }
-  for (const auto& rs : s.sections) {
-    out << "<h2>" << html_escape(rs.title) << "</h2>\n";
-    write_html_table(out, rs);
-  }
-  out << "</body>\n</html>\n";
+  for (const auto& rs : s.sections) write_human_section(out, rs, Format::Html, o.timeunit);
+  html_page_end(out);
 }
 
-void write_html_results(std::ostream& out, const std::vector<ResultSet>& sets, const std::string& sql) {
-  head(out, "rocpd-ext query");
-  out << "<h1>rocpd-ext query</h1>\n<pre>" << html_escape(sql) << "</pre>\n";
-  for (const auto& rs : sets) write_html_table(out, rs);
-  out << "</body>\n</html>\n";
+void html_page_begin(std::ostream& out, const std::string& title, const std::string& pre,
+                     const std::vector<std::string>& warnings) {
+  head(out, title);
+  out << "<h1>" << html_escape(title) << "</h1>\n";
+  if (!pre.empty()) out << "<pre>" << html_escape(pre) << "</pre>\n";
+  warnings_list(out, warnings);
 }
+
+void html_page_end(std::ostream& out) { out << "</body>\n</html>\n"; }
 
 }  // namespace rocpd_cli

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "options.h"
 #include "result_set.h"
 #include "session.h"
 
@@ -11,10 +12,13 @@ namespace rocpd_cli {
 
 struct Summary;
 
-// The summary page: headline, utilization heatmap per GPU (with the busy section), top-kernel
-// bars (with the kernels section), then every section's table.
-void write_html_summary(std::ostream& out, const Summary& s, Session& session, long long buckets);
-// A page of a query's result tables, the SQL above them.
-void write_html_results(std::ostream& out, const std::vector<ResultSet>& sets, const std::string& sql);
+// The summary page: headline, warnings, utilization heatmap per GPU (with the busy or breakdown
+// section), top-kernel bars (with the kernels section), then every section's table.
+void write_html_summary(std::ostream& out, const Summary& s, const Options& o, Session& session);
+// A page of result tables: html_page_begin (the head, the title, `pre` in a <pre> when not
+// empty, the warnings), the tables, html_page_end.
+void html_page_begin(std::ostream& out, const std::string& title, const std::string& pre,
+                     const std::vector<std::string>& warnings = {});
+void html_page_end(std::ostream& out);
 
 }  // namespace rocpd_cli

@@ -1,5 +1,6 @@
 #include "output.h"
 #include "session.h"
+#include "text_clean.h"
 
 namespace rocpd_cli {
 
@@ -10,7 +11,8 @@ JsonWriter::JsonWriter(sqlite3* db) : db_(db) {
 
 JsonWriter::~JsonWriter() { sqlite3_finalize(quote_); }
 
-std::string JsonWriter::quote(std::string_view text) {
+std::string JsonWriter::quote(std::string_view raw) {
+  std::string text = valid_utf8(raw);  // JSON is UTF-8 (RFC 8259); json_quote passes bytes through
   sqlite3_reset(quote_);
   sqlite3_bind_text(quote_, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(quote_) != SQLITE_ROW) throw CliError(std::string("json_quote: ") + sqlite3_errmsg(db_));
@@ -25,7 +27,7 @@ std::string JsonWriter::value(const Cell& c) {
     case Cell::Type::Null:
       return "null";
     case Cell::Type::Integer:
-      return c.text;
+      return std::to_string(c.integer);
     case Cell::Type::Real: {
       sqlite3_reset(quote_);
       sqlite3_bind_double(quote_, 1, c.real);
@@ -54,6 +56,47 @@ void JsonWriter::array(std::ostream& out, const ResultSet& rs) {
   out << '[';
   for (size_t r = 0; r < rs.rows.size(); ++r) out << (r ? ",\n " : "\n ") << object(rs.columns, rs.rows[r]);
   out << (rs.rows.empty() ? "]" : "\n]");
+}
+
+namespace {
+// One array per set, as `sqlite3 -json` prints them; rows written as they come, the opening
+// bracket waiting for the first row or the end.
+class JsonRows : public RowSink {
+ public:
+  JsonRows(std::ostream& out, sqlite3* db, std::string separator)
+      : out_(out), json_(db), separator_(std::move(separator)) {}
+  void begin(const std::vector<std::string>& columns) override {
+    columns_ = columns;
+    rows_ = 0;
+    started_ = false;
+  }
+  void row(const std::vector<Cell>& cells) override {
+    start();
+    out_ << (rows_++ ? ",\n " : "\n ") << json_.object(columns_, cells);
+  }
+  void end() override {
+    start();
+    out_ << (rows_ ? "\n]\n" : "]\n");
+  }
+
+ private:
+  void start() {
+    if (started_) return;
+    started_ = true;
+    if (sets_++) out_ << separator_;
+    out_ << '[';
+  }
+  std::ostream& out_;
+  JsonWriter json_;
+  std::string separator_;
+  std::vector<std::string> columns_;
+  size_t rows_ = 0, sets_ = 0;
+  bool started_ = false;
+};
+}  // namespace
+
+std::unique_ptr<RowSink> make_json_writer(std::ostream& out, sqlite3* db, std::string separator) {
+  return std::make_unique<JsonRows>(out, db, std::move(separator));
 }
 
 }  // namespace rocpd_cli

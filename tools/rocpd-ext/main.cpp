@@ -1,10 +1,25 @@
 // rocpd-ext: the command-line face of the rocpd_ext SQLite extension (docs/cli.md). Results go
-// to stdout and nothing else does; errors go to stderr as one line with a non-zero status.
+// to stdout (or the -o file) and nothing else does; warnings go to stderr, errors too as one line
+// with a non-zero status.
 #include <iostream>
+#include <memory>
 
 #include "commands.h"
 #include "options.h"
+#include "output_file.h"
 #include "session.h"
+
+namespace {
+// stdout could not take the output (a closed pipe, a full disk): the status says so.
+int flushed(int rc) {
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "rocpd-ext: cannot write the output\n";
+    return 1;
+  }
+  return rc;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace rocpd_cli;
@@ -14,22 +29,22 @@ int main(int argc, char** argv) {
     Options o = parse_options(argc, argv);
     if (o.version) {
       std::cout << "rocpd-ext " << ROCPD_VERSION << '\n';
-      return 0;
+      return flushed(0);
     }
     if (o.help) {
       std::cout << usage(o.command);
-      return 0;
+      return flushed(0);
     }
+    std::unique_ptr<OutputFile> file;
+    if (o.output) file = std::make_unique<OutputFile>(*o.output);
+    std::ostream& out = file ? file->stream() : std::cout;
     int rc = 0;
-    if (o.command == "summary") rc = run_summary(o, std::cout);
-    else if (o.command == "query") rc = run_query(o, std::cout);
-    else rc = run_export(o, std::cout);
-    std::cout.flush();
-    if (!std::cout) {
-      std::cerr << "rocpd-ext: cannot write the output\n";
-      return 1;
-    }
-    return rc;
+    if (o.command == "summary") rc = run_summary(o, out, file.get());
+    else if (o.command == "query") rc = run_query(o, out, file.get());
+    else if (o.command == "compare") rc = run_compare(o, out, file.get());
+    else rc = run_export(o, out);
+    if (file) file->commit();
+    return flushed(rc);
   } catch (const CliError& e) {
     std::cout.flush();
     std::cerr << "rocpd-ext: " << e.what() << '\n';

@@ -1,8 +1,10 @@
 #include "options.h"
 
 #include <charconv>
+#include <filesystem>
 #include <string_view>
 
+#include "compare.h"
 #include "session.h"
 #include "summary.h"
 
@@ -10,6 +12,9 @@ namespace rocpd_cli {
 
 namespace {
 constexpr int kUsage = 2;
+const char* const kCommands = "summary, query, export, compare";
+
+bool is_command(std::string_view c) { return c == "summary" || c == "query" || c == "export" || c == "compare"; }
 
 [[noreturn]] void usage_error(const std::string& command, const std::string& msg) {
   std::string cmd = command.empty() ? "" : " " + command;
@@ -24,12 +29,50 @@ long long positive(const std::string& command, const std::string& opt, const std
   return n;
 }
 
+// The long name of a short option.
+std::string long_name(std::string_view opt) {
+  if (opt == "-f") return "--format";
+  if (opt == "-n") return "--top";
+  if (opt == "-o") return "--output";
+  return std::string(opt);
+}
+
 bool takes(const std::string& command, std::string_view opt) {
-  if (opt == "--progress") return true;
+  if (opt == "--progress" || opt == "--output") return true;
   if (command == "summary")
-    return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--buckets";
-  if (command == "query") return opt == "--format";
+    return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--buckets" || opt == "--timeunit" ||
+           opt == "--by-rank";
+  if (command == "compare")
+    return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label";
+  if (command == "query") return opt == "--format" || opt == "--allow-write";
   if (command == "export") return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db";
+  return false;
+}
+
+bool is_flag(std::string_view opt) { return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write"; }
+
+// The first word of SQL statements: an argument starting with one is never taken for a path.
+bool starts_like_sql(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && std::isalpha(static_cast<unsigned char>(s[n]))) ++n;
+  std::string word(s.substr(0, n));
+  for (auto& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  static const char* const kWords[] = {"select", "with", "values", "pragma", "explain", "create", "drop", "attach",
+                                       "detach", "insert", "update", "delete", "replace", "begin", "commit", "end",
+                                       "rollback", "vacuum", "analyze", "reindex", "savepoint", "release", "alter"};
+  for (const char* w : kWords)
+    if (word == w) return true;
+  return false;
+}
+
+// `query PATH` with the SQL forgotten: the last argument is a path, not SQL.
+bool looks_like_path(const std::string& s) {
+  std::error_code ec;
+  if (std::filesystem::exists(s, ec)) return true;
+  if (s.find_first_of(" \t\r\n") != std::string::npos || starts_like_sql(s)) return false;
+  if (s.find_first_of("/*?[") != std::string::npos) return true;
+  for (const char* ext : {".db", ".rpd", ".sqlite", ".json", ".json.gz", ".zst"})
+    if (s.ends_with(ext)) return true;
   return false;
 }
 }  // namespace
@@ -37,21 +80,19 @@ bool takes(const std::string& command, std::string_view opt) {
 Options parse_options(int argc, char** argv) {
   Options o;
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) usage_error("", "a command is needed: summary, query or export");
+  if (args.empty()) usage_error("", std::string("a command is needed: ") + kCommands);
   const std::string& first = args[0];
   if (first == "-h" || first == "--help" || first == "help") {
     o.help = true;
     if (args.size() > 1) o.command = args[1];
-    if (!o.command.empty() && o.command != "summary" && o.command != "query" && o.command != "export")
-      usage_error("", "unknown command '" + o.command + "'");
+    if (!o.command.empty() && !is_command(o.command)) usage_error("", "unknown command '" + o.command + "'");
     return o;
   }
   if (first == "--version") {
     o.version = true;
     return o;
   }
-  if (first != "summary" && first != "query" && first != "export")
-    usage_error("", "unknown command '" + first + "' (commands: summary, query, export)");
+  if (!is_command(first)) usage_error("", "unknown command '" + first + "' (commands: " + kCommands + ")");
   o.command = first;
   std::vector<std::string> positional;
   bool options_done = false;
@@ -69,17 +110,19 @@ Options parse_options(int argc, char** argv) {
       o.help = true;
       return o;
     }
-    std::string name = a, value;
+    std::string name = long_name(a), value;
     bool has_value = false;
     if (auto eq = a.find('='); eq != std::string::npos && a.starts_with("--")) {
       name = a.substr(0, eq);
       value = a.substr(eq + 1);
       has_value = true;
     }
-    if (!takes(o.command, name)) usage_error(o.command, "unknown option '" + name + "' for " + o.command);
-    if (name == "--progress") {
-      if (has_value) usage_error(o.command, "--progress takes no value");
-      o.progress = true;
+    if (!takes(o.command, name)) usage_error(o.command, "unknown option '" + a.substr(0, a.find('=')) + "' for " + o.command);
+    if (is_flag(name)) {
+      if (has_value) usage_error(o.command, name + " takes no value");
+      if (name == "--progress") o.progress = true;
+      else if (name == "--by-rank") o.by_rank = true;
+      else o.allow_write = true;
       continue;
     }
     if (!has_value) {
@@ -94,10 +137,23 @@ Options parse_options(int argc, char** argv) {
       o.top = positive(o.command, name, value);
     } else if (name == "--buckets") {
       o.buckets = positive(o.command, name, value);
+    } else if (name == "--timeunit") {
+      auto u = parse_time_unit(value);
+      if (!u) usage_error(o.command, "unknown time unit '" + value + "' (auto, ns, us, ms or s)");
+      o.timeunit = *u;
     } else if (name == "--section") {
-      if (!is_section(value))
-        usage_error(o.command, "unknown section '" + value + "' (" + section_names() + ")");
+      bool known = o.command == "compare" ? is_compare_section(value) : is_section(value);
+      if (!known)
+        usage_error(o.command, "unknown section '" + value + "' (" +
+                                   (o.command == "compare" ? compare_section_names() : section_names()) + ")");
       o.sections.push_back(value);
+    } else if (name == "--label") {
+      if (o.labels.size() == 2) usage_error(o.command, "--label is given once per side (two at most)");
+      if (value.empty()) usage_error(o.command, "--label needs a non-empty name");
+      o.labels.push_back(value);
+    } else if (name == "--output") {
+      if (value.empty()) usage_error(o.command, "--output needs a file name");
+      o.output = value;
     } else if (name == "--start") {
       o.start = value;
     } else if (name == "--end") {
@@ -112,11 +168,25 @@ Options parse_options(int argc, char** argv) {
     if (positional.empty()) usage_error(o.command, "query needs the SQL to run");
     o.sql = positional.back();
     positional.pop_back();
+    if (looks_like_path(o.sql))
+      usage_error(o.command, "missing SQL: the last argument '" + o.sql +
+                                 "' is a path, and the SQL to run comes after the paths (rocpd-ext query PATH... SQL)");
   } else if (o.command == "export") {
-    if (positional.size() < 2) usage_error(o.command, "export needs at least one PATH and the OUT file");
-    o.out = positional.back();
-    positional.pop_back();
+    if (o.output) {
+      // -o OUT names the file to write; every positional is then a PATH.
+      o.out = *o.output;
+      o.output.reset();
+    } else {
+      if (positional.size() < 2) usage_error(o.command, "export needs at least one PATH and the OUT file");
+      o.out = positional.back();
+      positional.pop_back();
+    }
+    if (positional.empty()) usage_error(o.command, "export needs at least one PATH and the OUT file");
     if (o.range && (o.start || o.end)) usage_error(o.command, "--range replaces --start and --end: give one or the others");
+  } else if (o.command == "compare") {
+    if (positional.size() != 2)
+      usage_error(o.command, "compare needs two sides, A and B (each a trace file, a directory or a quoted glob), got " +
+                                 std::to_string(positional.size()));
   } else if (positional.empty()) {
     usage_error(o.command, o.command + " needs at least one PATH (a trace file, a directory or a glob)");
   }
@@ -126,19 +196,27 @@ Options parse_options(int argc, char** argv) {
 
 std::string usage(const std::string& command) {
   if (command == "summary")
-    return R"(usage: rocpd-ext summary PATH... [--format table|csv|json|md|html] [--top N]
-                         [--section NAME]... [--buckets N] [--progress]
+    return R"(usage: rocpd-ext summary PATH... [-f|--format table|csv|json|md|html] [-n|--top N]
+                         [--section NAME]... [--timeunit auto|ns|us|ms|s] [--by-rank]
+                         [--buckets N] [-o|--output FILE] [--progress]
 
-The job's headline over every member PATH names: the job (members, span, GPU ops, API calls),
-each member, busy time per GPU, the top kernels, the top API calls and idle time by cause.
+The job's headline over every member PATH names. The first line: where the GPUs' time went
+(compute, communication, copies, idle); then the sections: the job, its members, the breakdown per
+GPU, busy time per GPU, copies (bytes, bandwidth), the top kernels and API calls, stragglers and
+step times (jobs with collectives and steps), idle time by cause. Warnings (a counter-collection
+trace, members of different runs, a trace opened twice, ...) go to stderr.
 
   PATH            a trace file, a directory (searched as rocpd_open searches it) or a glob
-  --format F      table (default), csv, json, md or html (one self-contained page with a
+  -f, --format F  table (default), csv, json, md or html (one self-contained page with a
                   utilization heatmap per GPU and top-kernel bars)
-  --top N         rows of the kernel and API tables (default 10)
+  -n, --top N     rows of every section (default 10)
   --section NAME  print only this section (repeatable): )" +
            section_names() + R"(
+  --timeunit U    durations in table, md and html: auto (default: each in the unit that fits
+                  it, 1.23 ms), or every one in ns, us, ms or s; csv and json are always ns
+  --by-rank       one headline line per member after the job's
   --buckets N     columns of the html heatmap (default 100)
+  -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
 
 csv prints one table per section, in the order above, separated by an empty line; json prints
@@ -146,19 +224,25 @@ one object whose keys are the section names (job: an object; the others: arrays 
 Errors go to stderr with exit status 1 (2 for a usage error).
 )";
   if (command == "query")
-    return R"(usage: rocpd-ext query [PATH...] SQL [--format table|csv|json|md|html] [--progress]
+    return R"(usage: rocpd-ext query [PATH...] SQL [-f|--format table|csv|json|md|html] [-o|--output FILE]
+                       [--allow-write] [--progress]
 
 Runs SQL (one or more statements) over the members PATH names, with the extension loaded: the
 canonical tables (rocpd_ops, rocpd_apis, ...), the views and every function of docs/*.md. Each
-statement that returns columns prints its rows (json: one array of row objects per statement).
+statement that returns columns prints its rows as they come (json: one array of row objects per
+statement).
 
   PATH            a trace file, a directory or a glob, opened with rocpd_open
-  --format F      table (default), csv, json, md or html
+  -f, --format F  table (default), csv, json, md or html
+  -o, --output F  write the output to F instead of stdout (replaced once complete)
+  --allow-write   let the SQL write files (ATTACH read-write, VACUUM INTO, rocpd_import,
+                  rocpd_compress, rocpd_export_trace); without it the connection writes none
   --progress      progress lines on stderr during long statements
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
                         [--progress]
+       rocpd-ext export PATH... -o OUT ...
 
 Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
 (rocpd_export_trace): OUT ending in .json, .json.gz or .pftrace.
@@ -175,15 +259,36 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
 
 Prints the number of events written.
 )";
+  if (command == "compare")
+    return R"(usage: rocpd-ext compare A B [--label NAME_A [--label NAME_B]] [-f|--format table|csv|json|md|html]
+                        [-n|--top N] [--section NAME]... [--timeunit auto|ns|us|ms|s]
+                        [-o|--output FILE] [--progress]
+
+Compares two runs: A and B are each a trace file, a directory or a quoted glob. First what
+differs in the runs themselves (devices, world size, framework and driver versions, span,
+steps), then per kernel the calls, total and median per call of each side and their ratio,
+ranked by the change of time per step when both sides have steps (else per call); the same for
+API calls and copies.
+
+  --label NAME    the name of side A (first) and of side B (second); default A and B
+  -f, --format F  table (default), csv, json, md or html
+  -n, --top N     rows of every section (default 10)
+  --section NAME  print only this section (repeatable): )" +
+           compare_section_names() + R"(
+  --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
+  -o, --output F  write the output to F instead of stdout (replaced once complete)
+  --progress      progress lines on stderr during long steps
+)";
   return R"(usage: rocpd-ext COMMAND [options] ...
 
-GPU trace databases (rocprofv3 rocpd, rocmProfileData rpd, ...) federated by the rocpd_ext
-SQLite extension.
+GPU trace databases (rocprofv3 rocpd, rocmProfileData rpd, Nsight Systems, PyTorch profiler, ...)
+federated by the rocpd_ext SQLite extension.
 
-  summary PATH...      the job's headline: members, span, busy per GPU, top kernels and API
-                       calls, idle causes (table, csv, json, md or html)
+  summary PATH...      the job's headline: where the GPUs' time went, members, copies, top
+                       kernels and API calls, stragglers, idle causes (table, csv, json, md, html)
   query [PATH...] SQL  any SQL over the opened members, in the same formats
   export PATH... OUT   a Perfetto / chrome://tracing file of a window of the job
+  compare A B          two runs side by side: what changed, per kernel, API call and copy
 
 PATH is a trace file, a directory or a glob. `rocpd-ext COMMAND --help` describes each command.
 The library is librocpd_ext.so beside the executable or in its install prefix's library

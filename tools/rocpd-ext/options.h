@@ -5,21 +5,27 @@
 #include <string>
 #include <vector>
 
+#include "display.h"
 #include "output.h"
 
 namespace rocpd_cli {
 
 struct Options {
-  std::string command;  // "summary", "query", "export", or "" for the tool's own --help/--version
+  std::string command;  // "summary", "query", "export", "compare", or "" for --help/--version
   bool help = false;
   bool version = false;
   std::vector<std::string> paths;  // member files, directories or globs (rocpd_open's argument)
   std::string sql;                 // query
   std::string out;                 // export: the file to write
+  std::optional<std::string> output;  // -o FILE: the output goes to FILE instead of stdout
   Format format = Format::Table;
-  long long top = 10;              // summary: rows of the kernel and API tables
+  long long top = 10;              // summary, compare: rows of each section
   long long buckets = 100;         // summary --format html: columns of the utilization heatmap
-  std::vector<std::string> sections;  // summary: only these sections (default: all)
+  std::vector<std::string> sections;  // summary, compare: only these sections (default: all)
+  TimeUnit timeunit = TimeUnit::Auto;  // summary, compare: durations in table, md and html
+  bool by_rank = false;            // summary: a headline line per member
+  std::vector<std::string> labels;  // compare: the two sides' names
+  bool allow_write = false;        // query: the connection may write files
   bool progress = false;
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members

@@ -1,10 +1,14 @@
 // One in-memory SQLite connection with the extension loaded and the user's members opened: what
-// every command runs its SQL on.
+// every command runs its SQL on. The connection writes no file (docs/cli.md, "Nothing is
+// written"): it is opened read-only, so ATTACH opens existing databases read-only, and the
+// authorizer refuses VACUUM INTO and the functions that write files, unless the session is made
+// with allow_write (query --allow-write) or names the writer it needs (export).
 #pragma once
 #include <sqlite3.h>
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,15 +27,6 @@ class CliError : public std::runtime_error {
   int exit_code_;
 };
 
-// Receives the rows of each statement that returns columns, as they are stepped.
-class RowSink {
- public:
-  virtual ~RowSink() = default;
-  virtual void begin(const std::vector<std::string>& columns) = 0;
-  virtual void row(const std::vector<Cell>& cells) = 0;
-  virtual void end() = 0;
-};
-
 // A bound parameter of Session::run (NULL by default).
 struct Param {
   enum class Kind { Null, Integer, Text } kind = Kind::Null;
@@ -44,15 +39,21 @@ struct Param {
 
 class Session {
  public:
-  // Opens ":memory:" and loads the library found by find_library() (library_path.h).
-  Session();
+  // Opens ":memory:" and loads the library found by find_library() (library_path.h). With
+  // `allow_write` the connection is opened read-write and nothing is refused.
+  explicit Session(bool allow_write = false);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  // The one function that writes a file this session may call (export: rocpd_export_trace).
+  void allow_writer(const std::string& function) { writers_.insert(function); }  // lower case
   // rocpd_open(path) for each path (a file, a directory or a glob); its results are not printed.
-  void open_members(const std::vector<std::string>& paths);
+  // `run`: rocpd_open(path, run), the members' run label (compare).
+  void open_members(const std::vector<std::string>& paths, const std::string& run = "");
   // Every statement of `sql`; the rows of those that return columns go to `sink` as they come.
+  // A statement that reads the canonical or analysis tables while no member is open prints a
+  // notice on stderr (once): they answer like empty tables then.
   void run_script(const std::string& sql, RowSink& sink);
   // The same, collected: one result set per statement that returns columns, in order.
   std::vector<ResultSet> run_script(const std::string& sql);
@@ -68,12 +69,27 @@ class Session {
   void check_interrupted() const;
 
  private:
+  static int authorize(void* self, int action, const char* a1, const char* a2, const char* schema, const char* view);
+  sqlite3_stmt* prepare(const char* sql, const char** tail);
+  [[noreturn]] void fail(const std::string& what = "");
+  void step_all(sqlite3_stmt* s, RowSink& sink);
+
   sqlite3* db_ = nullptr;
+  bool allow_write_ = false;
+  std::set<std::string> writers_;
+  bool preparing_ = false;         // inside sqlite3_prepare of a statement of ours or the user's
+  bool read_federation_ = false;   // the statement being prepared reads a canonical/analysis table
+  bool noticed_empty_ = false;
+  std::string refused_;            // why the authorizer refused the last statement
 };
 
 // SIGINT (Ctrl-C) stops the statement running on `session`'s connection, as in the sqlite3 shell,
 // and every command ends with exit status 130. Called with nullptr first thing in main (a signal
 // before the connection exists is remembered), then with the session.
 void interrupt_on_sigint(Session* session);
+
+// The table, view or function name of `names` nearest to `wrong` (case-insensitive edit
+// distance, a missing "rocpd_" prefix free), or "" when none is near enough to be a typo.
+std::string nearest_name(const std::string& wrong, const std::vector<std::string>& names);
 
 }  // namespace rocpd_cli

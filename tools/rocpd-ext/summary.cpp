@@ -4,7 +4,11 @@
 
 #include <algorithm>
 
+#include "display.h"
 #include "html_report.h"
+#include "member_facts.h"
+#include "time_shares.h"
+#include "warnings.h"
 
 namespace rocpd_cli {
 
@@ -12,7 +16,7 @@ namespace {
 struct SectionSql {
   const char* name;
   const char* title;
-  const char* sql;  // ?1: the --top row limit where it applies
+  const char* sql;  // ?1: the row limit (--top + 1, so that a cut shows)
 };
 
 // Every figure comes from the views as they are, so a section equals its view.
@@ -25,42 +29,102 @@ const SectionSql kSections[] = {
      "   ((SELECT count(*) FROM rocpd_busy) * nullif(max(last_ns) - min(first_ns), 0)), 2) AS gpu_busy_pct"
      " FROM rocpd_members"},
     {"members", "Members",
-     "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members"},
+     "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members LIMIT ?1"},
+    {"breakdown", "Where each GPU's time went (unions of op intervals: compute kernels, communication kernels, copies "
+                  "and fills; overlap: compute during communication; idle: span minus busy)",
+     "SELECT db, gpu, span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,"
+     " round(100.0 * compute_ns / nullif(span_ns, 0), 2) AS compute_pct,"
+     " round(100.0 * comm_ns / nullif(span_ns, 0), 2) AS comm_pct,"
+     " round(100.0 * copy_ns / nullif(span_ns, 0), 2) AS copy_pct,"
+     " round(100.0 * idle_ns / nullif(span_ns, 0), 2) AS idle_pct"
+     " FROM temp.cli_breakdown LIMIT ?1"},
     {"busy", "GPU busy time (union of the op intervals, per GPU)",
-     "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy"},
+     "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy LIMIT ?1"},
+    {"copies", "Copies and fills (per kind: time, bytes, bandwidth over the copies with a size and a duration)",
+     "SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct, total_ns, count,"
+     " round(1.0 * total_ns / count, 1) AS avg_ns, bytes, round(1.0 * bytes / count, 1) AS avg_bytes,"
+     " round(1.0 * timed_bytes / nullif(timed_ns, 0), 3) AS gb_per_s, kind, name"
+     " FROM (SELECT 'copy' AS kind, name, count(*) AS count, coalesce(sum(duration), 0) AS total_ns,"
+     "              sum(bytes) AS bytes, sum(bytes) FILTER (WHERE duration > 0) AS timed_bytes,"
+     "              sum(duration) FILTER (WHERE bytes IS NOT NULL AND duration > 0) AS timed_ns"
+     "       FROM rocpd_copies GROUP BY name"
+     "       UNION ALL"
+     "       SELECT 'fill', name, count(*), coalesce(sum(duration), 0), NULL, NULL, NULL"
+     "       FROM rocpd_ops WHERE kind = 'fill' GROUP BY name)"
+     " ORDER BY total_ns DESC, kind, name LIMIT ?1"},
     {"kernels", "Top kernels (rocpd_kernel_summary)", "SELECT * FROM rocpd_kernel_summary LIMIT ?1"},
-    {"apis", "Top API calls (rocpd_union('apis'), all members)",
+    // Calls drawn on a GPU's row (Kineto's gpu_user_annotation and cuda_sync events) are no API
+    // calls: rocpd_union('apis') counts them, so their totals are taken back out.
+    {"apis", "Top API calls (rocpd_union('apis'): markers and GPU annotations aside, all members)",
      "SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct, total_ns, calls,"
      " round(1.0 * total_ns / calls, 1) AS avg_ns, api"
      " FROM (SELECT name AS api, sum(calls) AS calls, sum(total_ns) AS total_ns"
-     "       FROM rocpd_union('apis') GROUP BY name)"
+     "       FROM (SELECT name, calls, total_ns FROM rocpd_union('apis')"
+     "             UNION ALL SELECT name, -count(*), -coalesce(sum(duration), 0) FROM rocpd_apis"
+     "             WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name)"
+     "       GROUP BY name HAVING sum(calls) > 0)"
      " ORDER BY total_ns DESC, api LIMIT ?1"},
+    {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM rocpd_stragglers"},
+    {"steps", "Steps: how evenly the ranks ran them (rocpd_step_summary)", "SELECT * FROM rocpd_step_summary"},
     {"idle", "GPU idle time by cause (rocpd_idle_breakdown)",
      "SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns"
-     " FROM rocpd_idle_breakdown WHERE level = 'gpu'"},
+     " FROM rocpd_idle_breakdown WHERE level = 'gpu' LIMIT ?1"},
 };
 
-std::string human_ns(long double ns) {
-  if (ns < 1e3) return fmt::format("{:.0f} ns", static_cast<double>(ns));
-  if (ns < 1e6) return fmt::format("{:.2f} us", static_cast<double>(ns / 1e3));
-  if (ns < 1e9) return fmt::format("{:.2f} ms", static_cast<double>(ns / 1e6));
-  return fmt::format("{:.3f} s", static_cast<double>(ns / 1e9));
-}
+// Share of unmatched collectives up to which the job's collectives count as matching across
+// members (a trace cut a little earlier on one rank still names its stragglers).
+constexpr double kUnmatchedShare = 0.1;
 
-std::string headline_of(const ResultSet& job) {
+std::string job_line(const ResultSet& job) {
   if (job.rows.empty()) return "";
   auto col = [&](const char* name) -> const Cell& {
     auto it = std::find(job.columns.begin(), job.columns.end(), name);
     return job.rows[0][static_cast<size_t>(it - job.columns.begin())];
   };
-  std::string s = fmt::format("{} member{}, {} GPU ops, {} API calls", col("members").text,
-                              col("members").text == "1" ? "" : "s", col("ops").text, col("apis").text);
-  if (col("span_ns").type == Cell::Type::Integer) s += ", span " + human_ns(static_cast<long double>(col("span_ns").integer));
+  auto count = [&](const char* name) { return col(name).type == Cell::Type::Integer ? with_separators(col(name).integer) : "0"; };
+  std::string s = fmt::format("{} member{}, {} GPU ops, {} API calls", count("members"),
+                              col("members").integer == 1 ? "" : "s", count("ops"), count("apis"));
+  if (col("span_ns").is_number()) s += ", span " + format_duration(col("span_ns").number(), TimeUnit::Auto);
   if (col("gpus").type == Cell::Type::Integer && col("gpus").integer > 0) {
     s += fmt::format("; {} GPU{}", col("gpus").integer, col("gpus").integer == 1 ? "" : "s");
     if (col("gpu_busy_pct").is_number()) s += fmt::format(", busy {} % of the span on average", col("gpu_busy_pct").text);
   }
   return s;
+}
+
+// Keeps the first `top` rows; the note says when there were more.
+void cut(ResultSet& rs, long long top, bool total_known) {
+  size_t n = static_cast<size_t>(top);
+  if (rs.rows.size() <= n) return;
+  std::string of = total_known ? fmt::format(" of {}", with_separators(static_cast<std::int64_t>(rs.rows.size()))) : "";
+  rs.rows.resize(n);
+  rs.note = fmt::format("(the first {}{} rows; -n/--top shows more)", n, of);
+}
+
+// The stragglers only mean something when the members issued the same collectives.
+void judge_stragglers(ResultSet& rs) {
+  std::int64_t collectives = 0, unmatched = 0;
+  auto at = [&](const char* name) {
+    return static_cast<size_t>(std::find(rs.columns.begin(), rs.columns.end(), name) - rs.columns.begin());
+  };
+  for (const auto& r : rs.rows) {
+    collectives += r[at("collectives")].integer;
+    unmatched += r[at("unmatched")].integer;
+  }
+  if (rs.rows.size() < 2 || collectives == 0) {
+    rs.rows.clear();
+    rs.note = "(none: the job has no collective that two participants share)";
+  } else if (static_cast<double>(unmatched) > kUnmatchedShare * static_cast<double>(collectives + unmatched)) {
+    rs.note = fmt::format("(none: the members' collectives do not match across members: {} of {} are beyond the "
+                          "sequence they share, so no rank can be named late; SELECT * FROM rocpd_stragglers has the "
+                          "figures)",
+                          with_separators(unmatched), with_separators(collectives + unmatched));
+    rs.rows.clear();
+  }
+}
+
+bool wanted(const std::vector<std::string>& only, const char* name) {
+  return only.empty() || std::find(only.begin(), only.end(), name) != only.end();
 }
 }  // namespace
 
@@ -74,38 +138,61 @@ std::string section_names() {
   return out;
 }
 
-Summary build_summary(Session& session, long long top, const std::vector<std::string>& only) {
+Summary build_summary(Session& session, const Options& o) {
   Summary out;
+  std::vector<MemberFacts> facts = read_member_facts(session);
+  out.warnings = job_warnings(session, facts);
+  prepare_breakdown(session);
+  out.headline.push_back(shares_line(job_shares(session)));
   for (const auto& s : kSections) {
-    bool wanted = only.empty() || std::find(only.begin(), only.end(), s.name) != only.end();
+    std::string name = s.name;
     // The headline needs the job row even when the job section is not printed.
-    if (!wanted && std::string(s.name) != "job") continue;
+    if (!wanted(o.sections, s.name) && name != "job") continue;
     std::vector<Param> params;
-    if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{top}));
+    if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
     ResultSet rs = session.run(s.sql, params);
     rs.name = s.name;
     rs.title = s.title;
-    if (rs.name == "job") out.headline = headline_of(rs);
-    if (wanted) out.sections.push_back(std::move(rs));
+    if (name == "job") out.headline.push_back(job_line(rs));
+    if (name == "stragglers") judge_stragglers(rs);
+    if (name == "steps" && rs.rows.empty())
+      rs.note = "(none: no member has step ranges, the ProfilerStep#N ranges rocpd_steps finds)";
+    cut(rs, o.top, name == "stragglers" || name == "steps");
+    if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
   }
+  if (o.by_rank)
+    for (const auto& m : member_shares(session)) out.headline.push_back("  " + shares_line(m));
   return out;
 }
 
-void write_summary(std::ostream& out, const Summary& s, Format format, Session& session, long long buckets) {
-  switch (format) {
+void write_human_section(std::ostream& out, const ResultSet& rs, Format format, TimeUnit unit) {
+  ResultSet shown = for_display(rs, unit);
+  if (format == Format::Markdown) {
+    out << "\n## " << rs.title << "\n\n";
+    if (!shown.rows.empty() || shown.note.empty()) write_markdown(out, shown);
+    if (!shown.note.empty()) out << (shown.rows.empty() ? "" : "\n") << shown.note << '\n';
+  } else if (format == Format::Html) {
+    out << "<h2>" << html_escape(rs.title) << "</h2>\n";
+    if (!shown.rows.empty() || shown.note.empty()) write_html_table(out, shown);
+    if (!shown.note.empty()) out << "<p class=\"note\">" << html_escape(shown.note) << "</p>\n";
+  } else {
+    out << '\n' << rs.title << '\n';
+    if (!shown.rows.empty() || shown.note.empty()) write_table(out, shown);
+    if (!shown.note.empty()) out << shown.note << '\n';
+  }
+}
+
+void write_summary(std::ostream& out, const Summary& s, const Options& o, Session& session) {
+  switch (o.format) {
     case Format::Table:
-      out << s.headline << '\n';
-      for (const auto& rs : s.sections) {
-        out << '\n' << rs.title << '\n';
-        write_table(out, rs);
-      }
+      for (const auto& line : s.headline) out << line << '\n';
+      for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
       break;
     case Format::Markdown:
-      out << "# rocpd-ext summary\n\n" << s.headline << "\n";
-      for (const auto& rs : s.sections) {
-        out << "\n## " << rs.title << "\n\n";
-        write_markdown(out, rs);
-      }
+      out << "# rocpd-ext summary\n\n";
+      for (const auto& line : s.headline) out << line << "  \n";
+      for (const auto& w : s.warnings) out << "\n**warning:** " << w << '\n';
+      for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
       break;
     case Format::Csv:
       for (size_t i = 0; i < s.sections.size(); ++i) {
@@ -126,7 +213,7 @@ void write_summary(std::ostream& out, const Summary& s, Format format, Session& 
       break;
     }
     case Format::Html:
-      write_html_summary(out, s, session, buckets);
+      write_html_summary(out, s, o, session);
       break;
   }
 }

@@ -1,11 +1,13 @@
-// `rocpd-ext summary`: the job's headline as result sets, each one statement over the SQL
-// surface (rocpd_members, rocpd_busy, rocpd_kernel_summary, rocpd_union('apis'),
-// rocpd_idle_breakdown), and its printing in every format.
+// `rocpd-ext summary`: the job's headline and sections, each section one statement over the SQL
+// surface (rocpd_members, the breakdown, rocpd_busy, rocpd_copies, rocpd_kernel_summary,
+// rocpd_union('apis'), rocpd_stragglers, rocpd_step_summary, rocpd_idle_breakdown), the warnings
+// of warnings.h, and their printing in every format.
 #pragma once
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "options.h"
 #include "output.h"
 #include "result_set.h"
 #include "session.h"
@@ -13,17 +15,20 @@
 namespace rocpd_cli {
 
 struct Summary {
-  std::vector<ResultSet> sections;  // in the order of section_names()
-  std::string headline;             // one sentence for the table, md and html formats
+  std::vector<ResultSet> sections;    // the wanted sections in the order of section_names()
+  std::vector<std::string> headline;  // the GPU time shares, the job's counts, then --by-rank lines
+  std::vector<std::string> warnings;  // one line each (warnings.h)
 };
 
 bool is_section(const std::string& name);
-// "job, members, busy, kernels, apis, idle"
+// "job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, idle"
 std::string section_names();
 
-// The sections named in `only` (all when empty), kernel and API tables cut at `top` rows.
-Summary build_summary(Session& session, long long top, const std::vector<std::string>& only);
-// Prints `s` in `format`; html also reads the utilization heatmap (`buckets` columns).
-void write_summary(std::ostream& out, const Summary& s, Format format, Session& session, long long buckets);
+// The sections o.sections names (all when empty), each cut at o.top rows.
+Summary build_summary(Session& session, const Options& o);
+// Prints `s` in o.format; html also reads the utilization heatmap (o.buckets columns).
+void write_summary(std::ostream& out, const Summary& s, const Options& o, Session& session);
+// A section as the human formats print it: the title, the table (display.h), its note.
+void write_human_section(std::ostream& out, const ResultSet& rs, Format format, TimeUnit unit);
 
 }  // namespace rocpd_cli

@@ -1,72 +1,65 @@
 #include <algorithm>
 
 #include "output.h"
+#include "text_clean.h"
 
 namespace rocpd_cli {
 
 namespace {
-// Display width of UTF-8 text: its code points (continuation bytes do not count).
-size_t width(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
-
-// Table cells are one line each.
-std::string one_line(const std::string& s) {
-  std::string t = s;
-  std::replace(t.begin(), t.end(), '\n', ' ');
-  std::replace(t.begin(), t.end(), '\r', ' ');
-  return t;
-}
-
 void pad(std::ostream& out, size_t n) {
   for (size_t i = 0; i < n; ++i) out << ' ';
 }
+
+// Aligned columns sized by the first rows; a later, wider cell widens its own line only.
+class TableWriter : public SizedWriter {
+ public:
+  using SizedWriter::SizedWriter;
+
+ protected:
+  void start(const std::vector<std::string>& columns, const std::vector<std::vector<Cell>>& sample) override {
+    size_t n = columns.size();
+    width_.assign(n, 0);
+    right_.assign(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      width_[i] = display_width(terminal_text(columns[i]));
+      for (const auto& row : sample) width_[i] = std::max(width_[i], display_width(terminal_text(row[i].text)));
+      right_[i] = numeric_column(sample, i);
+    }
+    std::vector<std::string> header(n), rule(n);
+    for (size_t i = 0; i < n; ++i) {
+      header[i] = terminal_text(columns[i]);
+      rule[i] = std::string(width_[i], '-');
+    }
+    line(header);
+    line(rule);
+  }
+
+  void emit(const std::vector<Cell>& cells) override {
+    std::vector<std::string> texts(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) texts[i] = terminal_text(cells[i].text);
+    line(texts);
+  }
+
+ private:
+  void line(const std::vector<std::string>& texts) {
+    for (size_t i = 0; i < texts.size(); ++i) {
+      size_t w = display_width(texts[i]), fill = w < width_[i] ? width_[i] - w : 0;
+      bool last = i + 1 == texts.size();
+      if (i) out_ << "  ";
+      if (right_[i]) pad(out_, fill);
+      out_ << texts[i];
+      if (!right_[i] && !last) pad(out_, fill);
+    }
+    out_ << '\n';
+  }
+
+  std::vector<size_t> width_;
+  std::vector<bool> right_;
+};
 }  // namespace
 
-std::optional<Format> parse_format(std::string_view name) {
-  if (name == "table") return Format::Table;
-  if (name == "csv") return Format::Csv;
-  if (name == "json") return Format::Json;
-  if (name == "md") return Format::Markdown;
-  if (name == "html") return Format::Html;
-  return std::nullopt;
-}
-
-bool numeric_column(const ResultSet& rs, size_t i) {
-  bool any = false;
-  for (const auto& row : rs.rows) {
-    if (row[i].type == Cell::Type::Null) continue;
-    if (!row[i].is_number()) return false;
-    any = true;
-  }
-  return any;
-}
-
-void write_table(std::ostream& out, const ResultSet& rs) {
-  size_t n = rs.columns.size();
-  std::vector<size_t> w(n);
-  std::vector<bool> right(n);
-  for (size_t i = 0; i < n; ++i) {
-    w[i] = width(rs.columns[i]);
-    for (const auto& row : rs.rows) w[i] = std::max(w[i], width(one_line(row[i].text)));
-    right[i] = numeric_column(rs, i);
-  }
-  auto line = [&](auto cell_text) {
-    std::string text;
-    for (size_t i = 0; i < n; ++i) {
-      std::string t = cell_text(i);
-      size_t fill = w[i] - width(t);
-      bool last = i + 1 == n;
-      if (i) out << "  ";
-      if (right[i]) pad(out, fill);
-      out << t;
-      if (!right[i] && !last) pad(out, fill);
-    }
-    out << '\n';
-  };
-  line([&](size_t i) { return rs.columns[i]; });
-  line([&](size_t i) { return std::string(w[i], '-'); });
-  for (const auto& row : rs.rows) line([&](size_t i) { return one_line(row[i].text); });
+std::unique_ptr<RowSink> make_table_writer(std::ostream& out, std::string separator) {
+  return std::make_unique<TableWriter>(out, std::move(separator));
 }
 
 }  // namespace rocpd_cli

@@ -1,0 +1,70 @@
+#include "time_shares.h"
+
+#include <fmt/format.h>
+
+#include "display.h"
+
+namespace rocpd_cli {
+
+namespace {
+// TEMPORARY until rocpd_time_breakdown is merged: the unions per class computed here with the
+// class test of rocpd_comm_classes (docs/diagnosis.md). Replaced by a copy of the view's rows.
+constexpr const char* kFill = R"(
+CREATE TEMP TABLE IF NOT EXISTS cli_breakdown AS
+SELECT db, gpu, start, "end", span_ns, busy_ns, compute_ns, comm_ns, copy_ns,
+       compute_ns + comm_ns - kernel_ns AS overlap_ns, span_ns - busy_ns AS idle_ns
+FROM (SELECT db, gpu, min(start) AS start, max("end") AS "end", max("end") - min(start) AS span_ns,
+             coalesce(interval_union(start, "end"), 0) AS busy_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel' AND NOT comm), 0) AS compute_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel' AND comm), 0) AS comm_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE kind IN ('copy', 'fill')), 0) AS copy_ns,
+             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel'), 0) AS kernel_ns
+      FROM (SELECT db, gpu, kind, start, "end",
+                   (name LIKE '%nccl%' OR name LIKE '%rccl%' OR name LIKE '%cross_device_reduce%') AS comm
+            FROM rocpd_ops WHERE gpu IS NOT NULL AND "end" >= start)
+      GROUP BY db, gpu)
+ORDER BY db COLLATE rocpd_natural, gpu)";
+
+constexpr const char* kShares =
+    "SELECT {} count(*), sum(span_ns), 100.0 * sum(compute_ns) / sum(span_ns), 100.0 * sum(comm_ns) / sum(span_ns),"
+    " 100.0 * sum(copy_ns) / sum(span_ns), 100.0 * sum(idle_ns) / sum(span_ns)"
+    " FROM temp.cli_breakdown {}";
+
+Shares shares_of(const std::vector<Cell>& r, size_t first) {
+  Shares s;
+  s.gpus = r[first].integer;
+  s.span_ns = r[first + 1].number();
+  s.compute = r[first + 2].number();
+  s.comm = r[first + 3].number();
+  s.copy = r[first + 4].number();
+  s.idle = r[first + 5].number();
+  return s;
+}
+}  // namespace
+
+void prepare_breakdown(Session& session) { session.run(kFill); }
+
+Shares job_shares(Session& session) {
+  ResultSet rs = session.run(fmt::format(kShares, "", ""));
+  return rs.rows.empty() ? Shares{} : shares_of(rs.rows[0], 0);
+}
+
+std::vector<Shares> member_shares(Session& session) {
+  std::vector<Shares> out;
+  ResultSet rs = session.run(fmt::format(kShares, "db,", "GROUP BY db ORDER BY db COLLATE rocpd_natural"));
+  for (const auto& r : rs.rows) {
+    Shares s = shares_of(r, 1);
+    s.db = r[0].text;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string shares_line(const Shares& s) {
+  if (s.gpus == 0 || s.span_ns <= 0) return "no GPU time: the members hold no GPU op with a duration";
+  return fmt::format("{} ({} GPU{}, {}): compute {:.1f} %, communication {:.1f} %, copies {:.1f} %, idle {:.1f} %",
+                     s.db.empty() ? "GPU time" : s.db, s.gpus, s.gpus == 1 ? "" : "s",
+                     format_duration(s.span_ns, TimeUnit::Auto), s.compute, s.comm, s.copy, s.idle);
+}
+
+}  // namespace rocpd_cli
