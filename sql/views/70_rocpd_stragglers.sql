@@ -9,7 +9,8 @@
 --   caused_wait_ns    the wait it caused: over the instances it arrived last at, the others' wait_ns
 --   unmatched         its collectives beyond its family's common prefix (members disagreeing on the
 --                     count: docs/ranks.md); 0 when every rank issued the same collectives
--- The worst straggler first: by caused_wait_ns, then late_ns.
+-- The worst straggler first: by caused_wait_ns, then late_ns. Like every analysis view, it refuses
+-- to answer while no trace is open (rocpd_require_members, docs/views.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_stragglers AS
 SELECT db, pid, gpu,
        count(arrival) AS collectives,
@@ -22,5 +23,6 @@ SELECT db, pid, gpu,
        sum(caused_wait_ns) AS caused_wait_ns,
        count(*) - count(arrival) AS unmatched
 FROM rocpd_collectives
+WHERE rocpd_require_members('rocpd_stragglers')
 GROUP BY db, pid, gpu
 ORDER BY caused_wait_ns DESC, late_ns DESC, db, pid, gpu;

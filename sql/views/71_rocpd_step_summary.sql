@@ -9,6 +9,7 @@
 --   spread_ns             slowest_work_ns - fastest_work_ns
 --   min_duration_ns, max_duration_ns   the step's shortest and longest duration over the ranks
 --   wait_ns               the ranks' wait inside collectives during the step, summed
+-- It refuses to answer while no trace is open (rocpd_require_members, docs/views.md).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_step_summary AS
 SELECT step, min(name) AS name, count(*) AS ranks,
        max(CASE WHEN slowest = 1 THEN db END) AS slowest_db,
@@ -22,5 +23,6 @@ SELECT step, min(name) AS name, count(*) AS ranks,
 FROM (SELECT step, name, db, pid, duration, wait_ns, duration - wait_ns AS work_ns,
              row_number() OVER (PARTITION BY step ORDER BY duration - wait_ns DESC, db, pid) AS slowest
       FROM rocpd_steps)
+WHERE rocpd_require_members('rocpd_step_summary')
 GROUP BY step
 ORDER BY step;
