@@ -24,8 +24,8 @@ from clitest import CLI, GEN, connect, demo_job, fixture_set, kineto_trace, peak
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "federation"))
 from tiny_traces import make_rpd  # noqa: E402
 
-DATA = os.environ.get("ROCPD_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                                    "shared", "data")
+DATA = os.environ.get("ROCPD_SHARED_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                           "..", "shared", "data")
 
 SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "stragglers", "steps", "idle"]
 ALL = "100000"  # --top: every row of every section
@@ -718,6 +718,58 @@ class Errors(unittest.TestCase):
         p = subprocess.run([CLI, "query", "SELECT rocpd_version()", "--format", "csv"],
                                          capture_output=True, text=True, env=env)
         self.assertEqual(p.stdout, "rocpd_version()\n0.1.0\n", p.stderr)
+
+
+@unittest.skipUnless(os.path.isdir(DATA), f"{DATA} absent (the real traces are not part of the project)")
+class RealTraces(unittest.TestCase):
+    """What a user tries first: the real files of ../shared/data (issue 30, "Must show")."""
+
+    def shares(self, path):
+        want = breakdown_brute_force(connect(path))
+        span = sum(w["span"] for w in want.values())
+        return len(want), span, {k: 100.0 * sum(w[k] for w in want.values()) / span
+                                 for k in ("compute", "comm", "copy", "idle")}
+
+    def test_nsys_copies_lead(self):
+        path = os.path.join(DATA, "nsys_h100_2gpu.sqlite")
+        gpus, span, share = self.shares(path)
+        self.assertLess(share["compute"], 3)
+        self.assertGreater(share["copy"], 96)
+        out, err, _ = run("summary", path)
+        self.assertEqual(err, "")
+        self.assertEqual(out.splitlines()[0],
+                         f"GPU time ({gpus} GPUs, {span / 1e9:.3f} s): compute {share['compute']:.1f} %, communication "
+                         f"{share['comm']:.1f} %, copies {share['copy']:.1f} %, idle {share['idle']:.1f} %")
+        self.assertIn("CopyHostToDevice", out.split("Copies and fills")[1].split("\n\n")[0])
+
+    def test_kineto_ranks_name_their_straggler(self):
+        paths = [os.path.join(DATA, f"kineto_rank{r}.json.gz") for r in (0, 1)]
+        out, err, _ = run("summary", *paths, "-f", "csv", "--section", "stragglers", "--section", "steps")
+        self.assertEqual(err, "")
+        (sh, srows), (th, trows) = csv_blocks(out)
+        con = connect(*paths)
+        for header, rows, view in ((sh, srows, "rocpd_stragglers"), (th, trows, "rocpd_step_summary")):
+            cur = con.execute(f"SELECT * FROM {view}")
+            want = cur.fetchall()
+            self.assertEqual(header, [d[0] for d in cur.description])
+            self.assertEqual(len(rows), len(want))
+            self.assertTrue(all(same(c, v) for r, w in zip(rows, want) for c, v in zip(r, w)), view)
+        self.assertEqual(srows[0][0], "kineto_rank1")
+        table, _, _ = run("summary", *paths, "--section", "stragglers")
+        self.assertIn("kineto_rank1", table.split("Stragglers")[1])
+
+    def test_gpu_annotations_are_no_api_calls(self):
+        path = os.path.join(DATA, "kineto_mi250_rocm.json.gz")
+        out, _, _ = run("summary", path, "-f", "csv", "--section", "apis", "-n", ALL)
+        header, rows = csv_blocks(out)[0]
+        con = connect(path)
+        want = con.execute("SELECT name, count(*), sum(duration) FROM rocpd_apis WHERE domain NOT IN "
+                           "('marker', 'gpu_annotation', 'cuda_sync') GROUP BY name "
+                           "ORDER BY sum(duration) DESC, name").fetchall()
+        self.assertEqual([(r[4], int(r[2]), int(r[1])) for r in rows], [tuple(w) for w in want])
+        annotations = {n for n, in con.execute("SELECT name FROM rocpd_apis WHERE domain = 'gpu_annotation'")}
+        self.assertTrue(annotations)
+        self.assertFalse(annotations & {r[4] for r in rows})
 
 
 class Compare(unittest.TestCase):
