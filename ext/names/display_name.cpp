@@ -5,6 +5,7 @@
 // of the whole name replaces what was left out, so distinct names rarely share a display name.
 #include "names/display_name.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <vector>
@@ -199,6 +200,21 @@ bool looks_like_cpp(std::string_view text) {
   return text.find_first_of("(<") != std::string_view::npos || text.find("::") != std::string_view::npos;
 }
 
+// PyTorch names each record_function / NVTX range of an operator call "<op>, seq = N, op_id = M"
+// (then ", sizes = [...]", ", input_op_ids = [...]": torch/csrc/profiler's getNvtxStr), a name per
+// call; the display form is the operator's: cut at the first ", seq = <digit>" or
+// ", op_id = <digit>".
+std::string_view without_pytorch_call_suffix(std::string_view name) {
+  std::size_t cut = name.size();
+  for (std::string_view key : {std::string_view(", seq = "), std::string_view(", op_id = ")}) {
+    const std::size_t at = name.find(key);
+    const std::size_t digit = at + key.size();
+    if (at != std::string_view::npos && digit < name.size() && std::isdigit(static_cast<unsigned char>(name[digit])))
+      cut = std::min(cut, at);
+  }
+  return name.substr(0, cut);
+}
+
 // `text` cut to at most `limit` bytes without splitting a UTF-8 sequence.
 std::string_view cut_utf8(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return text;
@@ -224,7 +240,8 @@ std::string display_digest(std::string_view name) {
 }
 
 std::string display_name(std::string_view name) {
-  const std::string demangled = demangle(name);  // also strips the kernel-descriptor suffix
+  // also strips the kernel-descriptor suffix
+  const std::string demangled = demangle(without_pytorch_call_suffix(name));
   bool dropped = false;
   std::string body;
   if (auto head = tensile_head(demangled, dropped)) {

@@ -21,6 +21,8 @@ inline constexpr std::size_t kDisplayDigestDigits = 6;
 //  - C++ names (mangled or demangled): the base name with its compacted template arguments
 //    (namespace qualifiers and spaces removed), without return type and parameters;
 //  - anything else: the name without its kernel-descriptor suffix.
+// A PyTorch operator's range name ("aten::addmm, seq = 12, op_id = 317177, sizes = ...") is shown
+// as its operator's (the text before ", seq = N" / ", op_id = N"), then by the rules above.
 // A result longer than kDisplayNameMax is cut and ends with "~" and the digest.
 std::string display_name(std::string_view name);
 

@@ -81,3 +81,14 @@ TEST(NamesDisplayName, ShortPlainNamesComeBackUnchanged) {
   EXPECT_EQ(display_name("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   EXPECT_EQ(display_name("CopyHostToDevice"), "CopyHostToDevice");
 }
+
+TEST(NamesDisplayName, PytorchCallSuffixesAreLeftOut) {
+  // NVTX / record_function names of PyTorch operators carry a sequence number and an op id per call.
+  EXPECT_EQ(display_name("aten::to, op_id = 317177"), display_name("aten::to"));
+  EXPECT_EQ(display_name("aten::addmm, seq = 12, op_id = 13, sizes = [[2, 3], [3, 4]]"), display_name("aten::addmm"));
+  EXPECT_EQ(display_name("ProfilerStep#3, op_id = 5"), "ProfilerStep#3");
+  EXPECT_EQ(display_name("matmul, seq = 7"), "matmul");
+  // Only a number after the key makes it PyTorch's.
+  EXPECT_EQ(display_name("f, seq = x"), "f, seq = x");
+  EXPECT_EQ(display_name("g, op_id = "), "g, op_id = ");
+}
