@@ -1,9 +1,11 @@
 """`rocpd-ext summary --format html` rendered by headless Chromium (Debian's chromium): the
-screenshot shows the utilization heatmap, every GPU bucket in the colour of its busy share. The
-busy time per bucket is computed here by brute force (the union of each GPU's op intervals,
-clipped to the buckets of the job's span); the PNG is decoded with zlib (png.py) and the pixels of
-each of the ten colours counted: a bucket is a block of cell_width x cell_height pixels, and each
-colour also fills one 14 x 14 legend swatch. Skipped (exit 77) when chromium is absent."""
+screenshot shows the heatmap, three lanes per GPU (compute, communication, copies), every bucket of
+a lane in the colour of that class's busy share, each lane in a hue of its own. The busy time per
+lane and bucket is computed here by brute force (the union of each GPU's op intervals of the
+class, clipped to the buckets of the job's span); the PNG is decoded with zlib (png.py) and the
+pixels of each of the thirty colours counted: a bucket is a block of cell_width x lane_height
+pixels, and each colour also fills one 14 x 14 legend swatch. Skipped (exit 77) when chromium is
+absent."""
 import bisect
 import html.parser
 import os
@@ -27,7 +29,7 @@ def hex_rgb(color):
 
 
 class HeatmapScan(html.parser.HTMLParser):
-    """The heatmap's attributes and its legend's colours, in class order."""
+    """The heatmap's attributes and its legend's colours: the three lanes' ten classes, in order."""
 
     def __init__(self):
         super().__init__()
@@ -43,29 +45,46 @@ class HeatmapScan(html.parser.HTMLParser):
             self.legend.append(a["fill"])
 
 
+def lane_of(kind, name):
+    """The heatmap lane of an op (the breakdown's classes), None when it is in none."""
+    if kind in ("copy", "fill"):
+        return 2
+    if kind == "kernel":
+        n = (name or "").lower()
+        return 1 if "nccl" in n or "rccl" in n or "cross_device_reduce" in n else 0
+    return None
+
+
 def busy_per_bucket(con, lo, hi, buckets):
-    """{(db, gpu): [busy ns of bucket k]} over the grid [lo + k*span//n, lo + (k+1)*span//n)."""
+    """{(db, gpu): ([busy ns of bucket k] per lane, bucket widths)} over the grid
+    [lo + k*span//n, lo + (k+1)*span//n)."""
     span = hi - lo
     edges = [lo + k * span // buckets for k in range(buckets + 1)]
-    ops = defaultdict(list)
-    for db, gpu, start, end in con.execute('SELECT db, gpu, start, "end" FROM rocpd_ops WHERE gpu IS NOT NULL'):
-        ops[(db, gpu)].append((start, end))
+    ops = defaultdict(lambda: ([], [], []))
+    for db, gpu, kind, name, start, end in con.execute('SELECT db, gpu, kind, name, start, "end" FROM rocpd_ops '
+                                                       'WHERE gpu IS NOT NULL'):
+        lane = lane_of(kind, name)
+        if lane is not None and start is not None and end is not None and end > start:
+            ops[(db, gpu)][lane].append((start, end))
     out = {}
-    for key, spans in ops.items():
-        merged = []
-        for start, end in sorted(s for s in spans if s[0] is not None and s[1] is not None and s[1] > s[0]):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            else:
-                merged.append([start, end])
-        busy = [0] * buckets
-        for start, end in merged:
-            start, end = max(start, lo), min(end, hi)
-            k = max(0, bisect.bisect_right(edges, start) - 1)
-            while k < buckets and edges[k] < end:
-                busy[k] += max(0, min(end, edges[k + 1]) - max(start, edges[k]))
-                k += 1
-        out[key] = (busy, [edges[k + 1] - edges[k] for k in range(buckets)])
+    for key, lanes in ops.items():
+        per_lane = []
+        for spans in lanes:
+            merged = []
+            for start, end in sorted(spans):
+                if merged and start <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], end)
+                else:
+                    merged.append([start, end])
+            busy = [0] * buckets
+            for start, end in merged:
+                start, end = max(start, lo), min(end, hi)
+                k = max(0, bisect.bisect_right(edges, start) - 1)
+                while k < buckets and edges[k] < end:
+                    busy[k] += max(0, min(end, edges[k + 1]) - max(start, edges[k]))
+                    k += 1
+            per_lane.append(busy)
+        out[key] = (per_lane, [edges[k + 1] - edges[k] for k in range(buckets)])
     return out
 
 
@@ -73,7 +92,7 @@ class Screenshot(unittest.TestCase):
     def test_heatmap_pixels(self):
         job, truth, tmp = demo_job()
         self.addCleanup(tmp.cleanup)
-        page, err, _ = run("summary", job, "--format", "html", "--buckets", str(BUCKETS))
+        page, err, _ = run("summary", job, "--format", "html", "--buckets", str(BUCKETS), "--top", "100")
         self.assertEqual(err, "")
         html_path = os.path.join(tmp.name, "summary.html")
         with open(html_path, "w") as f:
@@ -84,26 +103,34 @@ class Screenshot(unittest.TestCase):
         lo, hi = truth["job"]["first_ns"], truth["job"]["last_ns"]
         self.assertEqual((int(scan.attrs["data-lo"]), int(scan.attrs["data-hi"])), (lo, hi))
         self.assertEqual(int(scan.attrs["data-buckets"]), BUCKETS)
-        cell = int(scan.attrs["data-cell-width"]) * int(scan.attrs["data-cell-height"])
+        cell = int(scan.attrs["data-cell-width"]) * int(scan.attrs["data-lane-height"])
         palette = [hex_rgb(c) for c in scan.legend]
-        self.assertEqual(len(set(palette)), 10)
-        # Light (idle) to dark (busy), and no grey: text and table backgrounds never take these colours.
-        luminance = [0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in palette]
-        self.assertEqual(luminance, sorted(luminance, reverse=True))
-        self.assertTrue(all(len({r, g, b}) > 1 for r, g, b in palette))
+        self.assertEqual(len(palette), 30)
+        self.assertEqual(len(set(palette)), 30)
+        # Each lane light (idle) to dark (busy), and no grey: text and table backgrounds never take
+        # these colours. Three hues: compute blue, communication orange, copies green.
+        for lane in range(3):
+            shades = palette[10 * lane:10 * lane + 10]
+            luminance = [0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in shades]
+            self.assertEqual(luminance, sorted(luminance, reverse=True), lane)
+            self.assertTrue(all(len({r, g, b}) > 1 for r, g, b in shades))
+            r, g, b = shades[6]
+            self.assertEqual(max((b, 0), (r, 1), (g, 2))[1], lane, shades[6])  # the dominant channel
 
         con = connect(job)
         expected = Counter()
         grid = busy_per_bucket(con, lo, hi, BUCKETS)
         self.assertEqual(len(grid), sum(len(f["gpus"]) for f in truth["files"]))
-        for busy, widths in grid.values():
-            for b, w in zip(busy, widths):
-                expected[min(9, b * 10 // w)] += 1
-        self.assertGreater(len(expected), 3, "the demo job should show several utilization classes")
+        for lanes, widths in grid.values():
+            for lane, busy in enumerate(lanes):
+                for b, w in zip(busy, widths):
+                    expected[(lane, min(9, b * 10 // w))] += 1
+        for lane in range(3):
+            self.assertGreater(len([c for (ln, c) in expected if ln == lane]), 2, f"lane {lane}: too few classes")
 
         profile = tempfile.mkdtemp(prefix="rocpd_chromium_", dir=tmp.name)
         shot = os.path.join(tmp.name, "summary.png")
-        height = 220 + 14 * len(grid) + 120
+        height = 300 + 19 * len(grid) + 200
         cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
                "--force-color-profile=srgb", "--force-device-scale-factor=1", "--hide-scrollbars",
@@ -114,9 +141,10 @@ class Screenshot(unittest.TestCase):
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=env)
         self.assertTrue(os.path.exists(shot), f"chromium wrote no screenshot ({p.returncode}): {p.stderr[-2000:]}")
         pixels = Counter(px for row in png.read(shot) for px in row)
-        for c, rgb in enumerate(palette):
-            want = expected[c] * cell + LEGEND_SWATCH
-            self.assertEqual(pixels[rgb], want, f"class {c} ({scan.legend[c]}): {expected[c]} buckets")
+        for i, rgb in enumerate(palette):
+            lane, c = divmod(i, 10)
+            want = expected[(lane, c)] * cell + LEGEND_SWATCH
+            self.assertEqual(pixels[rgb], want, f"lane {lane} class {c} ({scan.legend[i]}): {expected[(lane, c)]} buckets")
 
 
 if __name__ == "__main__":

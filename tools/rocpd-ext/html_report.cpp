@@ -44,12 +44,12 @@ void write_html_summary(std::ostream& out, const Summary& s, const Options& o, S
   bool gpu_sections = std::any_of(s.sections.begin(), s.sections.end(),
                                   [](const ResultSet& rs) { return rs.name == "busy" || rs.name == "breakdown"; });
   if (gpu_sections) {
-    Heatmap h = read_heatmap(session, o.buckets);
-    if (!h.note.empty()) out << "<p class=\"note\">" << html_escape(h.note) << "</p>\n";
+    Heatmap h = read_heatmap(session, o.buckets, o.top);
     if (!h.rows.empty()) {
-      out << "<h2>GPU utilization over the job (" << h.buckets << " buckets)</h2>\n";
+      out << "<h2>GPU time over the job: compute, communication and copies (" << h.buckets << " buckets)</h2>\n";
       write_heatmap_svg(out, h);
     }
+    if (!h.note.empty()) out << "<p class=\"note\">" << html_escape(h.note) << "</p>\n";
   }
   for (const auto& rs : s.sections) {
     if (rs.name == "kernels" && !rs.rows.empty()) {
