@@ -1027,7 +1027,7 @@ class QueryErrors(unittest.TestCase):
         notice = ("rocpd-ext: notice: no trace is open, so rocpd_ops and the other tables over the members answer "
                   "with no rows; name the traces before the SQL (rocpd-ext query PATH... SQL) or call rocpd_open in it\n")
         for sql in ("SELECT count(*) AS n FROM rocpd_ops", "SELECT count(*) AS n FROM rocpd_steps",
-                    "SELECT count(*) AS n FROM rocpd_kernel_stacks; SELECT count(*) AS n FROM rocpd_stragglers"):
+                    "SELECT count(*) AS n FROM rocpd_kernel_stacks; SELECT count(*) AS n FROM rocpd_apis"):
             out, err, _ = run("query", sql, "-f", "csv")
             self.assertEqual((out.split("\n")[:2], err), (["n", "0"], notice), sql)
         # Opened in the SQL, or as PATH, or reading no member table: no notice.
@@ -1036,10 +1036,11 @@ class QueryErrors(unittest.TestCase):
                      ["SELECT count(*) AS n FROM rocpd_members"]):
             _, err, _ = run("query", *args)
             self.assertEqual(err, "", args)
-        # The views refuse to answer, as before.
-        _, err, rc = run("query", "SELECT * FROM rocpd_busy", check=False)
-        self.assertEqual(rc, 1)
-        self.assertIn("no trace is open", err)
+        # The views and the analyses over them refuse to answer (docs/federation.md's one rule).
+        for sql in ("SELECT * FROM rocpd_busy", "SELECT * FROM rocpd_stragglers"):
+            _, err, rc = run("query", sql, check=False)
+            self.assertEqual(rc, 1, sql)
+            self.assertIn("no trace is open", err, sql)
 
 
 class WritesNoFile(unittest.TestCase):

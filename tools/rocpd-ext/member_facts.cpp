@@ -33,6 +33,10 @@ std::vector<MemberFacts> read_member_facts(Session& session) {
     for (const auto& r : rs.rows)
       if (auto it = index.find(r[0].text); it != index.end() && r[1].type != Cell::Type::Null) f(out[it->second], r);
   };
+  // The names the federation itself reads (nsys: TARGET_INFO_GPU), for any format that has them.
+  each(session.run("SELECT m.db, g.value FROM rocpd_members AS m, json_each(m.gpu_names) AS g"
+                   " WHERE m.gpu_names IS NOT NULL AND json_valid(m.gpu_names)"),
+       [](MemberFacts& m, const auto& r) { m.devices.insert(r[1].text); });
   if (formats.count("kineto")) {
     each(union_rows(session, "kineto_devices", "SELECT DISTINCT db, name FROM {}"),
          [](MemberFacts& m, const auto& r) { m.devices.insert(r[1].text); });
@@ -45,8 +49,6 @@ std::vector<MemberFacts> read_member_facts(Session& session) {
          });
   }
   if (formats.count("nsys")) {
-    each(union_rows(session, "TARGET_INFO_GPU", "SELECT DISTINCT db, name FROM {}"),
-         [](MemberFacts& m, const auto& r) { m.devices.insert(r[1].text); });
     each(union_rows(session, "TARGET_INFO_SYSTEM_ENV",
                     "SELECT DISTINCT db, value, name FROM {} WHERE name IN ('NvDriverVersion', 'CudaDriverVersion')"),
          [](MemberFacts& m, const auto& r) {

@@ -2,7 +2,8 @@
 // names, the world size, the driver and runtime versions, the profiler. Each format keeps these in
 // tables of its own, read through rocpd_union's named form (docs/federation.md):
 //   kineto  kineto_devices.name; kineto_metadata: import.world_size and the *_version tags
-//   nsys    TARGET_INFO_GPU.name; TARGET_INFO_SYSTEM_ENV: NvDriverVersion, CudaDriverVersion;
+//   any     rocpd_members.gpu_names (nsys: TARGET_INFO_GPU)
+//   nsys    TARGET_INFO_SYSTEM_ENV: NvDriverVersion, CudaDriverVersion;
 //           META_DATA_EXPORT: EXPORT_PRODUCT_VERSION (the Nsight Systems release)
 //   rocpd   rocpd_info_agent: product_name (else name) of the GPU agents
 //   rpd     none of these
