@@ -178,6 +178,12 @@ class Summary(unittest.TestCase):
             self.assertEqual(int(r["busy_ns"]), truth[(r["db"], int(r["gpu"]))]["busy_ns"])
         self.assertGreater(sum(w["comm"] for w in want.values()), 0)
         self.assertGreater(sum(w["overlap"] for w in want.values()), 0)
+        # The section is rocpd_time_breakdown's whole-gpu rows (issue 30: not a second computation).
+        self.assert_block_equals_view(
+            "breakdown", "SELECT db, gpu, span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,"
+            " round(compute_pct, 2) AS compute_pct, round(comm_pct, 2) AS comm_pct, round(copy_pct, 2) AS copy_pct,"
+            " round(idle_pct, 2) AS idle_pct FROM rocpd_time_breakdown WHERE step IS NULL"
+            " ORDER BY db COLLATE rocpd_natural, gpu")
 
     def test_headline_leads_with_the_shares(self):
         want = breakdown_brute_force(self.con)

@@ -72,7 +72,8 @@ void read_side(Session& session, Side& side, const std::vector<MemberFacts>& fac
   side.ops = r[3].integer;
   side.apis = r[4].integer;
   side.gpus = session.scalar("SELECT count(*) FROM rocpd_busy JOIN rocpd_runs USING (db) WHERE run = ?1", {Param(side.label)}).integer;
-  side.steps = session.scalar("SELECT count(*) FROM rocpd_steps JOIN rocpd_runs USING (db) WHERE run = ?1", {Param(side.label)}).integer;
+  // The steps rocpd_run_compare divides by (rocpd_run_steps), so every section ranks alike.
+  side.steps = session.scalar("SELECT coalesce(sum(steps), 0) FROM rocpd_run_steps WHERE run = ?1", {Param(side.label)}).integer;
   for (const auto& m : facts) {
     if (m.run != side.label) continue;
     side.formats.insert(m.format + " " + m.version);
@@ -165,11 +166,11 @@ ResultSet paired_section(Session& session, const std::string& name, const std::s
   for (const auto& [p, change] : ranked) {
     std::vector<Cell> row = {text_cell(p->shown), int_cell(p->calls[0]), int_cell(p->calls[1]), int_cell(p->total[0]),
                              int_cell(p->total[1]), real_cell(p->med[0], 1), real_cell(p->med[1], 1),
-                             real_cell(ratio(p->med[0], p->med[1]), 3)};
+                             real_cell(ratio(p->med[0], p->med[1]), 4)};
     if (per_step) {
       double sa = static_cast<double>(p->total[0]) / static_cast<double>(a.steps);
       double sb = static_cast<double>(p->total[1]) / static_cast<double>(b.steps);
-      row.insert(row.end(), {real_cell(sa, 1), real_cell(sb, 1), real_cell(ratio(sa, sb), 3)});
+      row.insert(row.end(), {real_cell(sa, 1), real_cell(sb, 1), real_cell(ratio(sa, sb), 4)});
     }
     row.push_back(real_cell(change, 1));
     rs.rows.push_back(std::move(row));
@@ -181,9 +182,40 @@ ResultSet paired_section(Session& session, const std::string& name, const std::s
   return rs;
 }
 
-// (run, name, calls, total_ns, med_ns, shown name) per run and name of each kind of row.
-const char* const kKernelGroups =
-    "SELECT run, name, calls, total_ns, med_ns, kernel FROM rocpd_run_kernels_full WHERE run IN (?1, ?2)";
+// The kernels are rocpd_run_compare_full's rows for the pair (docs/diagnosis.md), in its order
+// (ties by the name shown); its real columns are rounded as the other sections' are.
+ResultSet kernel_section(Session& session, const Side& a, const Side& b, long long top) {
+  ResultSet rows = session.run(
+      "SELECT kernel, calls_a, calls_b, total_a_ns, total_b_ns, med_a_ns, med_b_ns, med_ratio, step_a_ns, step_b_ns,"
+      " step_ratio, change_ns, ranked_by, count(*) OVER () AS n"
+      " FROM rocpd_run_compare_full WHERE run_a = ?1 AND run_b = ?2"
+      " ORDER BY abs(change_ns) DESC, kernel, name LIMIT ?3",
+      {Param(a.label), Param(b.label), Param(std::int64_t{top})});
+  bool per_step = rows.rows.empty() ? a.steps > 0 && b.steps > 0 : rows.rows[0][12].text == "step";
+  ResultSet rs;
+  rs.name = "kernels";
+  rs.title = std::string("Kernels") +
+             (per_step ? ", ranked by the change of time per step" : ", ranked by the change of the median per call");
+  rs.columns = {"kernel", "calls_a", "calls_b", "total_a_ns", "total_b_ns", "med_a_ns", "med_b_ns", "med_ratio"};
+  if (per_step) rs.columns.insert(rs.columns.end(), {"step_a_ns", "step_b_ns", "step_ratio"});
+  rs.columns.push_back("change_ns");
+  auto real = [](const Cell& c, int decimals) {
+    return real_cell(c.is_number() ? std::optional<double>(c.number()) : std::nullopt, decimals);
+  };
+  for (const auto& r : rows.rows) {
+    std::vector<Cell> row = {r[0], r[1], r[2], r[3], r[4], real(r[5], 1), real(r[6], 1), real(r[7], 4)};
+    if (per_step) row.insert(row.end(), {real(r[8], 1), real(r[9], 1), real(r[10], 4)});
+    row.push_back(real(r[11], 1));
+    rs.rows.push_back(std::move(row));
+  }
+  std::int64_t total = rows.rows.empty() ? 0 : rows.rows[0][13].integer;
+  if (total > top)
+    rs.note = fmt::format("(the first {} of {} rows; -n/--top shows more)", top, with_separators(total));
+  return rs;
+}
+
+// (run, name, calls, total_ns, med_ns, shown name) per run and name of the API calls and the
+// copies, which rocpd_run_compare does not cover: paired and ranked here the way it ranks kernels.
 const char* const kApiGroups =
     "SELECT r.run, a.name, count(*), coalesce(sum(a.duration), 0), median(a.duration), a.name"
     " FROM rocpd_runs AS r JOIN rocpd_apis AS a ON a.db = r.db"
@@ -232,7 +264,7 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
   std::vector<ResultSet> sections;
   if (wanted(o.sections, "runs")) sections.push_back(runs_section(a, b, human, o.timeunit));
   if (wanted(o.sections, "kernels"))
-    sections.push_back(paired_section(session, "kernels", "Kernels", "kernel", kKernelGroups, a, b, o.top));
+    sections.push_back(kernel_section(session, a, b, o.top));
   if (wanted(o.sections, "apis"))
     sections.push_back(paired_section(session, "apis", "API calls (markers and GPU annotations aside)", "api", kApiGroups, a, b, o.top));
   if (wanted(o.sections, "copies"))

@@ -30,13 +30,11 @@ const SectionSql kSections[] = {
      " FROM rocpd_members"},
     {"members", "Members",
      "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members LIMIT ?1"},
-    {"breakdown", "Where each GPU's time went (unions of op intervals: compute kernels, communication kernels, copies "
-                  "and fills; overlap: compute during communication; idle: span minus busy)",
+    {"breakdown", "Where each GPU's time went (rocpd_time_breakdown: unions of op intervals: compute kernels, "
+                  "communication kernels, copies and fills; overlap: compute during communication; idle: span minus busy)",
      "SELECT db, gpu, span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,"
-     " round(100.0 * compute_ns / nullif(span_ns, 0), 2) AS compute_pct,"
-     " round(100.0 * comm_ns / nullif(span_ns, 0), 2) AS comm_pct,"
-     " round(100.0 * copy_ns / nullif(span_ns, 0), 2) AS copy_pct,"
-     " round(100.0 * idle_ns / nullif(span_ns, 0), 2) AS idle_pct"
+     " round(compute_pct, 2) AS compute_pct, round(comm_pct, 2) AS comm_pct, round(copy_pct, 2) AS copy_pct,"
+     " round(idle_pct, 2) AS idle_pct"
      " FROM temp.cli_breakdown LIMIT ?1"},
     {"busy", "GPU busy time (union of the op intervals, per GPU)",
      "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy LIMIT ?1"},

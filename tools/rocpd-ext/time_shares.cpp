@@ -7,22 +7,13 @@
 namespace rocpd_cli {
 
 namespace {
-// TEMPORARY until rocpd_time_breakdown is merged: the unions per class computed here with the
-// class test of rocpd_comm_classes (docs/diagnosis.md). Replaced by a copy of the view's rows.
+// The whole-gpu rows of rocpd_time_breakdown (docs/diagnosis.md), read once: the breakdown
+// section shows them and the headlines add them up.
 constexpr const char* kFill = R"(
 CREATE TEMP TABLE IF NOT EXISTS cli_breakdown AS
-SELECT db, gpu, start, "end", span_ns, busy_ns, compute_ns, comm_ns, copy_ns,
-       compute_ns + comm_ns - kernel_ns AS overlap_ns, span_ns - busy_ns AS idle_ns
-FROM (SELECT db, gpu, min(start) AS start, max("end") AS "end", max("end") - min(start) AS span_ns,
-             coalesce(interval_union(start, "end"), 0) AS busy_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel' AND NOT comm), 0) AS compute_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel' AND comm), 0) AS comm_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE kind IN ('copy', 'fill')), 0) AS copy_ns,
-             coalesce(interval_union(start, "end") FILTER (WHERE kind = 'kernel'), 0) AS kernel_ns
-      FROM (SELECT db, gpu, kind, start, "end",
-                   (name LIKE '%nccl%' OR name LIKE '%rccl%' OR name LIKE '%cross_device_reduce%') AS comm
-            FROM rocpd_ops WHERE gpu IS NOT NULL AND "end" >= start)
-      GROUP BY db, gpu)
+SELECT db, gpu, start, "end", span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,
+       compute_pct, comm_pct, copy_pct, idle_pct
+FROM rocpd_time_breakdown WHERE step IS NULL AND span_ns IS NOT NULL
 ORDER BY db COLLATE rocpd_natural, gpu)";
 
 constexpr const char* kShares =

@@ -8,8 +8,9 @@
 
 namespace rocpd_cli {
 
-// Fills temp.cli_breakdown (db, gpu, start, end, span_ns, busy_ns, compute_ns, comm_ns, copy_ns,
-// overlap_ns, idle_ns) once per session.
+// Fills temp.cli_breakdown with the whole-gpu rows of rocpd_time_breakdown (db, gpu, start, end,
+// span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns and the four shares) once
+// per session.
 void prepare_breakdown(Session& session);
 
 // One headline: the shares of the summed GPU spans of the job (db empty) or of one member.
