@@ -1,0 +1,312 @@
+#include "critical_path/job_paths.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "formats/adapter.h"
+#include "members/interrupt.h"
+#include "members/member_pool.h"
+#include "ranks/job_collectives.h"
+
+namespace rocpd::critical_path {
+namespace {
+
+struct Participant {
+  uint32_t member, row;
+};
+
+// The job's matched collectives: per instance its participants, and for every matched row the
+// participant whose arrival binds its end (the last to start at or before that end).
+struct Matching {
+  ranks::JobCollectives job;
+  std::vector<std::vector<Participant>> instances;
+  std::vector<std::vector<int32_t>> instance_of;  // per member and row: its instance, or -1
+  std::vector<std::vector<Participant>> binding;  // per member and row (matched rows only)
+
+  const ranks::CollectiveRow& row(const Participant& p) const { return job.per_member[p.member].rows[p.row]; }
+};
+
+Matching match_job(sqlite3* conn, const char* table) {
+  Matching mt;
+  mt.job = ranks::read_job_collectives(conn, table);
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
+  mt.instance_of.resize(mt.job.per_member.size());
+  mt.binding.resize(mt.job.per_member.size());
+  for (uint32_t m = 0; m < mt.job.per_member.size(); ++m) {
+    const auto& rows = mt.job.per_member[m].rows;
+    mt.instance_of[m].assign(rows.size(), -1);
+    mt.binding[m].resize(rows.size(), {m, 0});
+    for (uint32_t r = 0; r < rows.size(); ++r) {
+      const auto& match = rows[r].match;
+      if (!match.participants || *match.participants < 2) continue;
+      auto [it, added] = index.try_emplace({rows[r].family, match.instance}, static_cast<uint32_t>(mt.instances.size()));
+      if (added) mt.instances.emplace_back();
+      mt.instances[it->second].push_back({m, r});
+      mt.instance_of[m][r] = static_cast<int32_t>(it->second);
+    }
+  }
+  for (uint32_t m = 0; m < mt.job.per_member.size(); ++m) {
+    const auto& rows = mt.job.per_member[m].rows;
+    for (uint32_t r = 0; r < rows.size(); ++r) {
+      const int32_t inst = mt.instance_of[m][r];
+      if (inst < 0) continue;
+      const int64_t end = rows[r].end;
+      Participant best{m, r};
+      int64_t best_start = rows[r].start;
+      for (const Participant& p : mt.instances[static_cast<size_t>(inst)]) {
+        const int64_t s = mt.row(p).start;
+        if (s > end) continue;
+        // Ties: the member's own arrival, then the first participant.
+        if (s > best_start) {
+          best = p;
+          best_start = s;
+        }
+      }
+      mt.binding[m][r] = best;
+    }
+  }
+  return mt;
+}
+
+// Reads every member into its MemberPaths on every core.
+std::vector<MemberPaths> read_members(sqlite3* conn, const Matching& mt, const GraphRequest& base,
+                                      const PathsRequest& paths, bool walk_bound_arrivals, const char* table) {
+  const auto& members = mt.job.members;
+  std::vector<MemberPaths> out(members.size());
+  if (members.empty()) return out;
+  std::vector<std::vector<uint8_t>> walks(members.size());
+  for (uint32_t m = 0; m < members.size(); ++m) walks[m].assign(mt.job.per_member[m].rows.size(), 0);
+  if (walk_bound_arrivals)
+    for (uint32_t m = 0; m < members.size(); ++m)
+      for (uint32_t r = 0; r < mt.binding[m].size(); ++r)
+        if (mt.instance_of[m][r] >= 0) walks[mt.binding[m][r].member][mt.binding[m][r].row] = 1;
+  const diagnosis::MemberSet set = diagnosis::member_set(conn, members, table);
+  federation::InterruptWatch watch(conn);
+  try {
+    // An op's pid costs a lookup per op in some formats unless the member's profile gives it
+    // (as ranks/job_collectives.cpp reads them).
+    const uint64_t pid_bit = uint64_t{1} << federation::kOpsPid;
+    std::vector<federation::MemberPtr> to_profile;
+    for (const auto& m : set.members)
+      if (m->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit)) to_profile.push_back(m);
+    if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
+    std::vector<std::shared_ptr<const federation::Profile>> profiles(set.members.size());
+    for (size_t i = 0; i < set.members.size(); ++i)
+      if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit))
+        profiles[i] = set.registry->profile(set.members[i], &watch);
+    BigAllocReuse reuse;
+    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+      GraphRequest request = base;
+      request.collectives = &mt.job.per_member[i];
+      PathsRequest p = paths;
+      p.walk_arrivals = walks[i];
+      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, profiles[i].get(), table), p, watch);
+    });
+  } catch (...) {
+    federation::InterruptWatch host(conn);
+    if (host.poll()) federation::InterruptWatch::raise();
+    throw;
+  }
+  return out;
+}
+
+// The member steps of each job step: (member, index into its steps), by step number.
+std::map<int64_t, std::vector<std::pair<uint32_t, uint32_t>>> job_steps(const std::vector<MemberPaths>& per_member) {
+  std::map<int64_t, std::vector<std::pair<uint32_t, uint32_t>>> steps;
+  for (uint32_t m = 0; m < per_member.size(); ++m)
+    for (uint32_t s = 0; s < per_member[m].steps.size(); ++s) steps[per_member[m].steps[s].index].push_back({m, s});
+  return steps;
+}
+
+class PathWriter {
+ public:
+  PathWriter(std::vector<PathRow>& rows, int64_t step) : rows_(rows), step_(step), first_(rows.size()) {}
+  // Segments come from the end of the step backward.
+  void add(uint32_t member, Kind kind, uint32_t place, uint32_t name, int64_t start, int64_t end) {
+    if (end <= start) return;
+    if (rows_.size() > first_) {
+      PathRow& last = rows_.back();
+      if (last.member == member && last.kind == kind && last.place == place && last.name == name && last.start == end) {
+        last.start = start;
+        return;
+      }
+    }
+    rows_.push_back({member, step_, kind, place, name, start, end});
+  }
+  void finish() { std::reverse(rows_.begin() + static_cast<std::ptrdiff_t>(first_), rows_.end()); }
+
+ private:
+  std::vector<PathRow>& rows_;
+  int64_t step_;
+  size_t first_;
+};
+
+}  // namespace
+
+JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const char* table) {
+  JobPaths out;
+  const Matching mt = match_job(conn, table);
+  out.members = mt.job.members;
+  GraphRequest base;
+  base.step_pattern = pattern;
+  PathsRequest paths;
+  out.per_member = read_members(conn, mt, base, paths, true, table);
+  federation::InterruptWatch host(conn);
+  size_t budget = 16;
+  for (const auto& pm : out.per_member) budget += pm.entries.size() + pm.arrival_entry.size();
+  for (const auto& [k, steps] : job_steps(out.per_member)) {
+    host.check();
+    int64_t start = INT64_MAX, end = INT64_MIN;
+    std::pair<uint32_t, uint32_t> anchor{0, 0};
+    for (const auto& [m, s] : steps) {
+      const MemberStep& st = out.per_member[m].steps[s];
+      start = std::min(start, st.start);
+      if (st.end > end) {
+        end = st.end;
+        anchor = {m, s};
+      }
+    }
+    PathWriter writer(out.rows, k);
+    uint32_t m = anchor.first;
+    int32_t cur = out.per_member[m].step_entry[anchor.second];
+    // Every entry is visited at most once per path; the budget only guards against a defect.
+    for (size_t guard = 0; cur >= 0 && guard < budget; ++guard) {
+      const MemberPaths& pm = out.per_member[m];
+      const Entry& en = pm.entries[static_cast<size_t>(cur)];
+      if (en.from == INT64_MIN) {
+        writer.add(m, Kind::IdleGap, en.place, kNone, start, en.to);
+        break;
+      }
+      writer.add(m, en.kind, en.place, en.name, std::max(en.from, start), en.to);
+      if (en.from <= start) break;
+      if (en.next >= 0) {
+        cur = en.next;
+        continue;
+      }
+      if (en.next == -1) {
+        writer.add(m, Kind::IdleGap, en.place, kNone, start, en.from);
+        break;
+      }
+      // The end of a matched collective: it waited for its instance's last arrival.
+      const auto row = static_cast<uint32_t>(-2 - en.next);
+      const Participant b = mt.binding[m][row];
+      const int64_t arrival = mt.row(b).start;
+      writer.add(m, Kind::CollectiveWait, pm.collective_place[row], pm.collective_name[row], std::max(arrival, start),
+                 en.from);
+      if (arrival <= start) break;
+      cur = out.per_member[b.member].arrival_entry[b.row];
+      if (cur < 0) {  // its op was not read into the graph: nothing known before the arrival
+        writer.add(m, Kind::IdleGap, pm.collective_place[row], kNone, start, arrival);
+        break;
+      }
+      m = b.member;
+    }
+    writer.finish();
+  }
+  return out;
+}
+
+std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_pattern, const std::string& name_pattern,
+                                   double factor, const char* table) {
+  const Matching mt = match_job(conn, table);
+  GraphRequest base;
+  base.step_pattern = step_pattern;
+  base.scale_pattern = name_pattern;
+  PathsRequest paths;
+  paths.walk = false;
+  paths.matrices = true;
+  paths.factor = factor;
+  const std::vector<MemberPaths> per_member = read_members(conn, mt, base, paths, false, table);
+  federation::InterruptWatch host(conn);
+  std::vector<WhatIfRow> out;
+  for (const auto& [k, steps] : job_steps(per_member)) {
+    host.check();
+    WhatIfRow row;
+    row.step = k;
+    row.start = INT64_MAX;
+    row.measured_end = INT64_MIN;
+    row.ranks = static_cast<int64_t>(steps.size());
+    // Predicted arrivals of the collectives arriving inside a window, and the windows' cuts.
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> arrival;  // (member, row) -> predicted start
+    struct Item {
+      int64_t t;       // measured time
+      int type;        // 0: an output, 1: a cut
+      uint32_t window, index;
+    };
+    std::vector<Item> items;
+    std::vector<std::vector<int64_t>> outputs(steps.size()), cuts(steps.size());
+    for (uint32_t w = 0; w < steps.size(); ++w) {
+      const auto [m, s] = steps[w];
+      const MemberPaths& pm = per_member[m];
+      const MemberStep& st = pm.steps[s];
+      const StepMatrix& mx = pm.matrices[s];
+      row.start = std::min(row.start, st.start);
+      row.measured_end = std::max(row.measured_end, st.end);
+      row.matches += mx.matches;
+      const std::string& name = st.name == kNone ? std::string() : pm.names[st.name];
+      if (w == 0 || name < row.name) row.name = name;
+      outputs[w] = mx.base;
+      cuts[w].assign(mx.inputs.size(), kNeg);
+      const auto& rows = mt.job.per_member[m].rows;
+      for (uint32_t o = 0; o < mx.outputs.size(); ++o) {
+        items.push_back({rows[mx.outputs[o]].start, 0, w, o});
+        arrival[{m, mx.outputs[o]}] = rows[mx.outputs[o]].start;
+      }
+      items.push_back({st.end, 0, w, static_cast<uint32_t>(mx.outputs.size())});
+      for (uint32_t i = 0; i < mx.inputs.size(); ++i) items.push_back({rows[mx.inputs[i]].end, 1, w, i});
+    }
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return std::tie(a.t, a.type, a.window, a.index) < std::tie(b.t, b.type, b.window, b.index); });
+    // In time order every value depends on earlier ones only, but for paths of zero length between
+    // items of one instant: sweep again until nothing changes.
+    for (size_t sweep = 0; sweep < items.size() + 1; ++sweep) {
+      bool changed = false;
+      for (const Item& it : items) {
+        const auto [m, s] = steps[it.window];
+        const StepMatrix& mx = per_member[m].matrices[s];
+        int64_t value = kNeg;
+        if (it.type == 1) {
+          const uint32_t r = mx.inputs[it.index];
+          const int32_t inst = mt.instance_of[m][r];
+          const auto& own = mt.job.per_member[m].rows[r];
+          const Participant b = mt.binding[m][r];
+          int64_t work = own.end - mt.row(b).start;
+          if (per_member[m].collective_scaled[r]) work = static_cast<int64_t>(std::llround(static_cast<double>(work) * factor));
+          for (const Participant& p : mt.instances[static_cast<size_t>(inst)]) {
+            const auto& pr = mt.row(p);
+            if (pr.start > own.end) continue;
+            auto a = arrival.find({p.member, p.row});
+            const int64_t at = a == arrival.end() ? pr.start : a->second;
+            value = std::max(value, at + work);
+          }
+          if (value != cuts[it.window][it.index]) {
+            cuts[it.window][it.index] = value;
+            changed = true;
+          }
+        } else {
+          const size_t inputs = mx.inputs.size();
+          value = mx.base[it.index];
+          for (size_t i = 0; i < inputs; ++i) {
+            const int64_t d = mx.d[it.index * inputs + i], c = cuts[it.window][i];
+            if (d != kNeg && c != kNeg) value = std::max(value, c + d);
+          }
+          if (value != outputs[it.window][it.index]) {
+            outputs[it.window][it.index] = value;
+            changed = true;
+          }
+          if (it.index < mx.outputs.size()) arrival[{m, mx.outputs[it.index]}] = value;
+        }
+      }
+      if (!changed) break;
+    }
+    row.predicted_end = INT64_MIN;
+    for (uint32_t w = 0; w < steps.size(); ++w) row.predicted_end = std::max(row.predicted_end, outputs[w].back());
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace rocpd::critical_path

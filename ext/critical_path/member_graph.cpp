@@ -1,0 +1,603 @@
+#include "critical_path/member_graph.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <tuple>
+#include <unordered_map>
+
+#include "common/corr_slots.h"
+#include "diagnosis/comm_class.h"
+#include "diagnosis/diag_read.h"
+#include "members/member_columns.h"
+
+namespace rocpd::critical_path {
+
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::CpuOp: return "cpu_op";
+    case Kind::Launch: return "launch";
+    case Kind::Kernel: return "kernel";
+    case Kind::Copy: return "copy";
+    case Kind::SyncWait: return "sync_wait";
+    case Kind::CollectiveWait: return "collective_wait";
+    case Kind::IdleGap: return "idle_gap";
+  }
+  return "";
+}
+
+int64_t Graph::lag(uint32_t v, uint32_t i, double factor) const {
+  const Edge& e = preds[i];
+  const int64_t base = bind[v] == static_cast<int32_t>(i) ? t[v] - t[e.u] : e.min_lag;
+  if (!e.scaled || factor == 1.0) return base;
+  // Lags stay far below 2^62: a sum of a path's lags cannot overflow.
+  const double scaled = std::round(static_cast<double>(base) * factor);
+  return scaled >= 4e18 ? int64_t{4'000'000'000'000'000'000} : static_cast<int64_t>(scaled);
+}
+
+namespace {
+
+using federation::MemberColumns;
+using federation::TableKind;
+
+// A value as a key: equal keys, equal values (text by its interned index in the graph's cells).
+using ValueKey = std::pair<int, int64_t>;
+ValueKey key_of(const Cell& c) {
+  if (c.type == SQLITE_FLOAT) return {c.type, std::bit_cast<int64_t>(c.d)};
+  if (c.type == SQLITE_TEXT || c.type == SQLITE_BLOB) return {c.type, static_cast<int64_t>(c.text)};
+  return {c.type, c.type == SQLITE_INTEGER ? c.i : 0};
+}
+
+bool contains_nocase(std::string_view text, std::string_view word) {
+  if (word.size() > text.size()) return false;
+  for (size_t i = 0; i + word.size() <= text.size(); ++i) {
+    size_t j = 0;
+    while (j < word.size()) {
+      char c = text[i + j];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != word[j]) break;
+      ++j;
+    }
+    if (j == word.size()) return true;
+  }
+  return false;
+}
+
+class Builder {
+ public:
+  Builder(const federation::Member& m, const GraphRequest& request, const federation::InterruptWatch& watch,
+          const char* table)
+      : m_(m), request_(request), watch_(watch), table_(table) {}
+
+  Graph build(sqlite3* conn, const federation::Profile* profile) {
+    read_ops(conn, profile);
+    read_apis(conn);
+    classify_calls();
+    merge_backward_threads();
+    find_steps();
+    make_nodes();
+    add_gpu_edges();
+    add_sync_edges();
+    add_chain_edges();
+    finish_edges();
+    order_nodes();
+    bind_nodes();
+    return std::move(g_);
+  }
+
+ private:
+  void tick() {
+    if ((++read_ & 0xffff) == 0 && watch_.stopped()) federation::InterruptWatch::raise();
+  }
+
+  uint32_t process(const Cell& pid) {
+    auto [it, added] = procs_.try_emplace(key_of(pid), static_cast<uint32_t>(g_.proc_pid.size()));
+    if (added) g_.proc_pid.push_back(pid);
+    return it->second;
+  }
+  uint32_t name_id(const StoredValue& v) {
+    if (v.type != SQLITE_TEXT && v.type != SQLITE_BLOB) return kNone;
+    return g_.names.id(std::string_view(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length)));
+  }
+  // Whether name id n is LIKE the what-if's pattern (computed once per name).
+  bool scaled_name(uint32_t n) {
+    if (!request_.scale_pattern || n == kNone) return false;
+    if (n >= scaled_.size()) scaled_.resize(g_.names.size(), 2);
+    if (scaled_[n] == 2) scaled_[n] = sqlite3_strlike(request_.scale_pattern->c_str(), g_.names[n].c_str(), 0) == 0;
+    return scaled_[n] == 1;
+  }
+
+  void read_ops(sqlite3* conn, const federation::Profile* profile) {
+    using namespace federation;
+    enum { kPid, kGpu, kQueue, kStream, kKindCol, kName, kStart, kEnd, kCorr };
+    std::unordered_map<int64_t, int32_t> collective_of;  // op rowid -> collective row
+    if (request_.collectives)
+      for (size_t r = 0; r < request_.collectives->rows.size(); ++r)
+        collective_of.emplace(request_.collectives->rows[r].rowid, static_cast<int32_t>(r));
+    g_.arrival.assign(request_.collectives ? request_.collectives->rows.size() : 0, -1);
+    std::map<std::tuple<uint32_t, ValueKey, ValueKey, ValueKey>, uint32_t> lanes;
+    diagnosis::TokenNames op_names;
+    std::vector<int8_t> comm_of_name;  // per name id: -1 unknown, 0 no, 1 collective
+    MemberColumns rows(m_, conn, TableKind::Ops,
+                       {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsKind, kOpsName, kOpsStart, kOpsEnd,
+                        kOpsCorrelationId},
+                       profile);
+    while (rows.next()) {
+      tick();
+      const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
+      const auto end = diagnosis::time_value(rows[kEnd], table_, m_.alias, "end");
+      if (!start || !end || *end < *start) continue;  // an op that cannot be placed
+      GpuOp op;
+      op.start = *start;
+      op.end = *end;
+      op.rowid = rows.rowid();
+      const Cell pid = g_.cells.keep(rows[kPid]);
+      const uint32_t proc = process(pid);
+      const Cell gpu = g_.cells.keep(rows[kGpu]), queue = g_.cells.keep(rows[kQueue]),
+                 stream = g_.cells.keep(rows[kStream]);
+      auto [lane, added] =
+          lanes.try_emplace({proc, key_of(gpu), key_of(queue), key_of(stream)}, static_cast<uint32_t>(g_.lanes.size()));
+      if (added) g_.lanes.push_back({proc, {gpu, queue, stream}});
+      op.lane = lane->second;
+      const StoredValue name = rows[kName];
+      op.name = op_names.id(rows, name, g_.names);
+      const StoredValue kind = rows[kKindCol];
+      const std::string_view k = kind.type == SQLITE_TEXT
+                                     ? std::string_view(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length))
+                                     : std::string_view();
+      if (k == "copy" || k == "fill") {
+        op.kind = Kind::Copy;
+      } else if (k == "kernel") {
+        int8_t comm = 0;
+        if (op.name != kNone) {
+          if (op.name >= comm_of_name.size()) comm_of_name.resize(g_.names.size(), -1);
+          if (comm_of_name[op.name] < 0)
+            comm_of_name[op.name] = diagnosis::kernel_class(name) == diagnosis::CommClass::Comm ? 1 : 0;
+          comm = comm_of_name[op.name];
+        } else {
+          comm = diagnosis::kernel_class(name) == diagnosis::CommClass::Comm ? 1 : 0;
+        }
+        op.kind = comm ? Kind::CollectiveWait : Kind::Kernel;
+      }
+      op.scaled = scaled_name(op.name);
+      if (auto it = collective_of.find(op.rowid); it != collective_of.end()) op.collective = it->second;
+      const StoredValue corr = rows[kCorr];
+      op_corr_.push_back(corr.type == SQLITE_INTEGER ? std::optional<int64_t>(corr.i) : std::nullopt);
+      g_.ops.push_back(op);
+    }
+  }
+
+  void read_apis(sqlite3* conn) {
+    using namespace federation;
+    enum { kPid, kTid, kDomain, kName, kStart, kEnd, kCorr, kApiId };
+    std::vector<int64_t> corrs;
+    for (const auto& c : op_corr_)
+      if (c) corrs.push_back(*c);
+    CorrSlots wanted;
+    wanted.assign(corrs);
+    corrs = {};
+    struct Best {
+      int32_t call = -1;
+      int64_t start = 0, api_id = 0;
+    };
+    std::vector<Best> best(wanted.size());
+    std::map<std::pair<ValueKey, ValueKey>, uint32_t> threads;
+    MemberColumns rows(m_, conn, TableKind::Apis,
+                       {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd, kApisCorrelationId, kApisApiId});
+    while (rows.next()) {
+      tick();
+      const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
+      if (!start) continue;  // no place in time
+      const auto end_value = diagnosis::time_value(rows[kEnd], table_, m_.alias, "end");
+      const int64_t end = end_value ? std::max(*end_value, *start) : *start;
+      const StoredValue domain = rows[kDomain];
+      const std::string_view d = domain.type == SQLITE_TEXT
+                                     ? std::string_view(static_cast<const char*>(domain.bytes), static_cast<size_t>(domain.length))
+                                     : std::string_view();
+      const bool range = d == "marker";
+      if (range && end <= *start) continue;  // marks enclose nothing
+      // GPU-side spans of Kineto traces: no CPU thread's time.
+      if (d == "gpu_annotation" || d == "cuda_sync") continue;
+      CpuEvent e;
+      e.start = *start;
+      e.end = end;
+      const Cell pid = g_.cells.keep(rows[kPid]), tid = g_.cells.keep(rows[kTid]);
+      const uint32_t proc = process(pid);
+      auto [th, added] = threads.try_emplace({key_of(pid), key_of(tid)}, static_cast<uint32_t>(g_.threads.size()));
+      if (added) g_.threads.push_back({proc, tid});
+      e.thread = th->second;
+      e.name = name_id(rows[kName]);
+      e.type = range ? CpuType::Range : CpuType::Other;
+      e.scaled = scaled_name(e.name);
+      const auto idx = static_cast<int32_t>(g_.cpu.size());
+      if (!range) {
+        const StoredValue corr = rows[kCorr];
+        if (corr.type == SQLITE_INTEGER) {
+          if (const int64_t slot = wanted.find(corr.i); slot >= 0) {
+            Best& b = best[static_cast<size_t>(slot)];
+            const int64_t api_id = diagnosis::launch_order(rows[kApiId]);
+            if (diagnosis::better_launch(b.call >= 0, b.start, b.api_id, *start, api_id)) b = {idx, *start, api_id};
+          }
+        }
+      }
+      g_.cpu.push_back(e);
+    }
+    for (size_t o = 0; o < g_.ops.size(); ++o)
+      if (op_corr_[o]) {
+        const int64_t slot = wanted.find(*op_corr_[o]);
+        if (slot >= 0) g_.ops[o].call = best[static_cast<size_t>(slot)].call;
+      }
+    op_corr_ = {};
+  }
+
+  void classify_calls() {
+    for (const GpuOp& op : g_.ops)
+      if (op.call >= 0) g_.cpu[static_cast<size_t>(op.call)].type = CpuType::Launch;
+    for (CpuEvent& e : g_.cpu)
+      if (e.type == CpuType::Other && e.name != kNone && contains_nocase(g_.names[e.name], "synchronize"))
+        e.type = CpuType::Sync;
+  }
+
+  // HTA's rule (hta/analyzers/critical_path_analysis.py): PyTorch runs backward on an autograd
+  // thread while the thread that ran forward waits for it, so when a process has exactly one thread
+  // with a range named like 'autograd' and exactly one with a range named like 'forward', the first
+  // joins the second's chain.
+  void merge_backward_threads() {
+    chain_of_thread_.resize(g_.threads.size());
+    std::iota(chain_of_thread_.begin(), chain_of_thread_.end(), 0u);
+    std::vector<std::vector<uint32_t>> fwd(g_.proc_pid.size()), bwd(g_.proc_pid.size());
+    std::vector<uint8_t> seen(g_.threads.size() * 2, 0);
+    for (const CpuEvent& e : g_.cpu) {
+      if (e.type != CpuType::Range || e.name == kNone) continue;
+      const std::string& n = g_.names[e.name];
+      const uint32_t p = g_.threads[e.thread].first;
+      if (!seen[2 * e.thread] && n.find("forward") != std::string::npos) {
+        seen[2 * e.thread] = 1;
+        fwd[p].push_back(e.thread);
+      }
+      if (!seen[2 * e.thread + 1] && n.find("autograd") != std::string::npos) {
+        seen[2 * e.thread + 1] = 1;
+        bwd[p].push_back(e.thread);
+      }
+    }
+    for (size_t p = 0; p < g_.proc_pid.size(); ++p)
+      if (fwd[p].size() == 1 && bwd[p].size() == 1 && fwd[p][0] != bwd[p][0]) chain_of_thread_[bwd[p][0]] = fwd[p][0];
+  }
+
+  void find_steps() {
+    std::vector<std::vector<uint32_t>> per_proc(g_.proc_pid.size());
+    std::vector<int8_t> is_step(g_.names.size(), -1);
+    for (uint32_t e = 0; e < g_.cpu.size(); ++e) {
+      const CpuEvent& c = g_.cpu[e];
+      if (c.type != CpuType::Range || c.name == kNone) continue;
+      if (is_step[c.name] < 0)
+        is_step[c.name] = sqlite3_strlike(request_.step_pattern.c_str(), g_.names[c.name].c_str(), 0) == 0;
+      if (is_step[c.name]) per_proc[g_.threads[c.thread].first].push_back(e);
+    }
+    for (uint32_t p = 0; p < per_proc.size(); ++p) {
+      auto& list = per_proc[p];
+      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+        return g_.cpu[a].start != g_.cpu[b].start ? g_.cpu[a].start < g_.cpu[b].start : a < b;
+      });
+      for (size_t k = 0; k < list.size(); ++k) {
+        const CpuEvent& c = g_.cpu[list[k]];
+        MemberStep s;
+        s.proc = p;
+        s.index = static_cast<int64_t>(k);
+        s.start = c.start;
+        s.end = c.end;
+        s.name = c.name;
+        s.place = c.thread;
+        s.end_node = 2 * list[k] + 1;
+        g_.steps.push_back(s);
+      }
+    }
+  }
+
+  void make_nodes() {
+    const size_t n = 2 * g_.cpu.size() + 2 * g_.ops.size();
+    g_.t.resize(n);
+    g_.proc.resize(n);
+    g_.cut.assign(n, -1);
+    for (size_t e = 0; e < g_.cpu.size(); ++e) {
+      g_.t[2 * e] = g_.cpu[e].start;
+      g_.t[2 * e + 1] = g_.cpu[e].end;
+      g_.proc[2 * e] = g_.proc[2 * e + 1] = g_.threads[g_.cpu[e].thread].first;
+    }
+    for (size_t o = 0; o < g_.ops.size(); ++o) {
+      const uint32_t s = g_.op_start(o);
+      g_.t[s] = g_.ops[o].start;
+      g_.t[s + 1] = g_.ops[o].end;
+      g_.proc[s] = g_.proc[s + 1] = g_.lanes[g_.ops[o].lane].first;
+      const int32_t c = g_.ops[o].collective;
+      if (c >= 0) {
+        g_.arrival[static_cast<size_t>(c)] = static_cast<int32_t>(s);
+        const auto& match = request_.collectives->rows[static_cast<size_t>(c)].match;
+        if (match.participants && *match.participants > 1) g_.cut[s + 1] = c;
+      }
+    }
+  }
+
+  void add(uint32_t u, uint32_t v, int64_t min_lag, EdgeClass cls, uint32_t owner, bool scaled) {
+    // Every edge runs forward in time and takes no more than the measured time.
+    if (g_.t[u] > g_.t[v] || min_lag < 0 || g_.t[v] - g_.t[u] < min_lag) return;
+    Edge e;
+    e.u = u;
+    e.owner = owner;
+    e.min_lag = min_lag;
+    e.cls = cls;
+    e.scaled = scaled;
+    raw_.push_back({v, e});
+  }
+
+  void add_gpu_edges() {
+    std::vector<std::vector<uint32_t>> per_lane(g_.lanes.size());
+    for (uint32_t o = 0; o < g_.ops.size(); ++o) {
+      const GpuOp& op = g_.ops[o];
+      per_lane[op.lane].push_back(o);
+      const uint32_t s = g_.op_start(o);
+      add(s, s + 1, op.end - op.start, EdgeClass::Duration, o, op.scaled);
+      if (op.call >= 0) {
+        const CpuEvent& c = g_.cpu[static_cast<size_t>(op.call)];
+        add(2 * static_cast<uint32_t>(op.call), s, std::min(op.start, c.end) - c.start, EdgeClass::Launch,
+            static_cast<uint32_t>(op.call), c.scaled);
+      }
+    }
+    for (uint32_t lane = 0; lane < per_lane.size(); ++lane) {
+      auto& list = per_lane[lane];
+      std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+        const GpuOp &x = g_.ops[a], &y = g_.ops[b];
+        return x.start != y.start ? x.start < y.start : x.end != y.end ? x.end < y.end : a < b;
+      });
+      int64_t ahead_end = INT64_MIN;
+      int64_t ahead = -1;
+      for (uint32_t o : list) {
+        const GpuOp& op = g_.ops[o];
+        if (ahead >= 0 && ahead_end <= op.start)
+          add(g_.op_start(static_cast<size_t>(ahead)) + 1, g_.op_start(o), 0, EdgeClass::Stream, lane, false);
+        if (op.end > ahead_end || ahead < 0) {
+          ahead_end = op.end;
+          ahead = o;
+        }
+      }
+    }
+  }
+
+  void add_sync_edges() {
+    waits_.assign(g_.cpu.size(), 0);
+    // A call whose own op ends inside it waited for it (synchronous copies).
+    for (uint32_t o = 0; o < g_.ops.size(); ++o) {
+      const GpuOp& op = g_.ops[o];
+      if (op.call < 0) continue;
+      const CpuEvent& c = g_.cpu[static_cast<size_t>(op.call)];
+      if (op.end >= c.start && op.end <= c.end && op.start >= c.start) {
+        add(g_.op_start(o) + 1, 2 * static_cast<uint32_t>(op.call) + 1, 0, EdgeClass::Sync,
+            static_cast<uint32_t>(op.call), false);
+        waits_[static_cast<size_t>(op.call)] = 1;
+      }
+    }
+    // A *Synchronize* call waits for the last op launched before it on each lane of its process.
+    std::vector<std::vector<std::pair<int64_t, uint32_t>>> launched(g_.lanes.size());
+    for (uint32_t o = 0; o < g_.ops.size(); ++o)
+      if (g_.ops[o].call >= 0) launched[g_.ops[o].lane].push_back({g_.cpu[static_cast<size_t>(g_.ops[o].call)].start, o});
+    std::vector<std::vector<uint32_t>> lanes_of_proc(g_.proc_pid.size());
+    for (uint32_t lane = 0; lane < launched.size(); ++lane) {
+      std::sort(launched[lane].begin(), launched[lane].end());
+      if (!launched[lane].empty()) lanes_of_proc[g_.lanes[lane].first].push_back(lane);
+    }
+    for (uint32_t e = 0; e < g_.cpu.size(); ++e) {
+      const CpuEvent& c = g_.cpu[e];
+      if (c.type != CpuType::Sync) continue;
+      tick();
+      for (uint32_t lane : lanes_of_proc[g_.threads[c.thread].first]) {
+        const auto& list = launched[lane];
+        auto it = std::lower_bound(list.begin(), list.end(), std::pair<int64_t, uint32_t>{c.start, 0});
+        if (it == list.begin()) continue;
+        const uint32_t o = std::prev(it)->second;
+        const GpuOp& op = g_.ops[o];
+        if (op.end >= c.start && op.end <= c.end) {
+          add(g_.op_start(o) + 1, 2 * e + 1, 0, EdgeClass::Sync, e, false);
+          waits_[e] = 1;
+        }
+      }
+    }
+  }
+
+  void add_chain_edges() {
+    std::vector<std::vector<uint32_t>> per_chain(g_.threads.size());
+    for (uint32_t e = 0; e < g_.cpu.size(); ++e) per_chain[chain_of_thread_[g_.cpu[e].thread]].push_back(e);
+    std::vector<uint8_t> ended(g_.cpu.size(), 0);
+    for (auto& events : per_chain) {
+      if (events.empty()) continue;
+      tick();
+      // Nesting order: start ascending, end descending (the longer range is outside).
+      std::sort(events.begin(), events.end(), [&](uint32_t a, uint32_t b) {
+        const CpuEvent &x = g_.cpu[a], &y = g_.cpu[b];
+        return x.start != y.start ? x.start < y.start : x.end != y.end ? x.end > y.end : a < b;
+      });
+      struct Point {
+        int64_t t;
+        int cls;
+        int64_t ord;
+        uint32_t node;
+      };
+      std::vector<Point> points;
+      points.reserve(2 * events.size());
+      for (size_t r = 0; r < events.size(); ++r) {
+        const uint32_t e = events[r];
+        const CpuEvent& c = g_.cpu[e];
+        const auto rank = static_cast<int64_t>(r);
+        points.push_back({c.start, 1, 2 * rank, 2 * e});
+        if (c.end > c.start) points.push_back({c.end, 0, -rank, 2 * e + 1});
+        else points.push_back({c.end, 1, 2 * rank + 1, 2 * e + 1});
+      }
+      std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
+        return std::tie(a.t, a.cls, a.ord) < std::tie(b.t, b.cls, b.ord);
+      });
+      std::vector<uint32_t> open;
+      int open_scaled = 0;
+      for (size_t i = 0; i < points.size(); ++i) {
+        const uint32_t node = points[i].node, e = node / 2;
+        if (node % 2 == 0) {
+          open.push_back(e);
+          if (g_.cpu[e].scaled) ++open_scaled;
+        } else {
+          ended[e] = 1;
+          if (g_.cpu[e].scaled) --open_scaled;
+        }
+        if (i + 1 == points.size()) break;
+        while (!open.empty() && ended[open.back()]) open.pop_back();
+        const uint32_t next = points[i + 1].node;
+        // The end of a call that waited for GPU work may come as soon as that work is done.
+        const bool waits = next % 2 == 1 && waits_[next / 2];
+        add(node, next, waits ? 0 : points[i + 1].t - points[i].t, EdgeClass::Chain, open.empty() ? kNone : open.back(),
+            open_scaled > 0);
+      }
+    }
+  }
+
+  void finish_edges() {
+    std::sort(raw_.begin(), raw_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    g_.pred_begin.assign(g_.nodes() + 1, 0);
+    for (const auto& [v, e] : raw_) ++g_.pred_begin[v + 1];
+    for (size_t v = 0; v < g_.nodes(); ++v) g_.pred_begin[v + 1] += g_.pred_begin[v];
+    g_.preds.reserve(raw_.size());
+    for (const auto& [v, e] : raw_) g_.preds.push_back(e);
+    raw_ = {};
+  }
+
+  // Nodes by time; within one instant, the order of their edges (Kahn), an edge that would close a
+  // cycle between nodes of one instant dropped.
+  void order_nodes() {
+    const size_t n = g_.nodes();
+    g_.order.resize(n);
+    std::iota(g_.order.begin(), g_.order.end(), 0u);
+    std::sort(g_.order.begin(), g_.order.end(),
+              [&](uint32_t a, uint32_t b) { return g_.t[a] != g_.t[b] ? g_.t[a] < g_.t[b] : a < b; });
+    BigVector<uint32_t> pos(n);
+    for (size_t i = 0; i < n; ++i) pos[g_.order[i]] = static_cast<uint32_t>(i);
+    for (size_t a = 0; a < n;) {
+      size_t b = a + 1;
+      while (b < n && g_.t[g_.order[b]] == g_.t[g_.order[a]]) ++b;
+      if (b - a > 1) fix_instant(a, b, pos);
+      a = b;
+    }
+    for (uint32_t v = 0; v < n; ++v)
+      for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i)
+        if (pos[g_.preds[i].u] >= pos[v]) g_.preds[i].live = false;
+  }
+
+  void fix_instant(size_t a, size_t b, BigVector<uint32_t>& pos) {
+    bool backward = false;
+    for (size_t i = a; i < b && !backward; ++i) {
+      const uint32_t v = g_.order[i];
+      for (uint32_t k = g_.pred_begin[v]; k < g_.pred_begin[v + 1]; ++k) {
+        const uint32_t u = g_.preds[k].u;
+        if (g_.t[u] == g_.t[v] && pos[u] > pos[v]) backward = true;
+      }
+    }
+    if (!backward) return;
+    tick();
+    const size_t size = b - a;
+    std::vector<uint32_t> indeg(size, 0);
+    std::vector<std::vector<uint32_t>> succ(size);
+    for (size_t i = a; i < b; ++i) {
+      const uint32_t v = g_.order[i];
+      for (uint32_t k = g_.pred_begin[v]; k < g_.pred_begin[v + 1]; ++k) {
+        const uint32_t u = g_.preds[k].u;
+        if (u == v || g_.t[u] != g_.t[v]) continue;
+        succ[pos[u] - a].push_back(static_cast<uint32_t>(i - a));
+        ++indeg[i - a];
+      }
+    }
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
+    for (uint32_t i = 0; i < size; ++i)
+      if (indeg[i] == 0) ready.push(i);
+    std::vector<uint32_t> out;
+    std::vector<uint8_t> placed(size, 0);
+    while (out.size() < size) {
+      if (ready.empty()) {  // a cycle: take the first node left as it is
+        uint32_t i = 0;
+        while (placed[i]) ++i;
+        indeg[i] = 0;
+        ready.push(i);
+      }
+      const uint32_t i = ready.top();
+      ready.pop();
+      if (placed[i]) continue;
+      placed[i] = 1;
+      out.push_back(i);
+      for (uint32_t j : succ[i])
+        if (!placed[j] && indeg[j] > 0 && --indeg[j] == 0) ready.push(j);
+    }
+    std::vector<uint32_t> nodes(size);
+    for (size_t i = 0; i < size; ++i) nodes[i] = g_.order[a + out[i]];
+    for (size_t i = 0; i < size; ++i) {
+      g_.order[a + i] = nodes[i];
+      pos[nodes[i]] = static_cast<uint32_t>(a + i);
+    }
+  }
+
+  static int priority(EdgeClass c) {
+    switch (c) {
+      case EdgeClass::Sync: return 4;
+      case EdgeClass::Stream: return 3;
+      case EdgeClass::Launch: return 2;
+      case EdgeClass::Duration: return 1;
+      case EdgeClass::Chain: return 0;
+    }
+    return 0;
+  }
+
+  // Of a node's predecessors the one ready last (t + min_lag) binds it; ties: the later
+  // predecessor, then sync, stream, launch, duration, chain.
+  void bind_nodes() {
+    const size_t n = g_.nodes();
+    g_.bind.assign(n, -1);
+    for (uint32_t v = 0; v < n; ++v) {
+      int32_t best = -1;
+      int64_t best_ready = 0, best_t = 0;
+      for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i) {
+        const Edge& e = g_.preds[i];
+        if (!e.live) continue;
+        const int64_t ready = g_.t[e.u] + e.min_lag, tu = g_.t[e.u];
+        const bool better = best < 0 || ready > best_ready || (ready == best_ready && tu > best_t) ||
+                            (ready == best_ready && tu == best_t &&
+                             priority(e.cls) > priority(g_.preds[static_cast<size_t>(best)].cls));
+        if (better) {
+          best = static_cast<int32_t>(i);
+          best_ready = ready;
+          best_t = tu;
+        }
+      }
+      g_.bind[v] = best;
+    }
+  }
+
+  const federation::Member& m_;
+  const GraphRequest& request_;
+  const federation::InterruptWatch& watch_;
+  const char* table_;
+  uint64_t read_ = 0;
+  Graph g_;
+  std::map<ValueKey, uint32_t> procs_;
+  std::vector<std::optional<int64_t>> op_corr_;
+  std::vector<uint8_t> scaled_;
+  std::vector<uint32_t> chain_of_thread_;
+  std::vector<uint8_t> waits_;  // per CPU event: it has a sync edge
+  std::vector<std::pair<uint32_t, Edge>> raw_;
+};
+
+}  // namespace
+
+Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
+                  const federation::InterruptWatch& watch, const federation::Profile* profile, const char* table) {
+  return Builder(m, request, watch, table).build(conn, profile);
+}
+
+}  // namespace rocpd::critical_path

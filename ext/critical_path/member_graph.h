@@ -1,0 +1,130 @@
+// The dependency graph of one member (docs/critical_path.md), built on a leased member connection
+// (any core) from one read of its API calls and ranges and one of its ops:
+//
+//   - each CPU thread is a chain of the start and end points of its ranges and API calls in time
+//     order (nesting and same-thread sequence): the time between two points is spent in the
+//     innermost range or call open there, or idle;
+//   - a launch call's start -> its ops' starts (correlation id, docs/diagnosis.md's launch rule);
+//   - the end of the op ahead on the same (gpu, queue, stream) -> an op's start (stream order);
+//   - an op's end -> the end of a call that waited for it: a call whose own op ends inside it
+//     (synchronous copies), and a *Synchronize* call for the last op launched before it on each
+//     lane of its process that ends inside it;
+//   - an op's start -> its end (its duration).
+//
+// Matched collectives (rocpd_collectives, more than one participant) are cut at their end: the
+// job level decides it from every participant's arrival (job_paths.h). Every edge carries the
+// least time it takes (min_lag); of a node's predecessors the one ready last binds it, and its
+// edge takes the measured time. Recomputing the longest path with the measured lags reproduces
+// every measured time, which the walks (chains.h) and the what-if (what_if.h) rely on.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/big_alloc.h"
+#include "diagnosis/cell_store.h"
+#include "diagnosis/launch_stacks.h"
+#include "members/interrupt.h"
+#include "members/registry.h"
+#include "ranks/job_collectives.h"
+
+namespace rocpd::critical_path {
+
+using diagnosis::Cell;
+using diagnosis::CellStore;
+using diagnosis::Strings;
+
+// The kinds of a path segment (column `kind` of rocpd_critical_path).
+enum class Kind : uint8_t { CpuOp, Launch, Kernel, Copy, SyncWait, CollectiveWait, IdleGap };
+inline constexpr int kKinds = 7;
+const char* kind_name(Kind k);
+
+enum class EdgeClass : uint8_t { Chain, Launch, Stream, Sync, Duration };
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+// Where a segment ran: a thread (pid, tid), a lane (pid, gpu, queue, stream), or both (a launch).
+struct Place {
+  Cell pid, tid, gpu, queue, stream;
+};
+
+struct Edge {
+  uint32_t u = 0;       // the predecessor node
+  uint32_t owner = kNone;  // Chain: the innermost open CPU event (kNone: idle); Launch, Sync: the call;
+                           // Stream: the lane; Duration: the op
+  int64_t min_lag = 0;  // the least time from u to the node
+  EdgeClass cls = EdgeClass::Chain;
+  bool scaled = false;  // the what-if's factor applies to this edge's lag
+  bool live = true;     // false: dropped (it would close a cycle between nodes of one instant)
+};
+
+enum class CpuType : uint8_t { Range, Launch, Sync, Other };
+
+struct CpuEvent {
+  int64_t start = 0, end = 0;
+  uint32_t thread = 0;  // index into Graph::threads (its own, for places)
+  uint32_t name = kNone;
+  CpuType type = CpuType::Other;
+  bool scaled = false;
+};
+
+struct GpuOp {
+  int64_t start = 0, end = 0, rowid = 0;
+  uint32_t lane = 0;
+  uint32_t name = kNone;
+  int32_t call = -1;         // index of its launch call in Graph::cpu, or -1
+  int32_t collective = -1;   // its row in the member's collectives (matched ones are cut), or -1
+  Kind kind = Kind::Kernel;  // Kernel, Copy or CollectiveWait
+  bool scaled = false;
+};
+
+// A step range of a member process (its n-th range whose name is LIKE the pattern).
+struct MemberStep {
+  uint32_t proc = 0;
+  int64_t index = 0, start = 0, end = 0;
+  uint32_t name = kNone;
+  uint32_t place = 0;  // its thread
+  uint32_t end_node = 0;
+};
+
+struct GraphRequest {
+  std::string step_pattern;
+  std::optional<std::string> scale_pattern;  // the what-if's name pattern
+  const ranks::MemberCollectives* collectives = nullptr;  // this member's rows of the job's matching
+};
+
+struct Graph {
+  CellStore cells;
+  Strings names;
+  std::vector<Cell> proc_pid;                   // per process
+  std::vector<std::pair<uint32_t, Cell>> threads;  // per thread: process, tid
+  std::vector<std::pair<uint32_t, std::array<Cell, 3>>> lanes;  // per lane: process, gpu, queue, stream
+  std::vector<CpuEvent> cpu;
+  std::vector<GpuOp> ops;
+  std::vector<MemberStep> steps;  // per process in start order
+  // Nodes: CPU event e has 2e (start) and 2e+1 (end); op o has base + 2o and base + 2o + 1.
+  BigVector<int64_t> t;
+  BigVector<uint32_t> proc;         // per node
+  BigVector<uint32_t> pred_begin;   // CSR: preds of node v are preds[pred_begin[v] .. pred_begin[v+1])
+  BigVector<Edge> preds;
+  BigVector<int32_t> bind;          // per node: index into preds of its binding edge, -1 for a root
+  BigVector<uint32_t> order;        // a topological order (by time, then fixed within an instant)
+  BigVector<int32_t> cut;           // per node: the collective row whose matched end it is, else -1
+  std::vector<int32_t> arrival;     // per collective row: its start node, -1 if the op was not read
+
+  uint32_t op_base() const { return static_cast<uint32_t>(2 * cpu.size()); }
+  uint32_t op_start(size_t o) const { return op_base() + static_cast<uint32_t>(2 * o); }
+  bool is_op_node(uint32_t v) const { return v >= op_base(); }
+  size_t nodes() const { return t.size(); }
+  // The lag of pred edge i into v: the measured difference when it binds v, else its min_lag;
+  // times `factor` when the edge is scaled.
+  int64_t lag(uint32_t v, uint32_t i, double factor) const;
+};
+
+// Reads member `m` and builds its graph. Errors name `table` and the member.
+Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
+                  const federation::InterruptWatch& watch, const federation::Profile* profile, const char* table);
+
+}  // namespace rocpd::critical_path
