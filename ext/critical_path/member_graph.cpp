@@ -35,8 +35,10 @@ int64_t Graph::lag(uint32_t v, uint32_t i, double factor) const {
   const Edge& e = preds[i];
   const int64_t base = bind[v] == static_cast<int32_t>(i) ? t[v] - t[e.u] : e.min_lag;
   if (!e.scaled || factor == 1.0) return base;
+  // A launch edge scales with its call (the part up to the call's return), not the latency after.
+  const int64_t part = e.cls == EdgeClass::Launch ? e.min_lag : base;
   // Lags stay far below 2^62: a sum of a path's lags cannot overflow.
-  const double scaled = std::round(static_cast<double>(base) * factor);
+  const double scaled = std::round(static_cast<double>(base - part) + static_cast<double>(part) * factor);
   return scaled >= 4e18 ? int64_t{4'000'000'000'000'000'000} : static_cast<int64_t>(scaled);
 }
 

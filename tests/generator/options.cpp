@@ -35,6 +35,7 @@ std::string_view usage_text() {
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2022|2023|2025|2026]\n"
          "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
+         "                 [--steps N --critical-path cpu|gpu|sync|loader [--loader RANK:NS]]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
@@ -66,6 +67,8 @@ std::string_view usage_text() {
          "  --step-collectives C  collectives per step (default 4), 1..64\n"
          "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
          "  --straggler RANK:NS  RANK starts its collectives NS ns late in every odd step\n"
+         "  --critical-path S steps whose critical path is known by construction (cpu, gpu, sync, loader)\n"
+         "  --loader RANK:NS  loader shape: RANK's data loader takes NS ns per step (default rank 5, 3 ms)\n"
          "  --help            this text\n";
 }
 
@@ -92,7 +95,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
                                                   "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
                                                   "--steps", "--step-collectives", "--collective-jitter",
-                                                  "--straggler", "--memsets", "--nsys-schema"};
+                                                  "--straggler", "--memsets", "--nsys-schema", "--critical-path", "--loader"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -180,6 +183,16 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.straggler_rank = static_cast<int>(parse_integer(name, value.substr(0, colon), 0, 99'999));
       o.straggler_delay = parse_integer(name, value.substr(colon + 1), 0, 1'000'000'000);
       have_step_option = true;
+    } else if (name == "--critical-path") {
+      if (value != "cpu" && value != "gpu" && value != "sync" && value != "loader")
+        throw UsageError(fmt::format("option --critical-path must be cpu, gpu, sync or loader, got '{}'", value));
+      o.critical_path = value;
+    } else if (name == "--loader") {
+      const size_t colon = value.find(':');
+      if (colon == std::string_view::npos) throw UsageError(fmt::format("option --loader expects RANK:NS, got '{}'", value));
+      o.loader_rank = static_cast<int>(parse_integer(name, value.substr(0, colon), 0, 99'999));
+      // Longer than every other rank's loader (100 us): the slow rank is the last to arrive.
+      o.loader_ns = parse_integer(name, value.substr(colon + 1), 100'001, 1'000'000'000);
     }
   }
   if (!have_out) throw UsageError("missing required option --out");
@@ -216,6 +229,23 @@ Options parse_options(const std::vector<std::string_view>& args) {
     if (o.diagnosis) throw UsageError("option --steps does not combine with --diagnosis 1");
     if (o.straggler_rank >= o.procs)
       throw UsageError(fmt::format("option --straggler names rank {}, but there are {} ranks", o.straggler_rank, o.procs));
+  }
+  if (o.loader_rank >= 0 && o.critical_path != "loader") throw UsageError("option --loader needs --critical-path loader");
+  if (!o.critical_path.empty()) {
+    if (o.steps == 0) throw UsageError("option --critical-path needs --steps");
+    if (have_step_option || o.host_skew > 0 || o.merge > 0 || o.rpd_nodes > 0 || o.memsets > 0 || o.counters > 0 ||
+        o.rpd_counters > 0 || !o.rocpd_version.empty())
+      throw UsageError("option --critical-path combines with --out, --procs, --format, --ops, --seed and --steps only");
+    if (o.ops < static_cast<int64_t>(o.steps) * 2)
+      throw UsageError(fmt::format("option --critical-path with --steps {} needs --ops {} or more", o.steps, o.steps * 2));
+    if (o.critical_path == "loader") {
+      if (o.loader_rank < 0) {
+        o.loader_rank = std::min(5, o.procs - 1);
+        o.loader_ns = 3'000'000;
+      }
+      if (o.loader_rank >= o.procs)
+        throw UsageError(fmt::format("option --loader names rank {}, but there are {} ranks", o.loader_rank, o.procs));
+    }
   }
   if (o.apis_extra < 0) o.apis_extra = o.ops / 4;
   if (o.markers < 0) o.markers = o.ops / 50;

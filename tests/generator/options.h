@@ -45,6 +45,11 @@ struct Options {
   int64_t collective_jitter = 1'000;  // --collective-jitter NS
   int straggler_rank = -1;      // --straggler RANK:NS
   int64_t straggler_delay = 0;
+  // --critical-path SHAPE (docs/generator.md, "Critical path shapes"): steps whose critical path is
+  // known by construction, instead of the canonical workload; --loader RANK:NS for the loader shape.
+  std::string critical_path;  // "" | cpu | gpu | sync | loader
+  int loader_rank = -1;
+  int64_t loader_ns = 0;
   bool help = false;
 };
 

@@ -18,6 +18,7 @@
 #include "random.h"
 #include "rocpd_model.h"
 #include "truth.h"
+#include "critical_shapes.h"
 #include "diag_truth.h"
 #include "step_schedule.h"
 #include "workload.h"
@@ -88,9 +89,10 @@ std::string json_list(const std::vector<std::string>& items) {
 FileTruth produce_file(const Options& o, const WorkloadParams& params, const FilePlan& plan,
                        const StepInstances* step_instances) {
   std::vector<ProcessTrace> traces;
+  const ShapeParams shape{o.critical_path, o.seed, o.procs, o.steps, o.ops, o.loader_rank, o.loader_ns};
   for (int rank : plan.ranks)
     for (int s = 0; s < sessions_of(o, plan, rank); ++s) {
-      traces.push_back(generate_process(params, rank, s));
+      traces.push_back(o.critical_path.empty() ? generate_process(params, rank, s) : shape_process(shape, rank));
       if (o.host_skew > 0) apply_clock_offset(traces.back(), node_clock_offset(o, traces.back().node));
     }
 
@@ -176,6 +178,7 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
   }
   if (params.diagnosis) truth.extra.emplace_back("diagnosis", diagnosis_truth_json(traces));
   if (step_instances) truth.extra.emplace_back("steps", step_truth_json(params, *step_instances, plan.ranks));
+  if (!o.critical_path.empty()) truth.extra.emplace_back("critical_path", shape_truth_json(shape, plan.ranks.front()));
   return truth;
 }
 
@@ -237,7 +240,7 @@ int run(const Options& o) {
   params.straggler_rank = o.straggler_rank;
   params.straggler_delay = o.straggler_delay;
   std::optional<StepInstances> step_instances;
-  if (params.steps > 0) {
+  if (params.steps > 0 && o.critical_path.empty()) {
     // First pass: when each rank is ready for each collective, relative to its step's start;
     // then the job's schedule, which the second pass places every collective on.
     std::vector<StepProbe> probes(static_cast<size_t>(o.procs));

@@ -1,0 +1,264 @@
+#include "critical_shapes.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernel_pool.h"
+#include "random.h"
+
+namespace rocpd_gen {
+namespace {
+
+// The shapes' constants (ns): one table, read by the timeline and by the truth's formulas.
+constexpr int64_t kLead = 5'000;          // step start -> first item
+constexpr int64_t kOpGap = 1'000;         // operator end -> its launch call
+constexpr int64_t kNextGap = 2'000;       // launch call end -> next item
+constexpr int64_t kLaunch = 5'000;        // a launch call
+constexpr int64_t kLatency = 3'000;       // launch call end -> its kernel's start (empty queue)
+constexpr int64_t kDispatch = 2'000;      // kernel end -> the next queued kernel's start
+constexpr int64_t kSyncReturn = 2'000;    // the waited op's end -> the synchronize call's return
+constexpr int64_t kTail = 1'000;          // synchronize return -> step end
+constexpr int64_t kPause = 100'000;       // step end -> next step start
+constexpr int64_t kCpuOperator = 200'000; // cpu, sync: the operator before each launch
+constexpr int64_t kShortKernel = 20'000;  // cpu, sync, loader: the kernels that keep the GPU idle
+constexpr int64_t kLongKernel = 300'000;  // gpu, sync: back-to-back kernels
+constexpr int64_t kLoaderOperator = 50'000;  // loader: the operator before each GEMM launch
+constexpr int64_t kOtherLoader = 100'000;    // loader: every other rank's data loader
+constexpr int64_t kAllReduce = 100'000;      // loader: the all-reduce once every rank has arrived
+constexpr int64_t kRankTail = 10;            // loader: rank r's synchronize returns r x this later
+
+constexpr int kStepMarkerOperator = 8;    // "aten::addmm" (workload.cpp's marker messages)
+constexpr int kStepMarkerLoader = 4;      // "DataLoader.__next__"
+
+size_t pool_index(std::string_view prefix) {
+  const auto pool = kernel_pool();
+  for (size_t k = 0; k < pool.size(); ++k)
+    if (pool[k].name.starts_with(prefix)) return k;
+  throw std::logic_error(fmt::format("kernel pool has no '{}'", prefix));
+}
+
+int64_t per_step(const ShapeParams& p) { return p.ops / p.steps; }
+int64_t loader_of(const ShapeParams& p, int rank) { return rank == p.loader_rank ? p.loader_ns : kOtherLoader; }
+
+// One step's length on `rank` from its start to its end, by formula.
+int64_t step_length(const ShapeParams& p, int rank) {
+  const int64_t m = per_step(p);
+  if (p.shape == "cpu")
+    return kLead + m * (kCpuOperator + kOpGap + kLaunch) + (m - 1) * kNextGap + kLatency + kShortKernel + kSyncReturn + kTail;
+  if (p.shape == "gpu") return kLead + kLaunch + kLatency + m * kLongKernel + (m - 1) * kDispatch + kSyncReturn + kTail;
+  if (p.shape == "sync") {
+    const int64_t m1 = std::max<int64_t>(1, m / 2), m2 = m - m1;
+    return kLead + kLaunch + kLatency + m1 * kLongKernel + (m1 - 1) * kDispatch + kSyncReturn + kNextGap +
+           m2 * (kCpuOperator + kOpGap + kLaunch) + (m2 - 1) * kNextGap + kLatency + kShortKernel + kSyncReturn + kTail;
+  }
+  // loader: every rank's all-reduce ends when the slowest loader's rank arrives.
+  const int64_t compute = m - 1;
+  const int64_t slowest = std::max(p.loader_ns, kOtherLoader);
+  return kLead + slowest + kNextGap + compute * (kLoaderOperator + kOpGap + kLaunch + kNextGap) + kLaunch + kLatency +
+         kAllReduce + kSyncReturn + kRankTail * rank + kTail;
+}
+
+int64_t job_step_length(const ShapeParams& p) {
+  int64_t most = 0;
+  for (int r = 0; r < p.procs; ++r) most = std::max(most, step_length(p, r));
+  return most;
+}
+
+int64_t first_start(const ShapeParams& p) { return 1'000'000'000'000'000 + static_cast<int64_t>(mix64(p.seed) % 100'000'000'000ULL); }
+
+class Writer {
+ public:
+  Writer(ProcessTrace& t) : t_(t) {}
+  uint32_t call(HostApi api, int64_t start, int64_t end, int marker = -1) {
+    HostCall c;
+    c.api = api;
+    c.start = start;
+    c.end = end;
+    c.marker = marker;
+    c.tid = t_.main_tid;
+    t_.calls.push_back(c);
+    return static_cast<uint32_t>(t_.calls.size() - 1);
+  }
+  void op(uint32_t call, size_t kernel, int64_t start, int64_t end, uint16_t queue) {
+    Op o;
+    o.start = start;
+    o.end = end;
+    o.kernel = static_cast<int32_t>(kernel);
+    o.call = call;
+    o.gpu = 0;
+    o.queue = queue;
+    t_.ops.push_back(o);
+    t_.calls[call].op = static_cast<int32_t>(t_.ops.size() - 1);
+  }
+  // An operator range, then its launch: returns the launch call's end.
+  int64_t operator_and_launch(int64_t c, int64_t length, int marker, size_t kernel, int64_t kernel_ns) {
+    call(HostApi::UserMarker, c, c + length, marker);
+    const int64_t ls = c + length + kOpGap;
+    const uint32_t l = call(HostApi::HipLaunchKernel, ls, ls + kLaunch);
+    op(l, kernel, ls + kLaunch + kLatency, ls + kLaunch + kLatency + kernel_ns, 0);
+    return ls + kLaunch;
+  }
+  // Long kernels launched back to back from c: returns (last launch end, last kernel end).
+  std::pair<int64_t, int64_t> burst(int64_t c, int64_t count, size_t kernel) {
+    int64_t free = 0, le = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t ls = c + i * (kLaunch + kOpGap);
+      le = ls + kLaunch;
+      const uint32_t l = call(HostApi::HipLaunchKernel, ls, le);
+      const int64_t ks = i == 0 ? le + kLatency : free + kDispatch;
+      op(l, kernel, ks, ks + kLongKernel, 0);
+      free = ks + kLongKernel;
+    }
+    return {le, free};
+  }
+
+ private:
+  ProcessTrace& t_;
+};
+
+}  // namespace
+
+ProcessTrace shape_process(const ShapeParams& p, int rank) {
+  ProcessTrace t;
+  t.rank = rank;
+  t.pid = 1000 + static_cast<int64_t>(mix64(p.seed ^ 0x63726974ULL) % 3'000'000) + rank * 131LL;
+  t.ppid = t.pid - 1;
+  t.main_tid = static_cast<uint32_t>(t.pid);
+  t.helper_tid = static_cast<uint32_t>(t.pid + 7);
+  t.node = rank / 2;
+  t.hostname = fmt::format("node{}", t.node);
+  t.gpus = 1;
+  t.queues = 2;
+  const int64_t t0 = first_start(p);
+  t.init_ns = t0 - 2'000'000'000;
+  const size_t gemm = pool_index("Cijk_"), small = pool_index("triton_"),
+               allreduce = pool_index("ncclDevKernel_AllReduce_Sum_bf16");
+  const int64_t m = per_step(p);
+  const int64_t period = job_step_length(p) + kPause;
+  Writer w(t);
+  for (int k = 0; k < p.steps; ++k) {
+    const int64_t start = t0 + k * period, end = start + step_length(p, rank);
+    w.call(HostApi::UserMarker, start, end, step_marker(k));
+    int64_t c = start + kLead;
+    if (p.shape == "cpu" || p.shape == "sync") {
+      int64_t cpu_items = m;
+      if (p.shape == "sync") {
+        const int64_t m1 = std::max<int64_t>(1, m / 2);
+        cpu_items = m - m1;
+        const auto [le, free] = w.burst(c, m1, gemm);
+        const int64_t ss = le + kOpGap;  // hipStreamSynchronize waits for the burst
+        w.call(HostApi::HipStreamSynchronize, ss, free + kSyncReturn);
+        c = free + kSyncReturn + kNextGap;
+      }
+      int64_t le = 0;
+      for (int64_t i = 0; i < cpu_items; ++i) {
+        le = w.operator_and_launch(c, kCpuOperator, kStepMarkerOperator, small, kShortKernel);
+        c = le + kNextGap;
+      }
+      w.call(HostApi::HipDeviceSynchronize, c, le + kLatency + kShortKernel + kSyncReturn);
+    } else if (p.shape == "gpu") {
+      const auto [le, free] = w.burst(c, m, gemm);
+      w.call(HostApi::HipDeviceSynchronize, le + kOpGap, free + kSyncReturn);
+    } else {
+      const int64_t loader = loader_of(p, rank);
+      w.call(HostApi::UserMarker, c, c + loader, kStepMarkerLoader);
+      c += loader + kNextGap;
+      for (int64_t i = 0; i + 1 < m; ++i) c = w.operator_and_launch(c, kLoaderOperator, kStepMarkerOperator, gemm, kShortKernel) + kNextGap;
+      const uint32_t l = w.call(HostApi::HipLaunchKernel, c, c + kLaunch);
+      const int64_t arrival = c + kLaunch + kLatency;
+      const int64_t ar_end = end - kTail - kSyncReturn - kRankTail * rank;
+      w.op(l, allreduce, arrival, ar_end, 1);
+      w.call(HostApi::HipDeviceSynchronize, c + kLaunch + kNextGap, ar_end + kSyncReturn + kRankTail * rank);
+    }
+    if (t.calls.back().end + kTail != end)
+      throw std::logic_error(fmt::format("critical path shape {}: step {} of rank {} ends at {}, its formula says {}",
+                                         p.shape, k, rank, t.calls.back().end + kTail, end));
+  }
+  t.fini_ns = t0 + p.steps * period + 1'000'000;
+  // Calls in time order (ids follow it); ops keep their calls.
+  std::vector<uint32_t> order(t.calls.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const HostCall &x = t.calls[a], &y = t.calls[b];
+    return x.start != y.start ? x.start < y.start : x.end > y.end;
+  });
+  std::vector<HostCall> calls;
+  std::vector<uint32_t> new_index(order.size());
+  for (uint32_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    calls.push_back(t.calls[order[i]]);
+  }
+  t.calls = std::move(calls);
+  for (Op& o : t.ops) o.call = new_index[o.call];
+  return t;
+}
+
+std::string shape_truth_json(const ShapeParams& p, int rank) {
+  // Per kind and per name, the time the job's path spends on this rank in every step (all steps
+  // are alike). The path ends on the rank whose step ends last (the highest rank: ties go to the
+  // first, rank 0, in every shape but loader) and, in loader, crosses into the slow rank.
+  const int64_t m = per_step(p);
+  std::map<std::string, int64_t> kinds, names;
+  const std::string step_name = "ProfilerStep#";  // + k; reported as the prefix
+  auto add = [&](const char* kind, const std::string& name, int64_t ns) {
+    if (ns <= 0) return;
+    kinds[kind] += ns;
+    if (!name.empty()) names[name] += ns;
+  };
+  const int anchor = p.shape == "loader" ? p.procs - 1 : 0;
+  const int slow = p.shape == "loader" ? p.loader_rank : 0;  // its loader is the slowest (--loader NS > 100 us)
+  const size_t gemm = pool_index("Cijk_"), small = pool_index("triton_");
+  const std::string gemm_name(kernel_pool()[gemm].name), small_name(kernel_pool()[small].name);
+  if (p.shape == "cpu" && rank == anchor) {
+    add("cpu_op", step_name, kLead + m * kOpGap + (m - 1) * kNextGap + kTail);
+    add("cpu_op", "aten::addmm", m * kCpuOperator);
+    add("launch", "hipLaunchKernel", (m - 1) * kLaunch + kLaunch + kLatency);
+    add("kernel", small_name, kShortKernel);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+  } else if (p.shape == "gpu" && rank == anchor) {
+    add("cpu_op", step_name, kLead + kTail);
+    add("launch", "hipLaunchKernel", kLaunch + kLatency);
+    add("kernel", gemm_name, m * kLongKernel);
+    add("idle_gap", "", (m - 1) * kDispatch);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+  } else if (p.shape == "sync" && rank == anchor) {
+    const int64_t m1 = std::max<int64_t>(1, m / 2), m2 = m - m1;
+    add("cpu_op", step_name, kLead + kNextGap + m2 * kOpGap + (m2 - 1) * kNextGap + kTail);
+    add("launch", "hipLaunchKernel", kLaunch + kLatency + (m2 - 1) * kLaunch + kLaunch + kLatency);
+    add("kernel", gemm_name, m1 * kLongKernel);
+    add("idle_gap", "", (m1 - 1) * kDispatch);
+    add("sync_wait", "hipStreamSynchronize", kSyncReturn);
+    add("cpu_op", "aten::addmm", m2 * kCpuOperator);
+    add("kernel", small_name, kShortKernel);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+  } else if (p.shape == "loader") {
+    if (rank == anchor) {
+      add("cpu_op", step_name, kTail);
+      add("sync_wait", "hipDeviceSynchronize", kSyncReturn + kRankTail * rank);
+      add("collective_wait", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL128", kAllReduce);
+    }
+    if (rank == slow) {
+      const int64_t compute = m - 1;
+      add("cpu_op", step_name, kLead + kNextGap + compute * (kOpGap + kNextGap));
+      add("cpu_op", "DataLoader.__next__", loader_of(p, rank));
+      add("cpu_op", "aten::addmm", compute * kLoaderOperator);
+      add("launch", "hipLaunchKernel", compute * kLaunch + kLaunch + kLatency);
+    }
+  }
+  auto object = [](const std::map<std::string, int64_t>& values) {
+    std::string out = "{";
+    for (const auto& [key, ns] : values) out += fmt::format("{}\"{}\":{}", out.size() > 1 ? "," : "", key, ns);
+    return out + "}";
+  };
+  return fmt::format(
+      "{{\"shape\":\"{}\",\"steps\":{},\"ops_per_step\":{},\"step_ns\":{},\"job_step_ns\":{},\"loader_rank\":{},"
+      "\"loader_ns\":{},\"path_rank\":{},\"path_kinds\":{},\"path_names\":{}}}",
+      p.shape, p.steps, m, step_length(p, rank), job_step_length(p), p.shape == "loader" ? p.loader_rank : -1,
+      p.shape == "loader" ? loader_of(p, rank) : 0, rank == anchor || rank == slow ? 1 : 0, object(kinds), object(names));
+}
+
+}  // namespace rocpd_gen
