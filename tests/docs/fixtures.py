@@ -19,6 +19,10 @@ FIXTURES = {
     # docs/ranks.md: training steps with collectives on every rank, rank5 planted late by 300 us in
     # odd steps, host clocks planted off by up to 5 ms.
     "ranks8": "--procs 8 --format mixed --ops 800 --seed 5 --steps 6 --straggler 5:300000 --host-skew 5000000 --gpus 1",
+    # docs/critical_path.md: 8 ranks whose steps' critical path is known by construction, rank5's
+    # data loader 3 ms (the others 100 us), and the same job with it 1.5 ms.
+    "loader8": "--procs 8 --format rpd3 --ops 40 --seed 7 --steps 3 --critical-path loader --loader 5:3000000",
+    "loader8_half": "--procs 8 --format rpd3 --ops 40 --seed 7 --steps 3 --critical-path loader --loader 5:1500000",
 }
 
 

@@ -43,7 +43,7 @@ EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "
                     "rocpd_hip_events", "rocpd_op_groups", "rocpd_kernel_stacks", "rocpd_idle_breakdown",
                     "rocpd_launch_stats", "rocpd_op_launches", "rocpd_queue_steps", "rocpd_comm_classes",
                     "rocpd_skipped", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
-                    "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown"}
+                    "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown", "rocpd_critical_path", "rocpd_what_if"}
 EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
                   "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
                   "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram", "rocpd_comm_overlap",
@@ -53,7 +53,7 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full",
                   "rocpd_run_kernels_full", "rocpd_run_compare_full", "rocpd_run_steps", "rocpd_kernel_counters_full",
                   "rocpd_stragglers",
-                  "rocpd_step_summary"}
+                  "rocpd_step_summary", "rocpd_critical_path_summary"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
 # these names would shadow a member's own table or view.
 UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",
