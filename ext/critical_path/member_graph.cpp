@@ -123,6 +123,8 @@ class Builder {
         collective_of.emplace(request_.collectives->rows[r].rowid, static_cast<int32_t>(r));
     g_.arrival.assign(request_.collectives ? request_.collectives->rows.size() : 0, -1);
     std::map<std::tuple<uint32_t, ValueKey, ValueKey, ValueKey>, uint32_t> lanes;
+    uint32_t last_lane = kNone;
+    std::array<ValueKey, 4> last_lane_key{};
     diagnosis::TokenNames op_names;
     std::vector<int8_t> comm_of_name;  // per name id: -1 unknown, 0 no, 1 collective
     MemberColumns rows(m_, conn, TableKind::Ops,
@@ -139,13 +141,17 @@ class Builder {
       op.end = *end;
       op.rowid = rows.rowid();
       const Cell pid = g_.cells.keep(rows[kPid]);
-      const uint32_t proc = process(pid);
       const Cell gpu = g_.cells.keep(rows[kGpu]), queue = g_.cells.keep(rows[kQueue]),
                  stream = g_.cells.keep(rows[kStream]);
-      auto [lane, added] =
-          lanes.try_emplace({proc, key_of(gpu), key_of(queue), key_of(stream)}, static_cast<uint32_t>(g_.lanes.size()));
-      if (added) g_.lanes.push_back({proc, {gpu, queue, stream}});
-      op.lane = lane->second;
+      const std::array<ValueKey, 4> lkey{key_of(pid), key_of(gpu), key_of(queue), key_of(stream)};
+      if (last_lane == kNone || lkey != last_lane_key) {
+        const uint32_t proc = process(pid);
+        auto [lane, added] = lanes.try_emplace({proc, lkey[1], lkey[2], lkey[3]}, static_cast<uint32_t>(g_.lanes.size()));
+        if (added) g_.lanes.push_back({proc, {gpu, queue, stream}});
+        last_lane = lane->second;
+        last_lane_key = lkey;
+      }
+      op.lane = last_lane;
       const StoredValue name = rows[kName];
       op.name = op_names.id(rows, name, g_.names);
       const StoredValue kind = rows[kKindCol];
@@ -189,6 +195,8 @@ class Builder {
     };
     std::vector<Best> best(wanted.size());
     std::map<std::pair<ValueKey, ValueKey>, uint32_t> threads;
+    uint32_t last_thread = kNone;
+    std::pair<ValueKey, ValueKey> last_thread_key;
     MemberColumns rows(m_, conn, TableKind::Apis,
                        {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd, kApisCorrelationId, kApisApiId});
     while (rows.next()) {
@@ -209,10 +217,15 @@ class Builder {
       e.start = *start;
       e.end = end;
       const Cell pid = g_.cells.keep(rows[kPid]), tid = g_.cells.keep(rows[kTid]);
-      const uint32_t proc = process(pid);
-      auto [th, added] = threads.try_emplace({key_of(pid), key_of(tid)}, static_cast<uint32_t>(g_.threads.size()));
-      if (added) g_.threads.push_back({proc, tid});
-      e.thread = th->second;
+      const std::pair<ValueKey, ValueKey> tkey{key_of(pid), key_of(tid)};
+      if (last_thread == kNone || tkey != last_thread_key) {  // calls come in runs of one thread
+        const uint32_t proc = process(pid);
+        auto [th, added] = threads.try_emplace(tkey, static_cast<uint32_t>(g_.threads.size()));
+        if (added) g_.threads.push_back({proc, tid});
+        last_thread = th->second;
+        last_thread_key = tkey;
+      }
+      e.thread = last_thread;
       e.name = name_id(rows[kName]);
       e.type = range ? CpuType::Range : CpuType::Other;
       e.scaled = scaled_name(e.name);
@@ -303,6 +316,7 @@ class Builder {
 
   void make_nodes() {
     const size_t n = 2 * g_.cpu.size() + 2 * g_.ops.size();
+    raw_.reserve(n + 2 * g_.ops.size());  // a chain edge per CPU point; duration, launch, stream, sync per op
     g_.t.resize(n);
     g_.proc.resize(n);
     g_.cut.assign(n, -1);
@@ -463,13 +477,14 @@ class Builder {
     }
   }
 
+  // The edges by node (a counting sort: each node's edges keep the order they were made in).
   void finish_edges() {
-    std::sort(raw_.begin(), raw_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     g_.pred_begin.assign(g_.nodes() + 1, 0);
     for (const auto& [v, e] : raw_) ++g_.pred_begin[v + 1];
     for (size_t v = 0; v < g_.nodes(); ++v) g_.pred_begin[v + 1] += g_.pred_begin[v];
-    g_.preds.reserve(raw_.size());
-    for (const auto& [v, e] : raw_) g_.preds.push_back(e);
+    g_.preds.resize(raw_.size());
+    BigVector<uint32_t> next(g_.pred_begin.begin(), g_.pred_begin.end() - 1);
+    for (const auto& [v, e] : raw_) g_.preds[next[v]++] = e;
     raw_ = {};
   }
 
@@ -588,11 +603,11 @@ class Builder {
   uint64_t read_ = 0;
   Graph g_;
   std::map<ValueKey, uint32_t> procs_;
-  std::vector<std::optional<int64_t>> op_corr_;
+  BigVector<std::optional<int64_t>> op_corr_;
   std::vector<uint8_t> scaled_;
   std::vector<uint32_t> chain_of_thread_;
   std::vector<uint8_t> waits_;  // per CPU event: it has a sync edge
-  std::vector<std::pair<uint32_t, Edge>> raw_;
+  BigVector<std::pair<uint32_t, Edge>> raw_;
 };
 
 }  // namespace

@@ -101,8 +101,8 @@ struct Graph {
   std::vector<Cell> proc_pid;                   // per process
   std::vector<std::pair<uint32_t, Cell>> threads;  // per thread: process, tid
   std::vector<std::pair<uint32_t, std::array<Cell, 3>>> lanes;  // per lane: process, gpu, queue, stream
-  std::vector<CpuEvent> cpu;
-  std::vector<GpuOp> ops;
+  BigVector<CpuEvent> cpu;
+  BigVector<GpuOp> ops;
   std::vector<MemberStep> steps;  // per process in start order
   // Nodes: CPU event e has 2e (start) and 2e+1 (end); op o has base + 2o and base + 2o + 1.
   BigVector<int64_t> t;
