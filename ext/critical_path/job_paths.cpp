@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <span>
 #include <map>
 #include <tuple>
 
 #include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
-#include "ranks/job_collectives.h"
+#include "intervals/ops_window.h"
+#include "ranks/collective_match.h"
 
 namespace rocpd::critical_path {
 namespace {
@@ -18,44 +21,66 @@ struct Participant {
   uint32_t member, row;
 };
 
-// The job's matched collectives: per instance its participants, and for every matched row the
-// participant whose arrival binds its end (the last to start at or before that end).
+// The job's collectives matched across members as rocpd_collectives matches them
+// (ranks/collective_match.h): per matched instance its participants, and for every collective the
+// participant whose arrival binds its end (the last to start at or before that end; itself for a
+// collective no other rank matched).
 struct Matching {
-  ranks::JobCollectives job;
+  const std::vector<MemberPaths>* members = nullptr;
   std::vector<std::vector<Participant>> instances;
-  std::vector<std::vector<int32_t>> instance_of;  // per member and row: its instance, or -1
-  std::vector<std::vector<Participant>> binding;  // per member and row (matched rows only)
+  std::vector<std::vector<int32_t>> instance_of;  // per member and collective: its instance, or -1
+  std::vector<std::vector<Participant>> binding;  // per member and collective
 
-  const ranks::CollectiveRow& row(const Participant& p) const { return job.per_member[p.member].rows[p.row]; }
+  const MemberCollective& row(const Participant& p) const { return (*members)[p.member].collectives[p.row]; }
 };
 
-Matching match_job(sqlite3* conn, const char* table) {
+Matching match_job(const std::vector<MemberPaths>& per_member, sqlite3* conn, const char* table) {
   Matching mt;
-  mt.job = ranks::read_job_collectives(conn, table);
-  std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
-  mt.instance_of.resize(mt.job.per_member.size());
-  mt.binding.resize(mt.job.per_member.size());
-  for (uint32_t m = 0; m < mt.job.per_member.size(); ++m) {
-    const auto& rows = mt.job.per_member[m].rows;
-    mt.instance_of[m].assign(rows.size(), -1);
-    mt.binding[m].resize(rows.size(), {m, 0});
-    for (uint32_t r = 0; r < rows.size(); ++r) {
-      const auto& match = rows[r].match;
-      if (!match.participants || *match.participants < 2) continue;
-      auto [it, added] = index.try_emplace({rows[r].family, match.instance}, static_cast<uint32_t>(mt.instances.size()));
-      if (added) mt.instances.emplace_back();
-      mt.instances[it->second].push_back({m, r});
-      mt.instance_of[m][r] = static_cast<int32_t>(it->second);
+  mt.members = &per_member;
+  using Key = std::pair<int, int64_t>;
+  auto key_of = [](const Cell& c) -> Key {
+    if (c.type == SQLITE_FLOAT) return {c.type, std::bit_cast<int64_t>(c.d)};
+    if (c.type == SQLITE_TEXT || c.type == SQLITE_BLOB) return {c.type, static_cast<int64_t>(c.text)};
+    return {c.type, c.type == SQLITE_INTEGER ? c.i : 0};
+  };
+  std::map<std::string, uint32_t> family_index;
+  std::map<std::tuple<uint32_t, Key, Key>, uint32_t> participants;  // (member, pid, gpu)
+  std::vector<ranks::Collective> all;
+  std::vector<Participant> where;
+  mt.instance_of.resize(per_member.size());
+  mt.binding.resize(per_member.size());
+  for (uint32_t m = 0; m < per_member.size(); ++m) {
+    const MemberPaths& pm = per_member[m];
+    std::vector<uint32_t> families;
+    for (const std::string& f : pm.families)
+      families.push_back(family_index.try_emplace(f, static_cast<uint32_t>(family_index.size())).first->second);
+    mt.instance_of[m].assign(pm.collectives.size(), -1);
+    for (uint32_t r = 0; r < pm.collectives.size(); ++r) {
+      const MemberCollective& c = pm.collectives[r];
+      mt.binding[m].push_back({m, r});
+      const auto p = participants.try_emplace({m, key_of(c.pid), key_of(c.gpu)}, static_cast<uint32_t>(participants.size()));
+      all.push_back({p.first->second, families[c.family], c.start, c.end, c.rowid});
+      where.push_back({m, r});
     }
   }
-  for (uint32_t m = 0; m < mt.job.per_member.size(); ++m) {
-    const auto& rows = mt.job.per_member[m].rows;
-    for (uint32_t r = 0; r < rows.size(); ++r) {
+  federation::InterruptWatch host(conn);
+  const auto matched = ranks::match_collectives(
+      all, table, [](const void* w) { static_cast<federation::InterruptWatch*>(const_cast<void*>(w))->check(); }, &host);
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
+  for (size_t n = 0; n < matched.size(); ++n) {
+    if (!matched[n].participants || *matched[n].participants < 2) continue;
+    auto [it, added] = index.try_emplace({all[n].family, matched[n].instance}, static_cast<uint32_t>(mt.instances.size()));
+    if (added) mt.instances.emplace_back();
+    mt.instances[it->second].push_back(where[n]);
+    mt.instance_of[where[n].member][where[n].row] = static_cast<int32_t>(it->second);
+  }
+  for (uint32_t m = 0; m < per_member.size(); ++m)
+    for (uint32_t r = 0; r < per_member[m].collectives.size(); ++r) {
       const int32_t inst = mt.instance_of[m][r];
       if (inst < 0) continue;
-      const int64_t end = rows[r].end;
+      const int64_t end = per_member[m].collectives[r].end;
       Participant best{m, r};
-      int64_t best_start = rows[r].start;
+      int64_t best_start = per_member[m].collectives[r].start;
       for (const Participant& p : mt.instances[static_cast<size_t>(inst)]) {
         const int64_t s = mt.row(p).start;
         if (s > end) continue;
@@ -67,22 +92,14 @@ Matching match_job(sqlite3* conn, const char* table) {
       }
       mt.binding[m][r] = best;
     }
-  }
   return mt;
 }
 
 // Reads every member into its MemberPaths on every core.
-std::vector<MemberPaths> read_members(sqlite3* conn, const Matching& mt, const GraphRequest& base,
-                                      const PathsRequest& paths, bool walk_bound_arrivals, const char* table) {
-  const auto& members = mt.job.members;
+std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef>& members, const GraphRequest& request,
+                                      const PathsRequest& paths, const char* table) {
   std::vector<MemberPaths> out(members.size());
   if (members.empty()) return out;
-  std::vector<std::vector<uint8_t>> walks(members.size());
-  for (uint32_t m = 0; m < members.size(); ++m) walks[m].assign(mt.job.per_member[m].rows.size(), 0);
-  if (walk_bound_arrivals)
-    for (uint32_t m = 0; m < members.size(); ++m)
-      for (uint32_t r = 0; r < mt.binding[m].size(); ++r)
-        if (mt.instance_of[m][r] >= 0) walks[mt.binding[m][r].member][mt.binding[m][r].row] = 1;
   const diagnosis::MemberSet set = diagnosis::member_set(conn, members, table);
   federation::InterruptWatch watch(conn);
   try {
@@ -99,11 +116,7 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const Matching& mt, const G
         profiles[i] = set.registry->profile(set.members[i], &watch);
     BigAllocReuse reuse;
     federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-      GraphRequest request = base;
-      request.collectives = &mt.job.per_member[i];
-      PathsRequest p = paths;
-      p.walk_arrivals = walks[i];
-      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, profiles[i].get(), table), p, watch);
+      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, profiles[i].get(), table), paths, watch);
     });
   } catch (...) {
     federation::InterruptWatch host(conn);
@@ -148,12 +161,11 @@ class PathWriter {
 
 JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const char* table) {
   JobPaths out;
-  const Matching mt = match_job(conn, table);
-  out.members = mt.job.members;
-  GraphRequest base;
-  base.step_pattern = pattern;
-  PathsRequest paths;
-  out.per_member = read_members(conn, mt, base, paths, true, table);
+  out.members = intervals::member_dbs(conn, std::nullopt);
+  GraphRequest request;
+  request.step_pattern = pattern;
+  out.per_member = read_members(conn, out.members, request, PathsRequest{}, table);
+  const Matching mt = match_job(out.per_member, conn, table);
   federation::InterruptWatch host(conn);
   size_t budget = 16;
   for (const auto& pm : out.per_member) budget += pm.entries.size() + pm.arrival_entry.size();
@@ -176,26 +188,24 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
     for (size_t guard = 0; cur >= 0 && guard < budget; ++guard) {
       const MemberPaths& pm = out.per_member[m];
       const Entry& en = pm.entries[static_cast<size_t>(cur)];
-      if (en.from == INT64_MIN) {
-        writer.add(m, Kind::IdleGap, en.place, kNone, start, en.to);
+      const Attribution& at = pm.attributions[en.attribution];
+      const int64_t from = pm.from(en);
+      if (from == INT64_MIN) {
+        writer.add(m, Kind::IdleGap, at.place, kNone, start, en.to);
         break;
       }
-      writer.add(m, en.kind, en.place, en.name, std::max(en.from, start), en.to);
-      if (en.from <= start) break;
+      writer.add(m, at.kind, at.place, at.name, std::max(from, start), en.to);
+      if (from <= start) break;
       if (en.next >= 0) {
         cur = en.next;
         continue;
       }
-      if (en.next == -1) {
-        writer.add(m, Kind::IdleGap, en.place, kNone, start, en.from);
-        break;
-      }
-      // The end of a matched collective: it waited for its instance's last arrival.
+      // The end of a collective: it waited for its instance's last arrival.
       const auto row = static_cast<uint32_t>(-2 - en.next);
       const Participant b = mt.binding[m][row];
       const int64_t arrival = mt.row(b).start;
       writer.add(m, Kind::CollectiveWait, pm.collective_place[row], pm.collective_name[row], std::max(arrival, start),
-                 en.from);
+                 from);
       if (arrival <= start) break;
       cur = out.per_member[b.member].arrival_entry[b.row];
       if (cur < 0) {  // its op was not read into the graph: nothing known before the arrival
@@ -211,15 +221,16 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
 
 std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_pattern, const std::string& name_pattern,
                                    double factor, const char* table) {
-  const Matching mt = match_job(conn, table);
-  GraphRequest base;
-  base.step_pattern = step_pattern;
-  base.scale_pattern = name_pattern;
+  GraphRequest request;
+  request.step_pattern = step_pattern;
+  request.scale_pattern = name_pattern;
   PathsRequest paths;
   paths.walk = false;
   paths.matrices = true;
   paths.factor = factor;
-  const std::vector<MemberPaths> per_member = read_members(conn, mt, base, paths, false, table);
+  const std::vector<MemberPaths> per_member =
+      read_members(conn, intervals::member_dbs(conn, std::nullopt), request, paths, table);
+  const Matching mt = match_job(per_member, conn, table);
   federation::InterruptWatch host(conn);
   std::vector<WhatIfRow> out;
   for (const auto& [k, steps] : job_steps(per_member)) {
@@ -250,7 +261,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
       if (w == 0 || name < row.name) row.name = name;
       outputs[w] = mx.base;
       cuts[w].assign(mx.inputs.size(), kNeg);
-      const auto& rows = mt.job.per_member[m].rows;
+      const auto& rows = pm.collectives;
       for (uint32_t o = 0; o < mx.outputs.size(); ++o) {
         items.push_back({rows[mx.outputs[o]].start, 0, w, o});
         arrival[{m, mx.outputs[o]}] = rows[mx.outputs[o]].start;
@@ -271,11 +282,14 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
         if (it.type == 1) {
           const uint32_t r = mx.inputs[it.index];
           const int32_t inst = mt.instance_of[m][r];
-          const auto& own = mt.job.per_member[m].rows[r];
+          const auto& own = per_member[m].collectives[r];
           const Participant b = mt.binding[m][r];
           int64_t work = own.end - mt.row(b).start;
           if (per_member[m].collective_scaled[r]) work = static_cast<int64_t>(std::llround(static_cast<double>(work) * factor));
-          for (const Participant& p : mt.instances[static_cast<size_t>(inst)]) {
+          const Participant self{m, r};
+          const std::span<const Participant> parts =
+              inst >= 0 ? std::span<const Participant>(mt.instances[static_cast<size_t>(inst)]) : std::span(&self, 1);
+          for (const Participant& p : parts) {
             const auto& pr = mt.row(p);
             if (pr.start > own.end) continue;
             auto a = arrival.find({p.member, p.row});

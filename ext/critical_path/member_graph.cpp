@@ -15,6 +15,7 @@
 #include "diagnosis/comm_class.h"
 #include "diagnosis/diag_read.h"
 #include "members/member_columns.h"
+#include "ranks/collective_family.h"
 
 namespace rocpd::critical_path {
 
@@ -102,10 +103,6 @@ class Builder {
     if (added) g_.proc_pid.push_back(pid);
     return it->second;
   }
-  uint32_t name_id(const StoredValue& v) {
-    if (v.type != SQLITE_TEXT && v.type != SQLITE_BLOB) return kNone;
-    return g_.names.id(std::string_view(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length)));
-  }
   // Whether name id n is LIKE the what-if's pattern (computed once per name).
   bool scaled_name(uint32_t n) {
     if (!request_.scale_pattern || n == kNone) return false;
@@ -117,16 +114,20 @@ class Builder {
   void read_ops(sqlite3* conn, const federation::Profile* profile) {
     using namespace federation;
     enum { kPid, kGpu, kQueue, kStream, kKindCol, kName, kStart, kEnd, kCorr };
-    std::unordered_map<int64_t, int32_t> collective_of;  // op rowid -> collective row
-    if (request_.collectives)
-      for (size_t r = 0; r < request_.collectives->rows.size(); ++r)
-        collective_of.emplace(request_.collectives->rows[r].rowid, static_cast<int32_t>(r));
-    g_.arrival.assign(request_.collectives ? request_.collectives->rows.size() : 0, -1);
+    std::map<std::string, uint32_t> family_index;
     std::map<std::tuple<uint32_t, ValueKey, ValueKey, ValueKey>, uint32_t> lanes;
     uint32_t last_lane = kNone;
     std::array<ValueKey, 4> last_lane_key{};
     diagnosis::TokenNames op_names;
-    std::vector<int8_t> comm_of_name;  // per name id: -1 unknown, 0 no, 1 collective
+    std::vector<int32_t> family_of_name;  // per name id: -2 unknown, -1 no collective, else its family
+    // A collective's family (ranks/collective_family.h), member-local; -1 for other kernels.
+    auto family_of = [&](const StoredValue& name) -> int32_t {
+      if (diagnosis::kernel_class(name) != diagnosis::CommClass::Comm) return -1;
+      const std::string_view text(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
+      auto [it, added] = family_index.try_emplace(ranks::collective_family(text), static_cast<uint32_t>(g_.families.size()));
+      if (added) g_.families.push_back(it->first);
+      return static_cast<int32_t>(it->second);
+    };
     MemberColumns rows(m_, conn, TableKind::Ops,
                        {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsKind, kOpsName, kOpsStart, kOpsEnd,
                         kOpsCorrelationId},
@@ -135,7 +136,7 @@ class Builder {
       tick();
       const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
       const auto end = diagnosis::time_value(rows[kEnd], table_, m_.alias, "end");
-      if (!start || !end || *end < *start) continue;  // an op that cannot be placed
+      if (!start || !end) continue;  // an op that cannot be placed
       GpuOp op;
       op.start = *start;
       op.end = *end;
@@ -161,19 +162,34 @@ class Builder {
       if (k == "copy" || k == "fill") {
         op.kind = Kind::Copy;
       } else if (k == "kernel") {
-        int8_t comm = 0;
+        int32_t family = -1;
         if (op.name != kNone) {
-          if (op.name >= comm_of_name.size()) comm_of_name.resize(g_.names.size(), -1);
-          if (comm_of_name[op.name] < 0)
-            comm_of_name[op.name] = diagnosis::kernel_class(name) == diagnosis::CommClass::Comm ? 1 : 0;
-          comm = comm_of_name[op.name];
+          if (op.name >= family_of_name.size()) family_of_name.resize(g_.names.size(), -2);
+          if (family_of_name[op.name] == -2) family_of_name[op.name] = family_of(name);
+          family = family_of_name[op.name];
         } else {
-          comm = diagnosis::kernel_class(name) == diagnosis::CommClass::Comm ? 1 : 0;
+          family = family_of(name);
         }
-        op.kind = comm ? Kind::CollectiveWait : Kind::Kernel;
+        if (family >= 0) {
+          // Every collective is matched across members (ranks/collective_match.h) as rocpd_collectives
+          // matches them, those that cannot be placed in the graph (end before start) too.
+          op.kind = Kind::CollectiveWait;
+          MemberCollective c;
+          c.rowid = op.rowid;
+          c.start = op.start;
+          c.end = op.end;
+          c.pid = pid;
+          c.gpu = gpu;
+          c.family = static_cast<uint32_t>(family);
+          if (op.end >= op.start) {
+            c.op = static_cast<int32_t>(g_.ops.size());
+            op.collective = static_cast<int32_t>(g_.collectives.size());
+          }
+          g_.collectives.push_back(c);
+        }
       }
+      if (op.end < op.start) continue;
       op.scaled = scaled_name(op.name);
-      if (auto it = collective_of.find(op.rowid); it != collective_of.end()) op.collective = it->second;
       const StoredValue corr = rows[kCorr];
       op_corr_.push_back(corr.type == SQLITE_INTEGER ? std::optional<int64_t>(corr.i) : std::nullopt);
       g_.ops.push_back(op);
@@ -195,10 +211,12 @@ class Builder {
     };
     std::vector<Best> best(wanted.size());
     std::map<std::pair<ValueKey, ValueKey>, uint32_t> threads;
+    diagnosis::TokenNames api_names;  // names read by key: hashed once per key
     uint32_t last_thread = kNone;
     std::pair<ValueKey, ValueKey> last_thread_key;
     MemberColumns rows(m_, conn, TableKind::Apis,
-                       {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd, kApisCorrelationId, kApisApiId});
+                       {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd, kApisCorrelationId, kApisApiId},
+                       nullptr, std::nullopt, {}, nullptr, true);
     while (rows.next()) {
       tick();
       const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
@@ -226,7 +244,7 @@ class Builder {
         last_thread_key = tkey;
       }
       e.thread = last_thread;
-      e.name = name_id(rows[kName]);
+      e.name = api_names.id(rows, rows[kName], g_.names);
       e.type = range ? CpuType::Range : CpuType::Other;
       e.scaled = scaled_name(e.name);
       const auto idx = static_cast<int32_t>(g_.cpu.size());
@@ -316,6 +334,7 @@ class Builder {
 
   void make_nodes() {
     const size_t n = 2 * g_.cpu.size() + 2 * g_.ops.size();
+    g_.arrival.assign(g_.collectives.size(), -1);
     raw_.reserve(n + 2 * g_.ops.size());  // a chain edge per CPU point; duration, launch, stream, sync per op
     g_.t.resize(n);
     g_.proc.resize(n);
@@ -331,10 +350,9 @@ class Builder {
       g_.t[s + 1] = g_.ops[o].end;
       g_.proc[s] = g_.proc[s + 1] = g_.lanes[g_.ops[o].lane].first;
       const int32_t c = g_.ops[o].collective;
-      if (c >= 0) {
+      if (c >= 0) {  // decided across members from every participant's arrival
         g_.arrival[static_cast<size_t>(c)] = static_cast<int32_t>(s);
-        const auto& match = request_.collectives->rows[static_cast<size_t>(c)].match;
-        if (match.participants && *match.participants > 1) g_.cut[s + 1] = c;
+        g_.cut[s + 1] = c;
       }
     }
   }

@@ -11,8 +11,8 @@
 //     lane of its process that ends inside it;
 //   - an op's start -> its end (its duration).
 //
-// Matched collectives (rocpd_collectives, more than one participant) are cut at their end: the
-// job level decides it from every participant's arrival (job_paths.h). Every edge carries the
+// Collectives (the kernels rocpd_collectives matches) are cut at their end: the job level decides
+// it from every participant's arrival once every member is read (job_paths.h). Every edge carries the
 // least time it takes (min_lag); of a node's predecessors the one ready last binds it, and its
 // edge takes the measured time. Recomputing the longest path with the measured lags reproduces
 // every measured time, which the walks (chains.h) and the what-if (what_if.h) rely on.
@@ -28,7 +28,6 @@
 #include "diagnosis/launch_stacks.h"
 #include "members/interrupt.h"
 #include "members/registry.h"
-#include "ranks/job_collectives.h"
 
 namespace rocpd::critical_path {
 
@@ -75,7 +74,7 @@ struct GpuOp {
   uint32_t lane = 0;
   uint32_t name = kNone;
   int32_t call = -1;         // index of its launch call in Graph::cpu, or -1
-  int32_t collective = -1;   // its row in the member's collectives (matched ones are cut), or -1
+  int32_t collective = -1;   // its index in Graph::collectives (its end is cut), or -1
   Kind kind = Kind::Kernel;  // Kernel, Copy or CollectiveWait
   bool scaled = false;
 };
@@ -89,10 +88,18 @@ struct MemberStep {
   uint32_t end_node = 0;
 };
 
+// A collective of the member: a kernel rocpd_collectives counts (docs/ranks.md), with what the job
+// level matches it by.
+struct MemberCollective {
+  int64_t rowid = 0, start = 0, end = 0;
+  Cell pid, gpu;
+  uint32_t family = 0;  // index into Graph::families
+  int32_t op = -1;      // its op in the graph (-1: it ends before it starts, no place in time)
+};
+
 struct GraphRequest {
   std::string step_pattern;
   std::optional<std::string> scale_pattern;  // the what-if's name pattern
-  const ranks::MemberCollectives* collectives = nullptr;  // this member's rows of the job's matching
 };
 
 struct Graph {
@@ -111,8 +118,10 @@ struct Graph {
   BigVector<Edge> preds;
   BigVector<int32_t> bind;          // per node: index into preds of its binding edge, -1 for a root
   BigVector<uint32_t> order;        // a topological order (by time, then fixed within an instant)
-  BigVector<int32_t> cut;           // per node: the collective row whose matched end it is, else -1
-  std::vector<int32_t> arrival;     // per collective row: its start node, -1 if the op was not read
+  BigVector<int32_t> cut;           // per node: the collective whose end it is, else -1
+  std::vector<MemberCollective> collectives;  // in read order
+  std::vector<std::string> families;          // member-local family ids
+  std::vector<int32_t> arrival;     // per collective: its start node, -1 without one
 
   uint32_t op_base() const { return static_cast<uint32_t>(2 * cpu.size()); }
   uint32_t op_start(size_t o) const { return op_base() + static_cast<uint32_t>(2 * o); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 namespace rocpd::critical_path {
 namespace {
@@ -16,6 +17,8 @@ class Summarizer {
     out_.steps = g_.steps;
     out_.step_entry.assign(g_.steps.size(), -1);
     out_.arrival_entry.assign(g_.arrival.size(), -1);
+    out_.collectives = g_.collectives;
+    out_.families = g_.families;
     out_.collective_place.assign(g_.arrival.size(), kNone);
     out_.collective_name.assign(g_.arrival.size(), kNone);
     out_.collective_scaled.assign(g_.arrival.size(), 0);
@@ -66,10 +69,16 @@ class Summarizer {
     return place(g_.cpu[v / 2].thread, kNone);
   }
 
+  uint32_t attribution(const Attribution& a) {
+    const uint64_t key = (static_cast<uint64_t>(a.name) << 32) ^ (static_cast<uint64_t>(a.place) << 3) ^
+                         static_cast<uint64_t>(a.kind);
+    auto [it, added] = attributions_.try_emplace(key, static_cast<uint32_t>(out_.attributions.size()));
+    if (added) out_.attributions.push_back(a);
+    return it->second;
+  }
+
   Entry attribute(uint32_t v, const Edge& e) {
-    Entry en;
-    en.from = g_.t[e.u];
-    en.to = g_.t[v];
+    Attribution en;
     switch (e.cls) {
       case EdgeClass::Chain:
         if (e.owner == kNone) {
@@ -108,15 +117,20 @@ class Summarizer {
         break;
       }
     }
-    return en;
+    Entry out;
+    out.to = g_.t[v];
+    out.attribution = attribution(en);
+    return out;
   }
 
   Entry terminal(uint32_t v) {
+    Attribution a;
+    a.kind = Kind::IdleGap;
+    a.place = node_place(v);
     Entry en;
-    en.from = INT64_MIN;
     en.to = g_.t[v];
-    en.kind = Kind::IdleGap;
-    en.place = node_place(v);
+    en.next = -1;
+    en.attribution = attribution(a);
     return en;
   }
 
@@ -187,7 +201,7 @@ class Summarizer {
       anchors.push_back({clip, st.end_node, static_cast<int32_t>(s), -1});
     }
     for (size_t r = 0; r < g_.arrival.size(); ++r)
-      if (g_.arrival[r] >= 0 && r < request_.walk_arrivals.size() && request_.walk_arrivals[r]) {
+      if (g_.arrival[r] >= 0) {
         const auto node = static_cast<uint32_t>(g_.arrival[r]);
         anchors.push_back({clip_for(g_.proc[node], g_.t[node]), node, -1, static_cast<int32_t>(r)});
       }
@@ -198,6 +212,7 @@ class Summarizer {
       else out_.arrival_entry[static_cast<size_t>(a.row)] = entry;
     }
     visited_ = {};
+    out_.entries.shrink_to_fit();
   }
 
   // The what-if's matrices: one longest-path pass per window from its fixed sources, and one from
@@ -282,6 +297,7 @@ class Summarizer {
   const federation::InterruptWatch& watch_;
   MemberPaths out_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> places_;
+  std::unordered_map<uint64_t, uint32_t> attributions_;
   std::vector<std::vector<int64_t>> step_starts_;
   BigVector<int32_t> visited_;
   uint64_t ticks_ = 0;

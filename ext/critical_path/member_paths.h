@@ -1,6 +1,7 @@
 // What the job level keeps of one member's graph (member_graph.h), which is freed after: its step
-// ranges, the stretches of its binding chains that paths may run through (walked back from every
-// step's end and from the arrivals of the collectives other ranks wait for), and for the what-if
+// ranges and collectives, the stretches of its binding chains that paths may run through (walked
+// back from every step's end and every collective's arrival to the previous collective's end), and
+// for the what-if
 // each step's longest-path lengths between the points other members' collectives connect.
 #pragma once
 #include <cstdint>
@@ -10,13 +11,21 @@
 
 namespace rocpd::critical_path {
 
-// The segment into a node of a chain, toward the past: [from, to) spent as `kind` at `place`.
-struct Entry {
-  int64_t from = 0, to = 0;  // from = INT64_MIN: nothing known before `to` (a root, or the walk's limit)
-  int32_t next = -1;         // the entry before (>= 0); -1: none; <= -2: the end of collective row -2 - next
+// What a stretch of a path is: its kind, place and name.
+struct Attribution {
+  Kind kind = Kind::IdleGap;
   uint32_t place = 0;
   uint32_t name = kNone;
-  Kind kind = Kind::IdleGap;
+};
+
+// The segment into a node of a chain, toward the past: it ends at `to` and starts where the entry
+// before ends (`next` >= 0), at the end of collective -2 - next (decided across members), or, for
+// `next` = -1, nothing is known before `to` (a root, or the walk's limit). 16 bytes: a member keeps
+// one per node its chains pass.
+struct Entry {
+  int64_t to = 0;
+  int32_t next = -1;
+  uint32_t attribution = 0;  // index into MemberPaths::attributions
 };
 
 inline constexpr int64_t kNeg = INT64_MIN;  // an unreached node (longest paths)
@@ -38,15 +47,24 @@ struct MemberPaths {
   std::vector<MemberStep> steps;
   std::vector<int32_t> step_entry;  // per step: the entry of its end (-1 unless walked)
   std::vector<Entry> entries;
-  std::vector<int32_t> arrival_entry;  // per collective row: its arrival's entry (-1 unless walked)
-  std::vector<uint32_t> collective_place, collective_name;  // per collective row (kNone: not read)
+  std::vector<Attribution> attributions;
+  std::vector<MemberCollective> collectives;  // as the graph read them
+  std::vector<std::string> families;
+  std::vector<int32_t> arrival_entry;  // per collective: its arrival's entry (-1 without one)
+  std::vector<uint32_t> collective_place, collective_name;  // per collective (kNone: no op in the graph)
   std::vector<uint8_t> collective_scaled;
+
+  // Where the segment of entry e starts (INT64_MIN: nothing known before it).
+  int64_t from(const Entry& e) const {
+    if (e.next >= 0) return entries[static_cast<size_t>(e.next)].to;
+    if (e.next == -1) return INT64_MIN;
+    return collectives[static_cast<size_t>(-2 - e.next)].end;
+  }
   std::vector<StepMatrix> matrices;  // per step, for the what-if (empty otherwise)
 };
 
 struct PathsRequest {
-  std::vector<uint8_t> walk_arrivals;  // per collective row: walk back from its arrival
-  bool walk = true;                    // the chains (rocpd_critical_path)
+  bool walk = true;                    // the chains from every step's end and collective's arrival
   bool matrices = false;               // the what-if's step matrices
   double factor = 1.0;
 };

@@ -498,6 +498,9 @@ class Catalog:
         specs += [("collectives", "diag", "rocpd_collectives"), ("steps", "diag", "rocpd_steps('%')")]
         # Where each gpu's time goes, per gpu and per step (every marker range a step).
         specs += [("time_breakdown", "diag", "rocpd_time_breakdown('%')")]
+        # The critical path (docs/critical_path.md): every range a step, so that paths exist on every set.
+        specs += [("critical_path", "diag", "rocpd_critical_path('%')"),
+                  ("what_if", "diag", "rocpd_what_if('%', '%e%', 0.5)")]
         try:
             lo, hi = con.execute("SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members").fetchone()
         except sqlite3.Error as e:
@@ -945,7 +948,9 @@ class Tester:
             self.failures.append(f)
             self.by_sig[(key, "materialize")] += 1
             print("FAIL %s, table %s: SELECT * failed: %s" % (cfg.name, key, msg))
-        weights = {"ops": 5, "apis": 4, "members": 0.6, "busy": 2, "gaps": 2, "util": 2}
+        # The critical path's tables recompute every member's graph per scan: together as often as one table.
+        weights = {"ops": 5, "apis": 4, "members": 0.6, "busy": 2, "gaps": 2, "util": 2, "critical_path": 0.35,
+                   "what_if": 0.35}
         keys = sorted(cat.tables)
         wl = [(weights.get(k, 1.0 if cat.tables[k].kind == "named" else 0.7), k) for k in keys]
         # Query #-1 of each table: the whole table against its copy (types included).
