@@ -274,6 +274,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
     // In time order every value depends on earlier ones only, but for paths of zero length between
     // items of one instant: sweep again until nothing changes.
     for (size_t sweep = 0; sweep < items.size() + 1; ++sweep) {
+      host.check();
       bool changed = false;
       for (const Item& it : items) {
         const auto [m, s] = steps[it.window];
