@@ -51,7 +51,7 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      r"|integer overflow)"
                      # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
                      # table under rocpd_comm_overlap as interval_union did in the view.
-                     r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown): member .*: "
+                     r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown|critical_path|what_if): member .*: "
                      r"(start|end) must be an integer"
                      r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
 
