@@ -31,6 +31,25 @@ bool key_column(const CanonicalTable& t, int col) {
   return name == "correlation_id" || name == "op_id" || name == "api_id";
 }
 
+// "group=<column>[ desc],...;" when SQLite plans a GROUP BY or DISTINCT whose terms are all plain
+// columns (their default collation: SQLite hands over no other) that the scan can deliver grouped
+// (grouped_rows.h), else "". Not for a key lookup (a handful of rows: SQLite sorts them cheaply)
+// nor for the derived column (computed per row on demand).
+std::string grouping(const CanonicalTable& t, sqlite3_index_info* info) {
+  if (info->nOrderBy <= 0) return {};
+  const int distinct = sqlite3_vtab_distinct(info);
+  if (distinct < 1 || distinct > 3) return {};
+  std::string out = "group=";
+  for (int i = 0; i < info->nOrderBy; ++i) {
+    const int col = info->aOrderBy[i].iColumn;
+    if (col < 0 || col >= static_cast<int>(t.columns.size()) || col == t.derived_col) return {};
+    if (i > 0) out += ',';
+    out += t.columns[static_cast<size_t>(col)].name;
+    if (info->aOrderBy[i].desc) out += " desc";
+  }
+  return out + ';';
+}
+
 }  // namespace
 
 void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est) {
@@ -76,7 +95,9 @@ void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const Pl
   uint64_t used = info->colUsed;
   // The derived column (demangled) is computed from its source column.
   if (t.derived_col >= 0 && (used & (uint64_t{1} << t.derived_col))) used |= uint64_t{1} << t.derived_from;
-  info->idxStr = sqlite3_mprintf("used=%llx;%s", static_cast<unsigned long long>(used), cons.c_str());
+  const std::string group = key_lookup ? std::string() : grouping(t, info);
+  if (!group.empty()) info->orderByConsumed = 1;
+  info->idxStr = sqlite3_mprintf("used=%llx;%s%s", static_cast<unsigned long long>(used), group.c_str(), cons.c_str());
   if (!info->idxStr) throw std::bad_alloc();
   info->needToFreeIdxStr = 1;
   if (key_lookup) {
@@ -97,6 +118,26 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
   plan.used = std::stoull(std::string(s.substr(5, semi - 5)), nullptr, 16);
   if (semi == std::string_view::npos) return plan;
   std::string_view rest = s.substr(semi + 1);
+  if (rest.substr(0, 6) == "group=") {
+    const size_t end = rest.find(';');
+    if (end == std::string_view::npos) throw Error("rocpd: malformed plan string");
+    std::string_view terms = rest.substr(6, end - 6);
+    rest = rest.substr(end + 1);
+    while (!terms.empty()) {
+      const size_t comma = terms.find(',');
+      std::string_view item = terms.substr(0, comma);
+      GroupTerm term;
+      if (item.size() > 5 && item.substr(item.size() - 5) == " desc") {
+        term.desc = true;
+        item.remove_suffix(5);
+      }
+      term.column = column_by_name(t, item);
+      if (term.column < 0) throw Error("rocpd: malformed plan string");
+      plan.group.push_back(term);
+      if (comma == std::string_view::npos) break;
+      terms = terms.substr(comma + 1);
+    }
+  }
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);

@@ -1,9 +1,12 @@
 // Query plans of rocpd_ops / rocpd_apis: what xBestIndex offers SQLite and xFilter reads back.
 //
 // idxNum: bit i set <=> a constraint on canonical column i is handed to xFilter.
-// idxStr: "used=<hex column mask>;<column><op>[/<collation>],..." in argv order, op one of
+// idxStr: "used=<hex column mask>;[group=<column>[ desc],...;]<column><op>[/<collation>],..." in argv order, op one of
 //         = > >= < <= <> LIKE GLOB (a space before LIKE/GLOB), collation n (NOCASE) or r (RTRIM)
 //         when not BINARY. Visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>".
+// group=: SQLite asked for a GROUP BY or DISTINCT on those columns (sqlite3_vtab_distinct()) and the
+//         scan delivers its rows grouped, the groups in that ORDER BY's order (grouped_rows.h);
+//         the plan then says orderByConsumed.
 //
 // Which constraints are omitted (not re-checked by SQLite): only `db = x` under BINARY collation,
 // which selects members and is applied exactly. Every other constraint is also compared inside
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "canonical/canonical_tables.h"
+#include "federation/grouped_rows.h"
 #include "members/member_sql.h"
 
 namespace rocpd::federation {
@@ -28,6 +32,7 @@ struct PlannedConstraint {
 struct Plan {
   uint64_t used = 0;                          // canonical columns the statement reads
   std::vector<PlannedConstraint> constraints;  // in argv order
+  std::vector<GroupTerm> group;                // rows delivered grouped by these (empty: scan order)
 };
 
 // What the cost model knows about the members without reading them.

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <list>
 #include <map>
@@ -16,6 +18,7 @@
 #include "common/read_transaction.h"
 #include "common/vtab_util.h"
 #include "federation/fed_plan.h"
+#include "federation/grouped_rows.h"
 #include "federation/lookup_index.h"
 #include "members/member_files.h"
 #include "members/member_prefetch.h"
@@ -171,11 +174,24 @@ struct FedCursor : sqlite3_vtab_cursor {
   size_t lookup_bytes = 0;
   int64_t filters = 0, prepared = 0, indexed_lookups = 0;  // over the statement (rocpd_last_scan)
 
-  ~FedCursor() { prefetch.reset(); }  // joins the readers before the members go away
+  // A grouped plan (plan.group): the scan's rows above are collected into `grouped` and handed out
+  // from there; `eof` then says whether the scan has more rows (the next member's, by db).
+  std::unique_ptr<GroupedRows> grouped;
+  bool grouped_eof = true;
+  std::vector<std::string_view> member_names;  // per index in `members`
+  const Member* last_member = nullptr;         // member_index of the last row collected
+  uint32_t last_member_index = 0;
+
+  ~FedCursor() {
+    prefetch.reset();
+    grouped.reset();
+  }  // joins the readers before the members go away
 
   // Stops everything the previous filter left running, keeping prepared member queries (a query
   // that ran to its end was reset then; only the one in use may be mid-scan).
   void stop_reading() {
+    grouped.reset();
+    grouped_eof = true;
     prefetch.reset();
     batch.reset();
     if (mode == Mode::Stmt && query) sqlite3_reset(query->q.stmt.get());
@@ -527,6 +543,8 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   scan.filters = ++cur->filters;
   scan.prepared = cur->prepared;
   scan.indexed_lookups = cur->indexed_lookups;
+  scan.groups = -1;
+  scan.spilled = false;
 }
 
 // The text a `db =` value compares as against the TEXT column db (SQLite converts numbers to
@@ -540,6 +558,18 @@ std::optional<std::string> db_value(sqlite3_value* v) {
   const auto* text = sqlite3_value_text(copy.get());
   if (!text) return std::nullopt;
   return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
+}
+
+void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t);
+
+// A grouped plan led by db reads the members in the order of their names (as SQLite would sort
+// them), so that each member's rows are one run of groups: they are grouped a member at a time.
+void order_work_by_name(FedCursor* cur, const CanonicalTable& t) {
+  if (cur->plan.group.empty() || cur->plan.group[0].column != t.db_col) return;
+  const bool desc = cur->plan.group[0].desc;
+  std::stable_sort(cur->work.begin(), cur->work.end(), [desc](const WorkItem& a, const WorkItem& b) {
+    return desc ? a.member->alias > b.member->alias : a.member->alias < b.member->alias;
+  });
 }
 
 int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3_value** argv) {
@@ -629,10 +659,12 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
         cur->lookup = static_cast<int>(cur->pushed.size() - 1);
     }
     plan_work(cur, reg, t);
+    order_work_by_name(cur, t);
     start_prefetch(cur, reg, t);
     cur->next = 0;
     cur->eof = false;
     advance(cur, reg, t);
+    if (!cur->plan.group.empty()) collect_group(cur, reg, t);
     return SQLITE_OK;
   });
 }
@@ -641,12 +673,22 @@ int x_next(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<FedCursor*>(c);
   auto* vt = vtab_of(c);
   return guard(c->pVtab, [&] {
+    if (cur->grouped) {
+      cur->grouped->next();
+      if (!cur->grouped->done()) return SQLITE_OK;
+      if (cur->eof) cur->grouped_eof = true;
+      else collect_group(cur, vt->registry.get(), *vt->table);  // the next member's groups
+      return SQLITE_OK;
+    }
     advance(cur, vt->registry.get(), *vt->table);
     return SQLITE_OK;
   });
 }
 
-int x_eof(sqlite3_vtab_cursor* c) { return static_cast<FedCursor*>(c)->eof; }
+int x_eof(sqlite3_vtab_cursor* c) {
+  const auto* cur = static_cast<FedCursor*>(c);
+  return cur->grouped ? cur->grouped_eof : cur->eof;
+}
 
 // Where the current row's result column for canonical column `col` lives.
 struct CurrentCell {
@@ -678,10 +720,118 @@ CurrentCell current_cell(const FedCursor* cur, int col) {
   return cell;
 }
 
+// The current row's value of canonical column `col` (neither db nor a derived column) as the
+// column stores it.
+RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
+  const CurrentCell cell = current_cell(cur, col);
+  RowValue v;
+  if (cell.index < 0) return v;
+  if (cell.stmt) {
+    const StoredValue sv = stored_value(cell.stmt, cell.index, t.columns[static_cast<size_t>(col)].affinity());
+    v.type = sv.type;
+    v.i = sv.i;
+    v.d = sv.d;
+    if (sv.type == SQLITE_TEXT || sv.type == SQLITE_BLOB)
+      v.bytes = {static_cast<const char*>(sv.bytes), static_cast<size_t>(sv.length)};
+    return v;
+  }
+  const Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
+  v.type = k.type;
+  v.i = k.i;
+  v.d = k.d;
+  if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) v.bytes = cell.block->text(k);
+  return v;
+}
+
+// Bytes a grouped scan keeps in memory before its rows go to a temporary database.
+size_t grouped_budget() {
+  if (const char* v = std::getenv("ROCPD_GROUPED_BUDGET"); v && *v) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    if (end && *end == 0) return static_cast<size_t>(n);
+  }
+  return kGroupedBudget;
+}
+
+// Collects the scan's rows (led by db: the current member's rows only) into the cursor's groups
+// and makes their first row current.
+void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+  const Plan& plan = cur->plan;
+  std::vector<int> wanted, stored;
+  for (const GroupTerm& g : plan.group)
+    if (g.column != t.db_col) wanted.push_back(g.column);
+  for (int c = 0; c < static_cast<int>(t.columns.size()); ++c) {
+    if (c == t.db_col || !(plan.used & (uint64_t{1} << c))) continue;
+    if (std::any_of(plan.group.begin(), plan.group.end(), [c](const GroupTerm& g) { return g.column == c; })) continue;
+    stored.push_back(c);
+    wanted.push_back(c);
+  }
+  if (cur->member_names.size() != cur->members->size()) {
+    cur->member_names.clear();
+    for (const auto& m : *cur->members) cur->member_names.emplace_back(m->alias);
+  }
+  cur->grouped.reset();
+  cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->member_names, grouped_budget(),
+                                               cur->watch.get());
+  GroupedRows& g = *cur->grouped;
+  std::vector<RowValue> values(t.columns.size());
+  std::string derived;
+  const bool by_member = plan.group.front().column == t.db_col;
+  const Member* segment = cur->member.get();
+  size_t n = 0;
+  while (!cur->eof) {
+    if (by_member && cur->member.get() != segment) break;
+    if (cur->member.get() != cur->last_member) {
+      cur->last_member = cur->member.get();
+      cur->last_member_index = static_cast<uint32_t>(cur->member_index.at(cur->member->alias));
+    }
+    for (int c : wanted) {
+      if (c != t.derived_col || current_cell(cur, c).index >= 0) {
+        values[static_cast<size_t>(c)] = row_value(cur, t, c);
+        continue;
+      }
+      // demangled, computed from the name as x_column computes it
+      const RowValue name = row_value(cur, t, t.derived_from);
+      RowValue& v = values[static_cast<size_t>(c)];
+      v = RowValue{};
+      if (name.type != SQLITE_TEXT) continue;
+      derived = names::demangle_cached(std::string(name.bytes));
+      v.type = SQLITE_TEXT;
+      v.bytes = derived;
+    }
+    const CurrentCell rc = current_cell(cur, -1);
+    const int64_t own = rc.stmt ? sqlite3_column_int64(rc.stmt, rc.index) : rc.block->at(rc.row, 0).i;
+    g.add(cur->last_member_index, cur->source, own, values.data());
+    if ((++n & 4095) == 0) cur->watch->check();
+    advance(cur, reg, t);
+  }
+  g.finish();
+  auto& scan = reg->last_scan;
+  scan.groups = std::max<int64_t>(scan.groups, 0) + static_cast<int64_t>(g.groups());
+  scan.spilled = scan.spilled || g.spilled();
+  cur->grouped_eof = g.done();
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<FedCursor*>(c);
   const auto& t = *vtab_of(c)->table;
   guard(ctx, [&] {
+    if (cur->grouped) {
+      const RowValue v = cur->grouped->value(col);
+      switch (v.type) {
+        case SQLITE_INTEGER: sqlite3_result_int64(ctx, v.i); break;
+        case SQLITE_FLOAT: sqlite3_result_double(ctx, v.d); break;
+        case SQLITE_TEXT:
+          sqlite3_result_text64(ctx, v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+          break;
+        case SQLITE_BLOB:
+          if (v.bytes.empty()) sqlite3_result_zeroblob(ctx, 0);
+          else sqlite3_result_blob64(ctx, v.bytes.data(), v.bytes.size(), SQLITE_TRANSIENT);
+          break;
+        default: break;
+      }
+      return;
+    }
     if (col == t.db_col) {
       sqlite3_result_text(ctx, cur->member->alias.c_str(), static_cast<int>(cur->member->alias.size()),
                           SQLITE_TRANSIENT);
@@ -715,6 +865,11 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
 int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
   auto* cur = static_cast<FedCursor*>(c);
   return guard(c->pVtab, [&] {
+    if (cur->grouped) {
+      *rowid = pack_rowid(*(*cur->members)[cur->grouped->member()], cur->grouped->source(), cur->grouped->rowid(),
+                          vtab_of(c)->table->name);
+      return SQLITE_OK;
+    }
     const CurrentCell cell = current_cell(cur, -1);
     int64_t own = 0;
     if (cell.stmt) own = sqlite3_column_int64(cell.stmt, cell.index);

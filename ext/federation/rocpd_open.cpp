@@ -37,11 +37,16 @@ void rocpd_close_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 void rocpd_last_scan_fn(sqlite3_context* ctx, int, sqlite3_value**) {
   guard(ctx, [&] {
     const auto& s = registry_of(ctx).last_scan;
-    const std::string json =
+    std::string json =
         fmt::format(R"({{"table":"{}","members":{},"skipped":{},"queries":{},"rows":{},"parallel":{},)"
-                    R"("filters":{},"prepared":{},"indexed_lookups":{}}})",
+                    R"("filters":{},"prepared":{},"indexed_lookups":{})",
                     s.table, s.members, s.skipped, s.ranges, s.rows, s.parallel, s.filters, s.prepared,
                     s.indexed_lookups);
+    // Grouped scans only (docs/federation.md, "Grouped scans").
+    if (s.groups >= 0)
+      json += s.spilled ? std::string(R"(,"grouped":true,"groups":null,"spilled":true)")
+                        : fmt::format(R"(,"grouped":true,"groups":{},"spilled":false)", s.groups);
+    json += '}';
     sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
   });
 }

@@ -124,6 +124,10 @@ class Registry {
     // filtered once per outer row): its filters, the member statements it prepared, and the
     // lookups answered from an in-memory index.
     int64_t filters = 0, prepared = 0, indexed_lookups = 0;
+    // A grouped scan (a GROUP BY or DISTINCT handed to the scan): its groups (-1: not grouped) and
+    // whether its rows went to a temporary database (past the memory budget).
+    int64_t groups = -1;
+    bool spilled = false;
   };
   ScanStats last_scan;
 

@@ -639,7 +639,10 @@ class Gen:
             ref = "%s.%s" % (a, q(c.name))
             fns = ["count(%s)", "count(DISTINCT %s)", "sum(%s)", "total(%s)", "avg(%s)"]
             if not c.mixed:
-                fns += ["min(%s)", "max(%s)"]
+                # group_concat follows the rows' order inside a group: a grouped scan keeps scan order
+                fns += ["min(%s)", "max(%s)", "group_concat(%s)"]
+            if c.affinity == "INTEGER" and self.chance(0.3):
+                fns += ["median(%s)", "stddev(%s)"]
             f = self.pick(fns) % ref
             if self.chance(0.1):
                 f += " FILTER (WHERE %s)" % self.leaf(t, a, rowid_ok=False, sub_ok=False).render()
@@ -650,7 +653,8 @@ class Gen:
         qy, a = self.base("aggregate", t)
         keys = [c for c in t.cols if not c.mixed]
         self.r.shuffle(keys)
-        nk = self.r.choice((0, 1, 1, 2)) if keys else 0
+        # Plain columns as keys are what a grouped scan takes over (docs/federation.md).
+        nk = min(len(keys), self.r.choice((0, 1, 1, 2, 2, 3))) if keys else 0
         group = ["%s.%s" % (a, q(c.name)) for c in keys[:nk]]
         if group and self.chance(0.15):
             group[0] = self.r.choice(("length(%s)", "typeof(%s)", "%s IS NULL")) % group[0]

@@ -473,6 +473,92 @@ class Interrupts(unittest.TestCase):
         self.interrupted_within(attached, "SELECT sum(duration) FROM rocpd_ops")
 
 
+class GroupedScans(unittest.TestCase):
+    """Issue 34: a GROUP BY or DISTINCT on plain columns is handed to the scan, which delivers its
+    rows grouped (and the groups in SQLite's sorted order), so SQLite sorts nothing. The answers,
+    in their order, must be those of plain copies of the same rows (SQLite's sorter); the same with
+    the rows spilled to a temporary database (ROCPD_GROUPED_BUDGET=1)."""
+
+    PUSHED = [
+        "SELECT name, count(*), sum(duration), median(duration), min(start), group_concat(op_id) FROM {ops} "
+        "WHERE kind = 'kernel' GROUP BY name",
+        "SELECT db, gpu, kind, count(*), sum(duration), total(duration), avg(duration) FROM {ops} GROUP BY db, gpu, kind",
+        "SELECT kind, db, count(*), count(DISTINCT name), max(name) FROM {ops} GROUP BY kind, db",
+        "SELECT gpu, count(*) FROM {ops} GROUP BY gpu HAVING count(*) > 100 ORDER BY gpu DESC LIMIT 3",
+        "SELECT db, name, stddev(duration), count(*) FROM {ops} GROUP BY db, name ORDER BY db DESC, name DESC",
+        "SELECT DISTINCT kind, gpu FROM {ops}",
+        "SELECT name, count(*) FROM {ops} GROUP BY name ORDER BY count(*) DESC, name",
+        "SELECT DISTINCT db, queue FROM {ops} ORDER BY db, queue",
+        "SELECT domain, name, count(*), sum(duration), group_concat(tid) FROM {apis} WHERE start > 0 GROUP BY domain, name",
+        "SELECT db, pid, tid, count(*) FROM {apis} GROUP BY db, pid, tid",
+        "SELECT category, args IS NULL, count(*) FROM {apis} GROUP BY category",
+        "SELECT o.name, count(*), sum(a.duration) FROM {ops} AS o JOIN {apis} AS a "
+        "ON a.db = o.db AND a.correlation_id = o.correlation_id GROUP BY o.name",
+    ]
+    NOT_PUSHED = [
+        "SELECT name, count(*) FROM {ops} GROUP BY name COLLATE NOCASE",
+        "SELECT lower(name), count(*) FROM {ops} GROUP BY lower(name)",
+        "SELECT demangled, count(*) FROM {ops} GROUP BY demangled",
+    ]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.con = mixed_con()
+        cls.con.execute("CREATE TEMP TABLE c_ops AS SELECT * FROM rocpd_ops")
+        cls.con.execute("CREATE TEMP TABLE c_apis AS SELECT * FROM rocpd_apis")
+
+    def tearDown(self):
+        os.environ.pop("ROCPD_GROUPED_BUDGET", None)
+
+    def plan(self, sql):
+        return " ".join(r[-1] for r in rows(self.con, "EXPLAIN QUERY PLAN " + sql))
+
+    def check(self, sql, pushed, spilled=False):
+        got = rows(self.con, sql.format(ops="rocpd_ops", apis="rocpd_apis"))
+        scan = rows(self.con, "SELECT rocpd_last_scan()")[0][0]
+        want = rows(self.con, sql.format(ops="c_ops", apis="c_apis"))
+        self.assertGreater(len(want), 0, sql)
+        if "DISTINCT" in sql and "ORDER BY" not in sql:  # SQLite's own order: first seen (a hash of the rows)
+            got, want = sorted(got, key=repr), sorted(want, key=repr)
+        self.assertEqual(got, want, sql)  # in order: the groups come out as SQLite's sorter orders them
+        plan = self.plan(sql.format(ops="rocpd_ops", apis="rocpd_apis"))
+        self.assertEqual("group=" in plan, pushed, plan)
+        if pushed and "JOIN" not in sql:
+            self.assertIn('"grouped":true', scan)
+            self.assertIn('"spilled":%s' % ("true" if spilled else "false"), scan)
+
+    def test_grouped_answers_like_a_plain_table(self):
+        for sql in self.PUSHED:
+            with self.subTest(sql=sql):
+                self.check(sql, True)
+
+    def test_other_groupings_stay_with_sqlite(self):
+        for sql in self.NOT_PUSHED:
+            with self.subTest(sql=sql):
+                self.check(sql, False)
+
+    def test_spilled_rows_answer_alike(self):
+        os.environ["ROCPD_GROUPED_BUDGET"] = "1"
+        for sql in self.PUSHED:
+            with self.subTest(sql=sql):
+                self.check(sql, True, spilled=True)
+
+    def test_integer_overflow_and_empty_groups(self):
+        con = connect()
+        with tempfile.TemporaryDirectory(prefix="grouped_") as d:
+            # Two members whose durations sum past INT64_MAX in one group: SQLite's sum() says so.
+            for i, dur in enumerate((2**62, 2**62 + 5)):
+                make_rpd(os.path.join(d, f"r{i}.rpd"), ops=[(0, 10, 10 + dur, 5, 2), (1, 10, 10 + dur, 5, 2)])
+            con.execute("SELECT rocpd_open(?)", (d,))
+            self.assertIn("group=", " ".join(r[-1] for r in rows(con, "EXPLAIN QUERY PLAN SELECT name, sum(duration) "
+                                                              "FROM rocpd_ops GROUP BY name")))
+            with self.assertRaisesRegex(sqlite3.OperationalError, "integer overflow"):
+                rows(con, "SELECT name, sum(duration) FROM rocpd_ops GROUP BY name")
+            self.assertEqual(rows(con, "SELECT name, total(duration) FROM rocpd_ops GROUP BY name"),
+                             [("kernel_a", float(2 * 2**62 + 2 * (2**62 + 5)))])
+            self.assertEqual(rows(con, "SELECT name, count(*) FROM rocpd_ops WHERE gpu = 7 GROUP BY name"), [])
+
+
 class JoinPlans(unittest.TestCase):
     """Defect 20: a plain join of ops to their API calls is a lookup per op, not a scan per op."""
 

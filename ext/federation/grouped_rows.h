@@ -1,0 +1,143 @@
+// Rows of one federated scan handed to SQLite grouped (docs/federation.md, "Grouped scans"): when
+// SQLite plans a GROUP BY or DISTINCT on plain columns of rocpd_ops, rocpd_apis... it lets the
+// table deliver the rows with the rows of each group adjacent (sqlite3_vtab_distinct()), and then
+// skips its own sorter over every row. The scan's rows are collected here (members read on every
+// core as for any scan), put in groups and handed out group by group, the groups in the order
+// SQLite's sorter would give them (NULL, numbers, text by BINARY, blobs; DESC where asked), the
+// rows of a group in scan order. SQLite still computes every aggregate itself, over exactly the
+// rows a plain table holds: only the order changes.
+//
+// Memory: each row keeps its member, rowid and the statement's other columns (text interned per
+// column); past a budget (kGroupedBudget, or ROCPD_GROUPED_BUDGET bytes) the rows go to a private
+// temporary SQLite database instead and are read back with ORDER BY, as SQLite's sorter spills.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/sqlite_util.h"
+#include "members/interrupt.h"
+
+namespace rocpd::federation {
+
+inline constexpr size_t kGroupedBudget = size_t{384} << 20;
+
+// One value of a row, as its canonical column stores it; text and blob bytes stay valid until the
+// row source moves on.
+struct RowValue {
+  int type = SQLITE_NULL;
+  int64_t i = 0;
+  double d = 0;
+  std::string_view bytes;
+};
+
+// -1, 0, 1 as SQLite orders a and b in a BINARY ORDER BY (NULL < numbers < text < blob).
+int compare_values(const RowValue& a, const RowValue& b);
+
+struct GroupTerm {
+  int column = 0;  // canonical column
+  bool desc = false;
+  friend bool operator==(const GroupTerm&, const GroupTerm&) = default;
+};
+
+class GroupedRows {
+ public:
+  // `terms`: the grouping, in SQLite's order; `stored`: the other columns the statement reads
+  // (neither the db column nor a column of the grouping); `member_names`: the member of each
+  // index (the db column's value), outliving this object. `budget`: bytes kept in memory. `watch`
+  // (outliving this object) stops the temporary database's statements when the user interrupts.
+  GroupedRows(std::vector<GroupTerm> terms, std::vector<int> stored, int db_col,
+              std::vector<std::string_view> member_names, size_t budget, InterruptWatch* watch);
+  ~GroupedRows();
+  GroupedRows(const GroupedRows&) = delete;
+  GroupedRows& operator=(const GroupedRows&) = delete;
+
+  // Adds a row: `values` indexed by canonical column (only the grouping's and stored columns are
+  // read). `member` indexes member_names; `source` < 256.
+  void add(uint32_t member, int source, int64_t rowid, const RowValue* values);
+  // After the last add: orders the groups and makes the first row current.
+  void finish();
+
+  bool done() const { return done_; }
+  void next();
+  uint32_t member() const;
+  int source() const;
+  int64_t rowid() const;
+  // The current row's value of a grouping or stored column (the db column: the member's name).
+  RowValue value(int column) const;
+
+  size_t rows() const { return rows_; }
+  size_t groups() const { return group_count_; }
+  bool spilled() const { return static_cast<bool>(spill_db_); }
+
+ private:
+  // Text or blob values of one column, each stored once, numbered in arrival order.
+  struct Dict {
+    std::deque<std::string> values;
+    std::unordered_map<std::string_view, uint32_t> ids;
+    size_t bytes = 0;
+    std::string_view last;  // the last value looked up, and its id
+    uint32_t last_id = 0;
+    uint32_t id(std::string_view v);
+  };
+  // A value without its bytes: type and payload (integer, double bits, or a Dict id).
+  struct Packed {
+    uint8_t type = SQLITE_NULL;
+    uint64_t payload = 0;
+    bool operator==(const Packed&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const std::vector<Packed>& k) const noexcept;
+  };
+
+  Packed pack(size_t slot, const RowValue& v);  // slot: grouping terms first, then stored columns
+  RowValue unpack(size_t slot, const Packed& p) const;
+  size_t slot_of(int column) const;
+  size_t bytes() const;
+  void start_spill();
+  void spill_row(uint32_t member_source, int64_t rowid, const RowValue* values);
+  void read_spill();
+
+  std::vector<GroupTerm> terms_;
+  std::vector<int> stored_;
+  int db_col_;
+  std::vector<std::string_view> member_names_;
+  size_t budget_;
+  InterruptWatch* watch_;
+
+  std::vector<Dict> text_, blob_;  // per slot
+  std::unordered_map<std::vector<Packed>, uint32_t, KeyHash> group_ids_;
+  std::vector<std::vector<Packed>> group_keys_;
+  size_t group_count_ = 0;
+  std::vector<Packed> key_scratch_;
+  uint32_t last_group_ = 0;
+  std::vector<int> slot_by_column_;  // canonical column -> slot, -1 when not collected
+  std::vector<uint32_t> member_source_;  // per row: member << 8 | source
+  std::vector<int64_t> rowid_;
+  std::vector<uint32_t> group_;
+  struct Column {
+    std::vector<uint8_t> type;
+    std::vector<uint64_t> payload;
+  };
+  std::vector<Column> stored_values_;  // per stored column, per row
+  size_t rows_ = 0;
+
+  // Emission (in memory): rows moved into group order by finish().
+  std::vector<uint32_t> group_order_;  // group ids by rank
+  std::vector<uint32_t> group_end_;    // rank -> one past its last row
+  size_t current_group_ = 0;           // rank of the current row's group
+  size_t pos_ = 0;
+  void skip_empty_groups();
+  bool done_ = true;
+
+  // Past the budget: every row in a private temporary database, read back in group order.
+  Db spill_db_;
+  Stmt spill_insert_, spill_select_;
+  ProgressGuard spill_guard_;
+};
+
+}  // namespace rocpd::federation
