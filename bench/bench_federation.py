@@ -3,7 +3,10 @@
 
   cmake --build build --target bench_federation   # or directly:
   bench_federation.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
-                      [--files 64] [--ops 100000] [--work /tmp/rocpd_bench]
+                      [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--many 10000]
+
+--many N adds a job of N members (2,000 ops each, generated once as bench_ranks.py makes it):
+rocpd_open of it with the page cache dropped (as root) and warm, and members picked by db among N.
 
 Prints the data size and a table: our time, the baseline's time, and the ratio
 (baseline / ours: above 1 means we are faster).
@@ -87,6 +90,82 @@ def join_rows(args, files):
     return out
 
 
+def picked_rows(ext, job_files, label, repeat=5):
+    """Members picked by db among all of a job (`db IN`, a join on rocpd_members, an IN subquery)
+    against the same members opened alone and against ATTACH + UNION ALL of them, alternated."""
+    picks = job_files[:: max(1, len(job_files) // 8)][:8]
+    names = [os.path.splitext(os.path.basename(f))[0] for f in picks]
+    listed = ", ".join(f"'{n}'" for n in names)
+    every = connect(ext)
+    every.execute("SELECT rocpd_open(?)", (os.path.dirname(job_files[0]),))
+    alone = connect(ext)
+    for f in picks:
+        alone.execute("SELECT rocpd_open(?)", (f,))
+    up = sqlite3.connect(":memory:")
+    for i, f in enumerate(picks):
+        up.execute("ATTACH ? AS f%d" % i, (f,))
+    up.execute("CREATE TEMP VIEW ops AS " + " UNION ALL ".join(
+        f'SELECT start, "end" FROM f{i}.rocpd_op' for i in range(len(picks))))
+    cases = {
+        "db IN (8 names)": (every, f"SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN ({listed})"),
+        "join on rocpd_members": (every, "SELECT count(*), sum(o.duration) FROM rocpd_members AS m JOIN rocpd_ops AS o "
+                                         f"ON o.db = m.db WHERE m.db IN ({listed})"),
+        "db IN (SELECT ...)": (every, "SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN "
+                                      f"(SELECT db FROM rocpd_members WHERE db IN ({listed}))"),
+        "opened alone": (alone, "SELECT count(*), sum(duration) FROM rocpd_ops"),
+        "ATTACH + UNION ALL": (up, 'SELECT count(*), sum("end" - start) FROM ops'),
+    }
+    best, answers = {}, set()
+    for con, sql in cases.values():  # first runs: connections opened, profiles made
+        answers.add(con.execute(sql).fetchone())
+    assert len(answers) == 1, answers
+    for _ in range(repeat):
+        for key, (con, sql) in cases.items():
+            t0 = time.perf_counter()
+            con.execute(sql).fetchone()
+            best[key] = min(best.get(key, float("inf")), time.perf_counter() - t0)
+    rows = []
+    for key in ("db IN (8 names)", "join on rocpd_members", "db IN (SELECT ...)"):
+        rows.append((f"{key}, {label}", best[key], "the 8 opened alone", best["opened alone"]))
+    rows.append((f"db IN (8 names), {label}", best["db IN (8 names)"], "ATTACH + UNION ALL of the 8",
+                 best["ATTACH + UNION ALL"]))
+    return rows
+
+
+def open_many(args):
+    """rocpd_open of a job of --many members, cold (page cache dropped, as root) and warm, each in a
+    fresh process; then members picked by db among them."""
+    job = os.path.join(args.work, f"many_{args.many}x2000")
+    if not os.path.exists(os.path.join(job, "truth.json")):
+        shutil.rmtree(job, ignore_errors=True)
+        subprocess.run([args.gen, "--out", job, "--procs", str(args.many), "--format", "rpd3", "--ops", "2000",
+                        "--seed", "42", "--steps", "10", "--gpus", "1"], check=True, stdout=subprocess.DEVNULL)
+    files = trace_files(job)
+    size = sum(os.path.getsize(f) for f in files) / 1e6
+    code = ("import sqlite3, sys, time\n"
+            "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+            "t = time.perf_counter(); n = c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()[0]\n"
+            "print(n, time.perf_counter() - t)\n")
+    times = {}
+    for kind in ("cold", "warm", "cold", "warm"):
+        if kind == "cold":
+            subprocess.run(["sync"], check=True)
+            try:
+                with open("/proc/sys/vm/drop_caches", "w") as f:
+                    f.write("3\n")
+            except OSError as e:
+                times.setdefault("cold", []).append(None)
+                print(f"(cold open not measured: cannot drop the page cache: {e})")
+                continue
+        out = subprocess.run([sys.executable, "-c", code, args.ext, job], check=True, capture_output=True, text=True)
+        n, t = out.stdout.split()
+        assert int(n) == len(files), (n, len(files))
+        times.setdefault(kind, []).append(float(t))
+    print(f"rocpd_open of {len(files)} members x 2000 ops ({size:.0f} MB): "
+          + "; ".join(f"{k} {', '.join('-' if v is None else f'{v:.1f} s' for v in vs)}" for k, vs in times.items()))
+    return picked_rows(args.ext, files, f"{len(files)} open", repeat=3)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ext", required=True)
@@ -94,6 +173,7 @@ def main():
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--ops", type=int, default=100000)
     ap.add_argument("--work", default="/tmp/rocpd_bench")
+    ap.add_argument("--many", type=int, default=0, help="also a job of this many members (open, picks)")
     args = ap.parse_args()
 
     job = os.path.join(args.work, f"job_{args.files}x{args.ops}")
@@ -158,6 +238,11 @@ def main():
 
     # Plain joins of ops to their issuing calls vs the MATERIALIZED-CTE workaround (issue 8, item 20).
     rows.extend(join_rows(args, files))
+
+    # Members picked by db among all 64 (issue 34): as cheap as those members opened alone.
+    rows.extend(picked_rows(args.ext, files, f"{len(files)} open"))
+    if args.many:
+        rows.extend(open_many(args))
 
     # rocpd_open of 1000 small files.
     small = os.path.join(args.work, "small_1000")

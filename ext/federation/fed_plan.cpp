@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace rocpd::federation {
@@ -37,6 +38,8 @@ bool key_column(const CanonicalTable& t, int col) {
 // nor for the derived column (computed per row on demand).
 std::string grouping(const CanonicalTable& t, sqlite3_index_info* info) {
   if (info->nOrderBy <= 0) return {};
+  // ROCPD_GROUPED_SCANS=0 plans as before grouped scans existed (bench/bench_grouped.py compares).
+  if (const char* off = std::getenv("ROCPD_GROUPED_SCANS"); off && std::strcmp(off, "0") == 0) return {};
   const int distinct = sqlite3_vtab_distinct(info);
   if (distinct < 1 || distinct > 3) return {};
   std::string out = "group=";
@@ -70,6 +73,10 @@ void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const Pl
     info->aConstraintUsage[i].argvIndex = ++argv;
     const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
     info->aConstraintUsage[i].omit = db_eq && coll == Collation::Binary ? 1 : 0;
+    // `db IN (...)`: every value at once, so that one scan reads the members it names in parallel
+    // (value by value, each filter would read one member on one thread).
+    const bool in_list = db_eq && coll == Collation::Binary && sqlite3_vtab_in(info, i, -1);
+    if (in_list) sqlite3_vtab_in(info, i, 1);
     info->idxNum |= 1 << c.iColumn;
     if (!cons.empty()) cons += ',';
     cons += column.name;
@@ -77,6 +84,7 @@ void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const Pl
     cons += op;
     if (coll == Collation::NoCase) cons += "/n";
     if (coll == Collation::RTrim) cons += "/r";
+    if (in_list) cons += "/i";
     if (db_eq) {
       if (members > 1) {
         rows /= members;
@@ -142,8 +150,10 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
     const size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     Collation coll = Collation::Binary;
+    bool in_list = false;
     if (item.size() > 2 && item[item.size() - 2] == '/') {
-      coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
+      if (item.back() == 'i') in_list = true;
+      else coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
       item.remove_suffix(2);
     }
     size_t n = 0;
@@ -154,7 +164,7 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
     if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
     const unsigned char op = constraint_op_from_sql(op_text);
     if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
-    plan.constraints.push_back({col, op, coll});
+    plan.constraints.push_back({col, op, coll, in_list});
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
   }

@@ -3,7 +3,7 @@
 // idxNum: bit i set <=> a constraint on canonical column i is handed to xFilter.
 // idxStr: "used=<hex column mask>;[group=<column>[ desc],...;]<column><op>[/<collation>],..." in argv order, op one of
 //         = > >= < <= <> LIKE GLOB (a space before LIKE/GLOB), collation n (NOCASE) or r (RTRIM)
-//         when not BINARY. Visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>".
+//         when not BINARY; "db=/i": a `db IN (...)` whose values xFilter reads all at once. Visible in EXPLAIN QUERY PLAN as "INDEX <idxNum>:<idxStr>".
 // group=: SQLite asked for a GROUP BY or DISTINCT on those columns (sqlite3_vtab_distinct()) and the
 //         scan delivers its rows grouped, the groups in that ORDER BY's order (grouped_rows.h);
 //         the plan then says orderByConsumed.
@@ -27,6 +27,7 @@ struct PlannedConstraint {
   int column;
   unsigned char op;  // SQLITE_INDEX_CONSTRAINT_*
   Collation collation = Collation::Binary;
+  bool in_list = false;  // `db IN (...)` handed over whole (sqlite3_vtab_in): argv holds the list
 };
 
 struct Plan {

@@ -139,11 +139,14 @@ struct FedCursor : sqlite3_vtab_cursor {
   std::string plan_key;  // the idxStr the plan was parsed from
   Plan plan;
   PushKey push_key;
-  std::unordered_map<std::string_view, size_t> member_index;  // alias -> index in `members`
+  std::shared_ptr<const std::unordered_map<std::string, size_t>> member_index;  // alias -> index in `members`
+  // Which of `members` were checked against their files (Registry::fresh) for this statement: a
+  // query that picks members by db checks only those it reads.
+  std::vector<bool> checked;
   std::vector<Value> values;              // owned copies of the pushed constraints' values
   std::vector<PushedConstraint> pushed;   // value pointers into `values`
-  std::optional<std::string> db_filter;   // the member a `db =` selects
-  bool db_nothing = false;                // a `db =` value no member name can equal
+  // The members `db =` and `db IN (...)` select (indexes in `members`, ascending); nullopt: all.
+  std::optional<std::vector<size_t>> db_pick;
   Bounds bounds;
   int lookup = -1;                        // index in `pushed` of an integer equality (a lookup)
   std::vector<WorkItem> work;
@@ -477,17 +480,15 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   // Only ops and API calls have profiles (bounds, gpus, zones) to prune with.
   const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0 &&
                      (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
-  size_t first = 0, last = members.size();
-  if (cur->db_nothing) {
-    last = 0;
-  } else if (cur->db_filter) {
-    auto it = cur->member_index.find(*cur->db_filter);
-    if (it == cur->member_index.end()) last = 0;
-    else first = it->second, last = it->second + 1;
-  }
+  const size_t count = cur->db_pick ? cur->db_pick->size() : members.size();
   int64_t planned = 0;
-  for (size_t i = first; i < last; ++i) {
-    const MemberPtr& m = members[i];
+  for (size_t k = 0; k < count; ++k) {
+    const size_t index = cur->db_pick ? (*cur->db_pick)[k] : k;
+    if (!cur->checked[index]) {
+      (*cur->members)[index] = reg->fresh((*cur->members)[index]);
+      cur->checked[index] = true;
+    }
+    const MemberPtr& m = members[index];
     const size_t before = cur->work.size();
     cur->watch->check();
     const size_t nsources = shapes_of(t.kind, *m).size();
@@ -562,6 +563,34 @@ std::optional<std::string> db_value(sqlite3_value* v) {
 
 void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t);
 
+// Narrows the members to read to those a `db = v` (or, `in_list`, a `db IN (...)` handed over
+// whole: sqlite3_vtab_in) names; several db constraints select the members all of them name.
+void pick_members(FedCursor* cur, sqlite3_value* v, bool in_list) {
+  std::vector<size_t> pick;
+  auto add = [&](sqlite3_value* value) {
+    if (auto name = db_value(value)) {
+      auto it = cur->member_index->find(*name);
+      if (it != cur->member_index->end()) pick.push_back(it->second);
+    }
+  };
+  if (in_list) {
+    sqlite3_value* item = nullptr;
+    int rc = sqlite3_vtab_in_first(v, &item);
+    for (; rc == SQLITE_OK && item; rc = sqlite3_vtab_in_next(v, &item)) add(item);
+    if (rc != SQLITE_OK && rc != SQLITE_DONE) throw Error("rocpd: cannot read the values of db IN (...)", rc);
+  } else {
+    add(v);
+  }
+  std::sort(pick.begin(), pick.end());
+  pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
+  if (cur->db_pick) {
+    std::vector<size_t> both;
+    std::set_intersection(cur->db_pick->begin(), cur->db_pick->end(), pick.begin(), pick.end(), std::back_inserter(both));
+    pick = std::move(both);
+  }
+  cur->db_pick = std::move(pick);
+}
+
 // A grouped plan led by db reads the members in the order of their names (as SQLite would sort
 // them), so that each member's rows are one run of groups: they are grouped a member at a time.
 void order_work_by_name(FedCursor* cur, const CanonicalTable& t) {
@@ -607,20 +636,26 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
         });
     }
     cur->watch->check();
-    if (!cur->members) {
-      cur->members = reg->members();
-      for (size_t i = 0; i < cur->members->size(); ++i) cur->member_index.emplace((*cur->members)[i]->alias, i);
-    }
     if (std::string_view(idx_str ? idx_str : "") != cur->plan_key) {
       cur->plan = parse_plan(t, idx_str);
       cur->plan_key = idx_str ? idx_str : "";
       ++cur->push_key.plan;
     }
+    if (!cur->members) {
+      // A plan that picks members by db checks only the files of those it reads (plan_work).
+      const bool picks = std::any_of(cur->plan.constraints.begin(), cur->plan.constraints.end(), [&](const auto& k) {
+        return k.column == t.db_col && k.op == SQLITE_INDEX_CONSTRAINT_EQ && k.collation == Collation::Binary;
+      });
+      cur->members = reg->members(!picks);
+      cur->member_index = reg->alias_index();
+      if (!cur->member_index || cur->member_index->size() != cur->members->size())
+        throw Error("rocpd: the member list changed while a query was planned");
+      cur->checked.assign(cur->members->size(), !picks);
+    }
     if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
     cur->values.clear();
     cur->pushed.clear();
-    cur->db_filter.reset();
-    cur->db_nothing = false;
+    cur->db_pick.reset();
     cur->bounds = Bounds{};
     cur->lookup = -1;
     cur->push_key.pushed = 0;
@@ -628,11 +663,8 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     for (int i = 0; i < argc; ++i) {
       const auto& con = cur->plan.constraints[static_cast<size_t>(i)];
       if (con.column == t.db_col) {
-        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == Collation::Binary) {
-          auto name = db_value(argv[i]);
-          if (!name || (cur->db_filter && *cur->db_filter != *name)) cur->db_nothing = true;
-          else cur->db_filter = std::move(name);
-        }
+        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == Collation::Binary)
+          pick_members(cur, argv[i], con.in_list);
         continue;  // other db constraints are checked by SQLite itself
       }
       const auto& column = t.columns[static_cast<size_t>(con.column)];
@@ -783,7 +815,7 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     if (by_member && cur->member.get() != segment) break;
     if (cur->member.get() != cur->last_member) {
       cur->last_member = cur->member.get();
-      cur->last_member_index = static_cast<uint32_t>(cur->member_index.at(cur->member->alias));
+      cur->last_member_index = static_cast<uint32_t>(cur->member_index->at(cur->member->alias));
     }
     for (int c : wanted) {
       if (c != t.derived_col || current_cell(cur, c).index >= 0) {

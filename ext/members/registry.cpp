@@ -16,6 +16,7 @@
 #include "members/member_files.h"
 #include "members/member_open.h"
 #include "members/member_probe.h"
+#include "members/read_ahead.h"
 #include "members/member_profile.h"
 #include "members/member_sql.h"
 
@@ -89,7 +90,7 @@ std::vector<MemberPtr> Registry::members_named(const std::vector<std::string>& a
   return out;
 }
 
-std::vector<MemberPtr> Registry::members() {
+std::vector<MemberPtr> Registry::members(bool check_files) {
   std::lock_guard lock(mutex_);
   std::vector<MemberPtr> out;
   std::set<std::string> seen;
@@ -140,15 +141,49 @@ std::vector<MemberPtr> Registry::members() {
   }
   // A file replaced or rewritten since it was probed (another format, version or declared types)
   // is probed again; a file that is gone raises its error where it is read.
-  for (auto& m : opened_) {
-    const FileStamp stamp = file_stamp(m->path);
-    if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
-  }
+  if (check_files)
+    for (auto& m : opened_) {
+      const FileStamp stamp = file_stamp(m->path);
+      if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
+    }
   out.insert(out.end(), opened_.begin(), opened_.end());
-  // Natural order of names (rank2 before rank10), however they were attached or opened.
-  std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
   known_members_ = out.size();
+  // Natural order of names (rank2 before rank10), however they were attached or opened; the same
+  // members as last time keep last time's order and index.
+  const bool same = out.size() == last_unsorted_.size() &&
+                    std::equal(out.begin(), out.end(), last_unsorted_.begin(),
+                               [](const MemberPtr& a, const Member* b) { return a.get() == b; });
+  if (same) return last_sorted_;
+  last_unsorted_.clear();
+  for (const auto& m : out) last_unsorted_.push_back(m.get());
+  std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
+  auto index = std::make_shared<std::unordered_map<std::string, size_t>>();
+  index->reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) index->emplace(out[i]->alias, i);
+  last_sorted_ = out;
+  last_index_ = std::move(index);
   return out;
+}
+
+MemberPtr Registry::fresh(const MemberPtr& m) {
+  if (m->attached) return m;
+  std::lock_guard lock(mutex_);
+  const FileStamp stamp = file_stamp(m->path);
+  if (!stamp.exists() || stamp == m->probe_stamp) return m;
+  for (auto& o : opened_) {
+    if (o.get() != m.get()) continue;
+    o = reprobe(o);
+    return o;
+  }
+  // Closed or already re-probed since the caller's list was made: the registry's current one.
+  for (auto& o : opened_)
+    if (o->alias == m->alias) return o;
+  return m;
+}
+
+std::shared_ptr<const std::unordered_map<std::string, size_t>> Registry::alias_index() const {
+  std::lock_guard lock(mutex_);
+  return last_index_;
 }
 
 int64_t Registry::clock_offset(const std::string& alias) {
@@ -479,8 +514,11 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   std::vector<SkippedFile> skipped = found.skipped;
   std::set<std::string> taken;
   size_t kept = 0, already = 0;
+  FileReadAhead ahead(found.files);  // the heads of the next files, while this one is probed
   try {
-    for (const auto& file : found.files) {
+    for (size_t index = 0; index < found.files.size(); ++index) {
+      const std::string& file = found.files[index];
+      ahead.reached(index);
       if (watch) watch->check();
       if (!known.insert(canonical_path(file)).second) {  // already a member: never count it twice
         ++already;

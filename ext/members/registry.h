@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "members/interrupt.h"
@@ -40,7 +41,15 @@ class Registry {
   // Every member (attached schemas and opened files), in natural order of their names
   // (common/natural_order.h: rank2 before rank10).
   // A schema that looks like a trace but cannot be read raises its error on every call.
-  std::vector<MemberPtr> members();
+  // `check_files`: opened files changed on disk since their probe are probed again (one stat per
+  // opened member); without it, the caller checks those it reads with fresh().
+  std::vector<MemberPtr> members(bool check_files = true);
+  // Opened member `m` as its file is now: `m`, or its new description when the file changed since
+  // it was probed (as members() does for all). Attached members are returned as they are.
+  MemberPtr fresh(const MemberPtr& m);
+  // Member name -> index in the list the last members() call returned (kept while the list is the
+  // same, so a query over 10,000 members does not build it again).
+  std::shared_ptr<const std::unordered_map<std::string, size_t>> alias_index() const;
   // The members named `aliases`, in that order (one members() call); a name no member has is an
   // error naming `who` and the name.
   std::vector<MemberPtr> members_named(const std::vector<std::string>& aliases, const char* who);
@@ -170,6 +179,11 @@ class Registry {
   size_t open_connections_ = 0;
   uint64_t clock_ = 0;
   size_t known_members_ = 0;
+  // The last members() list before and after its natural sort, and its names' index: sorting and
+  // indexing 10,000 names on every query cost more than reading the few members a query picks.
+  std::vector<const Member*> last_unsorted_;
+  std::vector<MemberPtr> last_sorted_;
+  std::shared_ptr<const std::unordered_map<std::string, size_t>> last_index_;
   std::map<std::string, int64_t> attached_offsets_;  // by schema name
   std::set<uint32_t> free_ordinals_;
   uint32_t next_ordinal_ = 0;
