@@ -559,6 +559,46 @@ class GroupedScans(unittest.TestCase):
             self.assertEqual(rows(con, "SELECT name, count(*) FROM rocpd_ops WHERE gpu = 7 GROUP BY name"), [])
 
 
+class PickedMembers(unittest.TestCase):
+    """Issue 34: members picked by `db IN (...)` are read by one scan, in parallel (SQLite used to
+    filter the table once per name, each filter reading one member on one thread), and a query
+    picking members looks only at the files of those it reads."""
+
+    def test_db_in_is_one_scan(self):
+        con = mixed_con()
+        con.execute("CREATE TEMP TABLE c_ops AS SELECT * FROM rocpd_ops")
+        for sql in ("SELECT count(*), sum(duration) FROM {t} WHERE db IN ('rank1', 'rank5', 'att', 'nope', NULL)",
+                    "SELECT count(*) FROM {t} WHERE db IN (SELECT db FROM rocpd_members WHERE format = 'rpd')",
+                    "SELECT count(*) FROM {t} WHERE db IN ('rank1', 'rank5') AND db = 'rank5'",
+                    "SELECT count(*) FROM {t} WHERE db IN ('rank1', 'rank5') AND db IN ('rank2', 'rank3')"):
+            with self.subTest(sql=sql):
+                got = rows(con, sql.format(t="rocpd_ops"))
+                scan = rows(con, "SELECT rocpd_last_scan()")[0][0]
+                self.assertEqual(got, rows(con, sql.format(t="c_ops")))
+                self.assertIn('"filters":1,', scan)  # one filter for every name
+                plan = " ".join(r[-1] for r in rows(con, "EXPLAIN QUERY PLAN " + sql.format(t="rocpd_ops")))
+                self.assertIn("db=/i", plan)
+        rows(con, "SELECT count(*) FROM rocpd_ops WHERE db IN ('rank1', 'rank5', 'att')")
+        self.assertIn('"members":9,"skipped":6,', rows(con, "SELECT rocpd_last_scan()")[0][0])
+
+    def test_only_the_picked_members_files_are_checked(self):
+        with tempfile.TemporaryDirectory(prefix="picked_") as d:
+            for i, f in enumerate(set_files("same_rpd3")[:2]):
+                shutil.copy(f, os.path.join(d, f"r{i}.rpd"))
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (d,))
+            want = rows(con, "SELECT count(*) FROM rocpd_ops WHERE db = 'r1'")
+            with open(os.path.join(d, "r0.rpd"), "wb") as f:
+                f.write(b"not a trace any more, " * 100)
+            # r0 changed on disk: a query reading r1 alone does not stop at it; one reading r0 names it.
+            self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db = 'r1'"), want)
+            self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db IN ('r1')"), want)
+            for sql in ("SELECT count(*) FROM rocpd_ops WHERE db = 'r0'", "SELECT count(*) FROM rocpd_ops",
+                        "SELECT count(*) FROM rocpd_ops WHERE db IN ('r0', 'r1')"):
+                with self.subTest(sql=sql), self.assertRaisesRegex(sqlite3.Error, "member r0 .*changed on disk"):
+                    rows(con, sql)
+
+
 class JoinPlans(unittest.TestCase):
     """Defect 20: a plain join of ops to their API calls is a lookup per op, not a scan per op."""
 
