@@ -6,6 +6,7 @@ SQLITE_EXTENSION_INIT1
 
 #include <mutex>
 
+#include "common/load_guard.h"
 #include "common/sqlite_util.h"
 #include "members/registry.h"
 
@@ -22,12 +23,24 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
   // Loading again into the same connection changes nothing: one member registry per connection,
   // so members opened before stay visible and closable (docs/guarantees.md).
   if (rocpd::federation::Registry::loaded_on(db)) return SQLITE_OK;
+  // Another copy of the library (another file) on this connection: refused before anything is
+  // registered, since SQLite unloads a copy whose load failed.
+  if (const std::string other = rocpd::other_copy_loaded(db, rocpd::federation::Registry::of(db) != nullptr);
+      !other.empty()) {
+    if (err) *err = rocpd::sqlite_strdup(other);
+    return SQLITE_ERROR;
+  }
   int rc = SQLITE_OK;
 #define ROCPD_CAPABILITY(name) \
   if (rc == SQLITE_OK) rc = rocpd_register_##name(db, err);
 #include "capabilities.inc"
 #undef ROCPD_CAPABILITY
-  if (rc == SQLITE_OK)
+  if (rc == SQLITE_OK) {
     if (auto registry = rocpd::federation::Registry::of(db)) registry->mark_loaded();
+  } else {
+    // What the capabilities before the failing one registered stays on the connection: the
+    // library must stay mapped for it.
+    rocpd::pin_library();
+  }
   return rc;
 }

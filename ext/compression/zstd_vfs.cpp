@@ -5,8 +5,6 @@
 // WAL and super-journals are refused: nothing is ever created next to a compressed member.
 #include "compression/zstd_vfs.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -17,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "common/load_guard.h"
 #include "common/sqlite_util.h"
 #include "compression/compressed_image.h"
 #include "compression/frame_cache.h"
@@ -251,14 +250,6 @@ int vfs_current_time64(sqlite3_vfs*, sqlite3_int64* t) {
   return rc;
 }
 
-// SQLite unloads an extension when the connection that loaded it closes, but a VFS outlives any
-// one connection: keep this library mapped for the life of the process.
-void pin_library() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&pin_library), &info) && info.dli_fname)
-    dlopen(info.dli_fname, RTLD_NOW | RTLD_NODELETE | RTLD_NOLOAD);
-}
-
 }  // namespace
 
 int register_zstd_vfs() {
@@ -267,6 +258,8 @@ int register_zstd_vfs() {
   if (sqlite3_vfs_find(kZstdVfsName)) return SQLITE_OK;
   g_base = sqlite3_vfs_find(nullptr);
   if (!g_base) return SQLITE_ERROR;
+  // SQLite unloads an extension when the connection that loaded it closes, but a VFS outlives any
+  // one connection: this library stays mapped for the life of the process.
   pin_library();
   g_vfs = sqlite3_vfs{};
   g_vfs.iVersion = 2;

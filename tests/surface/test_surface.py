@@ -184,6 +184,45 @@ other.close()
         self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone()[0], 0)
         self.assertEqual(con.execute("SELECT demangle('_Z3foov')").fetchone()[0], "foo()")
 
+    def test_a_second_copy_is_refused_and_the_first_keeps_working(self):
+        # Issue 31 item 1: another file of the library (the installed one and a build's) loaded on a
+        # connection that has the first once replaced the first's functions, failed at its views, was
+        # unloaded by SQLite, and the next call jumped into unmapped code. Each run in a child process
+        # (a crash must fail this test, not end it).
+        import shutil
+        import subprocess
+        import tempfile
+        ext = os.environ["ROCPD_EXT"]
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = os.path.join(tmp, "librocpd_ext")
+            shutil.copy(ext + ".so", copy + ".so")
+            script = f"""
+import sqlite3
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension({ext!r})
+try:
+    con.load_extension({copy!r})
+    print("loaded")
+except sqlite3.OperationalError as e:
+    print(e)
+print(con.execute("SELECT demangle('_Z3foov'), rocpd_version() IS NOT NULL, count(*) FROM rocpd_members").fetchone())
+print(con.execute("SELECT count(*) FROM rocpd_ops").fetchone())
+"""
+            run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+            self.assertEqual((run.returncode, run.stderr), (0, ""), run.stdout)
+            lines = run.stdout.splitlines()
+            self.assertIn(f"cannot load {copy}.so: another copy of rocpd_ext", lines[0])
+            self.assertIn("the loaded one keeps working", lines[0])
+            self.assertEqual(lines[1:], ["('foo()', 1, 0)", "(0,)"])
+            shell = os.path.join(os.environ["ROCPD_SQLITE_DIR"], "sqlite3") if os.environ.get("ROCPD_SQLITE_DIR") \
+                else os.environ["ROCPD_SQLITE3"]
+            run = subprocess.run([shell, "-batch", ":memory:"], input=f".load {ext}\n.load {copy}\n"
+                                 "SELECT demangle('_Z3foov');\nSELECT count(*) FROM rocpd_members;\n",
+                                 capture_output=True, text=True, timeout=120)
+            self.assertEqual((run.returncode, run.stdout), (1, "foo()\n0\n"), run.stderr)
+            self.assertIn("another copy of rocpd_ext", run.stderr)
+
     def test_loading_through_sql_once_and_twice(self):
         # SELECT load_extension(...) loads while its own statement runs: SQLite then refuses to
         # replace a collation, which a second registration of rocpd_natural once tried.
