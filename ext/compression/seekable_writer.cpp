@@ -1,10 +1,13 @@
 #include "compression/seekable_writer.h"
 
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_createCCtx_advanced: our allocator
 #include <zstd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -21,7 +24,7 @@ SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size, Che
   if (frame_size < 1024 || frame_size > kMaxFrameDecompressedSize)
     throw std::invalid_argument(fmt::format("frame size {} KiB is outside 1..{} KiB", frame_size / 1024.0,
                                             kMaxFrameDecompressedSize / 1024));
-  cctx_ = ZSTD_createCCtx();
+  cctx_ = ZSTD_createCCtx_advanced(ZSTD_customMem{alloc_checked, free_checked, this});
   if (!cctx_) throw std::bad_alloc();
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level);
   // Each frame states its size so a reader can reject a frame that disagrees with the seek table
@@ -32,6 +35,30 @@ SeekableWriter::SeekableWriter(Sink sink, int level, std::size_t frame_size, Che
 }
 
 SeekableWriter::~SeekableWriter() { ZSTD_freeCCtx(cctx_); }
+
+void* SeekableWriter::alloc_checked(void* opaque, std::size_t size) noexcept {
+  auto* self = static_cast<SeekableWriter*>(opaque);
+  constexpr std::size_t kPiece = 16 << 20, kPage = 4096;
+  void* p = std::malloc(size);
+  if (!p || !self->check_ || size < kPiece) return p;
+  // The first frame's tables are one block (740 MB at level 22 with 64 MiB frames) that zstd then
+  // clears in one call: faulting its pages in took seconds. Faulted in here, piece by piece, that
+  // call is fast and an interrupt is seen between pieces.
+  auto* bytes = static_cast<volatile unsigned char*>(p);
+  for (std::size_t at = 0; at < size; at += kPiece) {
+    for (std::size_t i = at; i < std::min(size, at + kPiece); i += kPage) bytes[i] = 0;
+    try {
+      self->check_();
+    } catch (...) {
+      self->stopped_ = std::current_exception();
+      std::free(p);
+      return nullptr;
+    }
+  }
+  return p;
+}
+
+void SeekableWriter::free_checked(void*, void* p) noexcept { std::free(p); }
 
 void SeekableWriter::emit_frame(const unsigned char* data, std::size_t size) {
   // Streamed in steps of about one zstd block, so that check_ runs often even at the slowest
@@ -47,6 +74,7 @@ void SeekableWriter::emit_frame(const unsigned char* data, std::size_t size) {
     ZSTD_inBuffer in{data + pos, take, 0};
     for (;;) {
       const std::size_t r = ZSTD_compressStream2(cctx_, &out, &in, last ? ZSTD_e_end : ZSTD_e_continue);
+      if (stopped_) std::rethrow_exception(std::exchange(stopped_, nullptr));
       if (ZSTD_isError(r)) throw std::runtime_error(fmt::format("zstd compression failed: {}", ZSTD_getErrorName(r)));
       if (check_) check_();
       if (last ? r == 0 : in.pos == in.size) break;

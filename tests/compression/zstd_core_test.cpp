@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <zstd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <thread>
@@ -175,6 +178,41 @@ TEST(CompressionSeekable, WriterRejectsBadParameters) {
   EXPECT_THROW(rz::SeekableWriter(sink, 99, 4096), std::invalid_argument);
   EXPECT_THROW(rz::SeekableWriter(sink, 3, 512), std::invalid_argument);
   EXPECT_THROW(rz::SeekableWriter(sink, 3, std::size_t{128} << 20), std::invalid_argument);
+}
+
+// Resident memory of this process in bytes (VmRSS), 0 when unknown.
+std::size_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  std::size_t kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmRSS: %zu kB", &kib) == 1) break;
+  std::fclose(f);
+  return kib * 1024;
+}
+
+TEST(CompressionSeekable, WriterChecksWhileFaultingInLevel22Tables) {
+  // Issue 31 item 4: at level 22 with 64 MiB frames, zstd's first call allocates and clears 740 MB
+  // of tables, which took 1.3-4 s before the first check could run: an interrupt waited that long.
+  // Timing-free: the first check must come before most of that memory is resident.
+  if (resident_bytes() == 0) GTEST_SKIP() << "no /proc/self/status VmRSS here";
+  struct Stop {};
+  // Zeros from calloc: not resident until read, and the writer stops before it reads them.
+  constexpr std::size_t kFrame = std::size_t{64} << 20;
+  std::unique_ptr<unsigned char, decltype(&std::free)> data(static_cast<unsigned char*>(std::calloc(kFrame, 1)),
+                                                             &std::free);
+  ASSERT_TRUE(data);
+  std::size_t before = resident_bytes(), at_first_check = 0;
+  int checks = 0;
+  rz::SeekableWriter writer([](const void*, std::size_t) {}, 22, kFrame, [&] {
+    if (checks++ == 0) at_first_check = resident_bytes();
+    throw Stop{};
+  });
+  EXPECT_THROW(writer.write(data.get(), kFrame), Stop);
+  EXPECT_EQ(checks, 1);
+  EXPECT_LT(at_first_check, before + (std::size_t{128} << 20))
+      << "resident before " << before << ", at the first check " << at_first_check;
 }
 
 TEST(CompressionBadInput, NotZstd) {
