@@ -1,6 +1,7 @@
 // A member is one trace database federated by the extension: a schema of the host connection
 // (main or ATTACHed) or a file opened by rocpd_open() on a private read-only connection.
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -81,11 +82,17 @@ struct SourceShape {
 };
 
 // A member file as it was when looked at: a file replaced by another (renamed over it, same size
-// and time or not) has another inode.
+// and time or not) has another inode. A WAL-mode file's commits go to its -wal, not the file: the
+// -wal's size, time and inode and the -shm's wal-index header (which changes with every commit and
+// checkpoint restart, even when the -wal keeps its size) are part of the stamp.
 struct FileStamp {
   int64_t size = -1;  // -1: the file could not be stat'ed
   int64_t mtime_ns = -1;
   uint64_t inode = 0, device = 0;
+  int64_t wal_size = -1;  // -1: no -wal file
+  int64_t wal_mtime_ns = -1;
+  uint64_t wal_inode = 0;
+  std::array<unsigned char, 48> wal_index{};  // the -shm's first header copy (zeros: none)
   bool exists() const { return size >= 0; }
   bool operator==(const FileStamp&) const = default;
 };

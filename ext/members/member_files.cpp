@@ -305,6 +305,21 @@ FileStamp file_stamp(const std::string& path) {
   stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   stamp.inode = static_cast<uint64_t>(st.st_ino);
   stamp.device = static_cast<uint64_t>(st.st_dev);
+  const std::string wal = path + "-wal";
+  if (::stat(wal.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    stamp.wal_size = static_cast<int64_t>(st.st_size);
+    stamp.wal_mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    stamp.wal_inode = static_cast<uint64_t>(st.st_ino);
+    // A header torn by a writer's update only reads as one more change.
+    const std::string shm = path + "-shm";
+    const int fd = ::open(shm.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat sst {};
+      if (::fstat(fd, &sst) == 0 && S_ISREG(sst.st_mode))
+        if (::pread(fd, stamp.wal_index.data(), stamp.wal_index.size(), 0) < 0) stamp.wal_index.fill(0);
+      ::close(fd);
+    }
+  }
   return stamp;
 }
 

@@ -337,5 +337,92 @@ class FilesThatCannotBeRead(Base):
         self.assertEqual(con.execute("SELECT path, ops FROM rocpd_members").fetchall(), [(p, 3)])
 
 
+class LiveWalMember(Base):
+    """Issue 31 item 5: a WAL-mode member written by a live process. The change check read only the
+    main file: after another connection committed (no checkpoint), filtered counts (pruned by the
+    old profile) and rocpd_members.ops stayed old. Every statement must see the last commit, as a
+    plain attached table does; truth from a plain read of the file."""
+
+    def writer(self, p):
+        w = sqlite3.connect(p)
+        w.execute("PRAGMA journal_mode=WAL")
+        w.execute("PRAGMA wal_autocheckpoint=0")
+        return w
+
+    def answers(self, con, alias):
+        return (con.execute("SELECT count(*) FROM rocpd_ops WHERE db = ?", (alias,)).fetchone()[0],
+                con.execute("SELECT count(*) FROM rocpd_ops WHERE db = ? AND start >= 50000", (alias,)).fetchone()[0],
+                con.execute("SELECT ops FROM rocpd_members WHERE db = ?", (alias,)).fetchone()[0])
+
+    def truth(self, p):
+        return (raw(p, "SELECT count(*) FROM rocpd_op")[0][0],
+                raw(p, "SELECT count(*) FROM rocpd_op WHERE start >= 50000")[0][0],
+                raw(p, "SELECT count(*) FROM rocpd_op")[0][0])
+
+    def test_commits_are_seen_by_the_next_statement(self):
+        for how in ("opened", "attached"):
+            with self.subTest(how=how):
+                p = make_rpd(self.path(f"live_{how}.rpd"), ops=ops(100))
+                w = self.writer(p)
+                w.executemany('INSERT INTO rocpd_op(gpuId, start, "end", description_id, opType_id) '
+                              'VALUES (2, ?, ?, 5, 2)', [(t, t + 5) for t in range(20000, 20100, 10)])
+                w.commit()
+                con = connect()
+                if how == "opened":
+                    con.execute("SELECT rocpd_open(?)", (p,)).fetchone()
+                else:
+                    con.execute("ATTACH ? AS live", (p,))
+                alias = "live_opened" if how == "opened" else "live"
+                self.assertEqual(self.answers(con, alias), self.truth(p))
+                w.executemany('INSERT INTO rocpd_op(gpuId, start, "end", description_id, opType_id) '
+                              'VALUES (2, ?, ?, 5, 2)', [(t, t + 5) for t in range(50000, 50500, 10)])
+                w.commit()
+                self.assertTrue(os.path.getsize(p + "-wal") > 0)
+                self.assertEqual(self.answers(con, alias), self.truth(p))
+                self.assertEqual(self.truth(p)[1], 50)
+                con.close()
+                w.close()
+
+    def test_opened_immutable_then_written(self):
+        # A WAL-mode file without a -wal is opened `immutable`; a writer's first commit creates the
+        # -wal: the next statement reads through it.
+        p = make_rpd(self.path("quiet.rpd"), ops=ops(100))
+        self.writer(p).close()
+        self.assertFalse(os.path.exists(p + "-wal"))
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,)).fetchone()
+        self.assertEqual(self.answers(con, "quiet"), self.truth(p))
+        w = self.writer(p)
+        w.executemany('INSERT INTO rocpd_op(gpuId, start, "end", description_id, opType_id) '
+                      'VALUES (2, ?, ?, 5, 2)', [(t, t + 5) for t in range(50000, 50300, 10)])
+        w.commit()
+        self.assertEqual(self.truth(p)[1], 30)
+        self.assertEqual(self.answers(con, "quiet"), self.truth(p))
+        con.close()
+        w.close()
+
+    def test_a_restarted_wal_of_the_same_size_and_time(self):
+        # After a checkpoint, the next commit rewrites the -wal from its start: same size, and here
+        # the same modification time (set back): only the -shm's wal-index header tells.
+        p = make_rpd(self.path("restart.rpd"), ops=ops(100))
+        w = self.writer(p)
+        w.execute('INSERT INTO rocpd_op(gpuId, start, "end", description_id, opType_id) VALUES (2, 7, 8, 5, 2)')
+        w.commit()
+        w.execute("PRAGMA wal_checkpoint(RESTART)")
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (p,)).fetchone()
+        self.assertEqual(self.answers(con, "restart"), self.truth(p))
+        before = os.stat(p + "-wal")
+        w.execute('INSERT INTO rocpd_op(gpuId, start, "end", description_id, opType_id) VALUES (2, 60000, 60001, 5, 2)')
+        w.commit()
+        after = os.stat(p + "-wal")
+        self.assertEqual(after.st_size, before.st_size)
+        os.utime(p + "-wal", ns=(after.st_atime_ns, before.st_mtime_ns))
+        self.assertEqual(self.truth(p)[1], 1)
+        self.assertEqual(self.answers(con, "restart"), self.truth(p))
+        con.close()
+        w.close()
+
+
 if __name__ == "__main__":
     main()
