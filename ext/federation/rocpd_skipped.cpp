@@ -1,7 +1,14 @@
 // rocpd_skipped: what the last rocpd_open call passed over in a directory or glob, and why
-// (SQLite files holding no trace, symbolic link loops, FIFOs, entries that cannot be read).
+// (SQLite files holding no trace, symbolic link loops, FIFOs, entries that cannot be read, other
+// names of members' files), then the attached schemas that are other names of members' files.
 // rowid: the row's position, in the order rocpd_open met the files.
 #include "federation/rocpd_skipped.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string>
+#include <vector>
 
 #include "common/vtab_util.h"
 
@@ -9,14 +16,14 @@ namespace rocpd::federation {
 
 namespace {
 
-enum Col { kPattern, kPath, kReason };
 
 struct SkippedVtab : sqlite3_vtab {
   std::shared_ptr<Registry> registry;
 };
 
 struct SkippedCursor : sqlite3_vtab_cursor {
-  Registry::Skipped rows;  // a copy: a rocpd_open during the scan does not move it
+  // pattern, path, reason; a copy: a rocpd_open during the scan does not move it
+  std::vector<std::array<std::string, 3>> rows;
   size_t pos = 0;
 };
 
@@ -40,7 +47,13 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
 int x_filter(sqlite3_vtab_cursor* c, int, const char*, int, sqlite3_value**) {
   auto* cur = static_cast<SkippedCursor*>(c);
   return guard(c->pVtab, [&] {
-    cur->rows = static_cast<SkippedVtab*>(c->pVtab)->registry->last_skipped;
+    Registry& registry = *static_cast<SkippedVtab*>(c->pVtab)->registry;
+    registry.members();  // which attached schemas are other names of members' files, now
+    cur->rows.clear();
+    for (const auto& f : registry.last_skipped.files)
+      cur->rows.push_back({registry.last_skipped.pattern, f.path, f.reason});
+    for (auto& s : registry.skipped_schemas())
+      cur->rows.push_back({fmt::format("ATTACH ... AS {}", s.schema), std::move(s.file.path), std::move(s.file.reason)});
     cur->pos = 0;
     return SQLITE_OK;
   });
@@ -53,13 +66,12 @@ int x_next(sqlite3_vtab_cursor* c) {
 
 int x_eof(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<SkippedCursor*>(c);
-  return cur->pos >= cur->rows.files.size();
+  return cur->pos >= cur->rows.size();
 }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<SkippedCursor*>(c);
-  const auto& row = cur->rows.files[cur->pos];
-  const std::string& s = col == kPattern ? cur->rows.pattern : col == kPath ? row.path : row.reason;
+  const std::string& s = cur->rows[cur->pos][static_cast<size_t>(col)];
   sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
   return SQLITE_OK;
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/natural_order.h"
@@ -90,10 +91,44 @@ std::vector<MemberPtr> Registry::members_named(const std::vector<std::string>& a
   return out;
 }
 
+namespace {
+// A file's identity: two names of one file (hard links, bind mounts) are one member.
+using FileId = std::pair<uint64_t, uint64_t>;  // device, inode
+std::optional<FileId> file_id(const std::string& path) {
+  const FileStamp stamp = file_stamp(path);
+  if (!stamp.exists()) return std::nullopt;
+  return FileId{stamp.device, stamp.inode};
+}
+std::string same_file_reason(const Member& m) {
+  return fmt::format("the same file as member {} ('{}'): one member per file, its rows would count twice", m.alias,
+                     m.path);
+}
+}  // namespace
+
+std::vector<Registry::SkippedSchema> Registry::skipped_schemas() const {
+  std::lock_guard lock(mutex_);
+  std::vector<SkippedSchema> out;
+  for (const auto& [schema, entry] : attached_)
+    if (!entry.duplicate_of.empty()) out.push_back({schema, {entry.file, entry.duplicate_of}});
+  return out;
+}
+
 std::vector<MemberPtr> Registry::members(bool check_files) {
   std::lock_guard lock(mutex_);
   std::vector<MemberPtr> out;
   std::set<std::string> seen;
+  // A file replaced or rewritten since it was probed (another format, version or declared types)
+  // is probed again; a file that is gone raises its error where it is read.
+  // Without check_files, a member is taken to be the file it was probed as.
+  std::map<FileId, const Member*> files;
+  for (auto& m : opened_) {
+    FileStamp stamp = m->probe_stamp;
+    if (check_files) {
+      stamp = file_stamp(m->path);
+      if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
+    }
+    if (stamp.exists()) files.emplace(FileId{stamp.device, stamp.inode}, m.get());
+  }
   auto list = prepare(host_, "SELECT name, file FROM pragma_database_list ORDER BY seq");
   std::vector<std::pair<std::string, std::string>> schemas;
   while (step(list.get())) schemas.emplace_back(column_text(list.get(), 0), column_text(list.get(), 1));
@@ -128,7 +163,19 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
       }
       entry.cookie = cookie;
     }
-    if (entry.member) out.push_back(entry.member);
+    // Attached after another name of a member's file (rocpd_open'ed, or attached before it): not
+    // a member, listed in rocpd_skipped.
+    std::string duplicate;
+    if (entry.member && !file.empty())
+      if (const auto id = file_id(file)) {
+        const auto [at, first] = files.emplace(*id, entry.member.get());
+        if (!first) duplicate = same_file_reason(*at->second);
+      }
+    if (duplicate != entry.duplicate_of && !duplicate.empty())
+      sqlite3_log(SQLITE_NOTICE, "rocpd: schema %s ('%s') is not a member: %s", schema.c_str(), file.c_str(),
+                  duplicate.c_str());
+    entry.duplicate_of = duplicate;
+    if (entry.member && duplicate.empty()) out.push_back(entry.member);
   }
   for (auto it = attached_.begin(); it != attached_.end();) {
     if (seen.count(it->first)) {
@@ -139,13 +186,6 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
     attached_offsets_.erase(it->first);
     it = attached_.erase(it);
   }
-  // A file replaced or rewritten since it was probed (another format, version or declared types)
-  // is probed again; a file that is gone raises its error where it is read.
-  if (check_files)
-    for (auto& m : opened_) {
-      const FileStamp stamp = file_stamp(m->path);
-      if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
-    }
   out.insert(out.end(), opened_.begin(), opened_.end());
   known_members_ = out.size();
   // Natural order of names (rank2 before rank10), however they were attached or opened; the same
@@ -507,9 +547,15 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   const PatternFiles found = expand_pattern(pattern, [watch] {
     if (watch) watch->check();
   });
+  // Attached files too: a file is one member however it came, under whatever name (compared by
+  // device and inode: hard links, bind mounts).
   std::set<std::string> known;
-  for (const auto& m : members())  // attached files too: a file is one member however it came
-    if (!m->path.empty()) known.insert(canonical_path(m->path));
+  std::map<FileId, std::string> known_ids;  // -> what it is already: "member x ('path')"
+  for (const auto& m : members()) {
+    if (m->path.empty()) continue;
+    known.insert(canonical_path(m->path));
+    if (const auto id = file_id(m->path)) known_ids.emplace(*id, same_file_reason(*m));
+  }
   std::vector<MemberPtr> added;
   std::vector<SkippedFile> skipped = found.skipped;
   std::set<std::string> taken;
@@ -524,6 +570,13 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
         ++already;
         continue;
       }
+      const auto id = file_id(file);
+      if (id)
+        if (auto it = known_ids.find(*id); it != known_ids.end()) {  // another name of a member's file
+          skipped.push_back({file, it->second});
+          ++already;
+          continue;
+        }
       const std::string alias = unique_alias(member_name(file, found.base), taken);
       const std::string who = fmt::format("rocpd_open: '{}'", file);
       MemberPtr m;
@@ -544,6 +597,7 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
         continue;
       }
       m->ordinal = take_ordinal();
+      if (id) known_ids.emplace(*id, same_file_reason(*m));
       // Keep the probing connection only while the pool has room.
       if (open_connections_ + kept >= max_open_connections) m->conn.reset();
       else ++kept;

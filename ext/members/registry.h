@@ -146,6 +146,13 @@ class Registry {
     std::vector<SkippedFile> files;
   };
   Skipped last_skipped;
+  // Attached schemas that are not members because their file is already one (another name of it:
+  // a hard link, a bind mount, the same path attached twice), as of the last members() call.
+  struct SkippedSchema {
+    std::string schema;
+    SkippedFile file;
+  };
+  std::vector<SkippedSchema> skipped_schemas() const;
 
  private:
   struct Attached {
@@ -153,6 +160,7 @@ class Registry {
     int64_t cookie = -1;  // schema cookie of the last successful probe
     uint32_t ordinal = 0;
     MemberPtr member;  // null: the schema holds no trace
+    std::string duplicate_of;  // not a member: the file is that member's ("" when it is a member)
   };
   // The member of file `path`, probed; null when it is an SQLite database without a trace. Errors
   // start with `who`.

@@ -424,5 +424,60 @@ class LiveWalMember(Base):
         w.close()
 
 
+class OneFileTwoNames(Base):
+    """Issue 31 item 6: one file under two names (a hard link; a bind mount is the same device and
+    inode) became two members and every total doubled. One member per (device, inode); the other
+    name is listed in rocpd_skipped. Truth: the file's own row count."""
+
+    def setUp(self):
+        super().setUp()
+        os.mkdir(self.path("d"))
+        self.a = make_rpd(self.path("d/a.rpd"), ops=ops(40))
+        self.b = self.path("d/b.rpd")
+        os.link(self.a, self.b)
+        self.n = raw(self.a, "SELECT count(*) FROM rocpd_op")[0][0]
+
+    def totals(self, con):
+        return (con.execute("SELECT count(*) FROM rocpd_members").fetchone()[0],
+                con.execute("SELECT count(*) FROM rocpd_ops").fetchone()[0])
+
+    def skipped(self, con):
+        return con.execute("SELECT pattern, path, reason FROM rocpd_skipped").fetchall()
+
+    def test_hard_link_in_a_directory(self):
+        con = connect()
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.path("d"),)).fetchone(), (1,))
+        self.assertEqual(self.totals(con), (1, self.n))
+        (pattern, path, reason), = self.skipped(con)
+        self.assertEqual((pattern, path), (self.path("d"), self.b))
+        self.assertIn(f"the same file as member a ('{self.a}')", reason)
+
+    def test_second_name_opened_later(self):
+        con = connect()
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.a,)).fetchone(), (1,))
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.b,)).fetchone(), (0,))
+        self.assertEqual(self.totals(con), (1, self.n))
+        self.assertEqual([r[1] for r in self.skipped(con)], [self.b])
+
+    def test_attached_under_other_names(self):
+        # rocpd_open first, then ATTACH of another name; and two ATTACHes of two names.
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (self.a,)).fetchone()
+        con.execute("ATTACH ? AS x", (self.b,))
+        self.assertEqual(self.totals(con), (1, self.n))
+        (pattern, path, reason), = self.skipped(con)
+        self.assertEqual((pattern, path), ("ATTACH ... AS x", self.b))
+        self.assertIn(f"the same file as member a ('{self.a}')", reason)
+        con.execute("DETACH x")
+        self.assertEqual(self.skipped(con), [])
+        con = connect()
+        con.execute("ATTACH ? AS x", (self.a,))
+        con.execute("ATTACH ? AS y", (os.path.join(self.tmp, ".", "d", "b.rpd"),))
+        self.assertEqual(self.totals(con), (1, self.n))
+        self.assertEqual(con.execute("SELECT DISTINCT db FROM rocpd_ops").fetchall(), [("x",)])
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.path("d"),)).fetchone(), (0,))
+        self.assertEqual(self.totals(con), (1, self.n))
+
+
 if __name__ == "__main__":
     main()
