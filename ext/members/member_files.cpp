@@ -88,57 +88,76 @@ namespace {
 
 constexpr const char* kTraceFileKinds = "*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst; *.json, *.json.gz";
 
-// Adds the trace-like files of directory `dir` and of its subdirectories to `out`. Entries that
-// cannot be read (a symbolic link loop, a dangling link, no permission) or are not regular files
-// (a FIFO would block a reader) are passed over and listed.
-void walk_directory(const std::string& dir, PatternFiles& out, const std::function<void()>& check) {
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-  if (ec) {
-    out.skipped.push_back({dir, fmt::format("cannot be listed: {}", ec.message())});
-    return;
-  }
+// Why a file found in a directory or glob cannot be a member ("": it is a candidate): one that
+// cannot be opened (no permission) is passed over with the system's reason, like an entry that
+// cannot be listed. A file named by its path gets its error instead.
+std::string pass_over_reason(const std::string& path, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return fmt::format("{}, not a regular file", file_kind(st.st_mode));
+  Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0 && !descriptors_exhausted(errno)) return fmt::format("cannot be read: {}", std::strerror(errno));
+  return {};
+}
+
+// Adds the trace-like files of directory `root` and of its subdirectories to `out`. Entries that
+// cannot be read (a symbolic link loop, a dangling link, no permission), subdirectories that
+// cannot be listed, and files that are not regular (a FIFO would block a reader) are passed over
+// and listed, with the system's reason.
+void walk_directory(const std::string& root, PatternFiles& out, const std::function<void()>& check) {
+  std::vector<std::string> pending{root};
   size_t seen = 0;
-  for (const fs::recursive_directory_iterator end; it != end; it.increment(ec)) {
-    if (ec) break;
-    if (check && ++seen % 256 == 0) check();
-    const fs::directory_entry& entry = *it;
-    std::error_code kind_ec;
-    if (entry.is_directory(kind_ec) && !entry.is_symlink(kind_ec)) continue;  // entered by the iterator
-    const std::string path = entry.path().string();
-    const bool json = is_json_trace_path(path);
-    if (is_nsys_report_path(path)) {
-      // Beside its own export (nsys profile --export sqlite), the .sqlite file is the member.
-      std::string exported = path.substr(0, path.rfind('.')) + ".sqlite";
-      std::error_code sibling_ec;
-      if (fs::exists(exported, sibling_ec))
-        out.skipped.push_back({path, fmt::format("an Nsight Systems report whose export '{}' is read", exported)});
-      else if (nsys_export_enabled())
-        out.files.push_back(path);
-      else
-        out.skipped.push_back({path, "an Nsight Systems report, not an SQLite database: export it with `nsys export "
-                                     "--type sqlite` (or set ROCPD_NSYS_EXPORT=1)"});
+  while (!pending.empty()) {
+    const std::string dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      out.skipped.push_back({dir, fmt::format("cannot be listed: {}", ec.message())});
       continue;
     }
-    if (!json && !looks_like_trace_file(entry.path().filename().string())) continue;
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      out.skipped.push_back({path, fmt::format("cannot be read: {}", std::strerror(errno))});
-      continue;
+    for (const fs::directory_iterator end; it != end; it.increment(ec)) {
+      if (ec) break;
+      if (check && ++seen % 256 == 0) check();
+      const fs::directory_entry& entry = *it;
+      std::error_code kind_ec;
+      if (!entry.is_symlink(kind_ec) && entry.is_directory(kind_ec)) {  // symbolic links to directories are not followed
+        pending.push_back(entry.path().string());
+        continue;
+      }
+      const std::string path = entry.path().string();
+      const bool json = is_json_trace_path(path);
+      if (is_nsys_report_path(path)) {
+        // Beside its own export (nsys profile --export sqlite), the .sqlite file is the member.
+        std::string exported = path.substr(0, path.rfind('.')) + ".sqlite";
+        std::error_code sibling_ec;
+        if (fs::exists(exported, sibling_ec))
+          out.skipped.push_back({path, fmt::format("an Nsight Systems report whose export '{}' is read", exported)});
+        else if (nsys_export_enabled())
+          out.files.push_back(path);
+        else
+          out.skipped.push_back({path, "an Nsight Systems report, not an SQLite database: export it with `nsys export "
+                                       "--type sqlite` (or set ROCPD_NSYS_EXPORT=1)"});
+        continue;
+      }
+      if (!json && !looks_like_trace_file(entry.path().filename().string())) continue;
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) {
+        out.skipped.push_back({path, fmt::format("cannot be read: {}", std::strerror(errno))});
+        continue;
+      }
+      if (std::string why = pass_over_reason(path, st); !why.empty()) {
+        out.skipped.push_back({path, std::move(why)});
+        continue;
+      }
+      // A directory's other JSON (a config, a report) is not a member: only Chrome-trace JSON is.
+      if (json && !is_sqlite_file(path) && !is_json_trace_file(path)) {
+        out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace"});
+        continue;
+      }
+      out.files.push_back(path);
     }
-    if (!S_ISREG(st.st_mode)) {
-      out.skipped.push_back({path, fmt::format("{}, not a regular file", file_kind(st.st_mode))});
-      continue;
-    }
-    // A directory's other JSON (a config, a report) is not a member: only Chrome-trace JSON is.
-    if (json && !is_sqlite_file(path) && !is_json_trace_file(path)) {
-      out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace"});
-      continue;
-    }
-    out.files.push_back(path);
+    // Listing ends at its first error (a directory that vanished or failed while being read).
+    if (ec) out.skipped.push_back({dir, fmt::format("listing stopped: {}", ec.message())});
   }
-  // The iterator ends at its first error (a directory that vanished or failed while being read).
-  if (ec) out.skipped.push_back({dir, fmt::format("listing stopped: {}", ec.message())});
 }
 
 // The directory part of a glob before its first wildcard ("out/*/*.db" -> "out").
@@ -167,7 +186,11 @@ PatternFiles expand_pattern(const std::string& pattern, const std::function<void
   // A path that exists is a path: a file may well be named `br[a].rpd`.
   const auto link = fs::symlink_status(pattern, ec);
   const bool exists = !ec && fs::exists(link);
-  if (!exists && pattern.find_first_of("*?[") != std::string::npos) {
+  const bool wild = pattern.find_first_of("*?[") != std::string::npos;
+  // A path under a directory that cannot be searched says so, not "no such file".
+  if (ec && !wild && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+    throw Error(fmt::format("rocpd_open: '{}': {}", pattern, ec.message()), SQLITE_CANTOPEN);
+  if (!exists && wild) {
     glob_t g{};
     const int rc = ::glob(pattern.c_str(), 0, nullptr, &g);
     std::unique_ptr<glob_t, void (*)(glob_t*)> guard(&g, globfree);
@@ -181,8 +204,8 @@ PatternFiles expand_pattern(const std::string& pattern, const std::function<void
         out.skipped.push_back({path, fmt::format("cannot be read: {}", std::strerror(errno))});
       } else if (S_ISDIR(st.st_mode)) {
         walk_directory(path, out, check);
-      } else if (!S_ISREG(st.st_mode)) {
-        out.skipped.push_back({path, fmt::format("{}, not a regular file", file_kind(st.st_mode))});
+      } else if (std::string why = pass_over_reason(path, st); !why.empty()) {
+        out.skipped.push_back({path, std::move(why)});
       } else {
         out.files.push_back(path);
       }
