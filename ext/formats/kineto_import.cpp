@@ -567,21 +567,6 @@ bool is_json_trace_name(const std::string& path) {
   return ends(".json") || ends(".json.gz");
 }
 
-bool sniff_json_trace(const std::string& path) {
-  try {
-    JsonByteStream in(path, nullptr);
-    std::string head;
-    while (head.size() < 65536 && in.Peek() != '\0') head += in.Take();
-    const size_t first = head.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos) return false;
-    if (head[first] == '[') return true;
-    return head[first] == '{' &&
-           (head.find("\"traceEvents\"") != std::string::npos || head.find("\"schemaVersion\"") != std::string::npos);
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 namespace {
 
 // The parsing thread: joined (and told to stop first) however the host thread leaves.

@@ -40,9 +40,4 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
 // *.pt.trace.json and *.pt.trace.json.gz), case-insensitively.
 bool is_json_trace_name(const std::string& path);
 
-// Whether the first 64 KiB of the (decompressed) file look like a Chrome-trace JSON document: a
-// list of events, or an object naming traceEvents or schemaVersion there. For choosing files in a
-// directory, where other JSON (a tool's settings, a summary) may lie beside the traces. Never throws.
-bool sniff_json_trace(const std::string& path);
-
 }  // namespace rocpd::kineto

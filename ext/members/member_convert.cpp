@@ -17,10 +17,6 @@ namespace rocpd::federation {
 
 bool is_json_trace_path(const std::string& path) { return kineto::is_json_trace_name(path); }
 
-bool is_json_trace_file(const std::string& path) {
-  return is_json_trace_path(path) && kineto::sniff_json_trace(path);
-}
-
 ConvertedTrace::~ConvertedTrace() {
   if (!path_.empty()) ::unlink(path_.c_str());
 }

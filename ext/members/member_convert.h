@@ -12,9 +12,6 @@ namespace rocpd::federation {
 // Whether rocpd_open converts `path` rather than opening it: *.json, *.json.gz (PyTorch writes
 // *.pt.trace.json[.gz]), case-insensitively.
 bool is_json_trace_path(const std::string& path);
-// For a directory's files: a JSON trace by its name and by its first bytes (other JSON files of a
-// directory, such as a tool's summary, are not traces).
-bool is_json_trace_file(const std::string& path);
 
 // The temporary database of one converted member: created with O_EXCL and mode 0600 in the
 // first writable directory of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp (SQLite's own

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "common/sqlite_util.h"
+#include "members/json_sniff.h"
 #include "members/member_convert.h"
 
 namespace rocpd::federation {
@@ -88,11 +89,13 @@ namespace {
 
 constexpr const char* kTraceFileKinds = "*.rpd, *.db, *.sqlite, *.sqlite3, optionally .zst; *.json, *.json.gz";
 
-// Why a file found in a directory or glob cannot be a member ("": it is a candidate): one that
-// cannot be opened (no permission) is passed over with the system's reason, like an entry that
-// cannot be listed. A file named by its path gets its error instead.
+// Why a file found in a directory or glob cannot be a member ("": it is a candidate): a 0-byte
+// file holds no trace (a tracer that never wrote, a placeholder), and one that cannot be opened
+// (no permission) is passed over with the system's reason, like an entry that cannot be listed. A
+// file named by its path gets its error instead.
 std::string pass_over_reason(const std::string& path, const struct stat& st) {
   if (!S_ISREG(st.st_mode)) return fmt::format("{}, not a regular file", file_kind(st.st_mode));
+  if (st.st_size == 0) return "an empty file (0 bytes)";
   Fd f{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0 && !descriptors_exhausted(errno)) return fmt::format("cannot be read: {}", std::strerror(errno));
   return {};
@@ -149,10 +152,11 @@ void walk_directory(const std::string& root, PatternFiles& out, const std::funct
         continue;
       }
       // A directory's other JSON (a config, a report) is not a member: only Chrome-trace JSON is.
-      if (json && !is_sqlite_file(path) && !is_json_trace_file(path)) {
-        out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace"});
-        continue;
-      }
+      if (json && !is_sqlite_file(path))
+        if (JsonSniff sniff = sniff_json_trace_file(path); !sniff.trace) {
+          out.skipped.push_back({path, "JSON that is not a PyTorch profiler (Chrome) trace: " + sniff.why});
+          continue;
+        }
       out.files.push_back(path);
     }
     // Listing ends at its first error (a directory that vanished or failed while being read).
@@ -263,6 +267,7 @@ SqliteHeader check_sqlite_file(const std::string& path, const std::string& who) 
     got += n;
   }
   static const char kMagic[] = "SQLite format 3";
+  if (got == 0) throw Error(fmt::format("{}: an empty file (0 bytes), not an SQLite database", who), SQLITE_NOTADB);
   if (got < 16 || std::memcmp(h.data(), kMagic, 16) != 0) {
     static const char kReport[] = "NVIDIA Tegra Profiler Report";  // every .nsys-rep / .qdrep
     if (got >= static_cast<ssize_t>(sizeof kReport - 1) && std::memcmp(h.data(), kReport, sizeof kReport - 1) == 0)

@@ -12,6 +12,7 @@
 
 #include "common/natural_order.h"
 #include "common/read_transaction.h"
+#include "members/json_sniff.h"
 #include "members/member_convert.h"
 #include "members/nsys_report.h"
 #include "members/member_files.h"
@@ -474,6 +475,9 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     m->db_path = converted->path();
     m->converted = std::move(converted);
   } else if (is_json_trace_path(path) && !is_sqlite_file(path)) {
+    // `[]` converts without error into a member of nothing: refused by name.
+    if (const JsonSniff sniff = sniff_json_trace_file(path); sniff.empty_array)
+      throw Error(fmt::format("{}: {}: not a Chrome-trace JSON (PyTorch profiler) file", who, sniff.why), SQLITE_NOTADB);
     auto converted = convert_json_trace(path, who, watch);
     m->db_path = converted->path();
     m->converted = std::move(converted);

@@ -155,7 +155,7 @@ class JsonTracesInATree(unittest.TestCase):
                          (self.truth["rank0.json"],))
         self.assertEqual(con.execute("SELECT path, reason FROM rocpd_skipped").fetchall(),
                          [(os.path.join(self.out, "config.json"),
-                           "JSON that is not a PyTorch profiler (Chrome) trace")])
+                           "JSON that is not a PyTorch profiler (Chrome) trace: an object without traceEvents")])
 
 if __name__ == "__main__":
     main()

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import unittest
 
-from rocpd_testlib import EXT, connect, main, set_files
+from rocpd_testlib import EXT, connect, generate, main, set_files
 from tiny_traces import RPD_DDL, make_rpd
 
 
@@ -535,6 +535,54 @@ attempt(con, "SELECT path, reason FROM rocpd_skipped ORDER BY path")
             f"error rocpd_open: '{t}/job/r1/secret.rpd': cannot be read: Permission denied",
             "ok [(0,)]",
             f"ok [('{t}/job/r1/secret.rpd', 'cannot be read: Permission denied')]"])
+
+
+class HarmlessFiles(Base):
+    """Issue 31 item 8: harmless files refused a whole directory (a 0-byte .db/.rpd, a JSON list, an
+    object with a schemaVersion key that is no trace) and `[]` became a phantom Kineto member. In a
+    directory they are skipped and listed; named by their path, each is a clear error."""
+
+    def setUp(self):
+        super().setUp()
+        os.mkdir(self.path("job"))
+        make_rpd(self.path("job/r0.rpd"), ops=ops(9))
+        generate(self.path("kin"), 1, "kineto", 20, 5)  # a real trace beside them, still opened
+        shutil.copy(self.path("kin/rank0.json"), self.path("job/r1.json"))
+        self.harmless = {
+            "zero.db": (b"", "an empty file (0 bytes)"),
+            "zero.rpd": (b"", "an empty file (0 bytes)"),
+            "list.json": (b"[1, 2, 3]", "JSON that is not a PyTorch profiler (Chrome) trace: an array whose first "
+                                       "element is a scalar, not an event object"),
+            "settings.json": (b'{"schemaVersion": 1, "name": "settings", "traceName": "x"}',
+                              "JSON that is not a PyTorch profiler (Chrome) trace: an object without traceEvents"),
+            "empty.json": (b"[]", "JSON that is not a PyTorch profiler (Chrome) trace: an empty array (no trace events)"),
+        }
+        for name, (data, _) in self.harmless.items():
+            with open(self.path("job/" + name), "wb") as f:
+                f.write(data)
+
+    def test_skipped_in_a_directory(self):
+        con = connect()
+        self.assertEqual(con.execute("SELECT rocpd_open(?)", (self.path("job"),)).fetchone(), (2,))
+        n_rpd = raw(self.path("job/r0.rpd"), "SELECT count(*) FROM rocpd_op")[0][0]
+        with open(self.path("kin/truth.json")) as f:
+            n_kineto = json.load(f)["files"][0]["ops"]
+        self.assertEqual(con.execute("SELECT db, ops FROM rocpd_members ORDER BY db").fetchall(),
+                         [("r0", n_rpd), ("r1", n_kineto)])
+        self.assertEqual(sorted(con.execute("SELECT path, reason FROM rocpd_skipped").fetchall()),
+                         sorted((self.path("job/" + n), why) for n, (_, why) in self.harmless.items()))
+
+    def test_named_each_is_an_error(self):
+        con = connect()
+        for name, want in (("zero.db", "an empty file (0 bytes), not an SQLite database"),
+                           ("zero.rpd", "an empty file (0 bytes), not an SQLite database"),
+                           ("list.json", "traceEvents[0] is a number, not an object"),
+                           ("settings.json", 'no "traceEvents" array: not a Chrome-trace JSON'),
+                           ("empty.json", "an empty array (no trace events): not a Chrome-trace JSON")):
+            with self.subTest(name=name):
+                msg = self.error_of(con, "SELECT rocpd_open(?)", (self.path("job/" + name),))
+                self.assertIn(f"rocpd_open: '{self.path('job/' + name)}': {want}", msg)
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone(), (0,))
 
 
 if __name__ == "__main__":
