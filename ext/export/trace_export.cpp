@@ -736,6 +736,10 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kFn, *req.hi, *req.lo));
   }
   const std::vector<Member> members = members_to_export(db, req);
+  // An export holding nothing is an error, never an empty file over a previous one.
+  if (members.empty())
+    throw Error(fmt::format("{}: no member to export (rocpd_open a job or ATTACH a trace first); '{}' was not written",
+                            kFn, req.path));
   refuse_reading_destination(db, req.path);
   InterruptWatch watch(db);
   OutFile out(req.path, compression, kFn);
@@ -759,7 +763,13 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
     throw;
   }
   e.result.members = members.size();
-  if ((req.lo || req.hi) && e.result.ops == 0 && e.result.apis == 0) empty_window(db, req, members);
+  if (e.result.ops == 0 && e.result.apis == 0) {
+    if (req.lo || req.hi) empty_window(db, req, members);
+    throw Error(fmt::format("{}: the {} exported hold no op or API call; '{}' was not written", kFn,
+                            members.size() == 1 ? fmt::format("member {}", members[0].db)
+                                                : fmt::format("{} members", members.size()),
+                            req.path));
+  }
   w.end(other_data(req, e.result));
   e.result.events = w.events();
   e.result.bytes = out.bytes();

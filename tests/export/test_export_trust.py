@@ -289,6 +289,46 @@ def nesting_member(path):
     return make_rpd(path, strings, apis, ops, links=[(1, 1), (6, 2), (7, 4)])
 
 
+class EmptyExport(Base):
+    """Issue 31 item 11: an export holding nothing (no member, or members without a row) replaced an
+    existing file with an empty trace, through SQL and `rocpd-ext export`. It is an error; the
+    previous file stays as it was and no other file appears."""
+
+    def setUp(self):
+        super().setUp()
+        self.empty = self.path("empty.rpd")
+        make_rpd(self.empty, {1: "x"}, [], [], [])
+        self.target = self.path("out.json")
+        with open(self.target, "w") as f:
+            f.write("previous\n")
+
+    def assert_untouched(self):
+        self.assertEqual(sorted(os.listdir(self.dir)), ["empty.rpd", "out.json"])
+        with open(self.target) as f:
+            self.assertEqual(f.read(), "previous\n")
+
+    def test_sql(self):
+        con = connect()
+        self.assertEqual(self.error(con, self.target),
+                         f"rocpd_export_trace: no member to export (rocpd_open a job or ATTACH a trace first); "
+                         f"'{self.target}' was not written")
+        self.assert_untouched()
+        con.execute("SELECT rocpd_open(?)", (self.empty,)).fetchone()
+        self.assertEqual(self.error(con, self.target),
+                         f"rocpd_export_trace: the member empty exported hold no op or API call; '{self.target}' "
+                         "was not written")
+        self.assert_untouched()
+        con.close()
+
+    @unittest.skipUnless(os.environ.get("ROCPD_CLI"), "ROCPD_CLI (the rocpd-ext tool) not given")
+    def test_cli(self):
+        run = subprocess.run([os.environ["ROCPD_CLI"], "export", self.empty, self.target], capture_output=True,
+                             text=True, timeout=120)
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("hold no op or API call", run.stderr)
+        self.assert_untouched()
+
+
 class Nesting(Base):
     def check_file(self, con, name, *args):
         path = self.path(name)
