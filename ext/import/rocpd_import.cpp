@@ -12,10 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <system_error>
 
 #include <fmt/format.h>
 
 #include "common/sqlite_util.h"
+#include "common/temp_file.h"
 #include "formats/kineto_import.h"
 #include "members/interrupt.h"
 
@@ -25,32 +27,27 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg, int code = SQLITE_ERROR) { throw Error("rocpd_import: " + msg, code); }
 
-// Removes the file unless released.
-class PartialFile {
- public:
-  explicit PartialFile(std::string path) : path_(std::move(path)) {}
-  ~PartialFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  PartialFile(const PartialFile&) = delete;
-  PartialFile& operator=(const PartialFile&) = delete;
-  const std::string& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  std::string path_;
-};
+// The directory a file name lies in ("" for a bare name: the current directory).
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
 
 int64_t import_file(sqlite3* host, const std::string& src, const std::string& dst) {
   struct stat st {};
   // lstat: a dangling symlink is a name that exists too.
   if (::lstat(dst.c_str(), &st) == 0) fail(fmt::format("'{}' already exists (rocpd_import never overwrites)", dst));
   if (errno != ENOENT) fail(fmt::format("'{}': {}", dst, std::strerror(errno)), SQLITE_CANTOPEN);
-  std::string name = dst + ".partial-XXXXXX";
-  const int fd = ::mkstemp(name.data());  // O_CREAT | O_EXCL, mode 0600
-  if (fd < 0) fail(fmt::format("cannot create a file beside '{}': {}", dst, std::strerror(errno)), SQLITE_CANTOPEN);
-  ::close(fd);
-  PartialFile partial(name);
+  // A short name of fixed length (any dst name that fits the directory fits it too), created with
+  // mode 0666 cut by the umask, as dst would be.
+  TempFile partial;
+  try {
+    partial = TempFile::create(directory_of(dst), ".rocpd-", ".partial", 0666);
+  } catch (const std::system_error& e) {
+    fail(fmt::format("cannot create a file beside '{}': {}", dst, std::strerror(e.code().value())), SQLITE_CANTOPEN);
+  }
+  const std::string& name = partial.path();
   int64_t events = 0;
   {
     sqlite3* raw = nullptr;
@@ -68,13 +65,8 @@ int64_t import_file(sqlite3* host, const std::string& src, const std::string& ds
     }
     if (sqlite3_close(db.release()) != SQLITE_OK) fail(fmt::format("cannot close '{}'", name));
   }
-  const int sync_fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (sync_fd < 0 || ::fchmod(sync_fd, 0644) != 0 || ::fsync(sync_fd) != 0) {
-    const int err = errno;
-    if (sync_fd >= 0) ::close(sync_fd);
-    fail(fmt::format("cannot write '{}': {}", name, std::strerror(err)), SQLITE_IOERR);
-  }
-  ::close(sync_fd);
+  if (::fsync(partial.fd()) != 0)
+    fail(fmt::format("cannot write '{}': {}", name, std::strerror(errno)), SQLITE_IOERR);
   // link() publishes the finished file and, unlike rename(), never replaces a dst created
   // meanwhile; filesystems without hard links use rename without replacing.
   if (::link(name.c_str(), dst.c_str()) == 0) return events;

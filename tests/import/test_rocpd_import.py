@@ -111,6 +111,33 @@ class RocpdImport(unittest.TestCase):
                 con.execute("SELECT rocpd_import(?, ?)", args).fetchall()
             self.assertIn(msg, str(cm.exception))
 
+    def test_umask_and_long_names(self):
+        # Issue 31 item 14: the output was chmod 0644 whatever the umask (077 gave a world-readable
+        # file), and a dst name of 242+ bytes failed "File name too long" (the temporary name was
+        # dst + ".partial-XXXXXX"). The temporary name is short now; names up to NAME_MAX work.
+        con = connect()
+        d = self.out_dir()
+        old = os.umask(0o022)
+        try:
+            for mask in (0o077, 0o027, 0o002):
+                os.umask(mask)
+                dst = os.path.join(d, f"mask{mask:03o}.db")
+                con.execute("SELECT rocpd_import(?, ?)", (self.src, dst)).fetchone()
+                self.assertEqual(stat.S_IMODE(os.stat(dst).st_mode), 0o666 & ~mask, f"umask {mask:03o}")
+        finally:
+            os.umask(old)
+        d = self.out_dir()
+        name_max = os.pathconf(d, "PC_NAME_MAX")
+        for length in (242, name_max):
+            dst = os.path.join(d, "r" * (length - 3) + ".db")
+            con.execute("SELECT rocpd_import(?, ?)", (self.src, dst)).fetchone()
+            self.assertTrue(os.path.isfile(dst))
+        too_long = os.path.join(d, "r" * (name_max - 2) + ".db")
+        with self.assertRaises(sqlite3.Error) as cm:
+            con.execute("SELECT rocpd_import(?, ?)", (self.src, too_long)).fetchall()
+        self.assertIn("File name too long", str(cm.exception))
+        self.assertEqual(sorted(len(n) for n in os.listdir(d)), [242, name_max])
+
     def test_directonly(self):
         con = connect()
         con.execute("CREATE TABLE t(x)")
