@@ -194,7 +194,7 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
   const bool same = out.size() == last_unsorted_.size() &&
                     std::equal(out.begin(), out.end(), last_unsorted_.begin(),
                                [](const MemberPtr& a, const Member* b) { return a.get() == b; });
-  if (same) return last_sorted_;
+  if (same && last_index_) return last_sorted_;  // (no index yet: the first call, even with no member)
   last_unsorted_.clear();
   for (const auto& m : out) last_unsorted_.push_back(m.get());
   std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
