@@ -13,10 +13,13 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdlib>
+#include <new>
 #include <chrono>
 #include <exception>
 #include <set>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "formats/kineto_decimal.h"
@@ -89,7 +92,31 @@ ArgKey arg_key(std::string_view k) {
   return kOtherArg;
 }
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+// RapidJSON's allocator for every buffer of the parse: CrtAllocator's, but a failed allocation
+// throws std::bad_alloc (reported as SQLITE_NOMEM) where CrtAllocator returns NULL, which
+// RapidJSON's buffers then write through.
+struct ThrowingAllocator {
+  static const bool kNeedFree = true;
+  void* Malloc(size_t size) {
+    if (size == 0) return nullptr;
+    void* p = std::malloc(size);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void* Realloc(void* original, size_t, size_t size) {
+    if (size == 0) {
+      std::free(original);
+      return nullptr;
+    }
+    void* p = std::realloc(original, size);  // on failure `original` stays valid, and its owner frees it
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  static void Free(void* p) { std::free(p); }
+};
+using JsonBuffer = rapidjson::GenericStringBuffer<rapidjson::UTF8<>, ThrowingAllocator>;
+using JsonWriter = rapidjson::Writer<JsonBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
+using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
 
 // What a value token is, for type errors.
 enum class Token { Null, Bool, Number, String, Object, Array };
@@ -177,9 +204,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   int64_t base_ns_ = 0;
   bool has_base_ = false, late_base_ = false;
 
-  rapidjson::StringBuffer args_buf_;
+  JsonBuffer args_buf_;
   JsonWriter args_writer_;
-  rapidjson::StringBuffer meta_buf_;
+  JsonBuffer meta_buf_;
   JsonWriter meta_writer_;
 };
 
@@ -584,10 +611,22 @@ bool sniff_json_trace(const std::string& path) {
 
 namespace {
 
+// This thread's exception globals, claimed while memory is left. libstdc++ keeps them in
+// thread-local storage, which glibc allocates on a thread's first throw when libstdc++ was loaded
+// by dlopen (Python loads it with us) and, when that allocation fails, aborts the whole process
+// ("cannot allocate memory for thread-local data: ABORT") instead of throwing. Claimed early, a
+// later std::bad_alloc is thrown and reported (SQLITE_NOMEM).
+void claim_exception_globals() {
+  [[maybe_unused]] volatile int uncaught = std::uncaught_exceptions();  // stored: the call is pure
+}
+
 // The parsing thread: joined (and told to stop first) however the host thread leaves.
+// Starting it may fail for want of memory (its stack is address space): SQLITE_NOMEM, as any
+// allocation that fails.
 class ParseThread {
  public:
-  ParseThread(ItemQueue& queue, std::function<void()> body) : queue_(queue), thread_(std::move(body)) {}
+  ParseThread(ItemQueue& queue, std::function<void()> body, const std::string& label)
+      : queue_(queue), thread_(start(std::move(body), label)) {}
   ~ParseThread() { join(true); }
   ParseThread(const ParseThread&) = delete;
   ParseThread& operator=(const ParseThread&) = delete;
@@ -597,6 +636,17 @@ class ParseThread {
   }
 
  private:
+  static std::thread start(std::function<void()> body, const std::string& label) {
+    try {
+      return std::thread([body = std::move(body)] {
+        claim_exception_globals();
+        body();
+      });
+    } catch (const std::system_error& e) {
+      throw Error(fmt::format("{}: cannot start the parsing thread: {}", label, e.what()), SQLITE_NOMEM);
+    }
+  }
+
   ItemQueue& queue_;
   std::thread thread_;
 };
@@ -605,6 +655,7 @@ class ParseThread {
 
 ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::string& label,
                          const std::function<bool()>& stop, const ImportLimits& limits) {
+  claim_exception_globals();
   // The database is scratch until the import commits: no journal, no syncs (a failed import is
   // discarded by the caller, never repaired).
   exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768; PRAGMA threads = 2", label);
@@ -657,7 +708,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   std::exception_ptr parse_error;
   ParseThread parser(queue, [&] {
     try {
-      rapidjson::Reader reader;
+      JsonReader reader;
       constexpr unsigned kFlags =
           rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
       result = reader.Parse<kFlags>(*stream, handler);
@@ -667,7 +718,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
       parse_error = std::current_exception();
     }
     queue.finish();
-  });
+  }, label);
 
   // The host thread stores batches as they come, and watches for interrupts meanwhile.
   ImportStats stats;

@@ -19,7 +19,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
-from rocpd_testlib import GEN, connect, main  # noqa: E402
+from rocpd_testlib import EXT, GEN, connect, main  # noqa: E402
+
+SANITIZED = any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan"))
 
 KERNEL = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.5, "dur": 2,
           "args": {"device": 0, "stream": 7, "correlation": 1}}
@@ -269,6 +271,60 @@ class KinetoHostile(unittest.TestCase):
         con = self.opened(self.write(doc(call, kernel, *flows)))
         self.assertEqual(con.execute("SELECT o.correlation_id, a.name FROM rocpd_ops AS o JOIN rocpd_apis AS a "
                                      "ON a.correlation_id = o.correlation_id").fetchall(), [(77, "cudaLaunchKernel")])
+
+    # --- out of memory ---------------------------------------------------------------------------
+    @unittest.skipIf(SANITIZED, "the sanitizers' allocators abort on an address-space limit by design")
+    def test_out_of_memory(self):
+        """Conversions under an address-space limit (the process's own size plus a few MB, set after
+        the extension is loaded) end with SQLITE_NOMEM (Python: MemoryError) and leave no temporary
+        database, whichever allocation fails: the parsing thread's start (its stack), a string on
+        that thread (whose first throw needs thread-local memory glibc cannot allocate then), or
+        RapidJSON's buffers (an args object of 12 MB). None of these conversions fits: it needs
+        more than 64 MB above the loaded process."""
+        out = os.path.join(self.tmp, "oom")
+        subprocess.run([GEN, "--out", out, "--procs", "1", "--format", "kineto", "--ops", "3000", "--seed", "5"],
+                       check=True, stdout=subprocess.DEVNULL)
+        big_args = self.write(doc({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+                                   "args": {f"k{i}": "x" * (1 << 20) for i in range(12)}}))
+        rank0 = os.path.join(out, "rank0.json")
+        # (function, file, MB above the process's size): one process runs them all in turn, lowering
+        # its soft limit for each conversion and lifting it after.
+        cases = [("open", rank0, 8), ("open", rank0, 16), ("open", rank0, 24), ("import", rank0, 16),
+                 ("open", big_args, 16), ("open", big_args, 32), ("import", big_args, 16)]
+        script = r"""
+import json, resource, sqlite3, sys
+ext, cases = sys.argv[1], json.loads(sys.argv[2])
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension(ext)
+_, hard = resource.getrlimit(resource.RLIMIT_AS)
+for fn, path, margin_mb in cases:
+    with open("/proc/self/status") as f:
+        size = next(int(l.split()[1]) for l in f if l.startswith("VmSize:")) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (size + margin_mb * 2**20, hard))
+    try:
+        if fn == "open":
+            con.execute("SELECT rocpd_open(?)", (path,)).fetchall()
+        else:
+            con.execute("SELECT rocpd_import(?, ?)", (path, path + ".db")).fetchall()
+        result = "converted"
+    except MemoryError:
+        result = "SQLITE_NOMEM"
+    except sqlite3.Error as e:
+        result = f"error {getattr(e, 'sqlite_errorcode', None)} {e}"
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    print(result, flush=True)
+"""
+        run = subprocess.run([sys.executable, "-c", script, EXT, json.dumps(cases)], capture_output=True, text=True,
+                             env=dict(os.environ, SQLITE_TMPDIR=self.tempdir), timeout=300)
+        results = run.stdout.split("\n")[:-1]
+        self.assertEqual(run.returncode, 0, f"the process ended after {len(results)} conversions: {run.stderr[-2000:]}")
+        for (fn, path, margin), result in zip(cases, results):
+            with self.subTest(fn=fn, path=os.path.basename(path), margin_mb=margin):
+                self.assertEqual(result, "SQLITE_NOMEM")
+        self.assertEqual(os.listdir(self.tempdir), [], "a temporary database was left behind")
+        self.assertEqual([f for f in os.listdir(out) + os.listdir(self.tmp) if ".db" in f], [],
+                         "rocpd_import left a file")
 
     # --- the temporary database ----------------------------------------------------------------
     def test_temporary_database(self):
