@@ -115,6 +115,16 @@ struct ThrowingAllocator {
   static void Free(void* p) { std::free(p); }
 };
 using JsonBuffer = rapidjson::GenericStringBuffer<rapidjson::UTF8<>, ThrowingAllocator>;
+// "7", "-12": an integer's canonical spelling (no sign but '-', no leading zero, within int64).
+bool spells_integer(std::string_view s, int64_t& out) {
+  const size_t digits_at = !s.empty() && s[0] == '-' ? 1 : 0;
+  if (s.size() == digits_at || s.size() - digits_at > 19) return false;
+  if (s[digits_at] == '0' && s.size() > digits_at + 1) return false;
+  for (size_t i = digits_at; i < s.size(); ++i)
+    if (s[i] < '0' || s[i] > '9') return false;
+  return integer_value(s, out) == NumberStatus::Ok && !(out == 0 && digits_at == 1);
+}
+
 using JsonWriter = rapidjson::Writer<JsonBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
 using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
 
@@ -337,8 +347,14 @@ void Handler::event_value(Token t, std::string_view text) {
   auto id_like = [&](Scalar& out) {
     if (t == Token::Null) return;
     if (t == Token::String) {
-      out.kind = Scalar::Text;
-      out.text.assign(text);
+      // Text that spells an integer ("tid": "4093687616", PyTorch 1.8's threads) is that integer,
+      // as the trace viewer's lookups (by text) and SQLite's INTEGER columns take it.
+      if (!spells_integer(text, out.i)) {
+        out.kind = Scalar::Text;
+        out.text.assign(text);
+        return;
+      }
+      out.kind = Scalar::Int;
       return;
     }
     need(Token::Number);
