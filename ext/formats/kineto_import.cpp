@@ -17,7 +17,6 @@
 #include <new>
 #include <chrono>
 #include <exception>
-#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -25,6 +24,7 @@
 #include "formats/kineto_decimal.h"
 #include "formats/kineto_json_stream.h"
 #include "formats/kineto_link.h"
+#include "formats/kineto_object_keys.h"
 #include "formats/kineto_queue.h"
 #include "formats/kineto_rows.h"
 
@@ -42,7 +42,7 @@ const EmbeddedSql kSchema[] = {
 
 constexpr size_t kMaxTopLevelKeys = 4096;
 
-// Event keys the import reads (bits of Event::seen).
+// Event keys the import reads.
 enum EventKey : uint8_t { kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kBp, kArgs, kOtherKey };
 EventKey event_key(std::string_view k) {
   switch (k.size()) {
@@ -71,7 +71,7 @@ const char* event_key_name(EventKey k) {
   return names[k];
 }
 
-// args keys the import reads (bits of Event::seen_args).
+// args keys the import reads.
 enum ArgKey : uint8_t {
   kCorrelation, kExternalId, kDevice, kStream, kGrid, kBlock, kRegisters, kSharedMemory, kBytes, kArgName,
   kArgLabels, kSortIndex, kOtherArg
@@ -145,7 +145,8 @@ const char* token_name(Token t) {
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {
  public:
   Handler(ItemQueue& queue, const std::string& label, const ImportLimits& limits)
-      : queue_(queue), label_(label), limits_(limits), args_writer_(args_buf_), meta_writer_(meta_buf_) {}
+      : queue_(queue), label_(label), limits_(limits), keys_(limits.max_args_bytes), args_writer_(args_buf_),
+        meta_writer_(meta_buf_) {}
 
   // The queue was cancelled: the parse ends (the host thread reports why).
   struct Cancelled {};
@@ -174,6 +175,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
  private:
   [[noreturn]] void fail(const std::string& what) const;
   [[noreturn]] void fail_event(const std::string& what) const;
+  [[noreturn]] void repeated_key(std::string_view key, ObjectKeys::Add why) const;
   void mark() { last_token_ = stream_ ? stream_->Tell() : 0; }
   bool scalar(Token t, std::string_view text);
   bool open(Token t);
@@ -207,7 +209,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   ArgKey arg_ = kOtherArg;
   ArgDims* dims_ = nullptr;   // args.grid / args.block being read
   std::string top_key_;
-  std::set<std::string> top_keys_;
+  size_t top_keys_ = 0;
+  ObjectKeys keys_;
 
   Event* ev_ = nullptr;  // the event being read, in its batch's slot
   int64_t events_ = 0;
@@ -268,6 +271,7 @@ void Handler::check_args_size() const {
 bool Handler::Key(const char* s, rapidjson::SizeType n, bool) {
   mark();
   const std::string_view k(s, n);
+  if (const auto added = keys_.add(k); added != ObjectKeys::Add::Ok) repeated_key(k, added);
   if (skip_at_ >= 0) return true;
   if (meta_at_ >= 0) {
     meta_writer_.Key(s, n);
@@ -278,31 +282,34 @@ bool Handler::Key(const char* s, rapidjson::SizeType n, bool) {
   if (args_at_ >= 0) {
     args_writer_.Key(s, n);
     check_args_size();
-    if (depth_ == args_at_) {
-      arg_ = arg_key(k);
-      if (arg_ != kOtherArg) {
-        const uint32_t bit = 1u << arg_;
-        if (ev_->seen_args & bit) fail_event(fmt::format("args key \"{}\" appears twice", k));
-        ev_->seen_args |= bit;
-      }
-    }
+    if (depth_ == args_at_) arg_ = arg_key(k);
     return true;
   }
   if (depth_ == event_at_) {
     key_ = event_key(k);
-    if (key_ != kOtherKey) {
-      const uint32_t bit = 1u << key_;
-      if (ev_->seen & bit) fail_event(fmt::format("key \"{}\" appears twice", k));
-      ev_->seen |= bit;
-    }
     return true;
   }
   if (depth_ == 1 && root_object_) {
     top_key_.assign(k);
-    if (!top_keys_.insert(top_key_).second) fail(fmt::format("top-level key \"{}\" appears twice", top_key_.substr(0, 80)));
-    if (top_keys_.size() > kMaxTopLevelKeys) fail(fmt::format("more than {} top-level keys", kMaxTopLevelKeys));
+    if (++top_keys_ > kMaxTopLevelKeys) fail(fmt::format("more than {} top-level keys", kMaxTopLevelKeys));
   }
   return true;
+}
+
+// One rule for every object of the file, wherever it is: a key given twice is refused (readers
+// of JSON disagree on which value counts: Python's json keeps the last, SQLite's the first).
+void Handler::repeated_key(std::string_view k, ObjectKeys::Add why) const {
+  const std::string key = std::string(k.substr(0, 80));
+  if (why == ObjectKeys::Add::TooMany)
+    fail(fmt::format("objects whose keys hold more than {} bytes together (the most accepted)", limits_.max_args_bytes));
+  if (depth_ == 1 && root_object_ && meta_at_ < 0 && skip_at_ < 0)
+    fail(fmt::format("top-level key \"{}\" appears twice", key));
+  if (meta_at_ >= 0)
+    fail(fmt::format("top-level value '{}': key \"{}\" appears twice in one object", top_key_, key));
+  if (ev_ && args_at_ >= 0 && depth_ == args_at_) fail_event(fmt::format("args key \"{}\" appears twice", key));
+  if (ev_ && skip_at_ < 0 && args_at_ < 0 && depth_ == event_at_) fail_event(fmt::format("key \"{}\" appears twice", key));
+  if (ev_) fail_event(fmt::format("key \"{}\" appears twice in one object", key));
+  fail(fmt::format("key \"{}\" appears twice in one object", key));
 }
 
 bool Handler::scalar(Token t, std::string_view text) {
@@ -480,6 +487,7 @@ bool Handler::open(Token t) {
   mark();
   const int at = depth_;  // where this container is
   if (++depth_ > limits_.max_depth) fail(fmt::format("JSON nested deeper than {} levels", limits_.max_depth));
+  if (t == Token::Object) keys_.open();
   if (skip_at_ >= 0) return true;
   if (meta_at_ >= 0) {
     t == Token::Object ? meta_writer_.StartObject() : meta_writer_.StartArray();
@@ -556,6 +564,7 @@ bool Handler::open(Token t) {
 bool Handler::close(bool object) {
   mark();
   --depth_;
+  if (object) keys_.close();
   if (skip_at_ >= 0) {
     if (depth_ == skip_at_) skip_at_ = -1;
     return true;

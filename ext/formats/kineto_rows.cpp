@@ -24,7 +24,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 void Event::clear() {
-  seen = seen_args = 0;
   has_ph = has_cat = has_name = has_bp = false;
   pid.kind = tid.kind = id.kind = Scalar::None;
   has_ts = has_dur = false;

@@ -40,8 +40,6 @@ struct ArgDims {
 
 struct Event {
   int64_t index = 0;         // position in traceEvents
-  uint32_t seen = 0;         // event keys seen (a repeated key is refused)
-  uint32_t seen_args = 0;    // args keys read, likewise
   std::string ph, cat, name, bp;  // valid when has_*
   bool has_ph = false, has_cat = false, has_name = false, has_bp = false;
   Scalar pid, tid, id;

@@ -144,6 +144,35 @@ class KinetoHostile(unittest.TestCase):
         self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"kernel","ts":1,"args":{"correlation":1,'
                                 '"correlation":2}}]}'), 'args key "correlation" appears twice')
         self.refused(self.write('{"traceEvents":[],"traceEvents":[]}'), 'top-level key "traceEvents" appears twice')
+        # One rule for every object of the file: a key given twice is refused (issue 31, item 10:
+        # counter values in a profiler range's args were summed).
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cuda_profiler_range","name":"k","pid":0,"tid":0,'
+                                '"ts":1,"dur":1,"args":{"sm__inst":1,"sm__inst":2}}]}'), 'traceEvents[0]',
+                     'args key "sm__inst" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"C","name":"c","pid":"GPU 0 Counters","tid":0,"ts":1,'
+                                '"args":{"":1,"":2}}]}'), 'traceEvents[0]', 'args key "" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":1,'
+                                '"args":{"Input":{"a":1,"a":1}}}]}'), "traceEvents[0] ('op')",
+                     'key "a" appears twice in one object')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"x":1,"x":1}]}'),
+                     'traceEvents[0]', 'key "x" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"other":[{"b":1,"b":2}]}]}'),
+                     'traceEvents[0]', 'key "b" appears twice in one object')
+        self.refused(self.write('{"deviceProperties":[{"id":0,"id":1}],"traceEvents":[]}'),
+                     "top-level value 'deviceProperties': key \"id\" appears twice in one object")
+        self.refused(self.write('{"distributedInfo":{"rank":0,"rank":1},"traceEvents":[]}'),
+                     "top-level value 'distributedInfo': key \"rank\" appears twice in one object")
+        self.refused(self.write('[{"ph":"X","ts":1,"ts":2}]'), 'traceEvents[0]', 'key "ts" appears twice')
+        # Repeated keys in different objects are no repetition.
+        con = self.opened(self.write('{"a":{"k":1},"b":{"k":{"k":2}},"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,'
+                                     '"tid":1,"ts":1,"dur":1,"args":{"k":{"k":1},"j":[{"k":1},{"k":1}]}}]}'))
+        self.assertEqual(con.execute("SELECT args FROM rocpd_apis").fetchall(), [('{"k":{"k":1},"j":[{"k":1},{"k":1}]}',)])
+        # Many keys in one object (past the linear search) and a repeat at the end.
+        many = ",".join(f'"k{i}":{i}' for i in range(5000))
+        self.opened(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"args":{' + many +
+                               "}}]}"))
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"args":{' + many +
+                                ',"k4321":0}}]}'), 'args key "k4321" appears twice')
 
     def test_nan_and_infinity(self):
         for v in ("NaN", "Infinity", "-Infinity"):
@@ -271,6 +300,17 @@ class KinetoHostile(unittest.TestCase):
         con = self.opened(self.write(doc(call, kernel, *flows)))
         self.assertEqual(con.execute("SELECT o.correlation_id, a.name FROM rocpd_ops AS o JOIN rocpd_apis AS a "
                                      "ON a.correlation_id = o.correlation_id").fetchall(), [(77, "cudaLaunchKernel")])
+        # What an event writes itself wins: a flow starting at a call with another correlation (5)
+        # links the kernel at its end to the call with the flow's id (9), never re-links it to the
+        # call it starts at (issue 31, item 10).
+        a = dict(CALL, name="a", ts=9, args={"correlation": 5})
+        b = dict(CALL, name="b", ts=30, args={"correlation": 9})
+        flows = [dict(flows[0], id=9), dict(flows[1], id=9)]
+        con = self.opened(self.write(doc(a, b, kernel, *flows)))
+        self.assertEqual(con.execute("SELECT a.name, a.correlation_id FROM rocpd_ops AS o JOIN rocpd_apis AS a "
+                                     "ON a.correlation_id = o.correlation_id").fetchall(), [("b", 9)])
+        self.assertEqual(con.execute("SELECT name, correlation_id FROM rocpd_apis ORDER BY name").fetchall(),
+                         [("a", 5), ("b", 9)])
 
     # --- out of memory ---------------------------------------------------------------------------
     @unittest.skipIf(SANITIZED, "the sanitizers' allocators abort on an address-space limit by design")
