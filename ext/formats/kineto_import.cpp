@@ -114,6 +114,23 @@ struct ThrowingAllocator {
   }
   static void Free(void* p) { std::free(p); }
 };
+// The reader's own buffer holds the string or number being read, whole (and a counter per open
+// container): capped, so that a string of 1 GB costs no more than the cap. Whitespace is never
+// held, so any amount of it is read (it is valid JSON). The cap is twice the longest token
+// accepted, which the handler checks exactly: the buffer grows by half, so a token within the
+// limit never reaches the cap.
+struct TokenTooLong {};
+struct TokenAllocator : ThrowingAllocator {
+  size_t cap = SIZE_MAX;
+  void* Malloc(size_t size) {
+    if (size > cap) throw TokenTooLong{};
+    return ThrowingAllocator::Malloc(size);
+  }
+  void* Realloc(void* original, size_t old_size, size_t size) {
+    if (size > cap) throw TokenTooLong{};
+    return ThrowingAllocator::Realloc(original, old_size, size);
+  }
+};
 using JsonBuffer = rapidjson::GenericStringBuffer<rapidjson::UTF8<>, ThrowingAllocator>;
 // "7", "-12": an integer's canonical spelling (no sign but '-', no leading zero, within int64).
 bool spells_integer(std::string_view s, int64_t& out) {
@@ -126,7 +143,7 @@ bool spells_integer(std::string_view s, int64_t& out) {
 }
 
 using JsonWriter = rapidjson::Writer<JsonBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
-using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, ThrowingAllocator>;
+using JsonReader = rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, TokenAllocator>;
 
 // What a value token is, for type errors.
 enum class Token { Null, Bool, Number, String, Object, Array };
@@ -156,8 +173,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 
   bool Null() { return scalar(Token::Null, {}); }
   bool Bool(bool b) { return scalar(Token::Bool, b ? "true" : "false"); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return scalar(Token::Number, {s, n}); }
-  bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(Token::String, {s, n}); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return scalar(Token::Number, token(s, n, "a number")); }
+  bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(Token::String, token(s, n, "a string")); }
   bool StartObject() { return open(Token::Object); }
   bool StartArray() { return open(Token::Array); }
   bool EndObject(rapidjson::SizeType) { return close(true); }
@@ -169,6 +186,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   // After a successful parse.
   void finish() const;
   int64_t events() const { return events_; }
+  // The root is the JSON Array Format's list of events, open, with no event open in it.
+  bool between_listed_events() const { return !root_object_ && saw_events_ && depth_ == 1; }
   int64_t base_ns() const { return base_ns_; }
   bool late_base() const { return late_base_; }
 
@@ -176,6 +195,11 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   [[noreturn]] void fail(const std::string& what) const;
   [[noreturn]] void fail_event(const std::string& what) const;
   [[noreturn]] void repeated_key(std::string_view key, ObjectKeys::Add why) const;
+  std::string_view token(const char* s, rapidjson::SizeType n, const char* what) const {
+    if (n > limits_.max_token_bytes)
+      fail(fmt::format("{} longer than {} bytes (the longest accepted)", what, limits_.max_token_bytes));
+    return {s, n};
+  }
   void mark() { last_token_ = stream_ ? stream_->Tell() : 0; }
   bool scalar(Token t, std::string_view text);
   bool open(Token t);
@@ -270,7 +294,7 @@ void Handler::check_args_size() const {
 
 bool Handler::Key(const char* s, rapidjson::SizeType n, bool) {
   mark();
-  const std::string_view k(s, n);
+  const std::string_view k = token(s, n, "a key");
   if (const auto added = keys_.add(k); added != ObjectKeys::Add::Ok) repeated_key(k, added);
   if (skip_at_ >= 0) return true;
   if (meta_at_ >= 0) {
@@ -705,16 +729,11 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   ItemQueue queue;
   Handler handler(queue, label, limits);
 
-  // Read by the parsing thread at every buffer refill; the host learns of them after the join.
+  // Set by the parsing thread; the host learns of them after the join.
   bool token_too_long = false, cancelled = false;
-  const JsonByteStream* stream_ptr = nullptr;
-  auto keep_going = [&]() {
+  auto keep_going = [&]() {  // at every buffer refill
     if (queue.cancelled()) {
       cancelled = true;
-      return false;
-    }
-    if (stream_ptr && stream_ptr->Tell() - handler.last_token() > limits.max_token_bytes) {
-      token_too_long = true;
       return false;
     }
     return true;
@@ -726,19 +745,22 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   } catch (const std::runtime_error& e) {
     throw Error(fmt::format("{}: {}", label, e.what()), SQLITE_CANTOPEN);
   }
-  stream_ptr = stream.get();
-  handler.set_stream(stream_ptr);
+  handler.set_stream(stream.get());
 
   rapidjson::ParseResult result;
   std::exception_ptr parse_error;
   ParseThread parser(queue, [&] {
     try {
-      JsonReader reader;
+      TokenAllocator reader_memory;
+      reader_memory.cap = 2 * limits.max_token_bytes;
+      JsonReader reader(&reader_memory);
       constexpr unsigned kFlags =
           rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseValidateEncodingFlag;
       result = reader.Parse<kFlags>(*stream, handler);
       handler.flush();
     } catch (const Handler::Cancelled&) {
+    } catch (const TokenTooLong&) {
+      token_too_long = true;
     } catch (...) {
       parse_error = std::current_exception();
     }
@@ -773,12 +795,19 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   if (parse_error) std::rethrow_exception(parse_error);
   if (cancelled) throw interrupted();
   if (token_too_long)
-    throw Error(fmt::format("{}: a string or number longer than {} bytes near byte {} of the JSON text (the longest "
+    throw Error(fmt::format("{}: a string or number longer than {} bytes after byte {} of the JSON text (the longest "
                             "accepted)",
                             label, limits.max_token_bytes, handler.last_token()));
   if (!stream->error().empty())
     throw Error(fmt::format("{}: {} (after {} bytes of JSON text)", label, stream->error(), stream->Tell()));
-  if (result.IsError()) {
+  // The JSON Array Format may end without its closing bracket (and after a comma): the trace event
+  // format allows it, for traces of a process that ended while writing. Accepted when the file
+  // ends between two events of the list; an event cut short is still refused.
+  const bool unterminated_list = result.IsError() && stream->complete() && result.Offset() >= stream->Tell() &&
+                                 handler.between_listed_events() &&
+                                 (result.Code() == rapidjson::kParseErrorArrayMissCommaOrSquareBracket ||
+                                  result.Code() == rapidjson::kParseErrorValueInvalid);
+  if (result.IsError() && !unterminated_list) {
     const size_t at = result.Offset();
     std::string what = rapidjson::GetParseError_En(result.Code());
     if (stream->complete() && at >= stream->Tell())

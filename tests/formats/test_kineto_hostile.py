@@ -91,6 +91,27 @@ class KinetoHostile(unittest.TestCase):
         self.refused(self.write("{}"), 'no "traceEvents" array')
         self.refused(self.write("5"), "not a trace object")
 
+    def test_unterminated_list_and_whitespace(self):
+        """The JSON Array Format may omit its closing bracket (the trace event format allows it): the
+        events before the end are read, also after a trailing comma and whitespace; an event cut
+        short, or an object format's list, is still truncated. Whitespace is read whatever its
+        length (issue 31, item 16: 16 MiB of it was "a string or number longer than ...")."""
+        events = [json.dumps(CALL), json.dumps(KERNEL)]
+        for tail in ("", ",", ",\n  ", "\n"):
+            with self.subTest(tail=tail):
+                con = self.opened(self.write("[" + ",".join(events) + tail))
+                self.assertEqual(con.execute("SELECT count(*), sum(duration) FROM rocpd_ops").fetchone(), (1, 2000))
+                self.assertEqual(con.execute("SELECT correlation_id FROM rocpd_apis").fetchall(), [(1,)])
+        self.refused(self.write("[" + events[0] + "," + events[1][:-1]), "ends early (truncated file?)")
+        self.refused(self.write('{"traceEvents":[' + events[0]), "ends early (truncated file?)")
+        self.refused(self.write('{"traceEvents":[' + events[0] + "]"), "ends early (truncated file?)")
+        spaces = " " * (17 << 20)
+        con = self.opened(self.write(spaces + "[" + events[0] + "," + spaces + events[1] + spaces + "]" + spaces))
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_ops").fetchone(), (1,))
+        # Long tokens are named for what they are.
+        self.refused(self.write('[{"ph":"X","name":"' + "a" * (17 << 20) + '"}]'), "a string longer than 16777216 bytes")
+        self.refused(self.write('[{"ph":"X","' + "a" * (17 << 20) + '":1}]'), "a key longer than 16777216 bytes")
+
     def test_deeply_nested(self):
         depth = 1_000_000
         self.refused(self.write('{"traceEvents":[{"ph":"X","args":{"a":' + "[" * depth + "]" * depth + "}}]}"),
