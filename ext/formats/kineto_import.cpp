@@ -73,12 +73,14 @@ const char* event_key_name(EventKey k) {
 
 // args keys the import reads.
 enum ArgKey : uint8_t {
-  kCorrelation, kExternalId, kDevice, kStream, kGrid, kBlock, kRegisters, kSharedMemory, kBytes, kArgName,
-  kArgLabels, kSortIndex, kOtherArg
+  kCorrelation, kExternalId, kExternalIdOld, kDevice, kStream, kGrid, kBlock, kRegisters, kSharedMemory, kBytes,
+  kSize, kArgName, kArgLabels, kSortIndex, kOtherArg
 };
 ArgKey arg_key(std::string_view k) {
   if (k == "correlation") return kCorrelation;
   if (k == "External id") return kExternalId;
+  if (k == "external id") return kExternalIdOld;  // PyTorch 1.8-1.10 on GPU ops and runtime calls
+  if (k == "size") return kSize;                   // MTIA's DMA requests: their bytes
   if (k == "device") return kDevice;
   if (k == "stream") return kStream;
   if (k == "grid") return kGrid;
@@ -186,6 +188,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   // After a successful parse.
   void finish() const;
   int64_t events() const { return events_; }
+  int64_t fractional_times() const { return fractional_times_; }
   // The root is the JSON Array Format's list of events, open, with no event open in it.
   bool between_listed_events() const { return !root_object_ && saw_events_ && depth_ == 1; }
   int64_t base_ns() const { return base_ns_; }
@@ -238,6 +241,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 
   Event* ev_ = nullptr;  // the event being read, in its batch's slot
   int64_t events_ = 0;
+  int64_t fractional_times_ = 0;  // ts written with a fraction or exponent (PyTorch 2.3 on: ns digits)
   int64_t base_ns_ = 0;
   bool has_base_ = false, late_base_ = false;
 
@@ -370,6 +374,7 @@ void Handler::event_value(Token t, std::string_view text) {
   };
   auto time = [&](int64_t& out) {
     need(Token::Number);
+    if (key_ == kTs && text.find_first_of(".eE") != std::string_view::npos) ++fractional_times_;
     const NumberStatus st = micros_to_ns(text, out);
     if (st == NumberStatus::Overflow)
       fail_event(fmt::format("\"{}\" {} µs is past the int64 range of ns", event_key_name(key_), text.substr(0, 40)));
@@ -445,6 +450,8 @@ void Handler::arg_value(Token t, std::string_view text) {
   switch (arg_) {
     case kCorrelation: integer(ev_->correlation); break;
     case kExternalId: integer(ev_->external_id); break;
+    case kExternalIdOld: integer(ev_->external_id_old); break;
+    case kSize: integer(ev_->size); break;
     case kDevice: integer(ev_->device); break;
     case kStream: integer(ev_->stream); break;
     case kRegisters: integer(ev_->registers); break;
@@ -467,6 +474,8 @@ void Handler::arg_container(Token t) {
   switch (arg_) {
     case kCorrelation: wrong(ev_->correlation); break;
     case kExternalId: wrong(ev_->external_id); break;
+    case kExternalIdOld: wrong(ev_->external_id_old); break;
+    case kSize: wrong(ev_->size); break;
     case kDevice: wrong(ev_->device); break;
     case kStream: wrong(ev_->stream); break;
     case kRegisters: wrong(ev_->registers); break;
@@ -816,6 +825,8 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   }
   handler.finish();
 
+  // Times in whole µs (PyTorch before 2.3): the adapter says so in rocpd_members.notes.
+  rows.metadata_int("import.fractional_times", handler.fractional_times());
   stats.events = handler.events();
   stats.json_bytes = stream->Tell();
   LinkInput link;
