@@ -186,16 +186,18 @@ def brute_ops(path):
     category spelling of every profiler version (Kernel/kernel, Memcpy/gpu_memcpy, MTIA's
     mtia_ccp_events, whose DMA requests are copies), kernels, copies, the sum of dur and the
     first start, in ns."""
-    from decimal import Decimal
-    with open(path, encoding="utf-8") as f:
+    import gzip
+    from decimal import ROUND_HALF_UP, Decimal
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         doc = json.load(f, parse_float=Decimal)
     base = int(doc.get("baseTimeNanoseconds", 0))
-    ns = lambda v: int(Decimal(v) * 1000)  # the generator writes at most 3 decimals
+    ns = lambda v: int((Decimal(v) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
     kernels = copies = total = 0
     first = None
     for e in doc["traceEvents"]:
         cat = str(e.get("cat", "")).lower()
-        if e.get("ph") != "X" or cat not in ("kernel", "gpu_memcpy", "memcpy", "mtia_ccp_events"):
+        if e.get("ph") != "X" or cat not in ("kernel", "gpu_memcpy", "memcpy", "mtia_ccp_events") or \
+                not isinstance(e.get("pid"), int):
             continue
         copy = cat in ("gpu_memcpy", "memcpy") or (cat == "mtia_ccp_events" and e["name"].startswith("dma"))
         kernels += not copy
@@ -247,6 +249,22 @@ class KinetoVersions(unittest.TestCase):
                     want = "ARTEMIS" if v == "mtia" else "NVIDIA A100-SXM4-80GB"
                     self.assertEqual(set(json.loads(names).values()), {want})
                 self.assertEqual("whole microseconds" in (notes or ""), v not in ("2.3", "2.4", "mtia"))
+                con.close()
+
+    def test_real_traces(self):
+        """ROCPD_KINETO_REAL_TRACES (paths separated by ':'): public traces of other versions and
+        devices (HTA's tests/data MTIA traces), read in place, against the same brute force."""
+        paths = [p for p in os.environ.get("ROCPD_KINETO_REAL_TRACES", "").split(":") if p]
+        if not paths:
+            self.skipTest("ROCPD_KINETO_REAL_TRACES not set")
+        for path in paths:
+            with self.subTest(path=path):
+                kernels, copies, total, first = brute_ops(path)
+                con = connect()
+                con.execute("SELECT rocpd_open(?)", (path,))
+                got = con.execute("SELECT sum(kind = 'kernel'), sum(kind = 'copy'), sum(duration), min(start) "
+                                  "FROM rocpd_ops").fetchall()
+                self.assertEqual(got, [(kernels, copies, total, first)])
                 con.close()
 
 
