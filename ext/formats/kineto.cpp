@@ -134,6 +134,41 @@ SourceSql counters(const Member& m) {
   return b.take();
 }
 
+// deviceProperties' names by device id (the gpu number of the device's ops). Their other
+// properties (numSms, totalGlobalMem, computeMajor, ...) stay in kineto_devices.properties.
+std::map<int64_t, std::string> device_names(sqlite3* db, const std::string& schema) {
+  std::map<int64_t, std::string> out;
+  auto s = prepare(db, fmt::format("SELECT device, name FROM {}.kineto_devices WHERE typeof(device) = 'integer' AND "
+                                   "typeof(name) = 'text' ORDER BY id",
+                                   quote_id(schema)));
+  while (step(s.get())) out.emplace(sqlite3_column_int64(s.get(), 0), std::string(column_text(s.get(), 1)));
+  return out;
+}
+
+// What the trace lacks and what reads NULL (or coarser) because of it, one line each
+// (rocpd_members.notes; docs/formats.md, "Writers and versions: PyTorch profiler").
+template <class Integer>
+std::vector<std::string> notes(sqlite3* db, const std::string& meta, const Integer& integer) {
+  std::vector<std::string> out;
+  auto has = [&](const char* tag) { return metadata_value(db, meta, tag).has_value(); };
+  if (!has("distributedInfo")) out.push_back("no distributedInfo (a trace of one process, or PyTorch before 1.11): rank is NULL");
+  if (!has("deviceProperties"))
+    out.push_back("no deviceProperties (PyTorch before 1.9): gpu_names is NULL, no device properties");
+  const auto events = integer("import.events"), fractional = integer("import.fractional_times");
+  if (events && *events > 0 && fractional && *fractional == 0)
+    out.push_back("times in whole microseconds (PyTorch before 2.3 writes no ns digits): starts and ends to the us, "
+                  "durations under 1 us are 0");
+  if (const auto repeated = integer("import.duplicate_correlations"); repeated && *repeated > 0)
+    out.push_back(fmt::format("{} runtime calls repeat the correlation id of an earlier call: their correlation_id is "
+                              "NULL (import.duplicate_correlations)",
+                              *repeated));
+  if (const auto ranges = metadata_value(db, meta, "import.counter_ranges"); ranges && ranges->rfind("unmatched", 0) == 0)
+    out.push_back(fmt::format("cuda_profiler_range events not matched to launches ({}): their counters have no "
+                              "correlation_id",
+                              *ranges));
+  return out;
+}
+
 class KinetoAdapter : public FormatAdapter {
  public:
   const char* name() const override { return "kineto"; }
@@ -178,6 +213,8 @@ class KinetoAdapter : public FormatAdapter {
     };
     d->main_pid = integer("import.main_pid");
     info.rank = integer("import.rank");
+    if (names.count("kineto_devices")) info.gpu_names = device_names(db, schema);
+    info.notes = notes(db, meta, integer);
     info.details = std::move(d);
     return info;
   }

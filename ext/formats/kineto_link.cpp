@@ -9,9 +9,10 @@ namespace rocpd::kineto {
 
 namespace {
 
-// The categories of flows that link a launch to its GPU work.
+// The categories of flows that link a launch to its GPU work, as Kineto named them over time:
+// "async" (2020-2021, name "launch"), "async_gpu" (2021), "async_cpu_to_gpu" (2021-2023), "ac2g".
 constexpr const char* kLaunchFlowCats =
-    "(SELECT id FROM kineto_strings WHERE string IN ('ac2g', 'async_cpu_to_gpu'))";
+    "(SELECT id FROM kineto_strings WHERE string IN ('ac2g', 'async_cpu_to_gpu', 'async_gpu', 'async'))";
 // Calls that launch GPU work (they carry a correlation id).
 constexpr const char* kLaunchingCall =
     "(domain IN ('cuda', 'hip', 'cuda_driver') OR domain GLOB '*_runtime' OR domain GLOB '*_driver')";
@@ -102,67 +103,56 @@ void read_metadata(Sql& sql) {
 }
 
 // Ops and launching calls without a correlation arg take their launch flow's: an `f` point at
-// the op's start on its row pairs (by id) with an `s` point at the start of a call on its thread.
-// Kineto numbers a flow by its correlation id; should a writer number them otherwise, an op
-// linked through a flow takes the correlation of the call at the flow's `s` point.
-// The rows to look at are the ones RowWriter listed (written without a correlation): the link
-// reads those instead of scanning every op and call.
+// the op's start on its row, an `s` point at the start of a call on its thread, carry the id
+// Kineto numbers both ends of a launch flow with, the correlation id (every version since 2020).
+// What an event writes itself wins: a flow never replaces an args.correlation, and a call's flow
+// is never looked up to re-link an op (a flow whose id differs from the correlation of the call it
+// starts at links nothing that call does not link itself). Of several launch flows at one point,
+// the first in the file. The rows to look at are the ones RowWriter listed (written without a
+// correlation); each is one lookup in a table of the flows' first points: linear in events
+// (n log n), whatever the shape (many calls or flows at one point, many uncorrelated rows).
 void link_flows(Sql& sql) {
   if (!sql.count(fmt::format("SELECT EXISTS (SELECT 1 FROM kineto_flows WHERE cat_id IN {})", kLaunchFlowCats))) return;
   const bool ops = sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_uncorrelated_ops)");
   const bool calls = sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_uncorrelated_calls)");
   if (!ops && !calls) return;
-  sql.run("CREATE INDEX kineto_flows_s ON kineto_flows(pid, tid, ts) WHERE ph = 's'");
+  // Declared INTEGER like the columns they are compared with, so that the key serves the lookups.
+  sql.run("CREATE TEMP TABLE kineto_flow_points(ph TEXT NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL, "
+          "ts INTEGER NOT NULL, flow_id INTEGER, PRIMARY KEY (ph, pid, tid, ts)) WITHOUT ROWID");
+  const std::string phases = ops && calls ? "('s', 'f')" : ops ? "('f')" : "('s')";
+  sql.run(fmt::format(
+      "INSERT OR IGNORE INTO temp.kineto_flow_points SELECT ph, pid, tid, ts, flow_id FROM kineto_flows "
+      "WHERE ph IN {} AND cat_id IN {} AND typeof(flow_id) = 'integer' AND pid IS NOT NULL AND tid IS NOT NULL "
+      "AND ts IS NOT NULL ORDER BY id",
+      phases, kLaunchFlowCats));
   if (calls)
     sql.run(fmt::format(
-        "UPDATE kineto_calls SET correlation = ("
-        " SELECT s.flow_id FROM kineto_flows AS s INDEXED BY kineto_flows_s WHERE s.ph = 's' AND s.pid = kineto_calls.pid"
-        " AND s.tid = kineto_calls.tid AND s.ts = kineto_calls.start AND s.cat_id IN {} AND typeof(s.flow_id) = 'integer'"
-        " ORDER BY s.id LIMIT 1) WHERE id IN (SELECT id FROM temp.kineto_uncorrelated_calls) AND correlation IS NULL"
-        " AND {}",
-        kLaunchFlowCats, kLaunchingCall));
-  if (ops) {
-    sql.run("CREATE INDEX kineto_flows_f ON kineto_flows(pid, tid, ts) WHERE ph = 'f'");
-    sql.run("CREATE TEMP TABLE kineto_flow_ops(id INTEGER PRIMARY KEY, flow_id INTEGER)");
-    sql.run(fmt::format(
-        "INSERT INTO temp.kineto_flow_ops SELECT id, flow_id FROM (SELECT o.id AS id, ("
-        " SELECT f.flow_id FROM kineto_flows AS f INDEXED BY kineto_flows_f WHERE f.ph = 'f' AND f.pid = o.event_pid"
-        " AND f.tid = o.event_tid AND f.ts = o.start AND f.cat_id IN {} AND typeof(f.flow_id) = 'integer'"
-        " ORDER BY f.id LIMIT 1) AS flow_id FROM kineto_ops AS o WHERE o.id IN (SELECT id FROM temp.kineto_uncorrelated_ops)"
-        " AND o.correlation IS NULL) WHERE flow_id IS NOT NULL",
-        kLaunchFlowCats));
-    if (sql.count("SELECT EXISTS (SELECT 1 FROM temp.kineto_flow_ops)")) {
-      // Calls whose own correlation is not the id of their flow (none in Kineto's output).
-      sql.run("CREATE TEMP TABLE kineto_flow_calls(flow_id INTEGER PRIMARY KEY, correlation INTEGER)");
-      sql.run(fmt::format(
-          "INSERT OR IGNORE INTO temp.kineto_flow_calls SELECT s.flow_id, c.correlation FROM kineto_calls AS c"
-          " JOIN kineto_flows AS s INDEXED BY kineto_flows_s ON s.ph = 's' AND s.pid = c.pid AND s.tid = c.tid"
-          " AND s.ts = c.start AND s.cat_id IN {} WHERE c.correlation IS NOT NULL AND typeof(s.flow_id) = 'integer'"
-          " AND c.correlation <> s.flow_id AND {} ORDER BY s.id, c.id",
-          kLaunchFlowCats, kLaunchingCall));
-      sql.run("UPDATE kineto_ops SET correlation = (SELECT coalesce(m.correlation, t.flow_id) FROM temp.kineto_flow_ops AS t"
-              " LEFT JOIN temp.kineto_flow_calls AS m ON m.flow_id = t.flow_id WHERE t.id = kineto_ops.id)"
-              " WHERE id IN (SELECT id FROM temp.kineto_flow_ops)");
-      sql.run("DROP TABLE temp.kineto_flow_calls");
-    }
-    sql.run("DROP TABLE temp.kineto_flow_ops");
-    sql.run("DROP INDEX kineto_flows_f");
-  }
-  sql.run("DROP INDEX kineto_flows_s");
+        "UPDATE kineto_calls SET correlation = (SELECT p.flow_id FROM temp.kineto_flow_points AS p WHERE p.ph = 's' "
+        "AND p.pid = kineto_calls.pid AND p.tid = kineto_calls.tid AND p.ts = kineto_calls.start) "
+        "WHERE id IN (SELECT id FROM temp.kineto_uncorrelated_calls) AND correlation IS NULL AND {}",
+        kLaunchingCall));
+  if (ops)
+    sql.run("UPDATE kineto_ops SET correlation = (SELECT p.flow_id FROM temp.kineto_flow_points AS p WHERE p.ph = 'f' "
+            "AND p.pid = kineto_ops.event_pid AND p.tid = kineto_ops.event_tid AND p.ts = kineto_ops.start) "
+            "WHERE id IN (SELECT id FROM temp.kineto_uncorrelated_ops) AND correlation IS NULL");
+  sql.run("DROP TABLE temp.kineto_flow_points");
 }
 
 // A member's correlation ids name one call each (the diagnosis relies on it): of calls sharing
-// one, the earliest (then the first written) keeps it. Returns how many lost theirs.
+// one, the earliest (then the first written) keeps it. Returns how many lost theirs. One sort of
+// the calls with a correlation, whatever the order of their times.
 int64_t unique_correlations(Sql& sql) {
   sql.run("CREATE INDEX kineto_calls_correlation ON kineto_calls(correlation) WHERE correlation IS NOT NULL");
   if (!sql.count("SELECT EXISTS (SELECT 1 FROM kineto_calls WHERE correlation IS NOT NULL "
                  "GROUP BY correlation HAVING count(*) > 1)"))
     return 0;
-  sql.run(
-      "UPDATE kineto_calls SET correlation = NULL WHERE correlation IS NOT NULL AND EXISTS ("
-      " SELECT 1 FROM kineto_calls AS e WHERE e.correlation = kineto_calls.correlation"
-      " AND (e.start < kineto_calls.start OR (e.start = kineto_calls.start AND e.id < kineto_calls.id)))");
-  return sqlite3_changes64(sql.db());
+  sql.run("CREATE TEMP TABLE kineto_repeated(id INTEGER PRIMARY KEY)");
+  sql.run("INSERT INTO temp.kineto_repeated SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY correlation "
+          "ORDER BY start, id) AS n FROM kineto_calls WHERE correlation IS NOT NULL) WHERE n > 1");
+  sql.run("UPDATE kineto_calls SET correlation = NULL WHERE id IN (SELECT id FROM temp.kineto_repeated)");
+  const int64_t changed = sqlite3_changes64(sql.db());
+  sql.run("DROP TABLE temp.kineto_repeated");
+  return changed;
 }
 
 // Each op's process: its launching call's, else the trace's main process (the pid with most

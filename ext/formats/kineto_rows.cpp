@@ -24,13 +24,13 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 }  // namespace
 
 void Event::clear() {
-  seen = seen_args = 0;
   has_ph = has_cat = has_name = has_bp = false;
   pid.kind = tid.kind = id.kind = Scalar::None;
   has_ts = has_dur = false;
   ts = dur = 0;
   has_args = false;
-  correlation = external_id = device = stream = registers = shared_memory = bytes = sort_index = ArgInt{};
+  correlation = external_id = external_id_old = device = stream = registers = shared_memory = bytes = size = sort_index =
+      ArgInt{};
   grid = block = ArgDims{};
   arg_name.kind = arg_labels.kind = Scalar::None;
 }
@@ -134,6 +134,7 @@ RowWriter::Table RowWriter::write_op(const Event& e, int64_t base_ns, const char
   check(e.stream, "stream");
   check(e.correlation, "correlation");
   check(e.external_id, "External id");
+  check(e.external_id_old, "external id");
   check(e.registers, "registers per thread");
   check(e.shared_memory, "shared memory");
   check(e.bytes, "bytes");
@@ -166,14 +167,19 @@ RowWriter::Table RowWriter::write_op(const Event& e, int64_t base_ns, const char
   sqlite3_bind_int64(s, 9, start);
   if (e.has_dur) sqlite3_bind_int64(s, 10, time(e, start, e.dur, "ts + dur"));
   bind_opt(s, 11, e.correlation);
-  bind_opt(s, 12, e.external_id);
+  bind_opt(s, 12, e.external_id.present ? e.external_id : e.external_id_old);
   for (int i = 0; i < 3; ++i) {
     if (e.grid.present) sqlite3_bind_int64(s, 13 + i, e.grid.v[i]);
     if (e.block.present) sqlite3_bind_int64(s, 16 + i, e.block.v[i]);
   }
   bind_opt(s, 19, e.registers);
   bind_opt(s, 20, e.shared_memory);
-  bind_opt(s, 21, e.bytes);
+  if (e.bytes.present) {
+    bind_opt(s, 21, e.bytes);
+  } else if (std::string_view(kind) == "copy" && lower(e.cat_text()) == "mtia_ccp_events") {
+    check(e.size, "size");
+    bind_opt(s, 21, e.size);  // MTIA's DMA requests give their bytes as args.size
+  }
   if (e.has_args) bind_text(s, 22, e.args);
   run(s);
   if (!e.correlation.present) pending(uncorrelated_ops_.get());
@@ -185,6 +191,8 @@ RowWriter::Table RowWriter::write_call(const Event& e, int64_t base_ns, const ch
     fail(e, fmt::format("args.\"correlation\" is {}, not an integer", e.correlation.got));
   if (e.external_id.present && !e.external_id.ok)
     fail(e, fmt::format("args.\"External id\" is {}, not an integer", e.external_id.got));
+  if (e.external_id_old.present && !e.external_id_old.ok)
+    fail(e, fmt::format("args.\"external id\" is {}, not an integer", e.external_id_old.got));
   sqlite3_stmt* s = calls_.get();
   sqlite3_bind_int64(s, 1, e.index);
   bind_text(s, 2, domain);
@@ -198,7 +206,7 @@ RowWriter::Table RowWriter::write_call(const Event& e, int64_t base_ns, const ch
   // Only calls that launch GPU work carry a launch link: an operator's correlation (none in
   // Kineto's output) would make a range look like a launch.
   if (launches) bind_opt(s, 9, e.correlation);
-  bind_opt(s, 10, e.external_id);
+  bind_opt(s, 10, e.external_id.present ? e.external_id : e.external_id_old);
   if (e.has_args) bind_text(s, 11, e.args);
   run(s);
   if (launches && !e.correlation.present) pending(uncorrelated_calls_.get());
@@ -223,6 +231,9 @@ RowWriter::Table RowWriter::write(const Event& e, int64_t base_ns) {
     if (cat == "kernel") return write_op(e, base_ns, "kernel");
     if (cat == "gpu_memcpy" || cat == "memcpy") return write_op(e, base_ns, "copy");
     if (cat == "gpu_memset" || cat == "memset") return write_op(e, base_ns, "fill");
+    // MTIA devices' events (HTA counts them as kernels; its memory pattern: names starting "dma").
+    if (cat == "mtia_ccp_events" && e.pid.kind == Scalar::Int)
+      return write_op(e, base_ns, starts_with(e.name_text(), "dma") ? "copy" : "kernel");
     if (cat == "cuda_profiler_range") {
       sqlite3_stmt* s = ranges_.get();
       sqlite3_bind_int64(s, 1, e.index);

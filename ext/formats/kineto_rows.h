@@ -40,8 +40,6 @@ struct ArgDims {
 
 struct Event {
   int64_t index = 0;         // position in traceEvents
-  uint32_t seen = 0;         // event keys seen (a repeated key is refused)
-  uint32_t seen_args = 0;    // args keys read, likewise
   std::string ph, cat, name, bp;  // valid when has_*
   bool has_ph = false, has_cat = false, has_name = false, has_bp = false;
   Scalar pid, tid, id;
@@ -49,7 +47,7 @@ struct Event {
   int64_t ts = 0, dur = 0;   // ns as written (before the base time is added)
   bool has_args = false;
   std::string args;          // compact JSON of the args object (valid when has_args)
-  ArgInt correlation, external_id, device, stream, registers, shared_memory, bytes, sort_index;
+  ArgInt correlation, external_id, external_id_old, device, stream, registers, shared_memory, bytes, size, sort_index;
   ArgDims grid, block;
   Scalar arg_name, arg_labels;  // M events: args.name, args.labels
   // Only flags are reset between events (strings keep their capacity and stale text): read the

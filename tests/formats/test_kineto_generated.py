@@ -181,5 +181,92 @@ class KinetoGenerated(unittest.TestCase):
                 self.assertTrue(set(got) <= set(want))
 
 
+def brute_ops(path):
+    """The trace's GPU ops counted from its JSON alone (Python's json, exact decimals): per op
+    category spelling of every profiler version (Kernel/kernel, Memcpy/gpu_memcpy, MTIA's
+    mtia_ccp_events, whose DMA requests are copies), kernels, copies, the sum of dur and the
+    first start, in ns."""
+    import gzip
+    from decimal import ROUND_HALF_UP, Decimal
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
+        doc = json.load(f, parse_float=Decimal)
+    base = int(doc.get("baseTimeNanoseconds", 0))
+    ns = lambda v: int((Decimal(v) * 1000).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    kernels = copies = total = 0
+    first = None
+    for e in doc["traceEvents"]:
+        cat = str(e.get("cat", "")).lower()
+        if e.get("ph") != "X" or cat not in ("kernel", "gpu_memcpy", "memcpy", "mtia_ccp_events") or \
+                not isinstance(e.get("pid"), int):
+            continue
+        copy = cat in ("gpu_memcpy", "memcpy") or (cat == "mtia_ccp_events" and e["name"].startswith("dma"))
+        kernels += not copy
+        copies += copy
+        total += ns(e["dur"])
+        start = base + ns(e["ts"])
+        first = start if first is None else min(first, start)
+    return kernels, copies, total, first
+
+
+class KinetoVersions(unittest.TestCase):
+    """rocpd_gen --kineto-version V: the trace as PyTorch V's profiler writes it (category
+    spellings, whole-µs or ns-digit times, no baseTimeNanoseconds, text tids, old launch flows
+    ph s/f with id and bp, "external id", no distributedInfo or deviceProperties, MTIA devices),
+    read with the counts and times of a brute force over the JSON and the generator's truth."""
+    VERSIONS = ("1.8", "1.9", "1.10", "1.11", "2.0", "2.1", "2.3", "2.4", "mtia")
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_kineto_ver_")
+        cls.truth = {v: generate(os.path.join(cls.tmp, v), 1, "kineto", 300, SEED, "--kineto-version", v)["files"][0]
+                     for v in cls.VERSIONS}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_versions(self):
+        for v, f in self.truth.items():
+            with self.subTest(version=v):
+                con = connect()
+                con.execute("SELECT rocpd_open(?)", (os.path.join(self.tmp, v),))
+                kernels, copies, total, first = brute_ops(os.path.join(self.tmp, v, f["db"] + ".json"))
+                self.assertEqual((kernels, copies), (f["kernels"], f["copies"]))
+                got = con.execute("SELECT sum(kind = 'kernel'), sum(kind = 'copy'), sum(duration), min(start) "
+                                  "FROM rocpd_ops").fetchall()
+                self.assertEqual(got, [(kernels, copies, total, first)])
+                if v in ("2.3", "2.4", "mtia"):  # ns digits: the truth's own times
+                    self.assertEqual(total, f["ops_sum_ns"])
+                # Launch links through every version's flows and correlations.
+                unlinked = con.execute("SELECT count(*) FROM rocpd_ops AS o WHERE NOT EXISTS (SELECT 1 FROM rocpd_apis "
+                                       "AS a WHERE a.correlation_id = o.correlation_id)").fetchall()
+                self.assertEqual(unlinked, [(f["kineto"]["unlinked_ops"],)])
+                self.assertGreater(f["kineto"]["flow_only_links"], 0)
+                rank, names, notes = con.execute("SELECT rank, gpu_names, notes FROM rocpd_members").fetchone()
+                self.assertEqual(rank, None if v in ("1.8", "1.9") else f["kineto"]["rank"])
+                self.assertEqual(names is None, v == "1.8")
+                if names:
+                    want = "ARTEMIS" if v == "mtia" else "NVIDIA A100-SXM4-80GB"
+                    self.assertEqual(set(json.loads(names).values()), {want})
+                self.assertEqual("whole microseconds" in (notes or ""), v not in ("2.3", "2.4", "mtia"))
+                con.close()
+
+    def test_real_traces(self):
+        """ROCPD_KINETO_REAL_TRACES (paths separated by ':'): public traces of other versions and
+        devices (HTA's tests/data MTIA traces), read in place, against the same brute force."""
+        paths = [p for p in os.environ.get("ROCPD_KINETO_REAL_TRACES", "").split(":") if p]
+        if not paths:
+            self.skipTest("ROCPD_KINETO_REAL_TRACES not set")
+        for path in paths:
+            with self.subTest(path=path):
+                kernels, copies, total, first = brute_ops(path)
+                con = connect()
+                con.execute("SELECT rocpd_open(?)", (path,))
+                got = con.execute("SELECT sum(kind = 'kernel'), sum(kind = 'copy'), sum(duration), min(start) "
+                                  "FROM rocpd_ops").fetchall()
+                self.assertEqual(got, [(kernels, copies, total, first)])
+                con.close()
+
+
 if __name__ == "__main__":
     main()

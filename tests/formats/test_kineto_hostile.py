@@ -19,7 +19,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
-from rocpd_testlib import GEN, connect, main  # noqa: E402
+from rocpd_testlib import EXT, GEN, connect, main  # noqa: E402
+
+SANITIZED = any(s in os.environ.get("LD_PRELOAD", "") for s in ("asan", "tsan"))
 
 KERNEL = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10.5, "dur": 2,
           "args": {"device": 0, "stream": 7, "correlation": 1}}
@@ -89,6 +91,27 @@ class KinetoHostile(unittest.TestCase):
         self.refused(self.write("{}"), 'no "traceEvents" array')
         self.refused(self.write("5"), "not a trace object")
 
+    def test_unterminated_list_and_whitespace(self):
+        """The JSON Array Format may omit its closing bracket (the trace event format allows it): the
+        events before the end are read, also after a trailing comma and whitespace; an event cut
+        short, or an object format's list, is still truncated. Whitespace is read whatever its
+        length (issue 31, item 16: 16 MiB of it was "a string or number longer than ...")."""
+        events = [json.dumps(CALL), json.dumps(KERNEL)]
+        for tail in ("", ",", ",\n  ", "\n"):
+            with self.subTest(tail=tail):
+                con = self.opened(self.write("[" + ",".join(events) + tail))
+                self.assertEqual(con.execute("SELECT count(*), sum(duration) FROM rocpd_ops").fetchone(), (1, 2000))
+                self.assertEqual(con.execute("SELECT correlation_id FROM rocpd_apis").fetchall(), [(1,)])
+        self.refused(self.write("[" + events[0] + "," + events[1][:-1]), "ends early (truncated file?)")
+        self.refused(self.write('{"traceEvents":[' + events[0]), "ends early (truncated file?)")
+        self.refused(self.write('{"traceEvents":[' + events[0] + "]"), "ends early (truncated file?)")
+        spaces = " " * (17 << 20)
+        con = self.opened(self.write(spaces + "[" + events[0] + "," + spaces + events[1] + spaces + "]" + spaces))
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_ops").fetchone(), (1,))
+        # Long tokens are named for what they are.
+        self.refused(self.write('[{"ph":"X","name":"' + "a" * (17 << 20) + '"}]'), "a string longer than 16777216 bytes")
+        self.refused(self.write('[{"ph":"X","' + "a" * (17 << 20) + '":1}]'), "a key longer than 16777216 bytes")
+
     def test_deeply_nested(self):
         depth = 1_000_000
         self.refused(self.write('{"traceEvents":[{"ph":"X","args":{"a":' + "[" * depth + "]" * depth + "}}]}"),
@@ -142,6 +165,35 @@ class KinetoHostile(unittest.TestCase):
         self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"kernel","ts":1,"args":{"correlation":1,'
                                 '"correlation":2}}]}'), 'args key "correlation" appears twice')
         self.refused(self.write('{"traceEvents":[],"traceEvents":[]}'), 'top-level key "traceEvents" appears twice')
+        # One rule for every object of the file: a key given twice is refused (issue 31, item 10:
+        # counter values in a profiler range's args were summed).
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cuda_profiler_range","name":"k","pid":0,"tid":0,'
+                                '"ts":1,"dur":1,"args":{"sm__inst":1,"sm__inst":2}}]}'), 'traceEvents[0]',
+                     'args key "sm__inst" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"C","name":"c","pid":"GPU 0 Counters","tid":0,"ts":1,'
+                                '"args":{"":1,"":2}}]}'), 'traceEvents[0]', 'args key "" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":1,"dur":1,'
+                                '"args":{"Input":{"a":1,"a":1}}}]}'), "traceEvents[0] ('op')",
+                     'key "a" appears twice in one object')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"x":1,"x":1}]}'),
+                     'traceEvents[0]', 'key "x" appears twice')
+        self.refused(self.write('{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":1,"other":[{"b":1,"b":2}]}]}'),
+                     'traceEvents[0]', 'key "b" appears twice in one object')
+        self.refused(self.write('{"deviceProperties":[{"id":0,"id":1}],"traceEvents":[]}'),
+                     "top-level value 'deviceProperties': key \"id\" appears twice in one object")
+        self.refused(self.write('{"distributedInfo":{"rank":0,"rank":1},"traceEvents":[]}'),
+                     "top-level value 'distributedInfo': key \"rank\" appears twice in one object")
+        self.refused(self.write('[{"ph":"X","ts":1,"ts":2}]'), 'traceEvents[0]', 'key "ts" appears twice')
+        # Repeated keys in different objects are no repetition.
+        con = self.opened(self.write('{"a":{"k":1},"b":{"k":{"k":2}},"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,'
+                                     '"tid":1,"ts":1,"dur":1,"args":{"k":{"k":1},"j":[{"k":1},{"k":1}]}}]}'))
+        self.assertEqual(con.execute("SELECT args FROM rocpd_apis").fetchall(), [('{"k":{"k":1},"j":[{"k":1},{"k":1}]}',)])
+        # Many keys in one object (past the linear search) and a repeat at the end.
+        many = ",".join(f'"k{i}":{i}' for i in range(5000))
+        self.opened(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"args":{' + many +
+                               "}}]}"))
+        self.refused(self.write('{"traceEvents":[{"ph":"X","cat":"cpu_op","pid":1,"tid":1,"ts":1,"dur":1,"args":{' + many +
+                                ',"k4321":0}}]}'), 'args key "k4321" appears twice')
 
     def test_nan_and_infinity(self):
         for v in ("NaN", "Infinity", "-Infinity"):
@@ -269,6 +321,71 @@ class KinetoHostile(unittest.TestCase):
         con = self.opened(self.write(doc(call, kernel, *flows)))
         self.assertEqual(con.execute("SELECT o.correlation_id, a.name FROM rocpd_ops AS o JOIN rocpd_apis AS a "
                                      "ON a.correlation_id = o.correlation_id").fetchall(), [(77, "cudaLaunchKernel")])
+        # What an event writes itself wins: a flow starting at a call with another correlation (5)
+        # links the kernel at its end to the call with the flow's id (9), never re-links it to the
+        # call it starts at (issue 31, item 10).
+        a = dict(CALL, name="a", ts=9, args={"correlation": 5})
+        b = dict(CALL, name="b", ts=30, args={"correlation": 9})
+        flows = [dict(flows[0], id=9), dict(flows[1], id=9)]
+        con = self.opened(self.write(doc(a, b, kernel, *flows)))
+        self.assertEqual(con.execute("SELECT a.name, a.correlation_id FROM rocpd_ops AS o JOIN rocpd_apis AS a "
+                                     "ON a.correlation_id = o.correlation_id").fetchall(), [("b", 9)])
+        self.assertEqual(con.execute("SELECT name, correlation_id FROM rocpd_apis ORDER BY name").fetchall(),
+                         [("a", 5), ("b", 9)])
+
+    # --- out of memory ---------------------------------------------------------------------------
+    @unittest.skipIf(SANITIZED, "the sanitizers' allocators abort on an address-space limit by design")
+    def test_out_of_memory(self):
+        """Conversions under an address-space limit (the process's own size plus a few MB, set after
+        the extension is loaded) end with SQLITE_NOMEM (Python: MemoryError) and leave no temporary
+        database, whichever allocation fails: the parsing thread's start (its stack), a string on
+        that thread (whose first throw needs thread-local memory glibc cannot allocate then), or
+        RapidJSON's buffers (an args object of 12 MB). None of these conversions fits: it needs
+        more than 64 MB above the loaded process."""
+        out = os.path.join(self.tmp, "oom")
+        subprocess.run([GEN, "--out", out, "--procs", "1", "--format", "kineto", "--ops", "3000", "--seed", "5"],
+                       check=True, stdout=subprocess.DEVNULL)
+        big_args = self.write(doc({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+                                   "args": {f"k{i}": "x" * (1 << 20) for i in range(12)}}))
+        rank0 = os.path.join(out, "rank0.json")
+        # (function, file, MB above the process's size): one process runs them all in turn, lowering
+        # its soft limit for each conversion and lifting it after.
+        cases = [("open", rank0, 8), ("open", rank0, 16), ("open", rank0, 24), ("import", rank0, 16),
+                 ("open", big_args, 16), ("open", big_args, 32), ("import", big_args, 16)]
+        script = r"""
+import json, resource, sqlite3, sys
+ext, cases = sys.argv[1], json.loads(sys.argv[2])
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension(ext)
+_, hard = resource.getrlimit(resource.RLIMIT_AS)
+for fn, path, margin_mb in cases:
+    with open("/proc/self/status") as f:
+        size = next(int(l.split()[1]) for l in f if l.startswith("VmSize:")) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (size + margin_mb * 2**20, hard))
+    try:
+        if fn == "open":
+            con.execute("SELECT rocpd_open(?)", (path,)).fetchall()
+        else:
+            con.execute("SELECT rocpd_import(?, ?)", (path, path + ".db")).fetchall()
+        result = "converted"
+    except MemoryError:
+        result = "SQLITE_NOMEM"
+    except sqlite3.Error as e:
+        result = f"error {getattr(e, 'sqlite_errorcode', None)} {e}"
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    print(result, flush=True)
+"""
+        run = subprocess.run([sys.executable, "-c", script, EXT, json.dumps(cases)], capture_output=True, text=True,
+                             env=dict(os.environ, SQLITE_TMPDIR=self.tempdir), timeout=300)
+        results = run.stdout.split("\n")[:-1]
+        self.assertEqual(run.returncode, 0, f"the process ended after {len(results)} conversions: {run.stderr[-2000:]}")
+        for (fn, path, margin), result in zip(cases, results):
+            with self.subTest(fn=fn, path=os.path.basename(path), margin_mb=margin):
+                self.assertEqual(result, "SQLITE_NOMEM")
+        self.assertEqual(os.listdir(self.tempdir), [], "a temporary database was left behind")
+        self.assertEqual([f for f in os.listdir(out) + os.listdir(self.tmp) if ".db" in f], [],
+                         "rocpd_import left a file")
 
     # --- the temporary database ----------------------------------------------------------------
     def test_temporary_database(self):

@@ -33,7 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
-         "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2022|2023|2025|2026]\n"
+         "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2022|2023|2025|2026] [--kineto-version V]\n"
          "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
          "                 [--steps N --critical-path cpu|gpu|sync|loader [--loader RANK:NS]]\n"
          "\n"
@@ -63,6 +63,8 @@ std::string_view usage_text() {
          "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
          "  --nsys-schema Y   nsys files: the export schema of Nsight Systems Y: 2022 (2.9.1), 2023 (3.4.0),\n"
          "                    2025 (3.20.3) or 2026 (3.25.0, default)\n"
+         "  --kineto-version V  kineto files as PyTorch V's profiler writes them on CUDA: 1.8, 1.9, 1.10, 1.11,\n"
+         "                    2.0, 2.1, 2.3, 2.4, or mtia (2.4 on MTIA devices); default: 2.x on ROCm\n"
          "  --steps N         N ProfilerStep#k ranges, each with collectives every rank issues in one order\n"
          "  --step-collectives C  collectives per step (default 4), 1..64\n"
          "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
@@ -95,7 +97,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
                                                   "--markers", "--rocpd-version", "--counters", "--merge",
                                                   "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
                                                   "--steps", "--step-collectives", "--collective-jitter",
-                                                  "--straggler", "--memsets", "--nsys-schema", "--critical-path", "--loader"};
+                                                  "--straggler", "--memsets", "--nsys-schema", "--critical-path", "--loader",
+                                                  "--kineto-version"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
     if (!inline_value) {
@@ -166,6 +169,13 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.nsys_schema = static_cast<int>(parse_integer(name, value, 2022, 2026));
       if (o.nsys_schema == 2024)
         throw UsageError("option --nsys-schema must be 2022, 2023, 2025 or 2026 (a documented generation), got 2024");
+    } else if (name == "--kineto-version") {
+      static constexpr std::string_view kVersions[] = {"1.8", "1.9", "1.10", "1.11", "2.0", "2.1", "2.3", "2.4", "mtia"};
+      if (std::find(std::begin(kVersions), std::end(kVersions), value) == std::end(kVersions))
+        throw UsageError(fmt::format("option --kineto-version must be 1.8, 1.9, 1.10, 1.11, 2.0, 2.1, 2.3, 2.4 or mtia, "
+                                     "got '{}'",
+                                     value));
+      o.kineto_version = std::string(value);
     } else if (name == "--memsets") {
       o.memsets = static_cast<int>(parse_integer(name, value, 0, 100'000));
     } else if (name == "--steps") {
@@ -214,6 +224,8 @@ Options parse_options(const std::vector<std::string_view>& args) {
     throw UsageError("option --rpd-nodes applies to rpd3 files only (--format rpd3 or mixed)");
   if (o.nsys_schema != 2026 && o.format != Format::Nsys && o.format != Format::Vendors)
     throw UsageError("option --nsys-schema applies to nsys files only (--format nsys or vendors)");
+  if (!o.kineto_version.empty() && o.format != Format::Kineto)
+    throw UsageError("option --kineto-version applies to kineto files only (--format kineto)");
   if (o.memsets > 0 && o.format != Format::Nsys && o.format != Format::Vendors)
     throw UsageError("option --memsets applies to nsys files only (--format nsys or vendors)");
   // The diagnosis truth is computed from the workload's ops, which hold no memsets.

@@ -37,6 +37,8 @@ struct Options {
   // --nsys-schema Y: the export schema generation of nsys files, by the Nsight Systems year that
   // writes it: 2022 (2.9.1), 2023 (3.4.0), 2025 (3.20.3), 2026 (3.25.0, the default).
   int nsys_schema = 2026;
+  // --kineto-version V: kineto files as PyTorch V's profiler writes them ("": the original layout).
+  std::string kineto_version;
   bool diagnosis_edges = false;  // --diagnosis 2: also touching ops and host waits below the threshold
   // --steps N (docs/generator.md, "Training steps"): ProfilerStep#k ranges with collectives every
   // rank issues in one order; a planted straggler (--straggler RANK:NS) and clock jitter.

@@ -136,7 +136,7 @@ FileTruth produce_file(const Options& o, const WorkloadParams& params, const Fil
     truth.format = "nsys";
     truth.schema_version = o.nsys_schema == 2022 ? 2 : 3;
   } else if (plan.format == Format::Kineto) {
-    for (auto& kv : write_kineto(plan.path, traces)) truth.extra.push_back(std::move(kv));
+    for (auto& kv : write_kineto(plan.path, traces, o.kineto_version)) truth.extra.push_back(std::move(kv));
     truth.format = "kineto";
     truth.schema_version = 1;  // the trace's schemaVersion
   } else if (plan.format == Format::Rocprofsys) {

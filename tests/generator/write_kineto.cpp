@@ -9,10 +9,14 @@
 //    either (their ac2g flows link them; every 5th flow has cat async_cpu_to_gpu); every 101st
 //    op has neither correlation nor flow (no launch);
 //  - operator stacks: two nested cpu_op events around each launching call that has room for them
-//    (not with --diagnosis, whose truth lists the markers' stacks alone).
+//    (not with --diagnosis, whose truth lists the markers' stacks alone);
+//  - with --kineto-version V, the layout PyTorch V's profiler writes on CUDA (or MTIA devices):
+//    category spellings, launch flow categories, whole-µs or ns-digit times, text tids, the
+//    top-level keys of that version (Style below; docs/generator.md).
 #include "write_kineto.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -22,6 +26,7 @@
 
 #include "json_text.h"
 #include "kernel_pool.h"
+#include "nsys_model.h"
 #include "random.h"
 
 namespace rocpd_gen {
@@ -93,6 +98,100 @@ std::string micros(int64_t ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
+// What differs between the profiler versions the generator writes (docs/generator.md, "Kineto").
+struct Style {
+  bool cuda = false;  // CUDA call names (PyTorch on CUDA), else the HIP names (on ROCm)
+  bool mtia = false;  // MTIA devices: mtia_runtime calls, mtia_ccp_events device events
+  bool schema_version = true, device_properties = true, distributed_info = true, trace_name = true;
+  const char* display_time_unit = "ms";  // nullptr: none
+  int base = 1;             // baseTimeNanoseconds: 1 even ranks (rank % 4 == 2: after the events), 2 every rank, 0 none
+  bool whole_us = false;    // ts and dur in whole µs (truncated), before PyTorch 2.3
+  bool text_tids = false;   // X events' tid as text ("1234"), GPU rows "stream 7" (1.8, 1.9)
+  bool old_external = false;  // "external id" on GPU ops and runtime calls (1.8-1.10)
+  bool counters = true;     // hardware_counters samples
+  bool mixed_flow_cats = true;  // every 5th flow async_cpu_to_gpu (the original layout)
+  const char* operator_cat = "cpu_op";
+  const char* marker_cat = "user_annotation";
+  const char* runtime_cat = "cuda_runtime";
+  const char* driver_cat = "cuda_runtime";
+  const char* kernel_cat = "kernel";
+  const char* memcpy_cat = "gpu_memcpy";
+  const char* flow_cat = "ac2g";
+  const char* flow_name = "ac2g";  // nullptr: the launching call's name (1.10)
+  bool s_bp = false;        // `bp: e` on the flow's start too
+  bool corr_on_f_only = false;
+};
+
+Style style_of(const std::string& version) {
+  Style st;
+  if (version.empty()) return st;
+  st.cuda = true;
+  st.counters = false;
+  st.mixed_flow_cats = false;
+  st.base = 0;
+  st.display_time_unit = nullptr;
+  st.trace_name = false;
+  if (version == "1.8" || version == "1.9" || version == "1.10") {
+    st.whole_us = true;
+    st.old_external = true;
+    st.distributed_info = false;
+    st.operator_cat = st.marker_cat = "Operator";
+    st.runtime_cat = st.driver_cat = "Runtime";
+    st.kernel_cat = "Kernel";
+    st.memcpy_cat = "Memcpy";
+    st.text_tids = version != "1.10";
+    st.schema_version = st.device_properties = version != "1.8";
+    if (version == "1.10") {
+      st.flow_cat = "async_gpu";
+      st.flow_name = nullptr;
+      st.s_bp = true;
+      st.distributed_info = true;
+    } else {
+      st.flow_cat = "async";
+      st.flow_name = "launch";
+    }
+  } else if (version == "1.11") {
+    st.whole_us = true;
+    st.flow_cat = "async_cpu_to_gpu";
+    st.flow_name = "async_gpu";
+    st.s_bp = true;
+  } else if (version == "2.0" || version == "2.1") {
+    st.whole_us = true;
+    if (version == "2.1") st.driver_cat = "cuda_driver";
+    st.trace_name = true;
+  } else {  // 2.3, 2.4, mtia: ns digits, displayTimeUnit; 2.4 on: baseTimeNanoseconds
+    st.driver_cat = "cuda_driver";
+    st.trace_name = true;
+    st.display_time_unit = version == "2.3" ? "ns" : "ms";
+    st.base = version == "2.3" ? 0 : 2;
+    st.mtia = version == "mtia";
+  }
+  return st;
+}
+
+// A call's name as the version records it.
+std::string call_name(const Style& st, HostApi api, const std::vector<OpKind>& launched) {
+  if (st.mtia) {
+    if (!launched.empty()) {
+      if (launched.front() == OpKind::Kernel) return "runFunction - job_prep_and_submit_for_execution";
+      if (launched.front() == OpKind::CopyHostToDevice) return "enqueueCommand memcpyHtoDAsync";
+      if (launched.front() == OpKind::CopyDeviceToHost) return "enqueueCommand memcpyDtoHAsync";
+      return "enqueueCommand memcpyDtoDAsync";
+    }
+    switch (api) {
+      case HostApi::HipStreamSynchronize: return "synchronizeStream";
+      case HostApi::HipDeviceSynchronize: return "synchronize";
+      case HostApi::HipEventRecord: return "recordEvent";
+      default: break;
+    }
+    std::string name(host_api_name(api).substr(3));  // hipGetDevice -> getDevice
+    if (!name.empty()) name[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[0])));
+    return name;
+  }
+  if (st.cuda) return std::string(cuda_display_name(cuda_call(api).name));
+  return std::string(host_api_name(api));
+}
+
 struct Range {
   int64_t start, end;
   std::string name;
@@ -102,19 +201,30 @@ struct Range {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesystem::path& path,
-                                                              const std::vector<ProcessTrace>& traces) {
+                                                              const std::vector<ProcessTrace>& traces,
+                                                              const std::string& version) {
   if (traces.size() != 1) throw std::runtime_error("kineto: one process per file (PyTorch writes one per rank)");
   const ProcessTrace& t = traces.front();
   const auto pool = kernel_pool();
-  const bool with_base = t.rank % 2 == 0;
-  const bool late_base = t.rank % 4 == 2;
+  const Style st = style_of(version);
+  const bool with_base = st.base == 2 || (st.base == 1 && t.rank % 2 == 0);
+  const bool late_base = st.base == 1 && t.rank % 4 == 2;
   const bool with_operators = t.op_stacks.empty();
 
   int64_t t_min = INT64_MAX;
   for (const HostCall& c : t.calls) t_min = std::min(t_min, c.start);
   for (const Op& op : t.ops) t_min = std::min(t_min, op.start);
   const int64_t base = with_base ? t_min - k2Pow53 - 12'345 : 0;
-  auto ts = [&](int64_t ns) { return micros(ns - base); };
+  // Whole µs (before PyTorch 2.3): truncated, as Kineto's us() was.
+  auto ts = [&](int64_t ns) { return st.whole_us ? std::to_string((ns - base) / 1000) : micros(ns - base); };
+  auto dur = [&](int64_t ns) { return st.whole_us ? std::to_string(ns / 1000) : micros(ns); };
+  // A CPU thread as X events name it (1.8, 1.9: as text) and a GPU row ("stream 7").
+  auto cpu_tid = [&](uint32_t tid) { return st.text_tids ? fmt::format("\"{}\"", tid) : std::to_string(tid); };
+  auto gpu_tid = [&](const Op& op) {
+    if (st.mtia) return std::to_string(1000 + op.queue);
+    return st.text_tids ? fmt::format("\"stream {}\"", op.queue) : std::to_string(op.queue);
+  };
+  const char* external_key = st.old_external ? "external id" : "External id";
 
   // Which launches carry which links.
   std::vector<bool> op_corr(t.ops.size(), true), op_flow(t.ops.size(), true);
@@ -173,14 +283,29 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
   }
 
   Out out(path);
-  out.put("{{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
-  for (int g = 0; g < t.gpus; ++g)
-    out.put("{}\n    {{\"id\": {}, \"name\": \"AMD Instinct MI300X\", \"totalGlobalMem\": 206141652992, "
-            "\"computeMajor\": 9, \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304}}",
-            g ? "," : "", g);
-  out.put("\n  ],\n  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {}}},\n", t.rank);
-  out.put("  \"traceName\": {},\n  \"displayTimeUnit\": \"ms\",\n",
-          json_string(path.filename().string()));
+  out.put("{{\n");
+  if (st.schema_version) out.put("  \"schemaVersion\": 1,\n");
+  if (st.device_properties) {
+    out.put("  \"deviceProperties\": [");
+    for (int g = 0; g < t.gpus; ++g) {
+      if (st.mtia)
+        out.put("{}\n    {{\"id\": {}, \"name\": \"ARTEMIS\", \"runtimeMajorVersion\": 1, \"runtimeMinorVersion\": 30, "
+                "\"maxGridHeight\": 8, \"maxGridWidth\": 8}}",
+                g ? "," : "", g);
+      else if (st.cuda)
+        out.put("{}\n    {{\"id\": {}, \"name\": \"NVIDIA A100-SXM4-80GB\", \"totalGlobalMem\": 85093150720, "
+                "\"computeMajor\": 8, \"computeMinor\": 0, \"warpSize\": 32, \"numSms\": 108}}",
+                g ? "," : "", g);
+      else
+        out.put("{}\n    {{\"id\": {}, \"name\": \"AMD Instinct MI300X\", \"totalGlobalMem\": 206141652992, "
+                "\"computeMajor\": 9, \"computeMinor\": 4, \"warpSize\": 64, \"numSms\": 304}}",
+                g ? "," : "", g);
+    }
+    out.put("\n  ],\n");
+  }
+  if (st.distributed_info) out.put("  \"distributedInfo\": {{\"backend\": \"nccl\", \"rank\": {}}},\n", t.rank);
+  if (st.trace_name) out.put("  \"traceName\": {},\n", json_string(path.filename().string()));
+  if (st.display_time_unit) out.put("  \"displayTimeUnit\": \"{}\",\n", st.display_time_unit);
   if (with_base && !late_base) out.put("  \"baseTimeNanoseconds\": {},\n", base);
   out.put("  \"traceEvents\": [\n");
   bool first = true;
@@ -206,37 +331,48 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
             "{}\"}}}}",
             sep(), g, g);
 
+  // Each call's name as the version records it (by what it launches, on MTIA).
+  std::vector<std::vector<OpKind>> launched(t.calls.size());
+  for (const Op& op : t.ops) launched[op.call].push_back(op.kind);
+  std::vector<std::string> names(t.calls.size());
+  for (size_t ci = 0; ci < t.calls.size(); ++ci)
+    if (t.calls[ci].api != HostApi::UserMarker) names[ci] = call_name(st, t.calls[ci].api, launched[ci]);
+
   // CPU side: calls (HIP under cuda_runtime), markers (user_annotation), operators (cpu_op), flows.
   int64_t flows = 0, flow_only = 0, cpu_ops = 0;
   for (size_t ci = 0; ci < t.calls.size(); ++ci) {
     const HostCall& c = t.calls[ci];
     if (c.api == HostApi::UserMarker) {
-      out.put("{}{{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, "
               "\"dur\": {}, \"args\": {{\"External id\": {}}}}}",
-              sep(), json_string(marker_message(c.marker)), t.pid, c.tid, ts(c.start), micros(c.end - c.start),
-              next_external++);
+              sep(), st.marker_cat, json_string(marker_message(c.marker)), t.pid, cpu_tid(c.tid), ts(c.start),
+              dur(c.end - c.start), next_external++);
       continue;
     }
     if (const auto& o = operators[ci]) {
-      out.put("{}{{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
               "\"args\": {{\"External id\": {}, \"Sequence number\": {}}}}}",
-              sep(), o->outer, t.pid, c.tid, ts(o->outer_start), micros(o->outer_end - o->outer_start), o->outer_id, ci);
-      out.put("{}{{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
+              sep(), st.operator_cat, o->outer, t.pid, cpu_tid(c.tid), ts(o->outer_start),
+              dur(o->outer_end - o->outer_start), o->outer_id, ci);
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
               "\"args\": {{\"External id\": {}, \"Input Dims\": [[{}, 64], [64]], \"Input type\": [\"float\", \"float\"]}}}}",
-              sep(), o->inner, t.pid, c.tid, ts(o->inner_start), micros(o->inner_end - o->inner_start), o->inner_id,
-              ci % 997 + 1);
+              sep(), st.operator_cat, o->inner, t.pid, cpu_tid(c.tid), ts(o->inner_start),
+              dur(o->inner_end - o->inner_start), o->inner_id, ci % 997 + 1);
       cpu_ops += 2;
     }
     const int64_t corr = static_cast<int64_t>(ci) + 1;
-    std::string args = call_external[ci] ? fmt::format("\"External id\": {}", call_external[ci]) : std::string();
+    std::string args = call_external[ci] ? fmt::format("\"{}\": {}", external_key, call_external[ci]) : std::string();
     if (call_corr[ci]) args += fmt::format("{}\"correlation\": {}", args.empty() ? "" : ", ", corr);
-    out.put("{}{{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+    const char* call_cat = st.mtia ? "mtia_runtime" : st.cuda && cuda_call(c.api).event_class == 1 ? st.driver_cat
+                                                                                                 : st.runtime_cat;
+    out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
             "\"dur\": {}, \"args\": {{{}}}}}",
-            sep(), host_api_name(c.api), t.pid, c.tid, ts(c.start), micros(c.end - c.start), args);
+            sep(), call_cat, names[ci], t.pid, cpu_tid(c.tid), ts(c.start), dur(c.end - c.start), args);
     if (launching[ci]) {
-      const char* cat = flows % 5 == 4 ? "async_cpu_to_gpu" : "ac2g";
-      out.put("{}{{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"{}\", \"name\": \"{}\"}}", sep(),
-              corr, t.pid, c.tid, ts(c.start), cat, cat);
+      const char* cat = st.mixed_flow_cats && flows % 5 == 4 ? "async_cpu_to_gpu" : st.flow_cat;
+      const std::string name = st.mixed_flow_cats ? cat : st.flow_name ? st.flow_name : names[ci];
+      out.put("{}{{\"ph\": \"s\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"{}\", \"name\": \"{}\"{}}}",
+              sep(), corr, t.pid, c.tid, ts(c.start), cat, name, st.s_bp ? ", \"bp\": \"e\"" : "");
       ++flows;
     }
   }
@@ -252,30 +388,48 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const Op& op = t.ops[i];
     const int64_t corr = static_cast<int64_t>(op.call) + 1;
-    std::string args = fmt::format("\"device\": {}, \"stream\": {}", op.gpu, op.queue);
+    std::string args = st.mtia ? fmt::format("\"stream\": {}", op.queue)
+                               : fmt::format("\"device\": {}, \"stream\": {}", op.gpu, op.queue);
     if (op_corr[i]) args += fmt::format(", \"correlation\": {}", corr);
-    if (op_flow[i] && call_external[op.call]) args += fmt::format(", \"External id\": {}", call_external[op.call]);
-    if (op.kind == OpKind::Kernel) {
+    if (op_flow[i] && call_external[op.call] && !st.mtia)
+      args += fmt::format(", \"{}\": {}", external_key, call_external[op.call]);
+    if (st.mtia) {
+      // MTIA: device events (mtia_ccp_events) on the device's rows; copies are DMA requests.
+      const bool copy = op.kind != OpKind::Kernel;
+      if (copy)
+        args += fmt::format(", \"direction\": \"{}\", \"size\": {}, \"sqid\": {}",
+                            op.kind == OpKind::CopyHostToDevice   ? "HOST_TO_DEVICE"
+                            : op.kind == OpKind::CopyDeviceToHost ? "DEVICE_TO_HOST"
+                                                                  : "DEVICE_TO_DEVICE",
+                            op.bytes, op.queue);
+      else
+        args += fmt::format(", \"column\": \"0\", \"row\": \"0\", \"packet_ptr\": {}", i % 256);
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+              "\"dur\": {}, \"args\": {{{}}}}}",
+              sep(), copy ? std::string("\"dma_request\"") : json_string(pool[static_cast<size_t>(op.kernel)].name), op.gpu,
+              gpu_tid(op), ts(op.start), dur(op.end - op.start), args);
+    } else if (op.kind == OpKind::Kernel) {
       const LaunchDims d = launch_dims(t, i);
       args += fmt::format(", \"registers per thread\": {}, \"shared memory\": {}, \"grid\": [{}, {}, {}], "
                           "\"block\": [{}, {}, {}], \"queued\": 0",
                           16 + (i * 8) % 112, d.group_segment, d.grid_x / d.workgroup_x, d.grid_y, d.grid_z,
                           d.workgroup_x, d.workgroup_y, d.workgroup_z);
-      out.put("{}{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
               "\"args\": {{{}}}}}",
-              sep(), json_string(pool[static_cast<size_t>(op.kernel)].name), op.gpu, op.queue, ts(op.start),
-              micros(op.end - op.start), args);
+              sep(), st.kernel_cat, json_string(pool[static_cast<size_t>(op.kernel)].name), op.gpu, gpu_tid(op),
+              ts(op.start), dur(op.end - op.start), args);
     } else {
       args += fmt::format(", \"bytes\": {}", op.bytes);
-      out.put("{}{{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
+      out.put("{}{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": \"{}\", \"pid\": {}, \"tid\": {}, \"ts\": {}, "
               "\"dur\": {}, \"args\": {{{}}}}}",
-              sep(), copy_name(op), op.gpu, op.queue, ts(op.start), micros(op.end - op.start), args);
+              sep(), st.memcpy_cat, copy_name(op), op.gpu, gpu_tid(op), ts(op.start), dur(op.end - op.start), args);
     }
     if (op_flow[i]) {
-      const char* cat = flow_cat[op.call] ? "async_cpu_to_gpu" : "ac2g";
+      const char* cat = st.mixed_flow_cats && flow_cat[op.call] ? "async_cpu_to_gpu" : st.flow_cat;
+      const std::string name = st.mixed_flow_cats ? cat : st.flow_name ? st.flow_name : names[op.call];
       out.put("{}{{\"ph\": \"f\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": \"{}\", \"name\": \"{}\", "
               "\"bp\": \"e\"}}",
-              sep(), corr, op.gpu, op.queue, ts(op.start), cat, cat);
+              sep(), corr, op.gpu, gpu_tid(op), ts(op.start), cat, name);
       ++flows;
       if (!op_corr[i] || !call_corr[op.call]) ++flow_only;
     } else {
@@ -290,6 +444,7 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
     if (!fresh) it->second = {std::min(it->second.first, op.start), std::max(it->second.second, op.end)};
   }
   int64_t samples = 0, sample_sum = 0;
+  if (!st.counters) spans.clear();
   for (const auto& [gpu, span] : spans) {
     for (int64_t at = span.first; at <= span.second; at += kCounterPeriodNs) {
       const int64_t value = static_cast<int64_t>(mix64(static_cast<uint64_t>(t.pid * 131 + gpu) ^ static_cast<uint64_t>(at)) % 101);
@@ -370,11 +525,11 @@ std::vector<std::pair<std::string, std::string>> write_kineto(const std::filesys
       "\"unlinked_ops\":{},\"counter_samples\":{},\"counter_sum\":{},\"counter_name\":\"{}\","
       "\"copy_names\":{{\"{}\":\"CopyHostToDevice\",\"{}\":\"CopyDeviceToHost\",\"{}\":\"CopyDeviceToDevice\","
       "\"{}\":\"CopyDeviceToDevice\"}},"
-      "\"stack_depths\":{},\"top_levels\":{},\"bottom_levels\":{}}}",
+      "\"stack_depths\":{},\"top_levels\":{},\"bottom_levels\":{}{}}}",
       with_base ? (late_base ? "base_after_events" : "base") : "absolute", with_base ? std::to_string(base) : "null",
       t.rank, cpu_ops, flows, flow_only, unlinked, samples, sample_sum, kCounterName,
       kHtoD, kDtoH, kDtoD, kPtoP, pairs(depths, false), pairs(tops, true),
-      pairs(bottoms, true)));
+      pairs(bottoms, true), version.empty() ? std::string() : fmt::format(",\"version\":\"{}\"", version)));
   return extra;
 }
 
