@@ -191,19 +191,28 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
   known_members_ = out.size();
   // Natural order of names (rank2 before rank10), however they were attached or opened; the same
   // members as last time keep last time's order and index.
+  // Compared through weak pointers: a closed member's address reused by a new one is no match,
+  // and the cache keeps no closed member (and its temporary database) alive.
   const bool same = out.size() == last_unsorted_.size() &&
                     std::equal(out.begin(), out.end(), last_unsorted_.begin(),
-                               [](const MemberPtr& a, const Member* b) { return a.get() == b; });
-  if (same && last_index_) return last_sorted_;  // (no index yet: the first call, even with no member)
-  last_unsorted_.clear();
-  for (const auto& m : out) last_unsorted_.push_back(m.get());
-  std::stable_sort(out.begin(), out.end(), [](const MemberPtr& a, const MemberPtr& b) { return natural_less(a->alias, b->alias); });
+                               [](const MemberPtr& a, const std::weak_ptr<Member>& b) { return a == b.lock(); });
+  std::vector<MemberPtr> sorted;
+  sorted.reserve(out.size());
+  if (same && last_index_) {  // (no index yet: the first call, even with no member)
+    for (size_t i : last_order_) sorted.push_back(out[i]);
+    return sorted;
+  }
+  last_unsorted_.assign(out.begin(), out.end());
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return natural_less(out[a]->alias, out[b]->alias); });
+  for (size_t i : order) sorted.push_back(out[i]);
   auto index = std::make_shared<std::unordered_map<std::string, size_t>>();
-  index->reserve(out.size());
-  for (size_t i = 0; i < out.size(); ++i) index->emplace(out[i]->alias, i);
-  last_sorted_ = out;
+  index->reserve(sorted.size());
+  for (size_t i = 0; i < sorted.size(); ++i) index->emplace(sorted[i]->alias, i);
+  last_order_ = std::move(order);
   last_index_ = std::move(index);
-  return out;
+  return sorted;
 }
 
 MemberPtr Registry::fresh(const MemberPtr& m) {

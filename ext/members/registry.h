@@ -189,8 +189,8 @@ class Registry {
   size_t known_members_ = 0;
   // The last members() list before and after its natural sort, and its names' index: sorting and
   // indexing 10,000 names on every query cost more than reading the few members a query picks.
-  std::vector<const Member*> last_unsorted_;
-  std::vector<MemberPtr> last_sorted_;
+  std::vector<std::weak_ptr<Member>> last_unsorted_;
+  std::vector<size_t> last_order_;  // last_unsorted_'s indexes in natural order
   std::shared_ptr<const std::unordered_map<std::string, size_t>> last_index_;
   std::map<std::string, int64_t> attached_offsets_;  // by schema name
   std::set<uint32_t> free_ordinals_;
