@@ -27,7 +27,7 @@ from tiny_traces import make_rpd  # noqa: E402
 DATA = os.environ.get("ROCPD_SHARED_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                                            "..", "shared", "data")
 
-SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "stragglers", "steps", "idle"]
+SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "stragglers", "steps", "critical_path", "idle"]
 ALL = "100000"  # --top: every row of every section
 
 
@@ -287,13 +287,15 @@ class Summary(unittest.TestCase):
 
     def test_stragglers_and_steps_need_matching_collectives_and_steps(self):
         # The demo's NCCL kernels do not line up across ranks, and it has no ProfilerStep ranges:
-        # both sections are empty (csv: the header alone) and say why in the table.
-        for name in ("stragglers", "steps"):
+        # the three sections are empty (csv: the header alone) and say why in the table.
+        for name in ("stragglers", "steps", "critical_path"):
             self.assertEqual(self.blocks[name][1], [], name)
         unmatched, = self.con.execute("SELECT sum(unmatched) FROM rocpd_stragglers").fetchone()
         self.assertGreater(unmatched, 0)
         self.assertIn("(none: the members' collectives do not match across members", self.out["table"])
         self.assertIn("(none: no member has step ranges", self.out["table"])
+        self.assertIn("(none: no member has step ranges, the ProfilerStep#N ranges rocpd_critical_path follows)",
+                      self.out["table"])
 
     def test_idle_causes_add_up_to_the_gaps(self):
         # Brute force: the union of each GPU's non-empty op intervals, and the gaps between them.
@@ -367,7 +369,7 @@ class Summary(unittest.TestCase):
                         self.assertIn(md_escape(cell), md)
         md_lines = [line for line in md.splitlines() if line.startswith("|")]
         self.assertEqual(len(md_lines), sum(len(rows) + 2 for name, (_, rows) in self.blocks.items() if rows))
-        self.assertEqual(shown, len(SECTIONS) - 2)
+        self.assertEqual(shown, len(SECTIONS) - 3)
 
     def test_html_is_self_contained(self):
         page = self.out["html"]
@@ -393,7 +395,7 @@ class Summary(unittest.TestCase):
         self.assertEqual(s.tags["link"], 0)
         self.assertNotIn("url(", page)
         self.assertEqual(s.svgs, ["heatmap", "kernel-bars"])
-        self.assertEqual(s.tags["table"], len(SECTIONS) - 2)  # stragglers and steps: a note
+        self.assertEqual(s.tags["table"], len(SECTIONS) - 3)  # stragglers, steps, critical_path: a note
         self.assertGreaterEqual(s.rects, len(self.blocks["busy"][1]))  # at least one run of cells per GPU
         self.assertIn(self.out["table"].splitlines()[0], page)
 
@@ -459,6 +461,82 @@ class Summary(unittest.TestCase):
         with open(member, "rb") as f:
             self.assertEqual(f.read(), before)
         self.assertEqual([n for n in os.listdir(self._tmp.name) if n.startswith(".rocpd-ext-")], [])
+
+
+class CriticalPath(unittest.TestCase):
+    """The critical_path section on a generated job with a planted slow data loader (rank 2's,
+    3 ms; docs/generator.md), against a brute force over rocpd_critical_path's segments."""
+
+    COLUMNS = ["step_of", "step", "step_time_ns", "kind", "path_ns", "pct", "largest_db", "largest_name", "largest_ns"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cp_")
+        cls.job = os.path.join(cls._tmp.name, "loader4")
+        subprocess.run([GEN, "--out", cls.job, "--procs", "4", "--format", "rpd3", "--ops", "20", "--seed", "7",
+                        "--steps", "3", "--critical-path", "loader", "--loader", "2:3000000"],
+                       check=True, stdout=subprocess.DEVNULL)
+        con = connect(cls.job)
+        cls.segments = con.execute("SELECT step, db, kind, name, duration FROM rocpd_critical_path").fetchall()
+        con.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def expected(self, top):
+        """Rows of the section, computed from the segments: per step its time (the segments tile
+        it), the slowest step (ties: the lower step) and the median (the lower middle of the steps
+        by time, ties by step), per kind the summed durations and the largest (db, name)."""
+        step_ns, kinds, items = defaultdict(int), defaultdict(int), defaultdict(int)
+        for step, db, kind, name, duration in self.segments:
+            step_ns[step] += duration
+            kinds[(step, kind)] += duration
+            items[(step, kind, db, name)] += duration
+        by_time = sorted(step_ns, key=lambda s: (step_ns[s], s))
+        slowest = sorted(step_ns, key=lambda s: (-step_ns[s], s))[0]
+        median = by_time[(len(by_time) + 1) // 2 - 1]
+        rows = []
+        for label, step in (("slowest", slowest), ("median", median)):
+            ks = sorted(((ns, k) for (s, k), ns in kinds.items() if s == step), key=lambda t: (-t[0], t[1]))
+            for ns, kind in ks[:top]:
+                big = sorted(((v, d, n) for (s, k, d, n), v in items.items() if s == step and k == kind),
+                             key=lambda t: (-t[0], t[1], t[2]))[0]
+                rows.append([label, step, step_ns[step], kind, ns, round(100.0 * ns / step_ns[step], 2), big[1],
+                             big[2], big[0]])
+        return rows, len(kinds) // len(step_ns)
+
+    def test_shares_equal_the_segments(self):
+        self.assertGreater(len(self.segments), 0)
+        want, kinds = self.expected(100)
+        self.assertGreaterEqual(kinds, 3)
+        out, _, _ = run("summary", self.job, "-f", "csv", "--section", "critical_path", "-n", "100")
+        (header, rows), = csv_blocks(out)
+        self.assertEqual(header, self.COLUMNS)
+        self.assertEqual(len(rows), len(want))
+        for got, w in zip(rows, want):
+            self.assertEqual(got[:5] + got[6:], [str(v) for v in w[:5] + w[6:]])
+            self.assertAlmostEqual(float(got[5]), w[5], places=6)
+        # The loader dominates: the path of each step runs mostly through rank 2's CPU.
+        self.assertEqual((want[0][3], want[0][6], want[0][7]), ("cpu_op", "rank2", "DataLoader.__next__"))
+        doc = json.loads(run("summary", self.job, "-f", "json", "--section", "critical_path", "-n", "100")[0])
+        self.assertEqual(list(doc), ["critical_path"])
+        self.assertEqual([list(o.values()) for o in doc["critical_path"]], want)
+
+    def test_top_bounds_each_step_in_every_format(self):
+        want, _ = self.expected(2)
+        out, _, _ = run("summary", self.job, "-f", "csv", "--section", "critical_path", "-n", "2")
+        (_, rows), = csv_blocks(out)
+        self.assertEqual([r[:5] for r in rows], [[str(v) for v in w[:5]] for w in want])
+        self.assertEqual(len(rows), 4)
+        note = "(the largest 2 kinds of each step; -n/--top shows more)"
+        title = "Critical path of the slowest and the median step: its share per kind (rocpd_critical_path)"
+        for fmt in ("table", "md", "html"):
+            out, _, _ = run("summary", self.job, "-f", fmt, "--section", "critical_path", "-n", "2")
+            self.assertIn(title, out, fmt)
+            self.assertIn(note, out, fmt)
+            self.assertIn("DataLoader.__next__", out, fmt)
+            self.assertEqual(out.count("slowest"), 3, fmt)  # the title and two rows
 
 
 class Query(unittest.TestCase):
@@ -675,7 +753,7 @@ class Errors(unittest.TestCase):
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, idle)",
+        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, critical_path, idle)",
                    "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")
         self.fails(2, "summary needs at least one PATH", "summary")

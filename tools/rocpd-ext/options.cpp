@@ -203,7 +203,8 @@ std::string usage(const std::string& command) {
 The job's headline over every member PATH names. The first line: where the GPUs' time went
 (compute, communication, copies, idle); then the sections: the job, its members, the breakdown per
 GPU, busy time per GPU, copies (bytes, bandwidth), the top kernels and API calls, stragglers and
-step times (jobs with collectives and steps), idle time by cause. Warnings (a counter-collection
+step times (jobs with collectives and steps), the critical path's share per kind of the slowest and
+the median step (jobs with steps), idle time by cause. Warnings (a counter-collection
 trace, members of different runs, a trace opened twice, ...) go to stderr.
 
   PATH            a trace file, a directory (searched as rocpd_open searches it) or a glob

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "critical_path_section.h"
 #include "display.h"
 #include "html_report.h"
 #include "member_facts.h"
@@ -64,6 +65,9 @@ const SectionSql kSections[] = {
      " ORDER BY total_ns DESC, api LIMIT ?1"},
     {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM rocpd_stragglers"},
     {"steps", "Steps: how evenly the ranks ran them (rocpd_step_summary)", "SELECT * FROM rocpd_step_summary"},
+    // critical_path_section.h: its statement reads the segments it keeps for the html lane chart.
+    {"critical_path", "Critical path of the slowest and the median step: its share per kind (rocpd_critical_path)",
+     nullptr},
     {"idle", "GPU idle time by cause (rocpd_idle_breakdown)",
      "SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns"
      " FROM rocpd_idle_breakdown WHERE level = 'gpu' LIMIT ?1"},
@@ -146,16 +150,24 @@ Summary build_summary(Session& session, const Options& o) {
     std::string name = s.name;
     // The headline needs the job row even when the job section is not printed.
     if (!wanted(o.sections, s.name) && name != "job") continue;
-    std::vector<Param> params;
-    if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
-    ResultSet rs = session.run(s.sql, params);
+    ResultSet rs;
+    if (name == "critical_path") {
+      prepare_critical_path(session);
+      rs = critical_path_section(session, o.top);
+    } else {
+      std::vector<Param> params;
+      if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
+      rs = session.run(s.sql, params);
+    }
     rs.name = s.name;
     rs.title = s.title;
     if (name == "job") out.headline.push_back(job_line(rs));
     if (name == "stragglers") judge_stragglers(rs);
     if (name == "steps" && rs.rows.empty())
       rs.note = "(none: no member has step ranges, the ProfilerStep#N ranges rocpd_steps finds)";
-    cut(rs, o.top, name == "stragglers" || name == "steps");
+    if (name == "critical_path" && rs.rows.empty())
+      rs.note = "(none: no member has step ranges, the ProfilerStep#N ranges rocpd_critical_path follows)";
+    if (name != "critical_path") cut(rs, o.top, name == "stragglers" || name == "steps");
     if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
   }
   if (o.by_rank)

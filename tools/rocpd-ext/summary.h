@@ -1,7 +1,7 @@
 // `rocpd-ext summary`: the job's headline and sections, each section one statement over the SQL
 // surface (rocpd_members, the breakdown, rocpd_busy, rocpd_copies, rocpd_kernel_summary,
-// rocpd_union('apis'), rocpd_stragglers, rocpd_step_summary, rocpd_idle_breakdown), the warnings
-// of warnings.h, and their printing in every format.
+// rocpd_union('apis'), rocpd_stragglers, rocpd_step_summary, rocpd_critical_path,
+// rocpd_idle_breakdown), the warnings of warnings.h, and their printing in every format.
 #pragma once
 #include <ostream>
 #include <string>
@@ -21,7 +21,7 @@ struct Summary {
 };
 
 bool is_section(const std::string& name);
-// "job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, idle"
+// "job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, critical_path, idle"
 std::string section_names();
 
 // The sections o.sections names (all when empty), each cut at o.top rows.
