@@ -536,7 +536,61 @@ class CriticalPath(unittest.TestCase):
             self.assertIn(title, out, fmt)
             self.assertIn(note, out, fmt)
             self.assertIn("DataLoader.__next__", out, fmt)
-            self.assertEqual(out.count("slowest"), 3, fmt)  # the title and two rows
+            # The title and two rows (html: and the chart's title).
+            self.assertEqual(out.count("slowest"), 3 + (fmt == "html"), fmt)
+
+    def test_html_draws_the_slowest_steps_path(self):
+        # One rect per segment of the slowest step (chosen here, ties: the lower step), on the lane
+        # of its thread or GPU queue, filled with its kind's colour (docs/cli.md).
+        colors = {"cpu_op": "#7b3294", "launch": "#c2a5cf", "kernel": "#d7191c", "copy": "#a6611a",
+                  "sync_wait": "#dfc27d", "collective_wait": "#e7298a", "idle_gap": "#bdbdbd"}
+        con = connect(self.job)
+        segs = con.execute("SELECT step, db, tid, gpu, queue, kind, duration FROM rocpd_critical_path").fetchall()
+        con.close()
+        step_ns = defaultdict(int)
+        for seg in segs:
+            step_ns[seg[0]] += seg[6]
+        slowest = sorted(step_ns, key=lambda s: (-step_ns[s], s))[0]
+        mine = [seg for seg in segs if seg[0] == slowest]
+        lanes = {(db, tid) if tid is not None else (db, gpu, queue) for _, db, tid, gpu, queue, _, _ in mine}
+        page, _, _ = run("summary", self.job, "-f", "html", "--section", "critical_path")
+
+        class Scan(html.parser.HTMLParser):
+            def __init__(self):
+                super().__init__()
+                self.svgs, self.fills, self.labels, self.in_label = [], defaultdict(int), [], False
+
+            def handle_starttag(self, tag, attrs):
+                a = dict(attrs)
+                if tag == "svg":
+                    self.svgs.append(a.get("id"))
+                inside = self.svgs and self.svgs[-1] == "critical-path"
+                if inside and tag == "rect" and a.get("class") != "legend":
+                    self.fills[a["fill"]] += 1
+                self.in_label = inside and tag == "text" and a.get("class") == "lbl"
+
+            def handle_data(self, data):
+                if self.in_label:
+                    self.labels.append(data)
+                    self.in_label = False
+
+        sc = Scan()
+        sc.feed(page)
+        self.assertEqual(sc.svgs, ["critical-path"])
+        self.assertIn(f"Critical path of the slowest step (step {slowest},", page)
+        want = defaultdict(int)
+        for seg in mine:
+            want[colors[seg[5]]] += 1
+        self.assertEqual(dict(sc.fills), dict(want))
+        self.assertEqual(sum(sc.fills.values()), len(mine))
+        self.assertEqual(len(sc.labels), len(lanes))
+        # No steps, no chart (and no error).
+        plain = os.path.join(self._tmp.name, "plain")
+        subprocess.run([GEN, "--out", plain, "--procs", "1", "--format", "rpd3", "--ops", "20", "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)
+        page, _, _ = run("summary", plain, "-f", "html", "--section", "critical_path")
+        self.assertNotIn("<svg", page)
+        self.assertIn("(none: no member has step ranges", page)
 
 
 class Query(unittest.TestCase):

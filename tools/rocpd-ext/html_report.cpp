@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "critical_path_lanes.h"
 #include "heatmap.h"
 #include "kernel_bars.h"
 #include "output.h"
@@ -56,6 +57,7 @@ void write_html_summary(std::ostream& out, const Summary& s, const Options& o, S
       out << "<h2>Top kernels: share of the job's kernel time</h2>\n";
       write_kernel_bars_svg(out, rs);
     }
+    if (rs.name == "critical_path") write_critical_path_svg(out, session, o.top);
   }
   for (const auto& rs : s.sections) write_human_section(out, rs, Format::Html, o.timeunit);
   html_page_end(out);

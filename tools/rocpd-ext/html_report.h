@@ -13,7 +13,8 @@ namespace rocpd_cli {
 struct Summary;
 
 // The summary page: headline, warnings, utilization heatmap per GPU (with the busy or breakdown
-// section), top-kernel bars (with the kernels section), then every section's table.
+// section), top-kernel bars (with the kernels section), the slowest step's critical path as a lane
+// chart (with the critical_path section), then every section's table.
 void write_html_summary(std::ostream& out, const Summary& s, const Options& o, Session& session);
 // A page of result tables: html_page_begin (the head, the title, `pre` in a <pre> when not
 // empty, the warnings), the tables, html_page_end.
