@@ -23,7 +23,7 @@ kinds AS (SELECT step, kind, sum(ns) AS ns FROM items GROUP BY step, kind),
 largest AS (SELECT step, kind, db, name, ns,
                    row_number() OVER (PARTITION BY step, kind ORDER BY ns DESC, db, name) AS r FROM items),
 rows AS (SELECT c.step_of, c.o, c.step, c.step_ns AS step_time_ns, k.kind, k.ns AS path_ns, round(100.0 * k.ns / c.step_ns, 2) AS pct,
-                l.db AS largest_db, l.name AS largest_name, l.ns AS largest_ns,
+                l.db AS largest_db, rocpd_display_name(l.name) AS largest_name, l.ns AS largest_ns,
                 row_number() OVER (PARTITION BY c.o ORDER BY k.ns DESC, k.kind) AS r
          FROM chosen c JOIN kinds k USING (step) JOIN largest l ON l.step = k.step AND l.kind = k.kind AND l.r = 1)
 SELECT step_of, step, step_time_ns, kind, path_ns, pct, largest_db, largest_name, largest_ns, r FROM rows
