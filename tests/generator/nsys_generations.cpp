@@ -21,10 +21,12 @@ struct GenTable {
 
 std::vector<GenTable> tables_of(int year) {
   const bool green = year >= 2025;  // greenContextId (CUDA green contexts), from 2025
+  const bool y2021 = year == 2021;  // before mangled names, virtualAddress and NVTX JSON payloads
   std::vector<const char*> kernel = {PLACEMENT};
   if (green) kernel.push_back("greenContextId");
-  for (const char* c : {"streamId", "correlationId", "globalPid", "demangledName", "shortName", "mangledName",
-                        "launchType", "cacheConfig", "registersPerThread", "gridX", "gridY", "gridZ", "blockX",
+  for (const char* c : {"streamId", "correlationId", "globalPid", "demangledName", "shortName"}) kernel.push_back(c);
+  if (!y2021) kernel.push_back("mangledName");
+  for (const char* c : {"launchType", "cacheConfig", "registersPerThread", "gridX", "gridY", "gridZ", "blockX",
                         "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread",
                         "localMemoryTotal", "gridId", "sharedMemoryExecuted", "graphNodeId",
                         "sharedMemoryLimitConfig"})
@@ -33,8 +35,9 @@ std::vector<GenTable> tables_of(int year) {
   if (green) memcpy.push_back("greenContextId");
   for (const char* c : {"streamId", "correlationId", "globalPid", "bytes", "copyKind", "deprecatedSrcId", "srcKind",
                         "dstKind", "srcDeviceId", "srcContextId", "dstDeviceId", "dstContextId", "migrationCause",
-                        "graphNodeId", "virtualAddress"})
+                        "graphNodeId"})
     memcpy.push_back(c);
+  if (!y2021) memcpy.push_back("virtualAddress");
   if (green) memcpy.push_back("copyCount");
   std::vector<const char*> memset = {PLACEMENT};
   if (green) memset.push_back("greenContextId");
@@ -49,7 +52,11 @@ std::vector<GenTable> tables_of(int year) {
   if (green) sync.push_back("eventSyncId");
   std::vector<const char*> nvtx = {"start", "end", "eventType", "rangeId", "category", "color", "text", "globalTid",
                                    "endGlobalTid", "textId", "domainId", "uint64Value", "int64Value", "doubleValue",
-                                   "uint32Value", "int32Value", "floatValue", "jsonTextId", "jsonText"};
+                                   "uint32Value", "int32Value", "floatValue"};
+  if (!y2021) {
+    nvtx.push_back("jsonTextId");
+    nvtx.push_back("jsonText");
+  }
   if (green) nvtx.push_back("binaryData");
   return {{"CUPTI_ACTIVITY_KIND_KERNEL", kernel},
           {"CUPTI_ACTIVITY_KIND_MEMCPY", memcpy},
@@ -87,11 +94,17 @@ void write_nsys_generation(Db& db, int year, int64_t session_start) {
                         "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS"})
     db.exec(fmt::format("UPDATE \"{0}\" SET start = start - {1}, \"end\" = \"end\" - {1}", t, session_start));
   for (const GenTable& t : tables_of(year)) rebuild(db, t);
+  if (year == 2021) {
+    // 2021.5 records its product version only: no EXPORT_SCHEMA_VERSION rows (read by its tables).
+    db.exec("DELETE FROM META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA_VERSION%'; "
+            "UPDATE META_DATA_EXPORT SET value = '2021.5.2.53' WHERE name = 'EXPORT_PRODUCT_VERSION'");
+  }
   const char* version = year == 2022 ? "2.9.1" : year == 2023 ? "3.4.0" : "3.20.3";
   const char* product = year == 2022 ? "2022.2.1.31" : year == 2023 ? "2023.3.1.92" : "2025.3.2.474";
   const std::string v(version);
   const size_t dot1 = v.find('.'), dot2 = v.rfind('.');
-  db.exec(fmt::format("UPDATE META_DATA_EXPORT SET value = CASE name WHEN 'EXPORT_SCHEMA_VERSION' THEN '{0}' "
+  if (year > 2021)
+    db.exec(fmt::format("UPDATE META_DATA_EXPORT SET value = CASE name WHEN 'EXPORT_SCHEMA_VERSION' THEN '{0}' "
                       "WHEN 'EXPORT_PRODUCT_VERSION' THEN '{1}' WHEN 'EXPORT_SCHEMA_VERSION_MAJOR' THEN '{2}' "
                       "WHEN 'EXPORT_SCHEMA_VERSION_MINOR' THEN '{3}' WHEN 'EXPORT_SCHEMA_VERSION_MICRO' THEN '{4}' "
                       "ELSE value END",
@@ -102,7 +115,7 @@ void write_nsys_generation(Db& db, int year, int64_t session_start) {
             "INSERT INTO TARGET_INFO_CUDA_DEVICE SELECT g.id, g.cuDevice, p.pid FROM TARGET_INFO_GPU g, PROCESSES p "
             "WHERE p.name = 'python3'");
   }
-  if (year == 2022) {
+  if (year <= 2022) {
     // Before 2023: the export metadata table had its older name, and no capture metadata or enum
     // tables were written.
     db.exec("ALTER TABLE META_DATA_EXPORT RENAME TO EXPORT_META_DATA; DROP TABLE META_DATA_CAPTURE");

@@ -33,7 +33,7 @@ std::string_view usage_text() {
   return "usage: rocpd_gen --out DIR --procs N --format rpd2|rpd3|rocpd|rocpd4|rocprofsys|mixed|nsys|kineto|vendors --ops N --seed S\n"
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
-         "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2022|2023|2025|2026] [--kineto-version V]\n"
+         "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2021|2022|2023|2025|2026] [--kineto-version V]\n"
          "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
          "                 [--steps N --critical-path cpu|gpu|sync|loader [--loader RANK:NS]]\n"
          "\n"
@@ -61,8 +61,8 @@ std::string_view usage_text() {
          "  --diagnosis 0|1   1: host stalls, event waits and helper-thread ranges, truth key \"diagnosis\"\n"
          "                    (2: also touching ops and host waits shorter than the kernel-wait threshold)\n"
          "  --memsets N       nsys files: N cudaMemsetAsync calls and memsets per process, 0..100000\n"
-         "  --nsys-schema Y   nsys files: the export schema of Nsight Systems Y: 2022 (2.9.1), 2023 (3.4.0),\n"
-         "                    2025 (3.20.3) or 2026 (3.25.0, default)\n"
+         "  --nsys-schema Y   nsys files: the export schema of Nsight Systems Y: 2021 (2021.5),\n"
+         "                    2022 (2.9.1), 2023 (3.4.0), 2025 (3.20.3) or 2026 (3.25.0, default)\n"
          "  --kineto-version V  kineto files as PyTorch V's profiler writes them on CUDA: 1.8, 1.9, 1.10, 1.11,\n"
          "                    2.0, 2.1, 2.3, 2.4, or mtia (2.4 on MTIA devices); default: 2.x on ROCm\n"
          "  --steps N         N ProfilerStep#k ranges, each with collectives every rank issues in one order\n"
@@ -166,9 +166,9 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.diagnosis = level >= 1;
       o.diagnosis_edges = level == 2;
     } else if (name == "--nsys-schema") {
-      o.nsys_schema = static_cast<int>(parse_integer(name, value, 2022, 2026));
+      o.nsys_schema = static_cast<int>(parse_integer(name, value, 2021, 2026));
       if (o.nsys_schema == 2024)
-        throw UsageError("option --nsys-schema must be 2022, 2023, 2025 or 2026 (a documented generation), got 2024");
+        throw UsageError("option --nsys-schema must be 2021, 2022, 2023, 2025 or 2026 (a documented generation), got 2024");
     } else if (name == "--kineto-version") {
       static constexpr std::string_view kVersions[] = {"1.8", "1.9", "1.10", "1.11", "2.0", "2.1", "2.3", "2.4", "mtia"};
       if (std::find(std::begin(kVersions), std::end(kVersions), value) == std::end(kVersions))

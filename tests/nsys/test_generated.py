@@ -18,7 +18,8 @@ from nsys_raw import Raw, kern_sum, union  # noqa: E402
 from nsys_kern_sum import check_kern_sum, kern_sum as raw_kern_sum  # noqa: E402
 
 # rocpd_gen --nsys-schema Y: the export schema each Nsight Systems year writes (docs/formats.md).
-GENERATIONS = {2022: "2.9.1", 2023: "3.4.0", 2025: "3.20.3", 2026: "3.25.0"}
+# 2021.5 records no EXPORT_SCHEMA_VERSION (version NULL, read by its tables and columns).
+GENERATIONS = {2021: None, 2022: "2.9.1", 2023: "3.4.0", 2025: "3.20.3", 2026: "3.25.0"}
 
 
 class Generated(ChecksumGuard):
@@ -244,7 +245,7 @@ class GeneratorOptions(unittest.TestCase):
         r = self.gen("d", "--procs", 1, "--format", "rpd2", "--ops", 10, "--seed", 1, "--nsys-schema", 2022)
         self.assertEqual((r.returncode, r.stderr.splitlines()[0]),
                          (2, "rocpd_gen: option --nsys-schema applies to nsys files only (--format nsys or vendors)"))
-        for bad in (2024, 2021, 2027, "x"):
+        for bad in (2024, 2020, 2027, "x"):
             r = self.gen("e", "--procs", 1, "--format", "nsys", "--ops", 10, "--seed", 1, "--nsys-schema", bad)
             self.assertEqual(r.returncode, 2, bad)
 
@@ -331,6 +332,23 @@ class Generations(unittest.TestCase):
                 self.assertEqual(dict(con.execute("SELECT kind, count(*) FROM rocpd_ops GROUP BY 1")), want_ops)
                 self.assertEqual(dict(con.execute("SELECT domain, count(*) FROM rocpd_apis GROUP BY 1")), want_apis)
 
+    def test_copies_equal_raw_tables(self):
+        # CUPTI's copy kinds (1 HtoD, 2 DtoH, 8 DtoD); a peer copy's ends from srcDeviceId/dstDeviceId.
+        for year in GENERATIONS:
+            with self.subTest(year=year):
+                raw = sqlite3.connect(self.paths[year])
+                want = raw.execute(
+                    "SELECT CASE copyKind WHEN 1 THEN 'CopyHostToDevice' WHEN 2 THEN 'CopyDeviceToHost' "
+                    "ELSE 'CopyDeviceToDevice' END, CASE copyKind WHEN 1 THEN NULL ELSE coalesce(srcDeviceId, deviceId) "
+                    "END, CASE copyKind WHEN 2 THEN NULL ELSE coalesce(dstDeviceId, deviceId) END, count(*), sum(bytes) "
+                    "FROM CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1, 2, 3").fetchall()
+                raw.close()
+                con = self.opened(self.paths[year])
+                got = con.execute("SELECT name, src_gpu, dst_gpu, count(*), sum(bytes) FROM rocpd_copies "
+                                  "GROUP BY 1, 2, 3").fetchall()
+                self.assertEqual(sorted(got, key=repr), sorted(want, key=repr))
+                self.assertEqual({r[0] for r in want}, {"CopyHostToDevice", "CopyDeviceToHost", "CopyDeviceToDevice"})
+
     def test_notes_and_utc(self):
         firsts = {}
         for year in GENERATIONS:
@@ -350,6 +368,9 @@ class Generations(unittest.TestCase):
                 older = year < 2026
                 self.assertEqual("CUPTI_ACTIVITY_KIND_KERNEL lacks graphId" in notes, older)
                 self.assertEqual("TARGET_INFO_SESSION_START_TIME lacks systemClockNs" in notes, older)
+                # 2021.5: no mangled names (kernels named by demangledName), no schema version.
+                self.assertEqual("CUPTI_ACTIVITY_KIND_KERNEL lacks mangledName" in notes, year == 2021)
+                self.assertEqual("no EXPORT_SCHEMA_VERSION" in notes, year == 2021)
                 firsts[year] = con.execute("SELECT min(start) FROM rocpd_ops WHERE kind = 'kernel'").fetchone()[0]
                 self.assertEqual(firsts[year], first)
                 firsts[year] += anchor
