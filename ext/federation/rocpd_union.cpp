@@ -37,7 +37,7 @@ int x_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3
     if (argc > 4)
       throw Error("rocpd_union: the named form takes one table or view name: "
                   "CREATE VIRTUAL TABLE temp.x USING rocpd_union(kernels)");
-    return union_named_connect(db, reg, unquote(argv[3]), out);
+    return union_named_connect(db, reg, argv[1], argv[2], unquote(argv[3]), out);
   });
 }
 

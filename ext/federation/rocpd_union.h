@@ -20,7 +20,7 @@ struct UnionVtab : sqlite3_vtab {
 extern const sqlite3_module kUnionSummaryMethods;
 extern const sqlite3_module kUnionNamedMethods;
 int union_summary_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, sqlite3_vtab** out);
-int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& object,
-                        sqlite3_vtab** out);
+int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& schema,
+                        const std::string& name, const std::string& object, sqlite3_vtab** out);
 
 }  // namespace rocpd::federation

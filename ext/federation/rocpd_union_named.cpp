@@ -31,40 +31,63 @@ namespace {
 constexpr int kOwnBits = 63 - kOrdinalBits;  // below the member ordinal (row_ids.h)
 
 struct NamedVtab : UnionVtab {
+  std::string schema, name;           // the table's own (CREATE VIRTUAL TABLE <schema>.<name>)
   std::string object;
   std::vector<std::string> columns;   // the object's columns (vtab column i + 1)
   std::vector<Affinity> affinity;     // as declared in the vtab
-  bool reading = false;               // a member query of this table is being stepped (ScanGuard)
 };
 
 // A named union reads attached members on the host connection, so a member object that is itself
 // a named union (directly, or through views and other unions) is read from inside our own
-// sqlite3_step: a cycle would recurse until the stack overflows. A table read again while its
-// member query is being stepped is such a cycle; the depth bound catches cycles SQLite hides by
-// connecting a table anew.
-constexpr int kMaxNestedScans = 32;
-thread_local int nested_scans = 0;
+// sqlite3_step: a cycle would recurse until the stack overflows. The named unions being read on
+// this thread, outermost first: one already among them (the same table, or the same schema and
+// name connected anew) closes a cycle. A chain without a cycle is bounded too, as each level is a
+// query stepped inside the one above, on this thread's stack.
+constexpr size_t kMaxNestedScans = 32;
+thread_local std::vector<const NamedVtab*> scans;
+// The refusal raised by the innermost scan: the levels above pass it on as it is, rather than
+// each wrapping it in its own name and member (the chain is in the message already).
+thread_local std::string refusal;
+
+std::string label(const NamedVtab& v) { return v.schema == "main" ? v.name : v.schema + "." + v.name; }
+
+bool same_table(const NamedVtab& a, const NamedVtab& b) {
+  return &a == &b || (a.registry == b.registry && a.schema == b.schema && a.name == b.name);
+}
 
 class ScanGuard {
  public:
-  explicit ScanGuard(NamedVtab& v) : v_(v) {
-    if (v.reading || nested_scans >= kMaxNestedScans)
-      throw Error(fmt::format("rocpd_union({}): reading it reads this table again (a rocpd_union that reaches "
-                              "itself through members' tables, views or other named unions): refused, a cycle "
-                              "never ends",
-                              v.object));
-    v.reading = true;
-    ++nested_scans;
+  explicit ScanGuard(NamedVtab& v) {
+    for (size_t i = 0; i < scans.size(); ++i) {
+      if (!same_table(*scans[i], v)) continue;
+      refuse(fmt::format("{} = rocpd_union({}): reading it reads this table again (a rocpd_union that reaches itself "
+                         "through members' tables, views or other named unions): refused, a cycle never ends: {}",
+                         label(v), v.object, chain(i, v)));
+    }
+    if (scans.size() >= kMaxNestedScans)
+      refuse(fmt::format("{} = rocpd_union({}): named unions nested deeper than {}: {}: refused (each reads the next "
+                         "from inside its own query; the bound keeps the thread's stack)",
+                         label(v), v.object, kMaxNestedScans, chain(0, v)));
+    scans.push_back(&v);
   }
   ~ScanGuard() {
-    v_.reading = false;
-    --nested_scans;
+    scans.pop_back();
+    if (scans.empty()) refusal.clear();
   }
   ScanGuard(const ScanGuard&) = delete;
   ScanGuard& operator=(const ScanGuard&) = delete;
 
  private:
-  NamedVtab& v_;
+  // The tables being read from the one at `from` inward, then v.
+  static std::string chain(size_t from, const NamedVtab& v) {
+    std::string out;
+    for (size_t j = from; j < scans.size(); ++j) out += label(*scans[j]) + " -> ";
+    return out + label(v);
+  }
+  [[noreturn]] static void refuse(std::string message) {
+    refusal = message;
+    throw Error(std::move(message));
+  }
 };
 
 // What one member holds under the object's name.
@@ -167,6 +190,7 @@ void advance(NamedCursor* cur, NamedVtab* v) {
       }
       if (rc != SQLITE_DONE) {
         if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) InterruptWatch::raise();
+        if (!refusal.empty()) throw Error(refusal, rc);  // a nested union's cycle or depth refusal
         throw Error(fmt::format("rocpd_union({}): {}: {}", v->object, member_label(*cur->member),
                                 sqlite3_errmsg(cur->lease.db())),
                     rc);
@@ -338,12 +362,26 @@ sqlite3_module make_methods() {
   return m;
 }
 
+// The name of the object's own `db` column (any case), which our leading column takes: renamed,
+// not dropped, to db_<object>, or db_<object>_2, _3, ... when another column of the object (any
+// case) has that name.
+std::string renamed_db(const std::string& object, const std::vector<std::pair<std::string, std::string>>& cols) {
+  const auto taken = [&](const std::string& candidate) {
+    for (const auto& [name, decl] : cols)
+      if (sqlite3_stricmp(name.c_str(), candidate.c_str()) == 0) return true;
+    return false;
+  };
+  std::string candidate = "db_" + object;
+  for (int n = 2; taken(candidate); ++n) candidate = fmt::format("db_{}_{}", object, n);
+  return candidate;
+}
+
 }  // namespace
 
 const sqlite3_module kUnionNamedMethods = make_methods();
 
-int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& object,
-                        sqlite3_vtab** out) {
+int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& schema,
+                        const std::string& name, const std::string& object, sqlite3_vtab** out) {
   if (object.empty())
     throw Error("rocpd_union: name a table or view: CREATE VIRTUAL TABLE temp.kernels_all USING rocpd_union(kernels)");
   std::vector<std::pair<std::string, std::string>> cols;
@@ -370,15 +408,18 @@ int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const
   auto v = std::make_unique<NamedVtab>();
   v->registry = reg;
   v->named = true;
+  v->schema = schema;
+  v->name = name;
   v->object = object;
   std::string ddl = "CREATE TABLE x(db TEXT";
-  for (const auto& [name, decl] : cols) {
-    v->columns.push_back(name);
+  for (const auto& [column, decl] : cols) {
+    v->columns.push_back(column);
     v->affinity.push_back(affinity_of(decl));
-    // A column of the object named like our leading one is renamed, not dropped. Declared types
-    // are reduced to their affinity keyword: a member's declared type is text a hostile file
-    // controls, and would otherwise be pasted into this declaration.
-    ddl += fmt::format(", {} {}", quote_id(name == "db" ? "db_" + object : name), affinity_keyword(v->affinity.back()));
+    // Declared types are reduced to their affinity keyword: a member's declared type is text a
+    // hostile file controls, and would otherwise be pasted into this declaration.
+    const bool ours = sqlite3_stricmp(column.c_str(), "db") == 0;  // the leading column's name
+    ddl += fmt::format(", {} {}", quote_id(ours ? renamed_db(object, cols) : column),
+                       affinity_keyword(v->affinity.back()));
   }
   ddl += ")";
   const int rc = sqlite3_declare_vtab(db, ddl.c_str());

@@ -101,6 +101,9 @@ class RecursiveNamedUnions(Base):
         self.assertEqual(lines[0], "ok [(0,)]")
         for line in lines[1:3]:
             self.assertTrue(line.startswith("error ") and "reads this table again" in line, line)
+        # The message names the cycle, from the table read again around to it (issue 31 item 16).
+        self.assertIn("a cycle never ends: t -> a -> b -> c -> t", lines[1])
+        self.assertIn("a cycle never ends: b -> c -> t -> a -> b", lines[2])
         self.assertEqual(lines[3], "ok [('main', 3)]")
 
     def test_views_in_a_member_cannot_read_a_named_union(self):
@@ -132,6 +135,62 @@ class RecursiveNamedUnions(Base):
         # A self-join of one named union is two scans side by side, not a cycle.
         self.assertEqual(con.execute("SELECT count(*) FROM u AS p, u AS q").fetchone(), (9,))
         con.close()
+
+    def test_a_chain_deeper_than_the_limit_is_not_called_a_cycle(self):
+        # u1 reads t, u<i> reads u<i-1>: no cycle. 32 nested unions read; the 33rd is refused as
+        # nesting deeper than the limit, naming the limit and the chain (issue 31 item 16).
+        make_rpd(self.path("main.rpd"), ops=ops(3))
+        lines = run_child(self, (
+            "con = load(sqlite3.connect(tmp + '/main.rpd'))\n"
+            "con.execute('CREATE TABLE t(x)')\n"
+            "con.executemany('INSERT INTO t VALUES (?)', [(7,), (8,)])\n"
+            "con.execute('CREATE VIRTUAL TABLE u1 USING rocpd_union(t)')\n"
+            "for i in range(2, 34):\n"
+            "    con.execute(f'CREATE VIRTUAL TABLE u{i} USING rocpd_union(u{i - 1})')\n"
+            "attempt(con, 'SELECT count(*), sum(x) FROM u32')\n"
+            "attempt(con, 'SELECT count(*) FROM u33')\n"
+            "attempt(con, 'SELECT count(*) FROM u1')\n"))
+        self.assertEqual(lines[0], "ok [(2, 15)]")
+        self.assertTrue(lines[1].startswith("error "), lines[1])
+        self.assertNotIn("cycle", lines[1])
+        chain = " -> ".join(f"u{i}" for i in range(33, 0, -1))
+        self.assertIn(f"named unions nested deeper than 32: {chain}", lines[1])
+        self.assertEqual(lines[2], "ok [(2,)]", "the connection works after the refusal")
+
+
+class DbColumnNames(Base):
+    """A member object's own `db` column is renamed db_<object>, then db_<object>_2, _3, ... until
+    no other column has the name (issue 31 item 16: db and db_<object> both present gave
+    'duplicate column name')."""
+
+    def union_of(self, ddl, rows):
+        make_rpd(self.path("r0.rpd"), ops=ops(1))
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (self.path("r0.rpd"),)).fetchall()
+        src = sqlite3.connect(self.path("r0.rpd"))
+        src.execute(ddl)
+        marks = ",".join("?" * len(rows[0]))
+        src.executemany(f"INSERT INTO t VALUES ({marks})", rows)
+        src.commit()
+        src.close()
+        con.execute("CREATE VIRTUAL TABLE temp.u USING rocpd_union(t)")
+        return con
+
+    def columns(self, con):
+        return [r[1] for r in con.execute("SELECT * FROM pragma_table_info('u', 'temp')")]
+
+    def test_db_and_db_object_both_kept(self):
+        con = self.union_of("CREATE TABLE t(db TEXT, db_t TEXT, x INTEGER)", [("a", "b", 1), ("c", "d", 2)])
+        self.assertEqual(self.columns(con), ["db", "db_t_2", "db_t", "x"])
+        self.assertEqual(con.execute("SELECT db, db_t_2, db_t, x FROM u ORDER BY x").fetchall(),
+                         [("r0", "a", "b", 1), ("r0", "c", "d", 2)])
+        self.assertEqual(con.execute("SELECT x FROM u WHERE db_t_2 = 'c' AND db_t = 'd'").fetchall(), [(2,)])
+
+    def test_suffixes_added_until_unique(self):
+        con = self.union_of("CREATE TABLE t(DB_T_2, db_t, Db, db_t_3)", [(1, 2, 3, 4)])
+        self.assertEqual(self.columns(con), ["db", "DB_T_2", "db_t", "db_t_4", "db_t_3"])
+        self.assertEqual(con.execute("SELECT db, DB_T_2, db_t, db_t_4, db_t_3 FROM u").fetchall(),
+                         [("r0", 1, 2, 3, 4)])
 
 
 def rpd_with_text_types(path, op_rows):
