@@ -2,6 +2,11 @@
 // temp_file.cpp): created with a fresh random name of fixed length (so any final name that fits a
 // directory fits it too), O_EXCL and O_NOFOLLOW (never following or replacing anything), the mode
 // cut by the umask as for any new file.
+//
+// A process killed before it removes its temporary files (SIGKILL, a host's SIGTERM) leaves them:
+// the next call that writes in that directory removes those whose creator is gone. Whether it is
+// gone is asked of a lock (flock) the creator holds while alive, never of a pid: pids repeat, and
+// containers sharing a directory see other pid namespaces.
 #pragma once
 #include <sys/types.h>
 
@@ -10,10 +15,15 @@
 
 namespace rocpd {
 
+// How rocpd_import, rocpd_compress and rocpd_export_trace name the file they write beside its
+// destination until it is complete: .rocpd-XXXXXXXX.partial.
+inline constexpr std::string_view kPartialPrefix = ".rocpd-", kPartialSuffix = ".partial";
+
 class TempFile {
  public:
   TempFile() = default;
-  // Creates `dir`/`prefix`XXXXXXXX`suffix` (dir "" for the current directory) opened read-write.
+  // Creates `dir`/`prefix`XXXXXXXX`suffix` (dir "" for the current directory) opened read-write,
+  // and holds a lock on it until removed or released: while held, stale-file sweeps pass it over.
   // Throws std::system_error carrying errno when it cannot.
   static TempFile create(const std::string& dir, std::string_view prefix, std::string_view suffix, mode_t mode);
   TempFile(TempFile&& o) noexcept { *this = std::move(o); }
@@ -23,18 +33,22 @@ class TempFile {
   TempFile& operator=(const TempFile&) = delete;
 
   const std::string& path() const { return path_; }
+  // The locked descriptor: write through it, or through a dup() (closing a dup keeps the lock).
   int fd() const { return fd_; }
-  // Closes the descriptor now (its errors are the caller's to check: a write error may surface
-  // only at close); the name stays.
-  int close_fd();
-  // The file is kept under its name (it was published, or renamed away).
-  void release() { path_.clear(); }
-  // Removes the name (if still ours) and closes the descriptor.
+  // The file is kept under its name (it was renamed away, or is published); the lock goes.
+  void release();
+  // Removes the name (if still ours), then lets the lock go.
   void remove();
 
  private:
   std::string path_;
   int fd_ = -1;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
 };
+
+// Removes the files of `dir` named `prefix` + 8 letters or digits + `suffix` whose creator's lock
+// (TempFile) is gone, if they belong to this user; never follows a link. Returns how many.
+int remove_stale_temps(const std::string& dir, std::string_view prefix, std::string_view suffix);
 
 }  // namespace rocpd

@@ -12,12 +12,14 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "common/sqlite_util.h"
+#include "common/temp_file.h"
 #include "compression/byte_source.h"
 #include "compression/compress_source.h"
 #include "compression/host_interrupt.h"
@@ -26,22 +28,6 @@
 
 namespace rocpd::compression {
 namespace {
-
-// Removes a file unless released: the partial output never outlives an error.
-class TempFile {
- public:
-  explicit TempFile(std::string path) : path_(std::move(path)) {}
-  ~TempFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  const std::string& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  std::string path_;
-};
 
 class Fd {
  public:
@@ -161,18 +147,22 @@ std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src,
   const auto page_count = static_cast<std::uint64_t>(pragma_int(db, "PRAGMA main.page_count", src));
   const std::uint64_t image_bytes = page_size * page_count;
 
-  // The output is written under a short fresh name beside dst (created with O_EXCL, so it never
-  // follows or replaces anything; short, so that any dst name that fits the directory fits it too)
-  // and published only when complete: a failed or interrupted call leaves nothing.
-  static std::atomic<unsigned> counter{0};
+  // The output is written under a short fresh random name beside dst (created with O_EXCL, so it
+  // never follows or replaces anything; short, so that any dst name that fits the directory fits it
+  // too) and published only when complete: a failed or interrupted call leaves nothing, and one
+  // killed leaves a file that the next call here removes (common/temp_file.h).
   const std::string dir = directory_of(dst);
-  TempFile partial(fmt::format("{}/.rocpd-{}-{}.partial", dir, ::getpid(), counter.fetch_add(1)));
-  Fd out(::open(partial.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (out.get() < 0) {
-    const int err = errno;
-    partial.release();  // not ours: somebody else's file, or none at all
-    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(err)));
+  rocpd::TempFile partial;
+  try {
+    remove_stale_temps(dir, kPartialPrefix, kPartialSuffix);
+    partial = rocpd::TempFile::create(dir, kPartialPrefix, kPartialSuffix, 0644);
+  } catch (const std::system_error& e) {
+    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(e.code().value())));
   }
+  // Written through a descriptor of its own, whose close reports write errors; the partial's own
+  // descriptor keeps its lock until the partial name is gone.
+  Fd out(::dup(partial.fd()));
+  if (out.get() < 0) fail(fmt::format("cannot create '{}': {}", dst, std::strerror(errno)));
   std::uint64_t written = 0;
   // Read in pieces small enough to look at the interrupt flag often.
   const std::size_t piece = std::min<std::size_t>(frame_size, 1 << 20);

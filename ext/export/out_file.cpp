@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include <atomic>
+#include <system_error>
 #include <cerrno>
 
 #include "common/sqlite_util.h"
@@ -15,7 +15,6 @@ namespace rocpd::exporter {
 
 namespace {
 constexpr size_t kBufferBytes = 1 << 20;
-std::atomic<unsigned> temp_counter{0};
 }  // namespace
 
 OutFile::OutFile(std::string path, Compression compression, const char* fn)
@@ -34,23 +33,23 @@ OutFile::OutFile(std::string path, Compression compression, const char* fn)
   const long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
   if (name_max > 0 && path_.size() - (slash == std::string::npos ? 0 : slash + 1) > static_cast<size_t>(name_max))
     fail("cannot create", ENAMETOOLONG);
-  for (int attempt = 0; fd_ < 0; ++attempt) {
-    temp_ = fmt::format("{}.rocpd-export-{}-{}.tmp", dir, ::getpid(), temp_counter.fetch_add(1));
-    fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd_ < 0 && (errno != EEXIST || attempt > 100)) {
-      const int err = errno;
-      temp_.clear();
-      fail("cannot create", err);  // names the target: the temporary file is ours, not the user's
-    }
+  try {
+    // Partial files of processes that died writing here go first (common/temp_file.h).
+    remove_stale_temps(dir, kPartialPrefix, kPartialSuffix);
+    temp_ = TempFile::create(dir, kPartialPrefix, kPartialSuffix, 0666);
+  } catch (const std::system_error& e) {
+    fail("cannot create", e.code().value());  // names the target: the temporary file is ours, not the user's
   }
+  // Written through a descriptor of its own (closed, with its errors, at commit); the temporary
+  // file's own keeps its lock until the name is gone.
+  fd_ = ::dup(temp_.fd());
+  if (fd_ < 0) fail("cannot create", errno);
   if (compression_ == Compression::gzip) {
     // Level 1: JSON still shrinks about tenfold, at several times the speed of the default level.
     gzFile gz = gzdopen(fd_, "wb1");
     if (!gz) {
       ::close(fd_);
       fd_ = -1;
-      ::unlink(temp_.c_str());
-      temp_.clear();
       throw std::bad_alloc();
     }
     gzbuffer(gz, 256 * 1024);
@@ -63,7 +62,7 @@ OutFile::~OutFile() {
   stop_thread();
   if (gz_) gzclose(static_cast<gzFile>(gz_));
   else if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  // temp_ removes the temporary file unless commit() renamed it.
 }
 
 void OutFile::fail(const std::string& what, int err) const {
@@ -183,7 +182,8 @@ void OutFile::commit() {
   // another, on this thread (tens of ms per 100 MB); renamed to a free name it is written back
   // later, as any new file. If the unlink fails, the rename reports why.
   ::unlink(path_.c_str());
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail("cannot rename the finished file to", errno);
+  if (::rename(temp_.path().c_str(), path_.c_str()) != 0) fail("cannot rename the finished file to", errno);
+  temp_.release();
   committed_ = true;
 }
 

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/temp_file.h"
+
 namespace rocpd::exporter {
 
 class OutFile {
@@ -62,7 +64,8 @@ class OutFile {
   void stop_thread();
   void fail(const std::string& what, int err) const;
 
-  std::string path_, temp_;
+  std::string path_;
+  TempFile temp_;
   const char* fn_;
   Compression compression_;
   int fd_ = -1;

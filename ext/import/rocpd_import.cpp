@@ -43,7 +43,9 @@ int64_t import_file(sqlite3* host, const std::string& src, const std::string& ds
   // mode 0666 cut by the umask, as dst would be.
   TempFile partial;
   try {
-    partial = TempFile::create(directory_of(dst), ".rocpd-", ".partial", 0666);
+    // Partial files of processes that died writing here go first (their locks are gone).
+    remove_stale_temps(directory_of(dst), kPartialPrefix, kPartialSuffix);
+    partial = TempFile::create(directory_of(dst), kPartialPrefix, kPartialSuffix, 0666);
   } catch (const std::system_error& e) {
     fail(fmt::format("cannot create a file beside '{}': {}", dst, std::strerror(e.code().value())), SQLITE_CANTOPEN);
   }

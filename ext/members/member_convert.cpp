@@ -7,18 +7,37 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "common/temp_file.h"
 #include "formats/kineto_import.h"
 
 namespace rocpd::federation {
 
+namespace {
+// Converted members are rocpd-kineto-XXXXXXXX.db (common/temp_file.h).
+constexpr std::string_view kConvertedPrefix = "rocpd-kineto-", kConvertedSuffix = ".db";
+
+// What processes that died converting left in `dir` is removed once per process and directory:
+// a sweep lists the directory, and a job converts thousands of members into the same one.
+void remove_stale_conversions_once(const std::string& dir) {
+  static std::mutex mutex;
+  static auto* swept = new std::set<std::string>();  // never destroyed: conversions may run at exit
+  std::lock_guard lock(mutex);
+  if (swept->insert(dir).second) remove_stale_temps(dir, kConvertedPrefix, kConvertedSuffix);
+}
+}  // namespace
+
 bool is_json_trace_path(const std::string& path) { return kineto::is_json_trace_name(path); }
 
 ConvertedTrace::~ConvertedTrace() {
-  if (!path_.empty()) ::unlink(path_.c_str());
+  if (!file_.path().empty()) file_.remove();  // the name first, then the lock
+  else if (!path_.empty()) ::unlink(path_.c_str());
 }
 
 std::string conversion_directory() {
@@ -37,15 +56,19 @@ std::string conversion_directory() {
 
 std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path, const std::string& who,
                                                    InterruptWatch* watch) {
-  std::string name = conversion_directory() + "/rocpd-kineto-XXXXXX.db";
-  // mkstemps: O_CREAT | O_EXCL, mode 0600: a name nobody else had, readable by us alone.
-  const int fd = ::mkstemps(name.data(), 3);
-  if (fd < 0)
-    throw Error(fmt::format("{}: cannot create a temporary database in '{}': {}", who, conversion_directory(),
-                            std::strerror(errno)),
+  const std::string dir = conversion_directory();
+  TempFile file;
+  try {
+    remove_stale_conversions_once(dir);  // nobody holds the locks of those files
+    // O_CREAT | O_EXCL, mode 0600: a name nobody else had, readable by us alone, locked while ours.
+    file = TempFile::create(dir, kConvertedPrefix, kConvertedSuffix, 0600);
+  } catch (const std::system_error& e) {
+    throw Error(fmt::format("{}: cannot create a temporary database in '{}': {}", who, dir,
+                            std::strerror(e.code().value())),
                 SQLITE_CANTOPEN);
-  ::close(fd);
-  auto converted = std::make_shared<ConvertedTrace>(name);  // removes the file on every error below
+  }
+  const std::string name = file.path();
+  auto converted = std::make_shared<ConvertedTrace>(std::move(file));  // removes the file on every error below
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "common/temp_file.h"
 #include "members/interrupt.h"
 
 namespace rocpd::federation {
@@ -15,11 +16,14 @@ bool is_json_trace_path(const std::string& path);
 
 // The temporary database of one converted member: created with O_EXCL and mode 0600 in the
 // first writable directory of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp (SQLite's own
-// order for its temporary files, without the current directory), named rocpd-kineto-XXXXXX.db,
-// and removed when the last holder lets go (the member is closed, or its connection is).
+// order for its temporary files, without the current directory), named rocpd-kineto-XXXXXXXX.db,
+// and removed when the last holder lets go (the member is closed, or its connection is). A Kineto
+// conversion's file holds its TempFile lock meanwhile (one descriptor per converted member), so that
+// a process killed before removing it leaves a file the next conversion anywhere removes.
 class ConvertedTrace {
  public:
   explicit ConvertedTrace(std::string path) : path_(std::move(path)) {}
+  explicit ConvertedTrace(TempFile file) : path_(file.path()), file_(std::move(file)) {}
   ~ConvertedTrace();
   ConvertedTrace(const ConvertedTrace&) = delete;
   ConvertedTrace& operator=(const ConvertedTrace&) = delete;
@@ -27,6 +31,7 @@ class ConvertedTrace {
 
  private:
   std::string path_;
+  TempFile file_;  // empty for a path given alone
 };
 
 // Converts the JSON trace `json_path`; errors name `who` ("rocpd_open: 'x.json'"); stops when

@@ -841,6 +841,27 @@ class Errors(unittest.TestCase):
             out, err = p.communicate(timeout=60)
             self.assertEqual((p.returncode, out, err), (130, "", "rocpd-ext: interrupted\n"), delay)
 
+    def test_term_and_hup_interrupt_and_leave_no_temporary_file(self):
+        # Issue 31 item 13: SIGTERM (a scheduler's kill) and SIGHUP (a closed terminal) ended the tool at
+        # once, leaving a JSON trace's converted database in the temporary directory. They stop it as
+        # Ctrl-C does now, with the shells' status 128 + the signal, and leave nothing.
+        tmpdir = os.path.join(self._tmp.name, "term_tmp")
+        os.makedirs(tmpdir, exist_ok=True)
+        trace = kineto_trace(os.path.join(self._tmp.name, "term.json"))
+        endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            p = subprocess.Popen([CLI, "query", trace, endless, "--format", "csv"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=dict(os.environ, SQLITE_TMPDIR=tmpdir))
+            deadline = time.monotonic() + 60
+            while not os.listdir(tmpdir) and p.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.assertEqual(len(os.listdir(tmpdir)), 1, "the trace is being converted, or open")
+            time.sleep(0.2)
+            p.send_signal(sig)
+            out, err = p.communicate(timeout=60)
+            self.assertEqual((p.returncode, out, err), (128 + sig, "", "rocpd-ext: interrupted\n"), sig)
+            self.assertEqual(os.listdir(tmpdir), [], sig)
+
     def test_library_lookup(self):
         env = dict(os.environ, ROCPD_EXT_LIBRARY="/nonexistent/librocpd_ext.so")
         self.fails(1, "ROCPD_EXT_LIBRARY='/nonexistent/librocpd_ext.so': no such file", "query", "SELECT 1", env=env)

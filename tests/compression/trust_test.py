@@ -39,6 +39,22 @@ def connect(path=":memory:"):
     return con
 
 
+def hold_locked(path):
+    """A process that creates `path` and holds an flock on it while alive, as rocpd's temporary files
+    are held (common/temp_file.h); kill() it to leave what a SIGKILLed writer leaves."""
+    code = ("import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code, path], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "held\n"
+    return p
+
+
+def killed(p):
+    p.kill()
+    p.wait()
+    p.stdout.close()
+
+
 def sha(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -186,6 +202,29 @@ class WalSource(Base):
         con.close()
         self.assertEqual(listing(copy_dir), before)
         self.assertFalse(os.path.exists(dst))
+
+
+class KilledWriters(Base):
+    def test_partials_of_killed_processes_are_removed(self):
+        # Issue 31 item 13: a compress killed (SIGKILL) left its partial file beside dst for ever, and a
+        # later process with the same pid (containers) failed "File exists" on it. Names are random now,
+        # and the next compress into that directory removes the partials no living process holds.
+        src = self.path("src.db")
+        make_trace(src, ops=10).close()
+        out = self.path("out")
+        os.mkdir(out)
+        dead, live = (os.path.join(out, f".rocpd-{c * 8}.partial") for c in "Zq")
+        holders = [hold_locked(dead), hold_locked(live)]
+        killed(holders[0])
+        try:
+            con = connect()
+            self.assertGreater(con.execute("SELECT rocpd_compress(?, ?)", (src, os.path.join(out, "a.zst"))).fetchone()[0], 0)
+            self.assertEqual(sorted(os.listdir(out)), sorted([os.path.basename(live), "a.zst"]))
+        finally:
+            killed(holders[1])
+        self.assertGreater(con.execute("SELECT rocpd_compress(?, ?)", (src, os.path.join(out, "b.zst"))).fetchone()[0], 0)
+        self.assertEqual(sorted(os.listdir(out)), ["a.zst", "b.zst"])
+        con.close()
 
 
 class Interrupts(Base):

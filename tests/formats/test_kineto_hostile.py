@@ -401,7 +401,7 @@ for fn, path, margin_mb in cases:
                          [("r0", path, "kineto")])
         files = os.listdir(self.tempdir)
         self.assertEqual(len(files), 1)
-        self.assertRegex(files[0], r"^rocpd-kineto-......\.db$")
+        self.assertRegex(files[0], r"^rocpd-kineto-[A-Za-z0-9]{8}\.db$")
         self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.tempdir, files[0])).st_mode), 0o600)
         self.assertEqual(sorted(os.listdir(d)), listing, "nothing is written beside the trace")
         con.execute("SELECT rocpd_close('r0')")
@@ -411,6 +411,42 @@ for fn, path, margin_mb in cases:
         con.close()
         self.assertEqual(os.listdir(self.tempdir), [], "closing the connection removes it")
         self.assertEqual(sorted(os.listdir(d)), listing)
+
+    def test_killed_conversion_swept(self):
+        # Issue 31 item 13: a process killed (SIGKILL) while a converted member was open left its
+        # rocpd-kineto-*.db for ever. Its lock is gone with it: the first conversion of a later process in
+        # that directory removes the file; a living process's file is never touched.
+        path = self.write(doc(CALL, KERNEL))
+        tmpdir = tempfile.mkdtemp(dir=self.tmp)  # one this test process has not converted into yet
+        env = dict(os.environ, SQLITE_TMPDIR=tmpdir)
+        holder = (f"import sqlite3, sys, time\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n"
+                  f"con.load_extension({EXT!r})\ncon.execute('SELECT rocpd_open(?)', ({path!r},))\n"
+                  "print('open', flush=True)\ntime.sleep(60)\n")
+        owner = subprocess.Popen([sys.executable, "-c", holder], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(owner.stdout.readline(), "open\n")
+            owners = os.listdir(tmpdir)
+            self.assertEqual(len(owners), 1)
+            # A living owner's file survives a sweep (this process's first conversion in tmpdir).
+            os.environ["SQLITE_TMPDIR"] = tmpdir
+            try:
+                con = connect()
+                con.execute("SELECT rocpd_open(?)", (path,))
+            finally:
+                os.environ["SQLITE_TMPDIR"] = self.tempdir
+            ours = set(os.listdir(tmpdir)) - set(owners)
+            self.assertEqual(len(ours), 1)
+        finally:
+            owner.kill()
+            owner.wait()
+            owner.stdout.close()
+        self.assertEqual(set(os.listdir(tmpdir)), set(owners) | ours, "SIGKILL leaves the file")
+        opener = (f"import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n"
+                  f"con.load_extension({EXT!r})\ncon.execute('SELECT rocpd_open(?)', ({path!r},))\n")
+        subprocess.run([sys.executable, "-c", opener], env=env, check=True, timeout=60)
+        self.assertEqual(set(os.listdir(tmpdir)), ours, "the dead owner's file is removed, ours (alive) kept")
+        con.close()
+        self.assertEqual(os.listdir(tmpdir), [])
 
     def test_attach_is_not_possible(self):
         con = connect()

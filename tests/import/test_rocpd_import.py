@@ -18,6 +18,22 @@ sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 from rocpd_testlib import GEN, connect, main  # noqa: E402
 
 
+def hold_locked(path):
+    """A process that creates `path` and holds an flock on it while alive, as rocpd's temporary files
+    are held (common/temp_file.h); kill() it to leave what a SIGKILLed writer leaves."""
+    code = ("import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)\n"
+            "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, "-c", code, path], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline() == "held\n"
+    return p
+
+
+def killed(p):
+    p.kill()
+    p.wait()
+    p.stdout.close()
+
+
 class RocpdImport(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -63,6 +79,24 @@ class RocpdImport(unittest.TestCase):
         self.assertEqual(att.execute("SELECT count(*) FROM rocpd_kernel_stacks").fetchone(),
                          con.execute("SELECT count(*) FROM rocpd_kernel_stacks").fetchone())
         direct.close()
+
+    def test_partials_of_killed_processes_are_removed(self):
+        # Issue 31 item 13: an import killed (SIGKILL) left its .rocpd-XXXXXXXX.partial beside dst for
+        # ever. The next import into that directory removes those no living process holds, and only those.
+        d = self.out_dir()
+        dead, live = (os.path.join(d, f".rocpd-{c * 8}.partial") for c in "Ab")
+        other = os.path.join(d, ".rocpd-notours.partial")  # not a name rocpd_import makes
+        open(other, "w").close()
+        holders = [hold_locked(dead), hold_locked(live)]
+        killed(holders[0])
+        try:
+            con = connect()
+            con.execute("SELECT rocpd_import(?, ?)", (self.src, os.path.join(d, "a.db"))).fetchone()
+            self.assertEqual(sorted(os.listdir(d)), sorted([os.path.basename(live), os.path.basename(other), "a.db"]))
+        finally:
+            killed(holders[1])
+        con.execute("SELECT rocpd_import(?, ?)", (self.src, os.path.join(d, "b.db"))).fetchone()
+        self.assertEqual(sorted(os.listdir(d)), sorted([os.path.basename(other), "a.db", "b.db"]))
 
     def test_other_layout_version_refused(self):
         d = self.out_dir()

@@ -20,13 +20,18 @@ using Stmt = std::unique_ptr<sqlite3_stmt, Finalizer>;
 
 std::atomic<sqlite3*> g_interruptible{nullptr};
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{SIGINT};
 
-extern "C" void on_sigint(int) {
+// SIGTERM and SIGHUP (a scheduler's kill, a closed terminal) stop the statement as SIGINT does, so
+// that what it was writing (a converted JSON trace, an export's temporary file) is removed.
+extern "C" void on_sigint(int sig) {
+  g_signal = sig;
   g_interrupted = true;
   if (sqlite3* db = g_interruptible.load()) sqlite3_interrupt(db);
 }
 
-constexpr int kExitInterrupted = 130;
+// 128 + the signal, as shells report a command a signal ended (130 for SIGINT).
+int exit_interrupted() { return 128 + g_signal.load(); }
 
 // The functions of the extension that write a file the user names.
 bool writes_files(const char* function) {
@@ -197,7 +202,7 @@ sqlite3_stmt* Session::prepare(const char* sql, const char** tail) {
 }
 
 void Session::fail(const std::string& what) {
-  if (g_interrupted) throw CliError("interrupted", kExitInterrupted);
+  if (g_interrupted) throw CliError("interrupted", exit_interrupted());
   if (!refused_.empty()) throw CliError(refused_);
   std::string msg = sqlite3_errmsg(db_);
   int code = sqlite3_errcode(db_) & 0xff;
@@ -269,7 +274,7 @@ void Session::run_script(const std::string& sql, RowSink& sink) {
 }
 
 void Session::check_interrupted() const {
-  if (g_interrupted) throw CliError("interrupted", kExitInterrupted);
+  if (g_interrupted) throw CliError("interrupted", exit_interrupted());
 }
 
 std::vector<ResultSet> Session::run_script(const std::string& sql) {
@@ -306,7 +311,7 @@ void interrupt_on_sigint(Session* session) {
   struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   sqlite3* db = session ? session->handle() : nullptr;
   g_interruptible = db;
   if (!db) return;

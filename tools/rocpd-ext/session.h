@@ -65,7 +65,7 @@ class Session {
   void set_progress(bool on);
 
   sqlite3* handle() const { return db_; }
-  // Throws CliError("interrupted", 130) once SIGINT was seen (interrupt_on_sigint).
+  // Throws CliError("interrupted", 128 + signal) once a signal was seen (interrupt_on_sigint).
   void check_interrupted() const;
 
  private:
@@ -83,8 +83,9 @@ class Session {
   std::string refused_;            // why the authorizer refused the last statement
 };
 
-// SIGINT (Ctrl-C) stops the statement running on `session`'s connection, as in the sqlite3 shell,
-// and every command ends with exit status 130. Called with nullptr first thing in main (a signal
+// SIGINT (Ctrl-C), SIGTERM and SIGHUP stop the statement running on `session`'s connection, as
+// Ctrl-C does in the sqlite3 shell, and every command ends with exit status 128 + the signal (130
+// for SIGINT). Called with nullptr first thing in main (a signal
 // before the connection exists is remembered), then with the session.
 void interrupt_on_sigint(Session* session);
 
