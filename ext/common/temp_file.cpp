@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <ctime>
+#include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -180,6 +181,82 @@ int remove_stale_temps(const std::string& dir, std::string_view prefix, std::str
   }
   if (dirfd >= 0) ::close(dirfd);
   return removed;
+}
+
+std::string create_unlocked_file(const std::string& dir, std::string_view prefix, std::string_view suffix,
+                                 mode_t mode) {
+  for (int attempt = 0;; ++attempt) {
+    std::string name(prefix);
+    name += random_chars();
+    name.append(suffix);
+    std::string path = in_dir(dir, name);
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) {
+      ::close(fd);
+      return path;
+    }
+    if (errno != EEXIST || attempt >= 100) throw std::system_error(errno, std::generic_category());
+  }
+}
+
+std::string temp_token(std::string_view file_name, std::string_view prefix, std::string_view suffix) {
+  const auto slash = file_name.rfind('/');
+  const std::string_view n = slash == std::string_view::npos ? file_name : file_name.substr(slash + 1);
+  if (n.size() != prefix.size() + kRandomChars + suffix.size() || !starts_with(n, prefix) || !ends_with(n, suffix))
+    return {};
+  const std::string_view token = n.substr(prefix.size(), kRandomChars);
+  return is_random_part(token) ? std::string(token) : std::string();
+}
+
+namespace {
+// Whether the lock file `name` of `dirfd` is absent or held by nobody (one of this user, a
+// regular file, that a try-lock gets). Anything else counts as held: never remove on a doubt.
+bool lock_abandoned(int dirfd, const std::string& name) {
+  struct stat st {};
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return false;
+  {
+    std::lock_guard lock(live_mutex);
+    if (live_files().count({st.st_dev, st.st_ino})) return false;  // this process's own
+  }
+  const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT;
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+}  // namespace
+
+int remove_stale_grouped_temps(const std::string& dir, std::string_view prefix, std::string_view lock_suffix,
+                               std::string_view suffix) {
+  int dirfd = -1;
+  const std::vector<std::string> names = names_in(dir, dirfd);
+  if (dirfd < 0) return 0;
+  int removed = 0;
+  std::map<std::string, bool> abandoned;  // by token: one try-lock per process lock file
+  for (const auto& name : names) {
+    const std::string_view n = name;
+    if (n.size() != prefix.size() + 2 * kRandomChars + 1 + suffix.size() || !starts_with(n, prefix) ||
+        !ends_with(n, suffix) || n[prefix.size() + kRandomChars] != '-' ||
+        !is_random_part(n.substr(prefix.size(), kRandomChars)) ||
+        !is_random_part(n.substr(prefix.size() + kRandomChars + 1, kRandomChars)))
+      continue;
+    const std::string token(n.substr(prefix.size(), kRandomChars));
+    auto it = abandoned.find(token);
+    if (it == abandoned.end()) {
+      std::string lock_name(prefix);
+      lock_name += token;
+      lock_name.append(lock_suffix);
+      it = abandoned.emplace(token, lock_abandoned(dirfd, lock_name)).first;
+    }
+    struct stat st {};
+    if (!it->second || ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid())
+      continue;
+    if (::unlinkat(dirfd, name.c_str(), 0) == 0) ++removed;
+  }
+  ::close(dirfd);
+  return removed + remove_stale_temps(dir, prefix, lock_suffix);
 }
 
 }  // namespace rocpd

@@ -51,4 +51,20 @@ class TempFile {
 // (TempFile) is gone, if they belong to this user; never follows a link. Returns how many.
 int remove_stale_temps(const std::string& dir, std::string_view prefix, std::string_view suffix);
 
+// Creates `dir`/`prefix`XXXXXXXX`suffix` (O_EXCL, O_NOFOLLOW, `mode`) and closes it, holding no
+// descriptor: for files guarded by one lock file of their process (a TempFile named
+// `prefix`, 8 random characters, `lock_suffix`) rather than a lock each. Throws std::system_error.
+std::string create_unlocked_file(const std::string& dir, std::string_view prefix, std::string_view suffix,
+                                 mode_t mode);
+
+// The 8 random characters of a TempFile's name made with `prefix` and `suffix` ("" if not one).
+std::string temp_token(std::string_view file_name, std::string_view prefix, std::string_view suffix);
+
+// Removes the files of `dir` named `prefix`TOKEN-XXXXXXXX`suffix` (TOKEN and X: 8 letters or digits)
+// whose process lock file `prefix`TOKEN`lock_suffix` is absent or locked by nobody, then those
+// lock files nobody holds; only regular files of this user, never a link, never opening the
+// guarded files themselves (SQLite's POSIX locks on them would drop). Returns how many.
+int remove_stale_grouped_temps(const std::string& dir, std::string_view prefix, std::string_view lock_suffix,
+                               std::string_view suffix);
+
 }  // namespace rocpd

@@ -16,14 +16,16 @@ bool is_json_trace_path(const std::string& path);
 
 // The temporary database of one converted member: created with O_EXCL and mode 0600 in the
 // first writable directory of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp, /tmp (SQLite's own
-// order for its temporary files, without the current directory), named rocpd-kineto-XXXXXXXX.db,
-// and removed when the last holder lets go (the member is closed, or its connection is). A Kineto
-// conversion's file holds its TempFile lock meanwhile (one descriptor per converted member), so that
-// a process killed before removing it leaves a file the next conversion anywhere removes.
+// order for its temporary files, without the current directory), named
+// rocpd-kineto-<token>-XXXXXXXX.db, and removed when the last holder lets go (the member is closed,
+// or its connection is). The process holds one lock file there, rocpd-kineto-<token>.lock (flock,
+// one descriptor for all its members, removed with its last member), so that a process killed before
+// removing its databases leaves files the next process's first conversion there removes.
+class ConversionLock;
 class ConvertedTrace {
  public:
-  explicit ConvertedTrace(std::string path) : path_(std::move(path)) {}
-  explicit ConvertedTrace(TempFile file) : path_(file.path()), file_(std::move(file)) {}
+  explicit ConvertedTrace(std::string path, std::shared_ptr<const ConversionLock> lock = nullptr)
+      : path_(std::move(path)), lock_(std::move(lock)) {}
   ~ConvertedTrace();
   ConvertedTrace(const ConvertedTrace&) = delete;
   ConvertedTrace& operator=(const ConvertedTrace&) = delete;
@@ -31,7 +33,7 @@ class ConvertedTrace {
 
  private:
   std::string path_;
-  TempFile file_;  // empty for a path given alone
+  std::shared_ptr<const ConversionLock> lock_;  // let go after the file is removed
 };
 
 // Converts the JSON trace `json_path`; errors name `who` ("rocpd_open: 'x.json'"); stops when

@@ -399,15 +399,17 @@ for fn, path, margin_mb in cases:
         self.assertEqual(con.execute("SELECT rocpd_open(?)", (d,)).fetchone(), (1,))  # summary.json is skipped
         self.assertEqual(con.execute("SELECT db, path, format FROM rocpd_members").fetchall(),
                          [("r0", path, "kineto")])
-        files = os.listdir(self.tempdir)
-        self.assertEqual(len(files), 1)
-        self.assertRegex(files[0], r"^rocpd-kineto-[A-Za-z0-9]{8}\.db$")
-        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.tempdir, files[0])).st_mode), 0o600)
+        files = sorted(os.listdir(self.tempdir))  # the database, then the process's lock file
+        self.assertEqual(len(files), 2)
+        self.assertRegex(files[0], r"^rocpd-kineto-[A-Za-z0-9]{8}-[A-Za-z0-9]{8}\.db$")
+        self.assertEqual(files[1], files[0][:len("rocpd-kineto-") + 8] + ".lock")
+        for f in files:
+            self.assertEqual(stat.S_IMODE(os.stat(os.path.join(self.tempdir, f)).st_mode), 0o600)
         self.assertEqual(sorted(os.listdir(d)), listing, "nothing is written beside the trace")
         con.execute("SELECT rocpd_close('r0')")
         self.assertEqual(os.listdir(self.tempdir), [])
         con.execute("SELECT rocpd_open(?)", (path,))
-        self.assertEqual(len(os.listdir(self.tempdir)), 1)
+        self.assertEqual(len(os.listdir(self.tempdir)), 2)
         con.close()
         self.assertEqual(os.listdir(self.tempdir), [], "closing the connection removes it")
         self.assertEqual(sorted(os.listdir(d)), listing)
@@ -426,7 +428,7 @@ for fn, path, margin_mb in cases:
         try:
             self.assertEqual(owner.stdout.readline(), "open\n")
             owners = os.listdir(tmpdir)
-            self.assertEqual(len(owners), 1)
+            self.assertEqual(len(owners), 2)  # its database and its lock file
             # A living owner's file survives a sweep (this process's first conversion in tmpdir).
             os.environ["SQLITE_TMPDIR"] = tmpdir
             try:
@@ -435,7 +437,7 @@ for fn, path, margin_mb in cases:
             finally:
                 os.environ["SQLITE_TMPDIR"] = self.tempdir
             ours = set(os.listdir(tmpdir)) - set(owners)
-            self.assertEqual(len(ours), 1)
+            self.assertEqual(len(ours), 2)
         finally:
             owner.kill()
             owner.wait()
@@ -447,6 +449,26 @@ for fn, path, margin_mb in cases:
         self.assertEqual(set(os.listdir(tmpdir)), ours, "the dead owner's file is removed, ours (alive) kept")
         con.close()
         self.assertEqual(os.listdir(tmpdir), [])
+
+    def test_members_share_one_descriptor(self):
+        # Issue 31 item 13: each open converted member held a descriptor (its lock), so that a job of
+        # ~870 Kineto traces failed "Too many open files" under the usual limit of 1024. The process
+        # holds one lock file per temporary directory instead. Counted past the registry's pool of 64
+        # open member connections (registry.h: max_open_connections), which holds one each by design.
+        paths = [self.write(doc(CALL, KERNEL), name=f"fd{i}.json") for i in range(100)]
+        con = connect()
+        try:
+            for p in paths[:70]:
+                con.execute("SELECT rocpd_open(?)", (p,))
+            before = len(os.listdir("/proc/self/fd"))
+            for p in paths[70:]:
+                con.execute("SELECT rocpd_open(?)", (p,))
+            self.assertEqual(con.execute("SELECT count(*) FROM rocpd_members").fetchone(), (100,))
+            self.assertLessEqual(len(os.listdir("/proc/self/fd")), before + 2, "30 more members, 30 more descriptors")
+            self.assertEqual(len([f for f in os.listdir(self.tempdir) if f.endswith(".lock")]), 1)
+        finally:
+            con.close()
+        self.assertEqual(os.listdir(self.tempdir), [], "the last member's close removes the lock file")
 
     def test_attach_is_not_possible(self):
         con = connect()
