@@ -852,10 +852,13 @@ class Errors(unittest.TestCase):
         for sig in (signal.SIGTERM, signal.SIGHUP):
             p = subprocess.Popen([CLI, "query", trace, endless, "--format", "csv"], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, env=dict(os.environ, SQLITE_TMPDIR=tmpdir))
+            # The converted database, beside the process's lock file (rocpd-kineto-<token>.lock).
+            def databases():
+                return [n for n in os.listdir(tmpdir) if n.endswith(".db")]
             deadline = time.monotonic() + 60
-            while not os.listdir(tmpdir) and p.poll() is None and time.monotonic() < deadline:
+            while not databases() and p.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.01)
-            self.assertEqual(len(os.listdir(tmpdir)), 1, "the trace is being converted, or open")
+            self.assertEqual(len(databases()), 1, "the trace is being converted, or open")
             time.sleep(0.2)
             p.send_signal(sig)
             out, err = p.communicate(timeout=60)
