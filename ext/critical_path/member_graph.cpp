@@ -48,6 +48,17 @@ namespace {
 using federation::MemberColumns;
 using federation::TableKind;
 
+// The graph adds and subtracts times and lags in int64: times within +-2^62 ns (146 years around
+// 1970) keep every difference inside it. A time beyond is refused, by name, rather than wrapped.
+constexpr int64_t kTimeBound = int64_t{1} << 62;
+std::optional<int64_t> graph_time(const StoredValue& v, const char* table, const std::string& db, const char* what) {
+  const auto t = diagnosis::time_value(v, table, db, what);
+  if (t && (*t <= -kTimeBound || *t >= kTimeBound))
+    throw Error(fmt::format("{}: member {}: {} {} lies beyond the times a critical path handles (-2^62, 2^62) ns",
+                            table, db, what, *t));
+  return t;
+}
+
 // A value as a key: equal keys, equal values (text by its interned index in the graph's cells).
 using ValueKey = std::pair<int, int64_t>;
 ValueKey key_of(const Cell& c) {
@@ -134,8 +145,8 @@ class Builder {
                        profile);
     while (rows.next()) {
       tick();
-      const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
-      const auto end = diagnosis::time_value(rows[kEnd], table_, m_.alias, "end");
+      const auto start = graph_time(rows[kStart], table_, m_.alias, "start");
+      const auto end = graph_time(rows[kEnd], table_, m_.alias, "end");
       if (!start || !end) continue;  // an op that cannot be placed
       GpuOp op;
       op.start = *start;
@@ -219,9 +230,9 @@ class Builder {
                        nullptr, std::nullopt, {}, nullptr, true);
     while (rows.next()) {
       tick();
-      const auto start = diagnosis::time_value(rows[kStart], table_, m_.alias, "start");
+      const auto start = graph_time(rows[kStart], table_, m_.alias, "start");
       if (!start) continue;  // no place in time
-      const auto end_value = diagnosis::time_value(rows[kEnd], table_, m_.alias, "end");
+      const auto end_value = graph_time(rows[kEnd], table_, m_.alias, "end");
       const int64_t end = end_value ? std::max(*end_value, *start) : *start;
       const StoredValue domain = rows[kDomain];
       const std::string_view d = domain.type == SQLITE_TEXT

@@ -53,6 +53,8 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      # table under rocpd_comm_overlap as interval_union did in the view.
                      r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown|critical_path|what_if): member .*: "
                      r"(start|end) must be an integer"
+                     # The critical path's times stay within +-2^62 ns (docs/critical_path.md).
+                     r"|rocpd_(critical_path|what_if): member .*: (start|end) -?\d+ lies beyond the times"
                      r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
 
 # ------------------------------------------------------------------------------------------------
