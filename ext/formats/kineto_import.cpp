@@ -98,7 +98,7 @@ ArgKey arg_key(std::string_view k) {
 // throws std::bad_alloc (reported as SQLITE_NOMEM) where CrtAllocator returns NULL, which
 // RapidJSON's buffers then write through.
 struct ThrowingAllocator {
-  static const bool kNeedFree = true;
+  [[maybe_unused]] static constexpr bool kNeedFree = true;  // RapidJSON's Allocator concept
   void* Malloc(size_t size) {
     if (size == 0) return nullptr;
     void* p = std::malloc(size);
