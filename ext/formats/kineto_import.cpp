@@ -820,6 +820,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   rows.metadata_int("import.fractional_times", handler.fractional_times());
   stats.events = handler.events();
   stats.json_bytes = stream->Tell();
+  if (progress_out) progress_out->linking = true;
   LinkInput link;
   link.processes = &rows.processes();
   link.events = handler.events();

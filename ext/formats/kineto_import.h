@@ -37,6 +37,7 @@ struct ImportProgress {
   uint64_t file_bytes = 0;   // bytes of the file read (compressed bytes for .gz)
   int64_t file_size = -1;    // the file's size
   int64_t rows = 0;          // events stored (ops, calls, flows)
+  bool linking = false;      // the file is read; the launch links and flows are resolved (kineto_link.h)
 };
 
 // Imports `json_path` into `db`, which must hold no kineto table yet (the tables are created

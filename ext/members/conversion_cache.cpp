@@ -250,8 +250,10 @@ CacheOutcome cached_conversion(const std::string& source, std::string_view kind,
   convert(converted->path());  // its errors are the conversion's; the pin goes with `converted`
   // Published complete, or not at all; a file another process stored first is as good.
   if (!sync_file(converted->path()) || (::link(converted->path().c_str(), entry.c_str()) != 0 && errno != EEXIST)) {
-    notice(fmt::format("cannot store '{}': {}", entry, std::strerror(errno)));
+    out.why = fmt::format("cannot store '{}': {}", entry, std::strerror(errno));  // read from its pin all the same
+    notice(out.why);
   } else {
+    out.stored = true;
     // Older conversions of the same file (changed since) are of no more use.
     for (const auto& e : list_entries(dir))
       if (e.name != name.name && e.name.compare(0, name.source_prefix.size(), name.source_prefix) == 0)

@@ -28,12 +28,14 @@ namespace rocpd::federation {
 struct CacheOutcome {
   std::shared_ptr<ConvertedTrace> trace;  // null: not cached (see `why`); convert as before
   bool hit = false;                       // read from the cache, nothing converted
-  std::string why;                        // why the cache was not used ("ROCPD_CACHE=0", a refused directory)
+  bool stored = false;                    // converted now and stored in the cache
+  std::string why;                        // why it was not stored ("ROCPD_CACHE=0", a refused directory)
 };
 
 // The cached conversion of `source` by the converter `kind` ("kineto") of format `version`, or a new
 // conversion made by `convert(db_path)` (which writes the database at db_path) and stored. Errors of
-// `convert` are thrown as they are; errors of the cache itself never are (the outcome says why).
+// `convert` are thrown as they are; those of the cache itself are not (the outcome says why), but
+// for a ROCPD_CACHE_SIZE that is no size (cache_size_limit).
 CacheOutcome cached_conversion(const std::string& source, std::string_view kind, int version,
                                const std::function<void(const std::string& db_path)>& convert);
 

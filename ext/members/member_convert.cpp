@@ -101,8 +101,9 @@ void import_into(const std::string& name, const std::string& json_path, const st
       c.now = json_path;
       c.rows = counts.rows;
       const std::string detail =
-          fmt::format("converting: {:.1f}/{:.1f} MB read", static_cast<double>(counts.file_bytes) / 1e6,
-                      static_cast<double>(std::max<int64_t>(counts.file_size, 0)) / 1e6);
+          fmt::format("converting: {:.1f}/{:.1f} MB read{}", static_cast<double>(counts.file_bytes) / 1e6,
+                      static_cast<double>(std::max<int64_t>(counts.file_size, 0)) / 1e6,
+                      counts.linking ? ", linking launches and flows" : "");
       c.detail = detail;
       return progress_line(c);
     });
@@ -144,7 +145,7 @@ ConvertedMember convert_json_trace(const std::string& json_path, const std::stri
   });
   if (cached.trace) {
     out.trace = std::move(cached.trace);
-    out.conversion = cached.hit ? "cached" : "converted, cached";
+    out.conversion = cached.hit ? "cached" : cached.stored ? "converted, cached" : "converted, not cached: " + cached.why;
     return out;
   }
   out.trace = convert_to_temporary(json_path, who, watch, progress);
