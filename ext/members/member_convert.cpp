@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -22,12 +22,6 @@
 #include "members/progress.h"
 
 namespace rocpd::federation {
-
-namespace {
-// Converted members are rocpd-kineto-<token>-XXXXXXXX.db, guarded by rocpd-kineto-<token>.lock.
-constexpr std::string_view kConvertedPrefix = "rocpd-kineto-", kLockSuffix = ".lock", kConvertedSuffix = ".db";
-
-}  // namespace
 
 // What processes that died left in `dir` is removed once per process, directory and group: a
 // sweep lists the directory, and a job converts thousands of members.
@@ -47,6 +41,9 @@ std::shared_ptr<const ConversionLock> process_lock(const std::string& dir, std::
 }
 
 namespace {
+// Converted members are rocpd-kineto-<token>-XXXXXXXX.db, guarded by rocpd-kineto-<token>.lock.
+constexpr std::string_view kConvertedPrefix = "rocpd-kineto-", kLockSuffix = ".lock", kConvertedSuffix = ".db";
+
 // This process's lock file in `dir`, made on its first conversion there (and again after its last
 // member there was closed).
 std::shared_ptr<const ConversionLock> conversion_lock(const std::string& dir) {
