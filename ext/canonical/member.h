@@ -109,6 +109,7 @@ struct Member {
   // instead of `path`, and what removes it once the member is gone (members/member_convert.h).
   std::string db_path;
   std::shared_ptr<void> converted;
+  std::string conversion;  // how: rocpd_members.conversion (members/member_convert.h); "" for databases
   const std::string& db_file() const { return db_path.empty() ? path : db_path; }
   bool attached = true; // schema of the host connection, else a private connection
   std::string schema;   // schema name to qualify tables with ("main" for opened files)

@@ -199,6 +199,18 @@ std::string create_unlocked_file(const std::string& dir, std::string_view prefix
   }
 }
 
+std::string link_unlocked_file(const std::string& target, const std::string& dir, std::string_view prefix,
+                               std::string_view suffix) {
+  for (int attempt = 0;; ++attempt) {
+    std::string name(prefix);
+    name += random_chars();
+    name.append(suffix);
+    std::string path = in_dir(dir, name);
+    if (::link(target.c_str(), path.c_str()) == 0) return path;  // link() never follows `target` if it is a link
+    if (errno != EEXIST || attempt >= 100) throw std::system_error(errno, std::generic_category());
+  }
+}
+
 std::string temp_token(std::string_view file_name, std::string_view prefix, std::string_view suffix) {
   const auto slash = file_name.rfind('/');
   const std::string_view n = slash == std::string_view::npos ? file_name : file_name.substr(slash + 1);

@@ -57,6 +57,12 @@ int remove_stale_temps(const std::string& dir, std::string_view prefix, std::str
 std::string create_unlocked_file(const std::string& dir, std::string_view prefix, std::string_view suffix,
                                  mode_t mode);
 
+// Makes `dir`/`prefix`XXXXXXXX`suffix` a new hard link to the file `target` (same file system):
+// a name of the same group as create_unlocked_file's, for a file another name may lose (a cache
+// entry evicted while read). Throws std::system_error (ENOENT: `target` is gone).
+std::string link_unlocked_file(const std::string& target, const std::string& dir, std::string_view prefix,
+                               std::string_view suffix);
+
 // The 8 random characters of a TempFile's name made with `prefix` and `suffix` ("" if not one).
 std::string temp_token(std::string_view file_name, std::string_view prefix, std::string_view suffix);
 

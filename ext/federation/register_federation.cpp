@@ -1,10 +1,11 @@
 // Registers the federation capability: rocpd_open, rocpd_close, rocpd_members, the canonical
 // tables (rocpd_ops, rocpd_apis, rocpd_kernels, rocpd_copies, rocpd_memory, rocpd_counters,
-// rocpd_hip_events), rocpd_union, the clock functions and rocpd_progress, all sharing one member
+// rocpd_hip_events), rocpd_union, the clock functions, rocpd_progress and rocpd_cache_clear, all sharing one member
 // registry per connection.
 #include "common/sqlite_util.h"
 #include "common/temp_clash.h"
 #include "federation/federated_table.h"
+#include "federation/rocpd_cache_clear.h"
 #include "federation/rocpd_members.h"
 #include "federation/rocpd_open.h"
 #include "federation/rocpd_clock.h"
@@ -39,6 +40,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_progress(db, registry);
+    if (rc == SQLITE_OK) rc = register_rocpd_cache_clear(db);
     if (rc == SQLITE_OK) rc = rocpd::summaries::register_summaries(db, registry);
     // The extension's views and internal SQL read temp.rocpd_ops etc.: an attached database with
     // its own table named rocpd_ops would otherwise take the name's place (SQLite looks up real

@@ -18,7 +18,7 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual, kNotes, kUtcAnchor, kGpuNames
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual, kNotes, kUtcAnchor, kGpuNames, kConversion
 };
 constexpr int kFirstProfiledColumn = kPids;
 // Columns kPids..kBadOps need the member's profile.
@@ -45,7 +45,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
         "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER, notes TEXT, "
-        "utc_anchor_ns INTEGER, gpu_names TEXT)");
+        "utc_anchor_ns INTEGER, gpu_names TEXT, conversion TEXT)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -175,6 +175,7 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kNotes: result_text(ctx, fmt::format("{}", fmt::join(m.info.notes, "\n"))); break;
     case kUtcAnchor: result_opt(ctx, m.info.utc_anchor_ns); break;
     case kGpuNames: result_text(ctx, gpu_names_json(m.info.gpu_names)); break;
+    case kConversion: result_text(ctx, m.conversion); break;
     default: break;
   }
 }

@@ -697,7 +697,8 @@ class ParseThread {
 }  // namespace
 
 ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::string& label,
-                         const std::function<bool()>& stop, const ImportLimits& limits) {
+                         const std::function<bool()>& stop, const ImportLimits& limits,
+                         ImportProgress* progress_out) {
   claim_exception_globals();
   // The database is scratch until the import commits: no journal, no syncs (a failed import is
   // discarded by the caller, never repaired).
@@ -783,6 +784,11 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
       }
       queue.give_back(batch);
     }
+    if (progress_out) {
+      progress_out->file_bytes = stream->compressed_read();
+      progress_out->file_size = stream->file_size();
+      progress_out->rows = stats.ops + stats.calls + stats.flows;
+    }
     if (stop_now()) throw interrupted();
   }
   parser.join();
@@ -814,6 +820,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   rows.metadata_int("import.fractional_times", handler.fractional_times());
   stats.events = handler.events();
   stats.json_bytes = stream->Tell();
+  if (progress_out) progress_out->linking = true;
   LinkInput link;
   link.processes = &rows.processes();
   link.events = handler.events();

@@ -28,13 +28,26 @@ struct ImportStats {
   uint64_t json_bytes = 0;  // uncompressed bytes parsed
 };
 
+// The converter's format version: bump it when the tables written change, so that conversions
+// cached by an older version are converted again (members/conversion_cache.h).
+inline constexpr int kImportVersion = 1;
+
+// How far an import is, for progress lines: updated on the calling thread, between its calls of `stop`.
+struct ImportProgress {
+  uint64_t file_bytes = 0;   // bytes of the file read (compressed bytes for .gz)
+  int64_t file_size = -1;    // the file's size
+  int64_t rows = 0;          // events stored (ops, calls, flows)
+  bool linking = false;      // the file is read; the launch links and flows are resolved (kineto_link.h)
+};
+
 // Imports `json_path` into `db`, which must hold no kineto table yet (the tables are created
 // here, inside one transaction that commits at the end). `label` prefixes every error (e.g.
 // "rocpd_open: 'x.json'"). `stop` is polled often (about every 256 KiB of JSON and during the
 // linking SQL); when it returns true the import ends with an Error of code SQLITE_INTERRUPT.
-// On any error the transaction is rolled back.
+// On any error the transaction is rolled back. `progress`, when given, is kept up to date.
 ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::string& label,
-                         const std::function<bool()>& stop, const ImportLimits& limits = {});
+                         const std::function<bool()>& stop, const ImportLimits& limits = {},
+                         ImportProgress* progress = nullptr);
 
 // Whether `path` names a JSON trace by its name: *.json, *.json.gz (PyTorch writes
 // *.pt.trace.json and *.pt.trace.json.gz), case-insensitively.

@@ -63,7 +63,7 @@ size_t JsonByteStream::read_file(unsigned char* dst, size_t capacity) {
       return 0;
     }
     if (n == 0) file_eof_ = true;
-    file_read_ += static_cast<uint64_t>(n);
+    file_read_.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
     return static_cast<size_t>(n);
   }
 }

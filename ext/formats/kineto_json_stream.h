@@ -3,6 +3,7 @@
 #pragma once
 #include <zlib.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -38,7 +39,8 @@ class JsonByteStream {
 
   bool gzip() const { return gzip_; }
   int64_t file_size() const { return file_size_; }
-  uint64_t compressed_read() const { return file_read_; }
+  // Bytes of the file read so far: read by another thread than the parser's (progress lines).
+  uint64_t compressed_read() const { return file_read_.load(std::memory_order_relaxed); }
   // Why the stream ended before the file did: "" (it did not), or the I/O or zlib error. A stop
   // requested by keep_going leaves this empty and sets stopped().
   const std::string& error() const { return error_; }
@@ -66,7 +68,7 @@ class JsonByteStream {
   char* last_ = nullptr;  // the last valid byte; at end, the '\0' sentinel after the data
   uint64_t consumed_ = 0;  // bytes delivered before out_'s current contents
   size_t filled_ = 0;      // bytes in out_
-  uint64_t file_read_ = 0;
+  std::atomic<uint64_t> file_read_{0};
   int64_t file_size_ = -1;
   bool file_eof_ = false;
   bool eof_ = false;

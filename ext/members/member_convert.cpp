@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -17,37 +18,36 @@
 
 #include "common/temp_file.h"
 #include "formats/kineto_import.h"
+#include "members/conversion_cache.h"
+#include "members/progress.h"
 
 namespace rocpd::federation {
 
-// The lock file a process holds in a temporary directory while it has converted members there.
-class ConversionLock {
- public:
-  explicit ConversionLock(TempFile file) : file_(std::move(file)) {}
-  const std::string& path() const { return file_.path(); }
-
- private:
-  TempFile file_;  // removed (name, then lock) when the process's last member there goes
-};
+// What processes that died left in `dir` is removed once per process, directory and group: a
+// sweep lists the directory, and a job converts thousands of members.
+std::shared_ptr<const ConversionLock> process_lock(const std::string& dir, std::string_view prefix,
+                                                   std::string_view lock_suffix, std::string_view suffix) {
+  static std::mutex mutex;
+  // Never destroyed: conversions may run at exit.
+  static auto* swept = new std::set<std::string>();
+  static auto* locks = new std::map<std::string, std::weak_ptr<const ConversionLock>>();
+  std::lock_guard lock(mutex);
+  const std::string key = dir + '\n' + std::string(prefix);
+  if (swept->insert(key).second) remove_stale_grouped_temps(dir, prefix, lock_suffix, suffix);
+  if (auto held = (*locks)[key].lock()) return held;
+  auto made = std::make_shared<const ConversionLock>(TempFile::create(dir, prefix, lock_suffix, 0600));
+  (*locks)[key] = made;
+  return made;
+}
 
 namespace {
 // Converted members are rocpd-kineto-<token>-XXXXXXXX.db, guarded by rocpd-kineto-<token>.lock.
 constexpr std::string_view kConvertedPrefix = "rocpd-kineto-", kLockSuffix = ".lock", kConvertedSuffix = ".db";
 
 // This process's lock file in `dir`, made on its first conversion there (and again after its last
-// member there was closed). What processes that died converting left in `dir` is removed once per
-// process and directory: a sweep lists the directory, and a job converts thousands of members.
+// member there was closed).
 std::shared_ptr<const ConversionLock> conversion_lock(const std::string& dir) {
-  static std::mutex mutex;
-  // Never destroyed: conversions may run at exit.
-  static auto* swept = new std::set<std::string>();
-  static auto* locks = new std::map<std::string, std::weak_ptr<const ConversionLock>>();
-  std::lock_guard lock(mutex);
-  if (swept->insert(dir).second) remove_stale_grouped_temps(dir, kConvertedPrefix, kLockSuffix, kConvertedSuffix);
-  if (auto held = (*locks)[dir].lock()) return held;
-  auto made = std::make_shared<const ConversionLock>(TempFile::create(dir, kConvertedPrefix, kLockSuffix, 0600));
-  (*locks)[dir] = made;
-  return made;
+  return process_lock(dir, kConvertedPrefix, kLockSuffix, kConvertedSuffix);
 }
 }  // namespace
 
@@ -71,8 +71,50 @@ std::string conversion_directory() {
               SQLITE_CANTOPEN);
 }
 
-std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path, const std::string& who,
-                                                   InterruptWatch* watch) {
+namespace {
+// Writes the conversion of `json_path` into the new, empty database `name`.
+void import_into(const std::string& name, const std::string& json_path, const std::string& who,
+                 InterruptWatch* watch, bool progress) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK)
+    throw Error(fmt::format("{}: cannot open the database '{}' to convert into: {}", who, name,
+                            raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
+                rc);
+  kineto::ImportProgress counts;
+  // The line reads `counts` on this thread, from the watch's poll inside the import; it goes with it.
+  struct LineGuard {
+    InterruptWatch* watch;
+    ~LineGuard() {
+      if (watch) watch->report_progress({});
+    }
+  } line_guard{progress ? watch : nullptr};
+  if (line_guard.watch)
+    watch->report_progress([&counts, &json_path] {
+      ProgressCounts c;
+      c.what = "rocpd_open";
+      c.members_total = 1;
+      c.now = json_path;
+      c.rows = counts.rows;
+      const std::string detail =
+          fmt::format("converting: {:.1f}/{:.1f} MB read{}", static_cast<double>(counts.file_bytes) / 1e6,
+                      static_cast<double>(std::max<int64_t>(counts.file_size, 0)) / 1e6,
+                      counts.linking ? ", linking launches and flows" : "");
+      c.detail = detail;
+      return progress_line(c);
+    });
+  try {
+    kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); }, {}, &counts);
+  } catch (const Error& e) {
+    if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();  // as every interrupted query ends
+    throw;
+  }
+}
+
+// The conversion into a private temporary database (conversion_directory()).
+std::shared_ptr<ConvertedTrace> convert_to_temporary(const std::string& json_path, const std::string& who,
+                                                     InterruptWatch* watch, bool progress) {
   const std::string dir = conversion_directory();
   std::shared_ptr<ConvertedTrace> converted;
   try {
@@ -87,22 +129,25 @@ std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path,
                             std::strerror(e.code().value())),
                 SQLITE_CANTOPEN);
   }
-  const std::string& name = converted->path();
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(name.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr);
-  Db db(raw);
-  if (rc != SQLITE_OK)
-    throw Error(fmt::format("{}: cannot open the temporary database '{}': {}", who, name,
-                            raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
-                rc);
-  try {
-    kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); });
-  } catch (const Error& e) {
-    if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();  // as every interrupted query ends
-    throw;
-  }
-  db.reset();  // closed before the member opens it read-only
+  import_into(converted->path(), json_path, who, watch, progress);
   return converted;
+}
+}  // namespace
+
+ConvertedMember convert_json_trace(const std::string& json_path, const std::string& who, InterruptWatch* watch,
+                                   bool progress) {
+  ConvertedMember out;
+  CacheOutcome cached = cached_conversion(json_path, "kineto", kineto::kImportVersion, [&](const std::string& db) {
+    import_into(db, json_path, who, watch, progress);
+  });
+  if (cached.trace) {
+    out.trace = std::move(cached.trace);
+    out.conversion = cached.hit ? "cached" : cached.stored ? "converted, cached" : "converted, not cached: " + cached.why;
+    return out;
+  }
+  out.trace = convert_to_temporary(json_path, who, watch, progress);
+  out.conversion = "converted, not cached: " + cached.why;
+  return out;
 }
 
 }  // namespace rocpd::federation

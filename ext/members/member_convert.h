@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/temp_file.h"
 #include "members/interrupt.h"
@@ -21,7 +22,14 @@ bool is_json_trace_path(const std::string& path);
 // or its connection is). The process holds one lock file there, rocpd-kineto-<token>.lock (flock,
 // one descriptor for all its members, removed with its last member), so that a process killed before
 // removing its databases leaves files the next process's first conversion there removes.
-class ConversionLock;
+class ConversionLock {
+ public:
+  explicit ConversionLock(TempFile file) : file_(std::move(file)) {}
+  const std::string& path() const { return file_.path(); }
+
+ private:
+  TempFile file_;  // removed (name, then lock) when the process's last member there goes
+};
 class ConvertedTrace {
  public:
   explicit ConvertedTrace(std::string path, std::shared_ptr<const ConversionLock> lock = nullptr)
@@ -36,10 +44,25 @@ class ConvertedTrace {
   std::shared_ptr<const ConversionLock> lock_;  // let go after the file is removed
 };
 
-// Converts the JSON trace `json_path`; errors name `who` ("rocpd_open: 'x.json'"); stops when
-// `watch` says so (host thread only). Nothing is left behind on error.
-std::shared_ptr<ConvertedTrace> convert_json_trace(const std::string& json_path, const std::string& who,
-                                                   InterruptWatch* watch);
+// A converted member: its database, and how it was had (rocpd_members.conversion): "cached" (read
+// from the conversion cache, members/conversion_cache.h, nothing converted), "converted, cached"
+// (converted now and stored there), or "converted, not cached: <why>" (a temporary database).
+struct ConvertedMember {
+  std::shared_ptr<ConvertedTrace> trace;
+  std::string conversion;
+};
+
+// Converts the JSON trace `json_path`, or reads its cached conversion; errors name `who`
+// ("rocpd_open: 'x.json'"); stops when `watch` says so (host thread only), and writes progress lines
+// through it when `progress` (rocpd_progress(1)). Nothing is left behind on error.
+ConvertedMember convert_json_trace(const std::string& json_path, const std::string& who, InterruptWatch* watch,
+                                   bool progress = false);
+
+// This process's lock file `prefix`TOKEN`lock_suffix` in `dir`, guarding its files
+// `prefix`TOKEN-XXXXXXXX`suffix` there (common/temp_file.h); the first call per directory and group
+// removes those of processes gone. Throws std::system_error.
+std::shared_ptr<const ConversionLock> process_lock(const std::string& dir, std::string_view prefix,
+                                                   std::string_view lock_suffix, std::string_view suffix);
 
 // The directory converted members are written to (see ConvertedTrace); throws when none is usable.
 std::string conversion_directory();

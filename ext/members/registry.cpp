@@ -483,13 +483,15 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     auto converted = export_nsys_report(path, who, watch);  // opted in: nsys writes a private database
     m->db_path = converted->path();
     m->converted = std::move(converted);
+    m->conversion = "converted, not cached: Nsight Systems reports are not cached";
   } else if (is_json_trace_path(path) && !is_sqlite_file(path)) {
     // `[]` converts without error into a member of nothing: refused by name.
     if (const JsonSniff sniff = sniff_json_trace_file(path); sniff.empty_array)
       throw Error(fmt::format("{}: {}: not a Chrome-trace JSON (PyTorch profiler) file", who, sniff.why), SQLITE_NOTADB);
-    auto converted = convert_json_trace(path, who, watch);
-    m->db_path = converted->path();
-    m->converted = std::move(converted);
+    ConvertedMember converted = convert_json_trace(path, who, watch, progress);
+    m->db_path = converted.trace->path();
+    m->converted = std::move(converted.trace);
+    m->conversion = std::move(converted.conversion);
   } else if (is_zstd_path(path)) {
     if (!sqlite3_vfs_find(kZstdVfs))
       throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));

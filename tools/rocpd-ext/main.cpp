@@ -1,6 +1,7 @@
 // rocpd-ext: the command-line face of the rocpd_ext SQLite extension (docs/cli.md). Results go
 // to stdout (or the -o file) and nothing else does; warnings go to stderr, errors too as one line
 // with a non-zero status.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       std::cout << usage(o.command);
       return flushed(0);
     }
+    // Read by rocpd_open when it converts a trace (docs/formats.md, "The conversion cache").
+    if (o.no_cache) ::setenv("ROCPD_CACHE", "0", 1);
     std::unique_ptr<OutputFile> file;
     if (o.output) file = std::make_unique<OutputFile>(*o.output);
     std::ostream& out = file ? file->stream() : std::cout;

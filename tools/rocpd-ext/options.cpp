@@ -38,7 +38,7 @@ std::string long_name(std::string_view opt) {
 }
 
 bool takes(const std::string& command, std::string_view opt) {
-  if (opt == "--progress" || opt == "--output") return true;
+  if (opt == "--progress" || opt == "--output" || opt == "--no-cache") return true;
   if (command == "summary")
     return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--buckets" || opt == "--timeunit" ||
            opt == "--by-rank";
@@ -49,7 +49,9 @@ bool takes(const std::string& command, std::string_view opt) {
   return false;
 }
 
-bool is_flag(std::string_view opt) { return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write"; }
+bool is_flag(std::string_view opt) {
+  return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache";
+}
 
 // The first word of SQL statements: an argument starting with one is never taken for a path.
 bool starts_like_sql(std::string_view s) {
@@ -122,6 +124,7 @@ Options parse_options(int argc, char** argv) {
       if (has_value) usage_error(o.command, name + " takes no value");
       if (name == "--progress") o.progress = true;
       else if (name == "--by-rank") o.by_rank = true;
+      else if (name == "--no-cache") o.no_cache = true;
       else o.allow_write = true;
       continue;
     }
@@ -198,7 +201,7 @@ std::string usage(const std::string& command) {
   if (command == "summary")
     return R"(usage: rocpd-ext summary PATH... [-f|--format table|csv|json|md|html] [-n|--top N]
                          [--section NAME]... [--timeunit auto|ns|us|ms|s] [--by-rank]
-                         [--buckets N] [-o|--output FILE] [--progress]
+                         [--buckets N] [-o|--output FILE] [--progress] [--no-cache]
 
 The job's headline over every member PATH names. The first line: where the GPUs' time went
 (compute, communication, copies, idle); then the sections: the job, its members, the breakdown per
@@ -219,6 +222,7 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
   --buckets N     columns of the html heatmap (default 100)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
+  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
 
 csv prints one table per section, in the order above, separated by an empty line; json prints
 one object whose keys are the section names (job: an object; the others: arrays of rows).
@@ -226,7 +230,7 @@ Errors go to stderr with exit status 1 (2 for a usage error).
 )";
   if (command == "query")
     return R"(usage: rocpd-ext query [PATH...] SQL [-f|--format table|csv|json|md|html] [-o|--output FILE]
-                       [--allow-write] [--progress]
+                       [--allow-write] [--progress] [--no-cache]
 
 Runs SQL (one or more statements) over the members PATH names, with the extension loaded: the
 canonical tables (rocpd_ops, rocpd_apis, ...), the views and every function of docs/*.md. Each
@@ -239,10 +243,11 @@ statement).
   --allow-write   let the SQL write files (ATTACH read-write, VACUUM INTO, rocpd_import,
                   rocpd_compress, rocpd_export_trace); without it the connection writes none
   --progress      progress lines on stderr during long statements
+  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
-                        [--progress]
+                        [--progress] [--no-cache]
        rocpd-ext export PATH... -o OUT ...
 
 Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
@@ -257,13 +262,14 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
   --range NAME         from the first start to the last end of the ranges named NAME
   --db NAME            only this member (repeatable)
   --progress           progress lines on stderr
+  --no-cache           convert PyTorch profiler traces into temporary databases, not the cache
 
 Prints the number of events written.
 )";
   if (command == "compare")
     return R"(usage: rocpd-ext compare A B [--label NAME_A [--label NAME_B]] [-f|--format table|csv|json|md|html]
                         [-n|--top N] [--section NAME]... [--timeunit auto|ns|us|ms|s]
-                        [-o|--output FILE] [--progress]
+                        [-o|--output FILE] [--progress] [--no-cache]
 
 Compares two runs: A and B are each a trace file, a directory or a quoted glob. First what
 differs in the runs themselves (devices, world size, framework and driver versions, span,
@@ -279,6 +285,7 @@ API calls and copies.
   --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
+  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
 )";
   return R"(usage: rocpd-ext COMMAND [options] ...
 

@@ -27,6 +27,7 @@ struct Options {
   std::vector<std::string> labels;  // compare: the two sides' names
   bool allow_write = false;        // query: the connection may write files
   bool progress = false;
+  bool no_cache = false;           // ROCPD_CACHE=0: Kineto traces are converted into temporary databases
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members
 };

@@ -1,0 +1,57 @@
+// The conversion cache (docs/formats.md, "The conversion cache"): a member converted from a file
+// that is no database (a Kineto JSON trace) is kept in $XDG_CACHE_HOME/rocpd_ext (else
+// $HOME/.cache/rocpd_ext), so that the next open of the unchanged file reads the stored database
+// instead of converting again.
+//
+// An entry is named by its key: <kind>-v<format version>-<hash of the canonical path>-<hash of the
+// file's size, mtime (ns) and the CRC-32 of its first 64 KiB and last 4 KiB>.db. It appears under
+// that name only once complete (converted under a private name, synced, then hard-linked to it:
+// two processes converting the same file both succeed, the first link wins, nothing is torn).
+// A member never reads an entry by its name: it reads a hard link of its own, a pin named
+// rocpd-pin-<token>-XXXXXXXX.db (the process's group of files, common/temp_file.h, removed with the
+// member, or by the next process's sweep when its owner died). Evicting or clearing an entry only
+// removes its name: readers keep their pins, and the space comes back when the last one goes.
+// The directory is bounded (ROCPD_CACHE_SIZE, default 4 GiB): the least recently used entries
+// (modification time, set again at every use) go first. ROCPD_CACHE=0 turns the cache off.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "members/member_convert.h"
+
+namespace rocpd::federation {
+
+// What cached_conversion gave.
+struct CacheOutcome {
+  std::shared_ptr<ConvertedTrace> trace;  // null: not cached (see `why`); convert as before
+  bool hit = false;                       // read from the cache, nothing converted
+  bool stored = false;                    // converted now and stored in the cache
+  std::string why;                        // why it was not stored ("ROCPD_CACHE=0", a refused directory)
+};
+
+// The cached conversion of `source` by the converter `kind` ("kineto") of format `version`, or a new
+// conversion made by `convert(db_path)` (which writes the database at db_path) and stored. Errors of
+// `convert` are thrown as they are; those of the cache itself are not (the outcome says why), but
+// for a ROCPD_CACHE_SIZE that is no size (cache_size_limit).
+CacheOutcome cached_conversion(const std::string& source, std::string_view kind, int version,
+                               const std::function<void(const std::string& db_path)>& convert);
+
+// The cache directory, created 0700 when missing; "" when the cache is off or the directory is
+// refused (a symbolic link, another user's, writable by others), with the reason in `why`.
+std::string cache_directory(std::string* why);
+
+// The size bound: ROCPD_CACHE_SIZE (bytes, or with a K, M, G or T suffix, powers of 1024), default
+// 4 GiB. Throws Error naming the variable when its value is not a size.
+uint64_t cache_size_limit();
+
+// rocpd_cache_clear(): removes every entry (and pins whose process is gone).
+struct CacheCleared {
+  std::string directory;  // "" when there is no usable cache directory
+  int64_t entries = 0, bytes = 0;
+};
+CacheCleared clear_cache();
+
+}  // namespace rocpd::federation

@@ -1,0 +1,257 @@
+"""The conversion cache of Kineto members (issue 34, docs/formats.md "The conversion cache"): a second
+open of an unchanged trace reads the stored conversion (rocpd_members.conversion = 'cached', no new
+file), a changed one (content or mtime) is converted again, rocpd_cache_clear() empties the cache,
+ROCPD_CACHE=0 and `rocpd-ext --no-cache` write nothing there, the directory is made 0700 and refused
+when it is a symbolic link or writable by others, the size bound evicts the least recently used
+entry, concurrent processes converting one file both succeed, and a killed reader's pin is swept.
+Every test points XDG_CACHE_HOME at a temporary directory of its own (never the real ~/.cache)."""
+import os
+import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "federation"))
+from rocpd_testlib import EXT, GEN, connect, main  # noqa: E402
+
+CLI = os.path.join(os.path.dirname(os.environ.get("ROCPD_EXT_LIBRARY", "")), "rocpd-ext")
+# The counts of each member, by sqlite's JSON functions over the trace itself: an independent count.
+KERNELS_SQL = ("SELECT count(*) FROM json_each(?, '$.traceEvents') "
+               "WHERE json_extract(value, '$.cat') = 'kernel' AND json_extract(value, '$.ph') = 'X'")
+
+
+class ConversionCache(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="rocpd_conversion_cache_")
+        cls.gen = os.path.join(cls.tmp, "gen")
+        subprocess.run([GEN, "--out", cls.gen, "--procs", "3", "--format", "kineto", "--ops", "300", "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)
+        cls.saved = {k: os.environ.get(k) for k in ("XDG_CACHE_HOME", "ROCPD_CACHE", "ROCPD_CACHE_SIZE")}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(dir=self.tmp)
+        self.xdg = os.path.join(self.dir, "xdg")
+        self.cache = os.path.join(self.xdg, "rocpd_ext")
+        os.environ["XDG_CACHE_HOME"] = self.xdg
+        os.environ.pop("ROCPD_CACHE", None)  # the suite's environment turns it off (tests/CMakeLists.txt)
+        os.environ.pop("ROCPD_CACHE_SIZE", None)
+
+    def tearDown(self):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def trace(self, i=0, name=None):
+        path = os.path.join(self.dir, name or f"rank{i}.json")
+        shutil.copy(os.path.join(self.gen, f"rank{i}.json"), path)
+        return path
+
+    def entries(self):
+        if not os.path.isdir(self.cache):
+            return {}
+        return {n: os.stat(os.path.join(self.cache, n)) for n in os.listdir(self.cache) if n.startswith("kineto-")}
+
+    def open_one(self, path, con=None):
+        con = con or connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        return con, con.execute("SELECT conversion, (SELECT count(*) FROM rocpd_kernels) FROM rocpd_members").fetchone()
+
+    def kernels(self, path):
+        with open(path) as f:
+            return sqlite3.connect(":memory:").execute(KERNELS_SQL, (f.read(),)).fetchone()[0]
+
+    def test_second_open_reads_the_cache(self):
+        path = self.trace()
+        expected = self.kernels(path)
+        self.assertGreater(expected, 0)
+        con, (how, kernels) = self.open_one(path)
+        self.assertEqual((how, kernels), ("converted, cached", expected))
+        first = self.entries()
+        self.assertEqual(len(first), 1)
+        con.close()
+        con, (how, kernels) = self.open_one(path)
+        self.assertEqual((how, kernels), ("cached", expected))
+        second = self.entries()
+        self.assertEqual(second.keys(), first.keys())
+        (name, st), = second.items()
+        self.assertEqual(st.st_ino, first[name].st_ino, "the same file: nothing converted again")
+        # Read through the process's own hard link of the entry (its pin), never the entry's name.
+        pins = [n for n in os.listdir(self.cache) if n.startswith("rocpd-pin-") and n.endswith(".db")]
+        self.assertEqual(len(pins), 1)
+        self.assertEqual(os.stat(os.path.join(self.cache, pins[0])).st_ino, st.st_ino)
+        con.close()
+        self.assertEqual(sorted(os.listdir(self.cache)), [name], "pins and the lock file go with the member")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["rank0.json", "xdg"], "nothing beside the trace")
+
+    def test_changed_file_is_converted_again(self):
+        path = self.trace()
+        con, (how, _) = self.open_one(path)
+        con.close()
+        old = set(self.entries())
+        # The same size and content, a new mtime.
+        st = os.stat(path)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, "converted, cached")
+        con.close()
+        self.assertEqual(len(self.entries()), 1, "the conversion of the older file is removed")
+        self.assertNotEqual(set(self.entries()), old)
+        # Another content of the same size under the same mtime: a device renamed in the file's head.
+        st = os.stat(path)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertIn(b'"AMD Instinct MI300X"', data)
+        with open(path, "wb") as f:
+            f.write(data.replace(b'"AMD Instinct MI300X"', b'"AMD Instinct MI300Z"', 1))
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        self.assertEqual(os.stat(path).st_size, st.st_size)
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, "converted, cached")
+        self.assertIn("MI300Z", con.execute("SELECT gpu_names FROM rocpd_members").fetchone()[0])
+        con.close()
+
+    def test_clear(self):
+        cons = [self.open_one(self.trace(i))[0] for i in range(3)]
+        entries = self.entries()
+        self.assertEqual(len(entries), 3)
+        got = cons[0].execute("SELECT rocpd_cache_clear()").fetchone()[0]
+        self.assertEqual(got, '{"directory":"%s","entries":3,"bytes":%d}'
+                         % (self.cache, sum(st.st_size for st in entries.values())))
+        self.assertEqual(self.entries(), {})
+        # Open members keep reading their pins.
+        self.assertGreater(cons[1].execute("SELECT count(*) FROM rocpd_ops").fetchone()[0], 0)
+        for c in cons:
+            c.close()
+        self.assertEqual(os.listdir(self.cache), [])
+        self.assertEqual(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0],
+                         '{"directory":"%s","entries":0,"bytes":0}' % self.cache)
+        # DIRECTONLY: not from a view.
+        con = connect()
+        con.execute("CREATE VIEW v AS SELECT rocpd_cache_clear()")
+        with self.assertRaisesRegex(sqlite3.OperationalError, "unsafe use of rocpd_cache_clear"):
+            con.execute("SELECT * FROM v")
+
+    def test_no_cache_writes_nothing(self):
+        path = self.trace()
+        os.environ["ROCPD_CACHE"] = "0"
+        tmp = os.path.join(self.dir, "tmp")
+        os.mkdir(tmp)
+        os.environ["SQLITE_TMPDIR"] = tmp
+        try:
+            con, (how, _) = self.open_one(path)
+            self.assertEqual(how, "converted, not cached: ROCPD_CACHE=0")
+            self.assertEqual(len(os.listdir(tmp)), 2, "a temporary database and its lock file, as before")
+            con.close()
+        finally:
+            os.environ.pop("SQLITE_TMPDIR")
+        self.assertFalse(os.path.exists(self.xdg))
+        if not os.path.exists(CLI):
+            return
+        os.environ.pop("ROCPD_CACHE")
+        out = subprocess.run([CLI, "query", path, "SELECT conversion FROM rocpd_members", "--format", "csv",
+                              "--no-cache"], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out, "conversion\n\"converted, not cached: ROCPD_CACHE=0\"\n")
+        self.assertFalse(os.path.exists(self.xdg))
+        out = subprocess.run([CLI, "query", path, "SELECT conversion FROM rocpd_members", "--format", "csv"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out, "conversion\n\"converted, cached\"\n")
+
+    def test_directory_modes(self):
+        path = self.trace()
+        con, _ = self.open_one(path)
+        self.assertEqual(stat.S_IMODE(os.stat(self.xdg).st_mode), 0o700)
+        self.assertEqual(stat.S_IMODE(os.stat(self.cache).st_mode), 0o700)
+        for st in self.entries().values():
+            self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
+        con.close()
+        # Writable by the group: refused, converted into a temporary database instead.
+        os.chmod(self.cache, 0o770)
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, f"converted, not cached: '{self.cache}' is writable by other users (mode 0770)")
+        con.close()
+
+    def test_symlinked_directory_refused(self):
+        target = os.path.join(self.dir, "elsewhere")
+        os.mkdir(target, 0o700)
+        os.mkdir(self.xdg, 0o700)
+        os.symlink(target, self.cache)
+        con, (how, kernels) = self.open_one(self.trace())
+        self.assertEqual(how, f"converted, not cached: '{self.cache}' is a symbolic link (refused: the cache is "
+                              "never written through one)")
+        self.assertGreater(kernels, 0)
+        con.close()
+        self.assertEqual(os.listdir(target), [])
+
+    def test_size_bound_evicts_least_recently_used(self):
+        paths = [self.trace(i) for i in range(3)]
+
+        def add(path):
+            before = set(self.entries())
+            self.open_one(path)[0].close()
+            return (set(self.entries()) - before).pop()
+
+        e0 = add(paths[0])
+        os.environ["ROCPD_CACHE_SIZE"] = str(int(max(st.st_size for st in self.entries().values()) * 2.5))
+        e1 = add(paths[1])
+        os.utime(os.path.join(self.cache, e0), ns=(1, 1_000_000_000))
+        os.utime(os.path.join(self.cache, e1), ns=(1, 2_000_000_000))
+        # paths[0] used again: now more recently used than paths[1], which goes when paths[2] comes.
+        con, (how, _) = self.open_one(paths[0])
+        self.assertEqual(how, "cached")
+        con.close()
+        e2 = add(paths[2])
+        self.assertEqual(set(self.entries()), {e0, e2})
+        os.environ["ROCPD_CACHE_SIZE"] = "4 GiB"
+        with self.assertRaisesRegex(sqlite3.OperationalError, r"ROCPD_CACHE_SIZE='4 GiB': not a size"):
+            connect().execute("SELECT rocpd_open(?)", (paths[1],))
+        os.environ["ROCPD_CACHE_SIZE"] = "1G"
+        self.assertEqual(self.open_one(paths[1])[1][0], "converted, cached")
+
+    def test_concurrent_conversions(self):
+        path = self.trace()
+        script = (f"import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n"
+                  f"con.load_extension({EXT!r})\ncon.execute('SELECT rocpd_open(?)', ({path!r},))\n"
+                  "print(con.execute('SELECT count(*) FROM rocpd_kernels').fetchone()[0])\n")
+        procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+                 for _ in range(3)]
+        outs = [p.communicate(timeout=120)[0] for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0, 0, 0])
+        self.assertEqual(outs, [f"{self.kernels(path)}\n"] * 3)
+        self.assertEqual(len(self.entries()), 1)
+        self.assertEqual(sorted(os.listdir(self.cache)), sorted(self.entries()), "no partial file left")
+        con, (how, kernels) = self.open_one(path)
+        self.assertEqual((how, kernels), ("cached", self.kernels(path)))
+        con.close()
+
+    def test_killed_reader_pin_swept(self):
+        path = self.trace()
+        holder = (f"import sqlite3, time\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n"
+                  f"con.load_extension({EXT!r})\ncon.execute('SELECT rocpd_open(?)', ({path!r},))\n"
+                  "print('open', flush=True)\ntime.sleep(60)\n")
+        owner = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(owner.stdout.readline(), "open\n")
+            self.assertEqual(len(os.listdir(self.cache)), 3)  # the entry, the owner's pin and lock file
+        finally:
+            owner.kill()
+            owner.wait()
+            owner.stdout.close()
+        self.assertEqual(len(os.listdir(self.cache)), 3, "SIGKILL leaves the pin")
+        subprocess.run([sys.executable, "-c", holder.replace("time.sleep(60)", "")], check=True, timeout=60,
+                       stdout=subprocess.DEVNULL)
+        self.assertEqual(sorted(os.listdir(self.cache)), sorted(self.entries()), "the dead reader's pin is removed")
+
+
+if __name__ == "__main__":
+    main()
