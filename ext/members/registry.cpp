@@ -508,7 +508,7 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
 }
 
 MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                             const std::string& who) {
+                             const std::string& who, const FileStamp* stamped) {
   auto m = std::make_shared<Member>();
   m->alias = alias;
   m->path = path;
@@ -533,7 +533,8 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     check_regular_file(path, who);
     m->vfs = kZstdVfs;
   }
-  const auto stamp = file_stamp(path);
+  // Taken before the file is read: a change after it shows as one more change (probed again).
+  const FileStamp stamp = stamped ? *stamped : file_stamp(path);
   Db db = connect(*m, who);
   std::optional<FormatInfo> info;
   try {
@@ -602,9 +603,10 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   // device and inode: hard links, bind mounts).
   std::set<std::string> known;
   std::map<FileId, std::string> known_ids;  // -> what it is already: "member x ('path')"
+  CanonicalPaths canonical;
   for (const auto& m : members()) {
     if (m->path.empty()) continue;
-    known.insert(canonical_path(m->path));
+    known.insert(canonical.of(m->path));
     if (const auto id = file_id(m->path)) known_ids.emplace(*id, same_file_reason(*m));
   }
   std::vector<MemberPtr> added;
@@ -617,11 +619,12 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       const std::string& file = found.files[index];
       ahead.reached(index);
       if (watch) watch->check();
-      if (!known.insert(canonical_path(file)).second) {  // already a member: never count it twice
+      if (!known.insert(canonical.of(file)).second) {  // already a member: never count it twice
         ++already;
         continue;
       }
-      const auto id = file_id(file);
+      const FileStamp stamp = file_stamp(file);
+      const auto id = stamp.exists() ? std::optional<FileId>(FileId{stamp.device, stamp.inode}) : std::nullopt;
       if (id)
         if (auto it = known_ids.find(*id); it != known_ids.end()) {  // another name of a member's file
           skipped.push_back({file, it->second});
@@ -632,13 +635,13 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       const std::string who = fmt::format("rocpd_open: '{}'", file);
       MemberPtr m;
       try {
-        m = open_file(file, alias, watch, who);
+        m = open_file(file, alias, watch, who, &stamp);
       } catch (const OutOfDescriptors&) {
         // The probing connections kept so far hold descriptors too: let them go, then retry.
         for (auto& a : added) a->conn.reset();
         kept = 0;
         trim_pool(0);
-        m = open_file(file, alias, watch, who);
+        m = open_file(file, alias, watch, who, &stamp);
       }
       if (!m) {
         // An SQLite file without a trace in a directory or glob (notes, a tool's cache): not ours.

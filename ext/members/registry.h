@@ -173,7 +173,7 @@ class Registry {
   // The member of file `path`, probed; null when it is an SQLite database without a trace. Errors
   // start with `who`.
   MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                      const std::string& who);
+                      const std::string& who, const FileStamp* stamped = nullptr);  // its stamp, if taken
   // A new description of opened member `old`, whose file changed since it was probed (same name
   // and ordinal); `old` is retired. Throws, naming the member, when the new file cannot be read.
   MemberPtr reprobe(const MemberPtr& old);
