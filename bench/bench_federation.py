@@ -3,10 +3,11 @@
 
   cmake --build build --target bench_federation   # or directly:
   bench_federation.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \
-                      [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--many 10000]
+                      [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--many 10000] [--picks-only]
 
 --many N adds a job of N members (2,000 ops each, generated once as bench_ranks.py makes it):
-rocpd_open of it with the page cache dropped (as root) and warm, and members picked by db among N.
+rocpd_open of it with the page cache dropped (as root) and warm (3 times each, median, with the
+load average), and members picked by db among N. --picks-only: only those (and the picks among 64).
 
 Prints the data size and a table: our time, the baseline's time, and the ratio
 (baseline / ours: above 1 means we are faster).
@@ -90,9 +91,20 @@ def join_rows(args, files):
     return out
 
 
-def picked_rows(ext, job_files, label, repeat=5):
-    """Members picked by db among all of a job (`db IN`, a join on rocpd_members, an IN subquery)
-    against the same members opened alone and against ATTACH + UNION ALL of them, alternated."""
+PICK_QUERIES = {
+    "db IN (8 names)": "SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN ({listed})",
+    "db = (one name)": "SELECT count(*), sum(duration) FROM rocpd_ops WHERE db = {first}",
+    "join on rocpd_members": "SELECT count(*), sum(o.duration) FROM rocpd_members AS m JOIN rocpd_ops AS o "
+                             "ON o.db = m.db WHERE m.db IN ({listed})",
+    "db IN (SELECT ...)": "SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN "
+                          "(SELECT db FROM rocpd_members WHERE db IN ({listed}))",
+}
+
+
+def picked_rows(ext, job_files, label, repeat=15):
+    """Members picked by db among all of a job (`db IN`, `db =`, a join on rocpd_members, an IN
+    subquery): each query against the same query with only the picked members open (issue 34: within
+    1.1x), and ATTACH + UNION ALL of them; alternated, best of `repeat`."""
     picks = job_files[:: max(1, len(job_files) // 8)][:8]
     names = [os.path.splitext(os.path.basename(f))[0] for f in picks]
     listed = ", ".join(f"'{n}'" for n in names)
@@ -106,35 +118,51 @@ def picked_rows(ext, job_files, label, repeat=5):
         up.execute("ATTACH ? AS f%d" % i, (f,))
     up.execute("CREATE TEMP VIEW ops AS " + " UNION ALL ".join(
         f'SELECT start, "end" FROM f{i}.rocpd_op' for i in range(len(picks))))
-    cases = {
-        "db IN (8 names)": (every, f"SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN ({listed})"),
-        "join on rocpd_members": (every, "SELECT count(*), sum(o.duration) FROM rocpd_members AS m JOIN rocpd_ops AS o "
-                                         f"ON o.db = m.db WHERE m.db IN ({listed})"),
-        "db IN (SELECT ...)": (every, "SELECT count(*), sum(duration) FROM rocpd_ops WHERE db IN "
-                                      f"(SELECT db FROM rocpd_members WHERE db IN ({listed}))"),
-        "opened alone": (alone, "SELECT count(*), sum(duration) FROM rocpd_ops"),
-        "ATTACH + UNION ALL": (up, 'SELECT count(*), sum("end" - start) FROM ops'),
-    }
-    best, answers = {}, set()
-    for con, sql in cases.values():  # first runs: connections opened, profiles made
-        answers.add(con.execute(sql).fetchone())
-    assert len(answers) == 1, answers
+    cases = {}
+    for key, sql in PICK_QUERIES.items():
+        sql = sql.format(listed=listed, first=f"'{names[0]}'")
+        cases[key] = (every, sql)
+        cases[key + " alone"] = (alone, sql)
+    cases["ATTACH + UNION ALL"] = (up, 'SELECT count(*), sum("end" - start) FROM ops')
+    best = {}
+    for key, (con, sql) in cases.items():  # first runs: connections opened, profiles made
+        cases[key] = (con, sql, con.execute(sql).fetchone())
+    for key in PICK_QUERIES:  # the same answer with every member open as with the picked ones alone
+        assert cases[key][2] == cases[key + " alone"][2], (key, cases[key][2], cases[key + " alone"][2])
+    assert cases["db IN (8 names)"][2] == cases["ATTACH + UNION ALL"][2]
     for _ in range(repeat):
-        for key, (con, sql) in cases.items():
+        for key, (con, sql, _answer) in cases.items():
             t0 = time.perf_counter()
             con.execute(sql).fetchone()
             best[key] = min(best.get(key, float("inf")), time.perf_counter() - t0)
     rows = []
-    for key in ("db IN (8 names)", "join on rocpd_members", "db IN (SELECT ...)"):
-        rows.append((f"{key}, {label}", best[key], "the 8 opened alone", best["opened alone"]))
+    for key in PICK_QUERIES:
+        rows.append((f"{key}, {label}", best[key], "the same, picked members alone", best[key + " alone"]))
     rows.append((f"db IN (8 names), {label}", best["db IN (8 names)"], "ATTACH + UNION ALL of the 8",
                  best["ATTACH + UNION ALL"]))
-    return rows
+    verdicts = []
+    for key in PICK_QUERIES:
+        slower = best[key] / best[key + " alone"]
+        verdicts.append(f"  {key}, {label}: {slower:.2f}x the time alone: "
+                        + ("PASS (within 1.1x)" if slower <= 1.1 else "OVER 1.1x"))
+    return rows, verdicts
+
+
+def drop_page_cache():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def open_many(args):
     """rocpd_open of a job of --many members, cold (page cache dropped, as root) and warm, each in a
-    fresh process; then members picked by db among them."""
+    fresh process, 3 times each in turns (median; the load average beside it: other work on the
+    machine stretches the wall time); then members picked by db among them."""
     job = os.path.join(args.work, f"many_{args.many}x2000")
     if not os.path.exists(os.path.join(job, "truth.json")):
         shutil.rmtree(job, ignore_errors=True)
@@ -142,28 +170,41 @@ def open_many(args):
                         "--seed", "42", "--steps", "10", "--gpus", "1"], check=True, stdout=subprocess.DEVNULL)
     files = trace_files(job)
     size = sum(os.path.getsize(f) for f in files) / 1e6
-    code = ("import sqlite3, sys, time\n"
+    code = ("import sqlite3, sys, time, resource\n"
             "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+            "r0 = resource.getrusage(resource.RUSAGE_SELF)\n"
             "t = time.perf_counter(); n = c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()[0]\n"
-            "print(n, time.perf_counter() - t)\n")
-    times = {}
-    for kind in ("cold", "warm", "cold", "warm"):
+            "t = time.perf_counter() - t; r1 = resource.getrusage(resource.RUSAGE_SELF)\n"
+            "print(n, t, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)\n")
+    times = {"cold": [], "warm": []}
+    cpu = {"cold": [], "warm": []}
+    loads = []
+    for kind in ("cold", "warm") * 3:
         if kind == "cold":
-            subprocess.run(["sync"], check=True)
             try:
-                with open("/proc/sys/vm/drop_caches", "w") as f:
-                    f.write("3\n")
+                drop_page_cache()
             except OSError as e:
-                times.setdefault("cold", []).append(None)
                 print(f"(cold open not measured: cannot drop the page cache: {e})")
                 continue
+        loads.append(os.getloadavg()[0])
         out = subprocess.run([sys.executable, "-c", code, args.ext, job], check=True, capture_output=True, text=True)
-        n, t = out.stdout.split()
+        n, t, c = out.stdout.split()
         assert int(n) == len(files), (n, len(files))
-        times.setdefault(kind, []).append(float(t))
-    print(f"rocpd_open of {len(files)} members x 2000 ops ({size:.0f} MB): "
-          + "; ".join(f"{k} {', '.join('-' if v is None else f'{v:.1f} s' for v in vs)}" for k, vs in times.items()))
-    return picked_rows(args.ext, files, f"{len(files)} open", repeat=3)
+        times[kind].append(float(t))
+        cpu[kind].append(float(c))
+    lines = [f"rocpd_open of {len(files)} members x 2000 ops ({size:.0f} MB in {len(files)} files, "
+             f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores):"]
+    for kind in ("cold", "warm"):
+        if not times[kind]:
+            continue
+        m = median(times[kind])
+        lines.append(f"  {kind}: median {m:.1f} s wall ({', '.join(f'{v:.1f}' for v in times[kind])}), "
+                     f"median {median(cpu[kind]):.1f} s CPU"
+                     + (f": {'PASS (under 10 s)' if m < 10 else 'OVER 10 s'}" if kind == "cold" else ""))
+    print("\n".join(lines))
+    # Queries of a few ms: many rounds, so that the best of them is not a moment of other work.
+    rows, verdicts = picked_rows(args.ext, files, f"{len(files)} open", repeat=60)
+    return rows, verdicts, lines
 
 
 def main():
@@ -174,6 +215,8 @@ def main():
     ap.add_argument("--ops", type=int, default=100000)
     ap.add_argument("--work", default="/tmp/rocpd_bench")
     ap.add_argument("--many", type=int, default=0, help="also a job of this many members (open, picks)")
+    ap.add_argument("--picks-only", action="store_true",
+                    help="only members picked by db (64 and --many) and the open of --many (issue 34)")
     args = ap.parse_args()
 
     job = os.path.join(args.work, f"job_{args.files}x{args.ops}")
@@ -183,6 +226,21 @@ def main():
     files = trace_files(job)
     size_mb = sum(os.path.getsize(f) for f in files) / 1e6
     rows = []
+    if args.picks_only:
+        rows, verdicts = picked_rows(args.ext, files, f"{len(files)} open")
+        open_lines = []
+        if args.many:
+            many_rows, many_verdicts, open_lines = open_many(args)
+            rows.extend(many_rows)
+            verdicts.extend(many_verdicts)
+        print(f"data: {len(files)} rpd v3 files x {args.ops} ops ({size_mb:.0f} MB); picks of 8 members")
+        print(f"{'measure':45} {'ours (s)':>10} {'baseline':>38} {'base (s)':>10} {'ratio':>7}")
+        for name, ours, base_name, base_t in rows:
+            print(f"{name:45} {ours:10.4f} {base_name:>38} {base_t:10.4f} {base_t / ours:7.2f}")
+        print("members picked by db (issue 34: within 1.1x of the picked members opened alone):")
+        print("\n".join(verdicts))
+        print("\n".join(open_lines))
+        return
 
     # Baseline 1: the same rows merged into one native table.
     merged = os.path.join(args.work, f"merged_{args.files}x{args.ops}.sqlite")
@@ -240,9 +298,13 @@ def main():
     rows.extend(join_rows(args, files))
 
     # Members picked by db among all 64 (issue 34): as cheap as those members opened alone.
-    rows.extend(picked_rows(args.ext, files, f"{len(files)} open"))
+    pick_rows, verdicts = picked_rows(args.ext, files, f"{len(files)} open")
+    rows.extend(pick_rows)
+    open_lines = []
     if args.many:
-        rows.extend(open_many(args))
+        many_rows, many_verdicts, open_lines = open_many(args)
+        rows.extend(many_rows)
+        verdicts.extend(many_verdicts)
 
     # rocpd_open of 1000 small files.
     small = os.path.join(args.work, "small_1000")
@@ -260,6 +322,10 @@ def main():
     print(f"{'  (first window query, building profiles)':45} {t_first_window:10.3f}")
     print(f"peak RSS of the full scan: {peak:.0f} MB (interpreter + library before the scan: {base:.0f} MB)")
     print(f"rocpd_open of 1000 small files: {t_1000:.3f} s")
+    print("members picked by db (issue 34: within 1.1x of the picked members opened alone):")
+    print("\n".join(verdicts))
+    if open_lines:
+        print("\n".join(open_lines))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 
 #include "common/read_transaction.h"
 #include "common/vtab_util.h"
+#include "federation/db_pick.h"
 #include "federation/fed_plan.h"
 #include "federation/grouped_rows.h"
 #include "federation/lookup_index.h"
@@ -130,8 +131,8 @@ struct LookupState {
 enum class Mode { None, Stmt, Batch, Lookup };
 
 struct FedCursor : sqlite3_vtab_cursor {
-  // Fixed at the first filter, for the whole statement.
-  std::optional<std::vector<MemberPtr>> members;
+  // Fixed at the first filter, for the whole statement: the registry's list, shared, not copied.
+  std::shared_ptr<const Registry::MemberList> members;
   std::unique_ptr<InterruptWatch> watch;
   std::optional<bool> like_pushable;
 
@@ -139,10 +140,11 @@ struct FedCursor : sqlite3_vtab_cursor {
   std::string plan_key;  // the idxStr the plan was parsed from
   Plan plan;
   PushKey push_key;
-  std::shared_ptr<const std::unordered_map<std::string, size_t>> member_index;  // alias -> index in `members`
-  // Which of `members` were checked against their files (Registry::fresh) for this statement: a
-  // query that picks members by db checks only those it reads.
-  std::vector<bool> checked;
+  // Whether every one of `members` was checked against its file (the list was made so). Otherwise
+  // `checked` holds those checked for this statement (Registry::fresh): a query that picks members
+  // by db checks only those it reads, and costs what they cost, however many members there are.
+  bool all_checked = false;
+  std::unordered_map<size_t, MemberPtr> checked;
   std::vector<Value> values;              // owned copies of the pushed constraints' values
   std::vector<PushedConstraint> pushed;   // value pointers into `values`
   // The members `db =` and `db IN (...)` select (indexes in `members`, ascending); nullopt: all.
@@ -181,7 +183,6 @@ struct FedCursor : sqlite3_vtab_cursor {
   // from there; `eof` then says whether the scan has more rows (the next member's, by db).
   std::unique_ptr<GroupedRows> grouped;
   bool grouped_eof = true;
-  std::vector<std::string_view> member_names;  // per index in `members`
   const Member* last_member = nullptr;         // member_index of the last row collected
   uint32_t last_member_index = 0;
 
@@ -189,6 +190,13 @@ struct FedCursor : sqlite3_vtab_cursor {
     prefetch.reset();
     grouped.reset();
   }  // joins the readers before the members go away
+
+  // Member `index` of `members` as this statement reads it.
+  const MemberPtr& member_at(size_t index) const {
+    if (!all_checked)
+      if (auto it = checked.find(index); it != checked.end()) return it->second;
+    return members->members[index];
+  }
 
   // Stops everything the previous filter left running, keeping prepared member queries (a query
   // that ran to its end was reset then; only the one in use may be mid-scan).
@@ -476,7 +484,7 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 // zones that the db, gpu and time constraints rule out without reading them.
 void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->work.clear();
-  const auto& members = *cur->members;
+  const auto& members = cur->members->members;
   // Only ops and API calls have profiles (bounds, gpus, zones) to prune with.
   const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0 &&
                      (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
@@ -484,11 +492,8 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   int64_t planned = 0;
   for (size_t k = 0; k < count; ++k) {
     const size_t index = cur->db_pick ? (*cur->db_pick)[k] : k;
-    if (!cur->checked[index]) {
-      (*cur->members)[index] = reg->fresh((*cur->members)[index]);
-      cur->checked[index] = true;
-    }
-    const MemberPtr& m = members[index];
+    if (!cur->all_checked && !cur->checked.count(index)) cur->checked.emplace(index, reg->fresh(members[index]));
+    const MemberPtr& m = cur->member_at(index);
     const size_t before = cur->work.size();
     cur->watch->check();
     const size_t nsources = shapes_of(t.kind, *m).size();
@@ -548,41 +553,12 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   scan.spilled = false;
 }
 
-// The text a `db =` value compares as against the TEXT column db (SQLite converts numbers to
-// text there; a blob never equals text); nullopt when no member name can equal it.
-std::optional<std::string> db_value(sqlite3_value* v) {
-  const int type = sqlite3_value_type(v);
-  if (type == SQLITE_NULL || type == SQLITE_BLOB) return std::nullopt;
-  if (type == SQLITE_TEXT)
-    return std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)), static_cast<size_t>(sqlite3_value_bytes(v)));
-  Value copy = dup_value(v);
-  const auto* text = sqlite3_value_text(copy.get());
-  if (!text) return std::nullopt;
-  return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
-}
-
 void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t);
 
 // Narrows the members to read to those a `db = v` (or, `in_list`, a `db IN (...)` handed over
 // whole: sqlite3_vtab_in) names; several db constraints select the members all of them name.
 void pick_members(FedCursor* cur, sqlite3_value* v, bool in_list) {
-  std::vector<size_t> pick;
-  auto add = [&](sqlite3_value* value) {
-    if (auto name = db_value(value)) {
-      auto it = cur->member_index->find(*name);
-      if (it != cur->member_index->end()) pick.push_back(it->second);
-    }
-  };
-  if (in_list) {
-    sqlite3_value* item = nullptr;
-    int rc = sqlite3_vtab_in_first(v, &item);
-    for (; rc == SQLITE_OK && item; rc = sqlite3_vtab_in_next(v, &item)) add(item);
-    if (rc != SQLITE_OK && rc != SQLITE_DONE) throw Error("rocpd: cannot read the values of db IN (...)", rc);
-  } else {
-    add(v);
-  }
-  std::sort(pick.begin(), pick.end());
-  pick.erase(std::unique(pick.begin(), pick.end()), pick.end());
+  std::vector<size_t> pick = picked_members(*cur->members, v, in_list);
   if (cur->db_pick) {
     std::vector<size_t> both;
     std::set_intersection(cur->db_pick->begin(), cur->db_pick->end(), pick.begin(), pick.end(), std::back_inserter(both));
@@ -646,11 +622,8 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       const bool picks = std::any_of(cur->plan.constraints.begin(), cur->plan.constraints.end(), [&](const auto& k) {
         return k.column == t.db_col && k.op == SQLITE_INDEX_CONSTRAINT_EQ && k.collation == Collation::Binary;
       });
-      cur->members = reg->members(!picks);
-      cur->member_index = reg->alias_index();
-      if (!cur->member_index || cur->member_index->size() != cur->members->size())
-        throw Error("rocpd: the member list changed while a query was planned");
-      cur->checked.assign(cur->members->size(), !picks);
+      cur->members = reg->member_list(!picks);
+      cur->all_checked = !picks;
     }
     if (static_cast<int>(cur->plan.constraints.size()) != argc) throw Error("rocpd: plan and arguments disagree");
     cur->values.clear();
@@ -798,12 +771,8 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     stored.push_back(c);
     wanted.push_back(c);
   }
-  if (cur->member_names.size() != cur->members->size()) {
-    cur->member_names.clear();
-    for (const auto& m : *cur->members) cur->member_names.emplace_back(m->alias);
-  }
   cur->grouped.reset();
-  cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->member_names, grouped_budget(),
+  cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->members->names, grouped_budget(),
                                                cur->watch.get());
   GroupedRows& g = *cur->grouped;
   std::vector<RowValue> values(t.columns.size());
@@ -815,7 +784,7 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     if (by_member && cur->member.get() != segment) break;
     if (cur->member.get() != cur->last_member) {
       cur->last_member = cur->member.get();
-      cur->last_member_index = static_cast<uint32_t>(cur->member_index->at(cur->member->alias));
+      cur->last_member_index = static_cast<uint32_t>(cur->members->index.at(cur->member->alias));
     }
     for (int c : wanted) {
       if (c != t.derived_col || current_cell(cur, c).index >= 0) {
@@ -898,7 +867,7 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
   auto* cur = static_cast<FedCursor*>(c);
   return guard(c->pVtab, [&] {
     if (cur->grouped) {
-      *rowid = pack_rowid(*(*cur->members)[cur->grouped->member()], cur->grouped->source(), cur->grouped->rowid(),
+      *rowid = pack_rowid(*cur->member_at(cur->grouped->member()), cur->grouped->source(), cur->grouped->rowid(),
                           vtab_of(c)->table->name);
       return SQLITE_OK;
     }

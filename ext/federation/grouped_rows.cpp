@@ -97,11 +97,11 @@ size_t GroupedRows::KeyHash::operator()(const std::vector<Packed>& k) const noex
 }
 
 GroupedRows::GroupedRows(std::vector<GroupTerm> terms, std::vector<int> stored, int db_col,
-                         std::vector<std::string_view> member_names, size_t budget, InterruptWatch* watch)
+                         const std::vector<std::string_view>& member_names, size_t budget, InterruptWatch* watch)
     : terms_(std::move(terms)),
       stored_(std::move(stored)),
       db_col_(db_col),
-      member_names_(std::move(member_names)),
+      member_names_(member_names),
       budget_(budget),
       watch_(watch),
       text_(terms_.size() + stored_.size()),

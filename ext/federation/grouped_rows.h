@@ -51,7 +51,7 @@ class GroupedRows {
   // index (the db column's value), outliving this object. `budget`: bytes kept in memory. `watch`
   // (outliving this object) stops the temporary database's statements when the user interrupts.
   GroupedRows(std::vector<GroupTerm> terms, std::vector<int> stored, int db_col,
-              std::vector<std::string_view> member_names, size_t budget, InterruptWatch* watch);
+              const std::vector<std::string_view>& member_names, size_t budget, InterruptWatch* watch);
   ~GroupedRows();
   GroupedRows(const GroupedRows&) = delete;
   GroupedRows& operator=(const GroupedRows&) = delete;
@@ -105,7 +105,7 @@ class GroupedRows {
   std::vector<GroupTerm> terms_;
   std::vector<int> stored_;
   int db_col_;
-  std::vector<std::string_view> member_names_;
+  const std::vector<std::string_view>& member_names_;
   size_t budget_;
   InterruptWatch* watch_;
 

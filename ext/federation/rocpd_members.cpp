@@ -1,11 +1,19 @@
 // rocpd_members: one row per member (attached schema holding a trace, or opened file).
 // Columns after `hostname` need a pass over the member (its profile, cached); a query that
-// does not use them (idxNum 0) lists even 1000 members without reading them.
+// does not use them (idxNum bit 0 clear) lists even 1000 members without reading them.
+// `db = x` and `db IN (...)` (BINARY) pick the members named, through the member list's index,
+// checking only their files: idxStr has one letter per argv, `e` (=) or `i` (an IN list handed
+// over whole), and those constraints are omitted (applied exactly).
 #include "federation/rocpd_members.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+
 #include "common/vtab_util.h"
+#include "federation/db_pick.h"
 
 #include "members/interrupt.h"
 #include "members/progress.h"
@@ -55,20 +63,64 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
   });
 }
 
-int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
-  info->idxNum = (info->colUsed & kProfiledColumns) ? 1 : 0;
-  info->estimatedCost = info->idxNum ? 1e6 : 1e3;
-  return SQLITE_OK;
+int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
+  return guard(vt, [&] {
+    info->idxNum = (info->colUsed & kProfiledColumns) ? 1 : 0;
+    std::string picks;
+    double rows = 1000;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      if (!c.usable || c.iColumn != kDb || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      const char* coll = sqlite3_vtab_collation(info, i);
+      if (coll && sqlite3_stricmp(coll, "BINARY") != 0) continue;  // compared by SQLite alone
+      info->aConstraintUsage[i].argvIndex = static_cast<int>(picks.size()) + 1;
+      info->aConstraintUsage[i].omit = 1;
+      const bool in_list = sqlite3_vtab_in(info, i, -1) != 0;
+      if (in_list) sqlite3_vtab_in(info, i, 1);
+      picks += in_list ? 'i' : 'e';
+      rows = std::min(rows, in_list ? 10.0 : 1.0);
+    }
+    if (!picks.empty()) {
+      info->idxStr = sqlite3_mprintf("%s", picks.c_str());
+      if (!info->idxStr) throw std::bad_alloc();
+      info->needToFreeIdxStr = 1;
+    }
+    info->estimatedRows = static_cast<sqlite3_int64>(rows);
+    info->estimatedCost = info->idxNum ? 1000.0 * rows : rows;
+    return SQLITE_OK;
+  });
 }
 
-int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int, sqlite3_value**) {
+// The members `db` constraints pick (`kinds`: the plan's letters, one per argv), each checked
+// against its file, in the list's order; all of them (all checked) without such a constraint.
+std::vector<MemberPtr> picked(Registry& reg, std::string_view kinds, int argc, sqlite3_value** argv) {
+  if (kinds.empty()) return reg.members();
+  if (static_cast<int>(kinds.size()) != argc) throw Error("rocpd_members: plan and arguments disagree");
+  const auto list = reg.member_list(/*check_files=*/false);
+  std::vector<size_t> pick;
+  for (int i = 0; i < argc; ++i) {
+    std::vector<size_t> named = picked_members(*list, argv[i], kinds[static_cast<size_t>(i)] == 'i');
+    if (i > 0) {
+      std::vector<size_t> both;
+      std::set_intersection(pick.begin(), pick.end(), named.begin(), named.end(), std::back_inserter(both));
+      named = std::move(both);
+    }
+    pick = std::move(named);
+  }
+  std::vector<MemberPtr> out;
+  out.reserve(pick.size());
+  for (size_t i : pick) out.push_back(reg.fresh(list->members[i]));
+  return out;
+}
+
+int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
   auto* cur = static_cast<MembersCursor*>(c);
   auto& reg = *static_cast<MembersVtab*>(c->pVtab)->registry;
   return guard(c->pVtab, [&] {
     cur->rows.clear();
     cur->pos = 0;
     InterruptWatch watch(reg.host());
-    const auto members = reg.members();
+    const auto members = picked(reg, idx_str ? idx_str : "", argc, argv);
     if (reg.progress)
       watch.report_progress([&] {
         ProgressCounts c;

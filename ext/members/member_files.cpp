@@ -319,6 +319,23 @@ std::string canonical_path(const std::string& path) {
   return ec ? path : p.string();
 }
 
+std::string CanonicalPaths::of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  struct stat st {};
+  if (name.empty() || name == "." || name == ".." || ::lstat(path.c_str(), &st) != 0 || S_ISLNK(st.st_mode))
+    return canonical_path(path);
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  auto it = dirs_.find(dir);
+  if (it == dirs_.end()) {
+    std::error_code ec;
+    const auto resolved = fs::canonical(dir, ec);
+    if (ec) return canonical_path(path);
+    it = dirs_.emplace(dir, resolved.string()).first;
+  }
+  return it->second == "/" ? "/" + name : it->second + "/" + name;
+}
+
 int64_t file_size_or_missing(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return -1;

@@ -80,14 +80,13 @@ uint32_t Registry::take_ordinal() {
 void Registry::give_back_ordinal(uint32_t ordinal) { free_ordinals_.insert(ordinal); }
 
 std::vector<MemberPtr> Registry::members_named(const std::vector<std::string>& aliases, const char* who) {
-  std::map<std::string, MemberPtr> by_alias;
-  for (auto& m : members()) by_alias.emplace(m->alias, std::move(m));
+  const auto list = member_list();
   std::vector<MemberPtr> out;
   out.reserve(aliases.size());
   for (const auto& alias : aliases) {
-    auto it = by_alias.find(alias);
-    if (it == by_alias.end()) throw Error(fmt::format("{}: member {} is gone", who, alias));
-    out.push_back(it->second);
+    auto it = list->index.find(alias);
+    if (it == list->index.end()) throw Error(fmt::format("{}: member {} is gone", who, alias));
+    out.push_back(list->members[it->second]);
   }
   return out;
 }
@@ -114,22 +113,49 @@ std::vector<Registry::SkippedSchema> Registry::skipped_schemas() const {
   return out;
 }
 
-std::vector<MemberPtr> Registry::members(bool check_files) {
+void Registry::opened_changed() {
+  list_.reset();
+  opened_ids_valid_ = false;
+  opened_ids_.clear();
+  mean_rows_valid_ = false;
+}
+
+std::vector<MemberPtr> Registry::members(bool check_files) { return member_list(check_files)->members; }
+
+std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_files) {
   std::lock_guard lock(mutex_);
-  std::vector<MemberPtr> out;
   std::set<std::string> seen;
   // A file replaced or rewritten since it was probed (another format, version or declared types)
   // is probed again; a file that is gone raises its error where it is read.
   // Without check_files, a member is taken to be the file it was probed as.
-  std::map<FileId, const Member*> files;
-  for (auto& m : opened_) {
-    FileStamp stamp = m->probe_stamp;
-    if (check_files) {
-      stamp = file_stamp(m->path);
+  std::vector<FileStamp> stamps;  // check_files: each opened member's file now
+  if (check_files) {
+    stamps.reserve(opened_.size());
+    for (auto& m : opened_) {
+      FileStamp stamp = file_stamp(m->path);
       if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
+      stamps.push_back(stamp);
     }
-    if (stamp.exists()) files.emplace(FileId{stamp.device, stamp.inode}, m.get());
   }
+  // The opened members' files, made only when an attached schema has a file to compare.
+  std::map<FileId, const Member*> stamped_ids;
+  bool stamped_ids_made = false;
+  auto opened_ids = [&]() -> const std::map<FileId, const Member*>& {
+    if (check_files) {
+      if (!stamped_ids_made)
+        for (size_t i = 0; i < opened_.size(); ++i)
+          if (stamps[i].exists()) stamped_ids.emplace(FileId{stamps[i].device, stamps[i].inode}, opened_[i].get());
+      stamped_ids_made = true;
+      return stamped_ids;
+    }
+    if (!opened_ids_valid_)
+      for (const auto& m : opened_)
+        if (m->probe_stamp.exists()) opened_ids_.emplace(FileId{m->probe_stamp.device, m->probe_stamp.inode}, m.get());
+    opened_ids_valid_ = true;
+    return opened_ids_;
+  };
+  std::map<FileId, const Member*> attached_ids;  // attached members' files, in schema order
+  std::vector<MemberPtr> attached_members;
   auto list = prepare(host_, "SELECT name, file FROM pragma_database_list ORDER BY seq");
   std::vector<std::pair<std::string, std::string>> schemas;
   while (step(list.get())) schemas.emplace_back(column_text(list.get(), 0), column_text(list.get(), 1));
@@ -149,6 +175,7 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
       entry.cookie = -1;
       entry.member.reset();
       entry.file = file;
+      mean_rows_valid_ = false;
       const std::string label = fmt::format("schema {} ({})", schema, file.empty() ? "in memory" : file);
       if (auto info = probe_format(host_, schema, label)) {
         auto m = std::make_shared<Member>();
@@ -169,14 +196,19 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
     std::string duplicate;
     if (entry.member && !file.empty())
       if (const auto id = file_id(file)) {
-        const auto [at, first] = files.emplace(*id, entry.member.get());
-        if (!first) duplicate = same_file_reason(*at->second);
+        const auto& opened = opened_ids();
+        if (const auto at = opened.find(*id); at != opened.end()) {
+          duplicate = same_file_reason(*at->second);
+        } else {
+          const auto [first_at, first] = attached_ids.emplace(*id, entry.member.get());
+          if (!first) duplicate = same_file_reason(*first_at->second);
+        }
       }
     if (duplicate != entry.duplicate_of && !duplicate.empty())
       sqlite3_log(SQLITE_NOTICE, "rocpd: schema %s ('%s') is not a member: %s", schema.c_str(), file.c_str(),
                   duplicate.c_str());
     entry.duplicate_of = duplicate;
-    if (entry.member && duplicate.empty()) out.push_back(entry.member);
+    if (entry.member && duplicate.empty()) attached_members.push_back(entry.member);
   }
   for (auto it = attached_.begin(); it != attached_.end();) {
     if (seen.count(it->first)) {
@@ -186,33 +218,30 @@ std::vector<MemberPtr> Registry::members(bool check_files) {
     give_back_ordinal(it->second.ordinal);
     attached_offsets_.erase(it->first);
     it = attached_.erase(it);
+    mean_rows_valid_ = false;
   }
+  // The same members as last time: last time's list (opened_changed() drops it when opened_ changes).
+  if (list_ && attached_members == list_attached_) return list_;
+  mean_rows_valid_ = false;
+  // Natural order of names (rank2 before rank10), however they were attached or opened.
+  std::vector<MemberPtr> out = attached_members;
   out.insert(out.end(), opened_.begin(), opened_.end());
-  known_members_ = out.size();
-  // Natural order of names (rank2 before rank10), however they were attached or opened; the same
-  // members as last time keep last time's order and index.
-  // Compared through weak pointers: a closed member's address reused by a new one is no match,
-  // and the cache keeps no closed member (and its temporary database) alive.
-  const bool same = out.size() == last_unsorted_.size() &&
-                    std::equal(out.begin(), out.end(), last_unsorted_.begin(),
-                               [](const MemberPtr& a, const std::weak_ptr<Member>& b) { return a == b.lock(); });
-  std::vector<MemberPtr> sorted;
-  sorted.reserve(out.size());
-  if (same && last_index_) {  // (no index yet: the first call, even with no member)
-    for (size_t i : last_order_) sorted.push_back(out[i]);
-    return sorted;
-  }
-  last_unsorted_.assign(out.begin(), out.end());
   std::vector<size_t> order(out.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return natural_less(out[a]->alias, out[b]->alias); });
-  for (size_t i : order) sorted.push_back(out[i]);
-  auto index = std::make_shared<std::unordered_map<std::string, size_t>>();
-  index->reserve(sorted.size());
-  for (size_t i = 0; i < sorted.size(); ++i) index->emplace(sorted[i]->alias, i);
-  last_order_ = std::move(order);
-  last_index_ = std::move(index);
-  return sorted;
+  auto made = std::make_shared<MemberList>();
+  made->members.reserve(out.size());
+  for (size_t i : order) made->members.push_back(out[i]);
+  made->index.reserve(out.size());
+  made->names.reserve(out.size());
+  for (size_t i = 0; i < made->members.size(); ++i) {
+    made->index.emplace(made->members[i]->alias, i);
+    made->names.emplace_back(made->members[i]->alias);
+  }
+  known_members_ = out.size();
+  list_attached_ = std::move(attached_members);
+  list_ = std::move(made);
+  return list_;
 }
 
 MemberPtr Registry::fresh(const MemberPtr& m) {
@@ -229,11 +258,6 @@ MemberPtr Registry::fresh(const MemberPtr& m) {
   for (auto& o : opened_)
     if (o->alias == m->alias) return o;
   return m;
-}
-
-std::shared_ptr<const std::unordered_map<std::string, size_t>> Registry::alias_index() const {
-  std::lock_guard lock(mutex_);
-  return last_index_;
 }
 
 int64_t Registry::clock_offset(const std::string& alias) {
@@ -262,16 +286,24 @@ size_t Registry::known_members() const {
 
 double Registry::mean_rows(bool ops) const {
   std::lock_guard lock(mutex_);
-  double total = 0;
-  size_t n = 0;
-  auto add = [&](const MemberPtr& m) {
-    if (!m || !m->profile) return;
-    total += static_cast<double>(ops ? m->profile->ops : m->profile->apis);
-    ++n;
-  };
-  for (const auto& m : opened_) add(m);
-  for (const auto& [schema, entry] : attached_) add(entry.member);
-  return n ? total / static_cast<double>(n) : 0.0;
+  // Asked by every plan of every statement: worked out again only when a member or a profile
+  // changed, not by walking 10,000 members each time.
+  if (!mean_rows_valid_) {
+    double total_ops = 0, total_apis = 0;
+    size_t n = 0;
+    auto add = [&](const MemberPtr& m) {
+      if (!m || !m->profile) return;
+      total_ops += static_cast<double>(m->profile->ops);
+      total_apis += static_cast<double>(m->profile->apis);
+      ++n;
+    };
+    for (const auto& m : opened_) add(m);
+    for (const auto& [schema, entry] : attached_) add(entry.member);
+    mean_ops_ = n ? total_ops / static_cast<double>(n) : 0.0;
+    mean_apis_ = n ? total_apis / static_cast<double>(n) : 0.0;
+    mean_rows_valid_ = true;
+  }
+  return ops ? mean_ops_ : mean_apis_;
 }
 
 Db Registry::connect(const Member& m, const std::string& who) {
@@ -349,6 +381,7 @@ std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWa
   auto lease = acquire(m, watch);
   m->profile = compute_profile(lease.db(), *m, watch);
   m->profile_stamp = stamp;
+  mean_rows_valid_ = false;
   return m->profile;
 }
 
@@ -404,6 +437,7 @@ std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, In
   std::lock_guard lock(mutex_);
   m->profile = computed;
   m->profile_stamp = stamp;
+  mean_rows_valid_ = false;
   return computed;
 }
 
@@ -459,6 +493,7 @@ void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch
     stale[i]->profile = computed[i];
     stale[i]->profile_stamp = stamps[i];
   }
+  mean_rows_valid_ = false;
 }
 
 std::string Registry::unique_alias(const std::string& stem, std::set<std::string>& taken) const {
@@ -473,7 +508,7 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
 }
 
 MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                             const std::string& who) {
+                             const std::string& who, const FileStamp* stamped) {
   auto m = std::make_shared<Member>();
   m->alias = alias;
   m->path = path;
@@ -498,7 +533,8 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     check_regular_file(path, who);
     m->vfs = kZstdVfs;
   }
-  const auto stamp = file_stamp(path);
+  // Taken before the file is read: a change after it shows as one more change (probed again).
+  const FileStamp stamp = stamped ? *stamped : file_stamp(path);
   Db db = connect(*m, who);
   std::optional<FormatInfo> info;
   try {
@@ -550,6 +586,7 @@ MemberPtr Registry::reprobe(const MemberPtr& old) {
   }
   ++open_connections_;  // the new probe's connection
   trim_pool(max_open_connections);
+  opened_changed();  // the caller puts `fresh` in `old`'s place
   return fresh;
 }
 
@@ -566,9 +603,10 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   // device and inode: hard links, bind mounts).
   std::set<std::string> known;
   std::map<FileId, std::string> known_ids;  // -> what it is already: "member x ('path')"
+  CanonicalPaths canonical;
   for (const auto& m : members()) {
     if (m->path.empty()) continue;
-    known.insert(canonical_path(m->path));
+    known.insert(canonical.of(m->path));
     if (const auto id = file_id(m->path)) known_ids.emplace(*id, same_file_reason(*m));
   }
   std::vector<MemberPtr> added;
@@ -581,11 +619,12 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       const std::string& file = found.files[index];
       ahead.reached(index);
       if (watch) watch->check();
-      if (!known.insert(canonical_path(file)).second) {  // already a member: never count it twice
+      if (!known.insert(canonical.of(file)).second) {  // already a member: never count it twice
         ++already;
         continue;
       }
-      const auto id = file_id(file);
+      const FileStamp stamp = file_stamp(file);
+      const auto id = stamp.exists() ? std::optional<FileId>(FileId{stamp.device, stamp.inode}) : std::nullopt;
       if (id)
         if (auto it = known_ids.find(*id); it != known_ids.end()) {  // another name of a member's file
           skipped.push_back({file, it->second});
@@ -596,13 +635,13 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       const std::string who = fmt::format("rocpd_open: '{}'", file);
       MemberPtr m;
       try {
-        m = open_file(file, alias, watch, who);
+        m = open_file(file, alias, watch, who, &stamp);
       } catch (const OutOfDescriptors&) {
         // The probing connections kept so far hold descriptors too: let them go, then retry.
         for (auto& a : added) a->conn.reset();
         kept = 0;
         trim_pool(0);
-        m = open_file(file, alias, watch, who);
+        m = open_file(file, alias, watch, who, &stamp);
       }
       if (!m) {
         // An SQLite file without a trace in a directory or glob (notes, a tool's cache): not ours.
@@ -626,6 +665,7 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   }
   open_connections_ += kept;
   for (auto& m : added) opened_.push_back(std::move(m));
+  if (!added.empty()) opened_changed();
   // What was passed over is a notice (sqlite3_log, for hosts that log) and a table (rocpd_skipped).
   for (const auto& s : skipped)
     sqlite3_log(SQLITE_NOTICE, "rocpd_open('%s'): skipped '%s': %s", pattern.c_str(), s.path.c_str(), s.reason.c_str());
@@ -641,6 +681,7 @@ int Registry::close(const std::string& alias) {
     if ((*it)->conn) --open_connections_;
     give_back_ordinal((*it)->ordinal);
     opened_.erase(it);
+    opened_changed();  // the list held the member (a converted member's temporary database) alive
     return 1;
   }
   throw Error(fmt::format("rocpd_close: no member opened by rocpd_open is named '{}'", alias));
@@ -653,6 +694,7 @@ int Registry::close_all() {
   const int n = static_cast<int>(opened_.size());
   for (const auto& m : opened_) give_back_ordinal(m->ordinal);
   opened_.clear();
+  opened_changed();
   open_connections_ = 0;
   return n;
 }

@@ -38,18 +38,26 @@ class Registry {
 
   sqlite3* host() const { return host_; }
 
-  // Every member (attached schemas and opened files), in natural order of their names
-  // (common/natural_order.h: rank2 before rank10).
+  // Every member (attached schemas and opened files) in natural order of their names
+  // (common/natural_order.h: rank2 before rank10), with each name's index: one immutable list that
+  // statements share, made again only when a member comes, goes or is re-probed (sorting and
+  // indexing 10,000 names, or copying 10,000 pointers, on every query cost more than reading the
+  // few members a query picks).
+  struct MemberList {
+    std::vector<MemberPtr> members;
+    std::unordered_map<std::string, size_t> index;  // alias -> index in members
+    std::vector<std::string_view> names;            // members[i]->alias
+  };
   // A schema that looks like a trace but cannot be read raises its error on every call.
   // `check_files`: opened files changed on disk since their probe are probed again (one stat per
-  // opened member); without it, the caller checks those it reads with fresh().
+  // opened member); without it, the caller checks those it reads with fresh() and the call costs
+  // what the attached schemas cost, however many files are opened.
+  std::shared_ptr<const MemberList> member_list(bool check_files = true);
+  // member_list()'s members, copied.
   std::vector<MemberPtr> members(bool check_files = true);
   // Opened member `m` as its file is now: `m`, or its new description when the file changed since
   // it was probed (as members() does for all). Attached members are returned as they are.
   MemberPtr fresh(const MemberPtr& m);
-  // Member name -> index in the list the last members() call returned (kept while the list is the
-  // same, so a query over 10,000 members does not build it again).
-  std::shared_ptr<const std::unordered_map<std::string, size_t>> alias_index() const;
   // The members named `aliases`, in that order (one members() call); a name no member has is an
   // error naming `who` and the name.
   std::vector<MemberPtr> members_named(const std::vector<std::string>& aliases, const char* who);
@@ -165,7 +173,7 @@ class Registry {
   // The member of file `path`, probed; null when it is an SQLite database without a trace. Errors
   // start with `who`.
   MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                      const std::string& who);
+                      const std::string& who, const FileStamp* stamped = nullptr);  // its stamp, if taken
   // A new description of opened member `old`, whose file changed since it was probed (same name
   // and ordinal); `old` is retired. Throws, naming the member, when the new file cannot be read.
   MemberPtr reprobe(const MemberPtr& old);
@@ -187,11 +195,19 @@ class Registry {
   size_t open_connections_ = 0;
   uint64_t clock_ = 0;
   size_t known_members_ = 0;
-  // The last members() list before and after its natural sort, and its names' index: sorting and
-  // indexing 10,000 names on every query cost more than reading the few members a query picks.
-  std::vector<std::weak_ptr<Member>> last_unsorted_;
-  std::vector<size_t> last_order_;  // last_unsorted_'s indexes in natural order
-  std::shared_ptr<const std::unordered_map<std::string, size_t>> last_index_;
+  // The last member_list(); null once opened_ changed. The attached members it holds (in schema
+  // order), to tell whether ATTACH or DETACH changed it.
+  std::shared_ptr<const MemberList> list_;
+  std::vector<MemberPtr> list_attached_;
+  // The opened members' files by (device, inode) as probed, for attached schemas naming one of
+  // them; valid while opened_ is unchanged.
+  std::map<std::pair<uint64_t, uint64_t>, const Member*> opened_ids_;
+  bool opened_ids_valid_ = false;
+  // mean_rows()'s answers, valid until a member or a profile changes.
+  mutable bool mean_rows_valid_ = false;
+  mutable double mean_ops_ = 0, mean_apis_ = 0;
+  // Forgets what was derived from opened_ (called whenever it changes).
+  void opened_changed();
   std::map<std::string, int64_t> attached_offsets_;  // by schema name
   std::set<uint32_t> free_ordinals_;
   uint32_t next_ordinal_ = 0;

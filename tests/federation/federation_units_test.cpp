@@ -194,5 +194,31 @@ TEST(MemberFiles, ExpandDirectoryAndGlob) {
   fs::remove_all(dir);
 }
 
+TEST(MemberFiles, CanonicalPathsAgreeWithCanonicalPath) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "rocpd_units_canonical";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real" / "sub");
+  std::ofstream(dir / "real" / "a.rpd") << "x";
+  std::ofstream(dir / "real" / "sub" / "b.rpd") << "x";
+  fs::create_directory_symlink(dir / "real", dir / "linked");       // a directory reached through a link
+  fs::create_symlink(dir / "real" / "sub" / "b.rpd", dir / "real" / "c.rpd");  // a file that is a link
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir);
+  CanonicalPaths paths;
+  for (const std::string& p : {(dir / "real" / "a.rpd").string(), (dir / "linked" / "a.rpd").string(),
+                              (dir / "real" / "sub" / ".." / "a.rpd").string(), (dir / "real" / "c.rpd").string(),
+                              (dir / "linked" / "c.rpd").string(), std::string("real/a.rpd"),
+                              std::string("linked/sub/b.rpd"), (dir / "real" / "missing.rpd").string(),
+                              (dir / "real" / "sub" / "..").string(), std::string("real/"), std::string("/")}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(paths.of(p), canonical_path(p));
+    EXPECT_EQ(paths.of(p), canonical_path(p));  // the second time from the directory remembered
+  }
+  EXPECT_EQ(paths.of("linked/c.rpd"), (fs::canonical(dir) / "real" / "sub" / "b.rpd").string());
+  fs::current_path(cwd);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace rocpd::federation

@@ -3,6 +3,7 @@ table holding the same rows, and no file, argument or fault crashes, hangs or gi
 number. One test (or more) per defect measured; expected values come from plain copies of the same
 rows, from rows written by hand, or from a brute-force computation here (run by /usr/bin/python3)."""
 import os
+import re
 import resource
 import shutil
 import sqlite3
@@ -616,10 +617,51 @@ class PickedMembers(unittest.TestCase):
             # r0 changed on disk: a query reading r1 alone does not stop at it; one reading r0 names it.
             self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db = 'r1'"), want)
             self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db IN ('r1')"), want)
+            # rocpd_members picks by db too, alone, joined to rocpd_ops, or in an IN subquery.
+            self.assertEqual(rows(con, "SELECT db, ops FROM rocpd_members WHERE db = 'r1'"), [("r1", want[0][0])])
+            self.assertEqual(rows(con, "SELECT db FROM rocpd_members WHERE db IN ('r1', 'r9')"), [("r1",)])
+            self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_members AS m JOIN rocpd_ops AS o ON o.db = m.db "
+                                       "WHERE m.db = 'r1'"), want)
+            self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db IN "
+                                       "(SELECT db FROM rocpd_members WHERE db IN ('r1'))"), want)
             for sql in ("SELECT count(*) FROM rocpd_ops WHERE db = 'r0'", "SELECT count(*) FROM rocpd_ops",
-                        "SELECT count(*) FROM rocpd_ops WHERE db IN ('r0', 'r1')"):
+                        "SELECT count(*) FROM rocpd_ops WHERE db IN ('r0', 'r1')",
+                        "SELECT db FROM rocpd_members", "SELECT db FROM rocpd_members WHERE db IN ('r0', 'r1')",
+                        "SELECT db FROM rocpd_members WHERE db = 'r0' COLLATE NOCASE"):
                 with self.subTest(sql=sql), self.assertRaisesRegex(sqlite3.Error, "member r0 .*changed on disk"):
                     rows(con, sql)
+
+    def test_rocpd_members_picks_by_db(self):
+        """rocpd_members answers `db =` / `db IN` from its name index (plan letters e / i) exactly as a
+        plain copy of it does, under any value type and collation."""
+        con = mixed_con()
+        con.execute("CREATE TEMP TABLE c_members AS SELECT rowid AS r, * FROM rocpd_members")
+        names = [r[0] for r in rows(con, "SELECT db FROM c_members ORDER BY r")]
+        self.assertEqual(len(names), 9)
+        for sql, letters in (("SELECT {r}, db, ops FROM {t} WHERE db = 'rank1'", "e"),
+                             ("SELECT {r}, db, path FROM {t} WHERE db IN ('rank1', 'att', 'nope', NULL, 3, x'00')", "i"),
+                             ("SELECT {r}, db FROM {t} WHERE db IN ('rank1', 'rank5') AND db = 'rank5'", "ie"),
+                             ("SELECT {r}, db FROM {t} WHERE db = 'RANK1'", "e"),
+                             ("SELECT {r}, db FROM {t} WHERE db = 'RANK1' COLLATE NOCASE", ""),
+                             ("SELECT {r}, db FROM {t} WHERE db IN ('rank2' COLLATE NOCASE, 'Rank3')", "i"),
+                             ("SELECT {r}, db FROM {t} WHERE db = 1.0 OR db = 'att'", "e"),
+                             ("SELECT m.{r}, m.db, o.n FROM {t} AS m JOIN (SELECT db, count(*) AS n FROM rocpd_ops "
+                              "GROUP BY db) AS o ON o.db = m.db", None)):
+            with self.subTest(sql=sql):
+                got = rows(con, sql.format(t="rocpd_members", r="rowid") + " ORDER BY 1")
+                self.assertEqual(got, rows(con, sql.format(t="c_members", r="r") + " ORDER BY 1"))
+                self.assertTrue(got or "'RANK1'" in sql, got)
+                if letters is not None:
+                    eqp = [r[-1] for r in rows(con, "EXPLAIN QUERY PLAN " + sql.format(t="rocpd_members", r="rowid"))]
+                    self.assertTrue(any(re.search(r"rocpd_members VIRTUAL TABLE INDEX \d:%s$" % letters, p) for p in eqp),
+                                    eqp)
+        # The member list follows ATTACH and DETACH between statements.
+        con.execute("DETACH att")
+        self.assertEqual(rows(con, "SELECT db FROM rocpd_members WHERE db IN ('att', 'rank1')"), [("rank1",)])
+        self.assertEqual(rows(con, "SELECT count(*) FROM rocpd_ops WHERE db = 'att'"), [(0,)])
+        con.execute("ATTACH ? AS att2", (set_files("same_rocpd")[1],))
+        self.assertEqual(rows(con, "SELECT db FROM rocpd_members WHERE db = 'att2'"), [("att2",)])
+        self.assertEqual(rows(con, "SELECT count(*) > 0 FROM rocpd_ops WHERE db IN ('att2')"), [(1,)])
 
 
 class JoinPlans(unittest.TestCase):
