@@ -24,6 +24,55 @@
 
 namespace rocpd::federation {
 
+// One per-row array of a grouped scan. Rows arrive in chunks of fixed size (never moved: growing
+// one vector copied every row again and faulted in fresh pages each time), and a column whose
+// rows all hold one value (the member when grouped by db, `kind` under `kind = 'kernel'`, the
+// type of an all-integer column) keeps that value only. reorder() moves the rows into one array
+// in the order of `dest`.
+template <class T>
+class RowColumn {
+ public:
+  // Appends the value of row `row` (== the rows appended so far).
+  void push(T v, size_t row) {
+    if (uniform_) {
+      if (row == 0 || v == first_) {
+        first_ = v;
+        return;
+      }
+      uniform_ = false;
+      for (size_t r = 0; r < row; ++r) append(first_, r);
+    }
+    append(v, row);
+  }
+  // Row `row` in arrival order before reorder(), in the new order after.
+  T at(size_t row) const {
+    if (uniform_) return first_;
+    if (flat_) return flat_[row];
+    return chunks_[row >> kShift][row & kMask];
+  }
+  // Moves row r to dest[r] (a permutation of the `rows` rows).
+  void reorder(const uint32_t* dest, size_t rows) {
+    if (uniform_) return;
+    flat_ = std::make_unique_for_overwrite<T[]>(rows);
+    for (size_t r = 0; r < rows; ++r) flat_[dest[r]] = chunks_[r >> kShift][r & kMask];
+    std::vector<std::unique_ptr<T[]>>().swap(chunks_);
+  }
+  size_t bytes_per_row() const { return uniform_ ? 0 : sizeof(T); }
+  void clear() { *this = RowColumn(); }
+
+ private:
+  static constexpr size_t kShift = 14;
+  static constexpr size_t kMask = (size_t{1} << kShift) - 1;
+  void append(T v, size_t row) {
+    if ((row >> kShift) == chunks_.size()) chunks_.push_back(std::make_unique_for_overwrite<T[]>(kMask + 1));
+    chunks_[row >> kShift][row & kMask] = v;
+  }
+  bool uniform_ = true;
+  T first_{};
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::unique_ptr<T[]> flat_;
+};
+
 inline constexpr size_t kGroupedBudget = size_t{384} << 20;
 
 // One value of a row, as its canonical column stores it; text and blob bytes stay valid until the
@@ -116,12 +165,12 @@ class GroupedRows {
   std::vector<Packed> key_scratch_;
   uint32_t last_group_ = 0;
   std::vector<int> slot_by_column_;  // canonical column -> slot, -1 when not collected
-  std::vector<uint32_t> member_source_;  // per row: member << 8 | source
-  std::vector<int64_t> rowid_;
-  std::vector<uint32_t> group_;
+  RowColumn<uint32_t> member_source_;  // per row: member << 8 | source
+  RowColumn<int64_t> rowid_;
+  RowColumn<uint32_t> group_;
   struct Column {
-    std::vector<uint8_t> type;
-    std::vector<uint64_t> payload;
+    RowColumn<uint8_t> type;
+    RowColumn<uint64_t> payload;
   };
   std::vector<Column> stored_values_;  // per stored column, per row
   size_t rows_ = 0;
