@@ -90,6 +90,21 @@ uint32_t GroupedRows::Dict::id(std::string_view v) {
   return next;
 }
 
+uint32_t GroupedRows::Dict::id(std::string_view v, int64_t token) {
+  // Numbers past a million (a reader with that many distinct names) are hashed as any text.
+  if (token <= 0 || token > (int64_t{1} << 20)) return id(v);
+  const auto at = static_cast<size_t>(token - 1);
+  if (at < by_token.size() && by_token[at] != 0) return by_token[at] - 1;
+  const uint32_t found = id(v);
+  if (at >= by_token.size()) by_token.resize(std::max(at + 1, by_token.size() * 2), 0);
+  by_token[at] = found + 1;
+  return found;
+}
+
+void GroupedRows::new_text_numbers() {
+  for (Dict& d : text_) d.by_token.clear();
+}
+
 size_t GroupedRows::KeyHash::operator()(const std::vector<Packed>& k) const noexcept {
   uint64_t h = 0;
   for (const Packed& p : k) h = mix(mix(h, p.type), p.payload);
@@ -129,7 +144,7 @@ GroupedRows::Packed GroupedRows::pack(size_t slot, const RowValue& v) {
   switch (v.type) {
     case SQLITE_INTEGER: p.payload = static_cast<uint64_t>(v.i); break;
     case SQLITE_FLOAT: p.payload = std::bit_cast<uint64_t>(v.d); break;
-    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes); break;
+    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes, v.token); break;
     case SQLITE_BLOB: p.payload = blob_[slot].id(v.bytes); break;
     default: p.type = SQLITE_NULL; break;
   }
@@ -226,7 +241,7 @@ void GroupedRows::finish() {
   for (size_t row = 0; row < rows_; ++row) ++start[rank[group_.at(row)] + 1];
   for (size_t r = 0; r < group_count_; ++r) start[r + 1] += start[r];
   group_end_.assign(start.begin() + 1, start.end());
-  const auto dest = std::make_unique_for_overwrite<uint32_t[]>(rows_);
+  BigArray<uint32_t> dest(rows_);
   for (size_t row = 0; row < rows_; ++row) dest[row] = start[rank[group_.at(row)]]++;
   group_.clear();
   member_source_.reorder(dest.get(), rows_);

@@ -15,7 +15,7 @@ namespace rocpd::federation {
 // One value (text and blobs live in the block's arena).
 struct Cell {
   int type = SQLITE_NULL;
-  int64_t i = 0;
+  int64_t i = 0;  // text read by name key (append_values): its token + 1 (equal tokens, equal texts)
   double d = 0;
   uint64_t offset = 0;
   uint32_t length = 0;
@@ -29,6 +29,9 @@ struct RowBlock {
 
   // Appends the current row of `stmt`; result column c is stored with affinity[c].
   void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
+  // Appends a row of `width` values already stored as their columns store them; `tokens[c]` >= 0
+  // numbers the text of value c among the texts of the same reader (equal numbers, equal texts).
+  void append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens);
   const Cell& at(size_t row, size_t col) const { return cells[row * width + col]; }
   std::string_view text(const Cell& c) const { return {arena.data() + c.offset, c.length}; }
   size_t bytes() const { return cells.capacity() * sizeof(Cell) + arena.capacity(); }
