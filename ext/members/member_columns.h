@@ -81,6 +81,9 @@ class MemberColumns {
   // After reading a name read by key: a number naming that key's name within this reader
   // (equal numbers, equal names), so callers can skip hashing the text; -1 otherwise.
   int64_t name_token() const { return token_; }
+  // Whether column `columns[i]` holds one text on every row of the current source (a source
+  // predicate's column under its hint: rpd's kind under kind = 'kernel').
+  bool fixed(size_t i) const { return constant_[i] != nullptr; }
 
  private:
   void open(size_t source);

@@ -234,7 +234,7 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
     values[0].i = rows.own_rowid();
     for (size_t i = 0; i < read.size(); ++i) {
       rows.get(i, values[i + 1]);
-      tokens[i + 1] = rows.name_token();
+      tokens[i + 1] = rows.fixed(i) ? 0 : rows.name_token();  // a fixed text: its only number
     }
     batch->block.append_values(values, tokens);
     if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {

@@ -30,7 +30,7 @@ struct RowBlock {
   // Appends the current row of `stmt`; result column c is stored with affinity[c].
   void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
   // Appends a row of `width` values already stored as their columns store them; `tokens[c]` >= 0
-  // numbers the text of value c among the texts of the same reader (equal numbers, equal texts).
+  // numbers the text of value c among the texts of column c from the same reader (equal numbers, equal texts).
   void append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens);
   const Cell& at(size_t row, size_t col) const { return cells[row * width + col]; }
   std::string_view text(const Cell& c) const { return {arena.data() + c.offset, c.length}; }
