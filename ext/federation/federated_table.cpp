@@ -759,7 +759,10 @@ RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
   if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) {
     v.bytes = cell.block->text(k);
     v.i = 0;
-    if (k.type == SQLITE_TEXT) v.token = k.i;  // read by key: its number (RowBlock::append_values)
+    if (k.type == SQLITE_TEXT) {  // read by key: its number (RowBlock::append_values)
+      v.token = k.i;
+      v.left_out = k.offset == kTextLeftOut;
+    }
   }
   return v;
 }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "members/row_block.h"
+
 namespace rocpd::federation {
 
 namespace {
@@ -90,11 +92,13 @@ uint32_t GroupedRows::Dict::id(std::string_view v) {
   return next;
 }
 
-uint32_t GroupedRows::Dict::id(std::string_view v, int64_t token) {
-  // Numbers past a million (a reader with that many distinct names) are hashed as any text.
-  if (token <= 0 || token > (int64_t{1} << 20)) return id(v);
+uint32_t GroupedRows::Dict::id(std::string_view v, int64_t token, bool left_out) {
+  // Numbers past a million (a reader with that many distinct names) are hashed as any text (and
+  // their bytes never left out: RowBlock's kTextNumbers).
+  if (token <= 0 || token > kTextNumbers) return id(v);
   const auto at = static_cast<size_t>(token - 1);
   if (at < by_token.size() && by_token[at] != 0) return by_token[at] - 1;
+  if (left_out) throw Error("rocpd: grouped scan: a text read by key arrived without its bytes");
   const uint32_t found = id(v);
   if (at >= by_token.size()) by_token.resize(std::max(at + 1, by_token.size() * 2), 0);
   by_token[at] = found + 1;
@@ -144,7 +148,7 @@ GroupedRows::Packed GroupedRows::pack(size_t slot, const RowValue& v) {
   switch (v.type) {
     case SQLITE_INTEGER: p.payload = static_cast<uint64_t>(v.i); break;
     case SQLITE_FLOAT: p.payload = std::bit_cast<uint64_t>(v.d); break;
-    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes, v.token); break;
+    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes, v.token, v.left_out); break;
     case SQLITE_BLOB: p.payload = blob_[slot].id(v.bytes); break;
     default: p.type = SQLITE_NULL; break;
   }
@@ -371,7 +375,7 @@ void GroupedRows::start_spill() {
   rowid_.clear();
   group_.clear();
   for (auto& c : stored_values_) c = {};
-  for (auto& d : text_) d = {};
+  // The texts stay: a numbered text of the rows to come may arrive without its bytes (with_bytes).
   for (auto& d : blob_) d = {};
 }
 
@@ -384,13 +388,22 @@ void GroupedRows::spill_row(uint32_t member_source, int64_t rowid, const RowValu
       const std::string_view name = member_names_[member_source >> 8];
       sqlite3_bind_text64(st, static_cast<int>(t + 3), name.data(), name.size(), SQLITE_STATIC, SQLITE_UTF8);
     } else {
-      bind_value(st, static_cast<int>(t + 3), values[terms_[t].column]);
+      bind_value(st, static_cast<int>(t + 3), with_bytes(t, values[terms_[t].column]));
     }
   }
-  for (size_t s = 0; s < stored_.size(); ++s) bind_value(st, static_cast<int>(terms_.size() + s + 3), values[stored_[s]]);
+  for (size_t s = 0; s < stored_.size(); ++s)
+    bind_value(st, static_cast<int>(terms_.size() + s + 3), with_bytes(terms_.size() + s, values[stored_[s]]));
   step(st, "rocpd: grouped scan (temporary database)");
   sqlite3_reset(st);
   ++rows_;
+}
+
+RowValue GroupedRows::with_bytes(size_t slot, const RowValue& v) {
+  if (v.type != SQLITE_TEXT || v.token <= 0) return v;
+  RowValue out = v;
+  out.bytes = text_[slot].values[text_[slot].id(v.bytes, v.token, v.left_out)];
+  out.left_out = false;
+  return out;
 }
 
 void GroupedRows::read_spill() {

@@ -137,6 +137,8 @@ struct RowValue {
   // Text read by key (members/row_block.h): its number + 1 among the texts since the last
   // GroupedRows::new_text_numbers() (equal numbers, equal texts); 0: not numbered.
   int64_t token = 0;
+  // A numbered text whose bytes an earlier row of the same numbering carried: `bytes` is empty.
+  bool left_out = false;
 };
 
 // -1, 0, 1 as SQLite orders a and b in a BINARY ORDER BY (NULL < numbers < text < blob).
@@ -192,7 +194,7 @@ class GroupedRows {
     // instead of hashing the text.
     std::vector<uint32_t> by_token;
     uint32_t id(std::string_view v);
-    uint32_t id(std::string_view v, int64_t token);
+    uint32_t id(std::string_view v, int64_t token, bool left_out);
   };
   // A value without its bytes: type and payload (integer, double bits, or a Dict id).
   struct Packed {
@@ -210,6 +212,8 @@ class GroupedRows {
   size_t bytes() const;
   void start_spill();
   void spill_row(uint32_t member_source, int64_t rowid, const RowValue* values);
+  // `v` with its text's bytes when they were left out (RowValue::left_out).
+  RowValue with_bytes(size_t slot, const RowValue& v);
   void read_spill();
 
   std::vector<GroupTerm> terms_;

@@ -220,6 +220,9 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
   const size_t width = read.size() + 1;
   std::vector<StoredValue> values(width);
   std::vector<int64_t> tokens(width, -1);
+  // Per column, the text numbers this item has carried the bytes of: later rows leave them out.
+  std::vector<std::vector<uint8_t>> sent(width);
+  std::vector<uint8_t> left_out(width, 0);
   auto fresh = [&] {
     auto b = spare_or_new();
     b->item = index;
@@ -234,9 +237,18 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
     values[0].i = rows.own_rowid();
     for (size_t i = 0; i < read.size(); ++i) {
       rows.get(i, values[i + 1]);
-      tokens[i + 1] = rows.fixed(i) ? 0 : rows.name_token();  // a fixed text: its only number
+      const int64_t token = rows.fixed(i) ? 0 : rows.name_token();  // a fixed text: its only number
+      tokens[i + 1] = token;
+      left_out[i + 1] = 0;
+      if (token >= 0 && token < kTextNumbers && values[i + 1].type == SQLITE_TEXT) {
+        auto& seen = sent[i + 1];
+        const auto at = static_cast<size_t>(token);
+        if (at >= seen.size()) seen.resize(std::max(at + 1, seen.size() * 2), 0);
+        left_out[i + 1] = seen[at];
+        seen[at] = 1;
+      }
     }
-    batch->block.append_values(values, tokens);
+    batch->block.append_values(values, tokens, left_out);
     if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {
       if (!push(lane, std::move(batch))) return;
       batch = fresh();

@@ -21,7 +21,8 @@ void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
   ++rows;
 }
 
-void RowBlock::append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens) {
+void RowBlock::append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens,
+                             std::span<const uint8_t> left_out) {
   for (size_t c = 0; c < width; ++c) {
     const StoredValue& v = values[c];
     Cell cell;
@@ -30,6 +31,10 @@ void RowBlock::append_values(std::span<const StoredValue> values, std::span<cons
       cell.i = v.i;
     } else if (v.type == SQLITE_FLOAT) {
       cell.d = v.d;
+    } else if (v.type == SQLITE_TEXT && tokens[c] >= 0 && tokens[c] < kTextNumbers && left_out[c]) {
+      cell.offset = kTextLeftOut;
+      cell.length = static_cast<uint32_t>(v.length);
+      cell.i = tokens[c] + 1;
     } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
       cell.offset = arena.size();
       cell.length = static_cast<uint32_t>(v.length);
