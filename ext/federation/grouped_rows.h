@@ -11,6 +11,7 @@
 // column); past a budget (kGroupedBudget, or ROCPD_GROUPED_BUDGET bytes) the rows go to a private
 // temporary SQLite database instead and are read back with ORDER BY, as SQLite's sorter spills.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
