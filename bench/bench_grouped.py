@@ -4,7 +4,9 @@ user's own aggregate query over rocpd_ops against SQLite over ONE native table h
 canonical rows (db, gpu, kind, name, start, end, duration; what a user gets by merging first), and
 against our own table with grouped scans switched off (ROCPD_GROUPED_SCANS=0: the plan of the
 previous version). The cases are timed in alternation, round after round, each the best of its
-rounds; ratios are within the same run (above 1 = ours faster).
+rounds; ratios are within the same run (above 1 = ours faster). "member queries" is our grouped
+scan with its members read through the canonical member queries (ROCPD_GROUPED_BY_COLUMNS=0: names
+joined per row, as a plain scan reads them) instead of by name key (docs/federation.md).
 
   bench_grouped.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \\
                    [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 3]
@@ -18,12 +20,13 @@ import time
 
 CASES = [
     ("GROUP BY name: count, sum, median (kernels)",
-     "SELECT name, count(*), sum(duration), median(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name"),
+     "SELECT name, count(*), sum(duration), median(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True),
     ("GROUP BY db, gpu, kind: count, sum",
-     "SELECT db, gpu, kind, count(*), sum(duration) FROM {t} GROUP BY db, gpu, kind"),
+     "SELECT db, gpu, kind, count(*), sum(duration) FROM {t} GROUP BY db, gpu, kind", True),
     ("not grouped by the scan: GROUP BY lower(name)",
-     "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)"),
+     "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)", False),
 ]
+SIDES = ("ours", "ours, member queries", "ours, not grouped", "native")
 
 
 def connect(ext, path=":memory:"):
@@ -41,10 +44,11 @@ def generate(gen, out, files, ops):
                    check=True, stdout=subprocess.DEVNULL)
 
 
-def run(con, sql, grouped):
+def run(con, sql, grouped, by_columns=True):
     # The switch is read when a statement is planned: a distinct text per setting, so that the
     # interpreter's statement cache never hands back a plan made under the other.
     os.environ["ROCPD_GROUPED_SCANS"] = "1" if grouped else "0"
+    os.environ["ROCPD_GROUPED_BY_COLUMNS"] = "1" if by_columns else "0"  # read when the scan starts
     t0 = time.perf_counter()
     rows = con.execute(sql + (" /* grouped */" if grouped else " /* not grouped */")).fetchall()
     return time.perf_counter() - t0, rows
@@ -79,24 +83,30 @@ def main():
 
     best = {}
     for _ in range(args.rounds):
-        for label, sql in CASES:
-            for side in ("ours", "ours, not grouped", "native"):
+        for label, sql, pushed in CASES:
+            for side in SIDES:
+                if side == "ours, member queries" and not pushed:
+                    continue  # the same plan as "ours"
                 if side == "native":
                     t0 = time.perf_counter()
                     rows = native.execute(sql.format(t="ops")).fetchall()
                     t = time.perf_counter() - t0
                 else:
-                    t, rows = run(con, sql.format(t="rocpd_ops"), side == "ours")
+                    t, rows = run(con, sql.format(t="rocpd_ops"), side != "ours, not grouped",
+                                  side != "ours, member queries")
                 key = (label, side)
                 prev = best.get(key)
                 best[key] = (min(t, prev[0]) if prev else t, sorted(rows, key=repr))
     os.environ.pop("ROCPD_GROUPED_SCANS", None)
-    print(f"{'query':48s} {'ours s':>8s} {'not grouped s':>14s} {'native s':>9s} {'native/ours':>12s} "
-          f"{'not grouped/ours':>17s}")
-    for label, _ in CASES:
+    os.environ.pop("ROCPD_GROUPED_BY_COLUMNS", None)
+    print(f"{'query':48s} {'ours s':>8s} {'member queries s':>17s} {'not grouped s':>14s} {'native s':>9s} "
+          f"{'native/ours':>12s} {'not grouped/ours':>17s}")
+    for label, _, pushed in CASES:
         ours, nog, nat = (best[(label, s)] for s in ("ours", "ours, not grouped", "native"))
-        assert ours[1] == nog[1] == nat[1], label
-        print(f"{label:48s} {ours[0]:8.2f} {nog[0]:14.2f} {nat[0]:9.2f} {nat[0] / ours[0]:11.2f}x "
+        mq = best.get((label, "ours, member queries"), ours)
+        assert ours[1] == nog[1] == nat[1] == mq[1], label
+        shown = f"{mq[0]:17.2f}" if pushed else f"{'-':>17s}"
+        print(f"{label:48s} {ours[0]:8.2f} {shown} {nog[0]:14.2f} {nat[0]:9.2f} {nat[0] / ours[0]:11.2f}x "
               f"{nog[0] / ours[0]:16.2f}x")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0

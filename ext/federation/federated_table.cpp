@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <list>
 #include <map>
@@ -459,6 +460,13 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 }
 
 // Hands the opened members' items to background readers when that can overlap work.
+// ROCPD_GROUPED_BY_COLUMNS=0: grouped scans read members through the canonical member query, as
+// plain scans do (bench/bench_grouped.py compares).
+bool grouped_by_columns() {
+  const char* v = std::getenv("ROCPD_GROUPED_BY_COLUMNS");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
 void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   // hardware_concurrency() reads /sys on every call: once is enough.
   static const unsigned cores = std::thread::hardware_concurrency();
@@ -469,9 +477,13 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     items.push_back({w.member, w.source, w.ranged, w.lo, w.hi, pid_profile(cur, reg, t, w.member)});
   }
   if (items.empty()) return;
+  // A grouped scan (every constraint but db's checked again by SQLite) reads op names by key.
+  const bool derived_used = t.derived_col >= 0 && (cur->plan.used & (uint64_t{1} << t.derived_col));
+  const bool by_columns = !cur->plan.group.empty() && !derived_used && grouped_by_columns() &&
+                          (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
   try {
     cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, std::move(items),
-                                                 cur->watch.get());
+                                                 cur->watch.get(), by_columns);
   } catch (const ThreadStartFailure&) {
     return;  // the system gives us no thread: read every member inline
   }
@@ -744,7 +756,14 @@ RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
   v.type = k.type;
   v.i = k.i;
   v.d = k.d;
-  if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) v.bytes = cell.block->text(k);
+  if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) {
+    v.bytes = cell.block->text(k);
+    v.i = 0;
+    if (k.type == SQLITE_TEXT) {  // read by key: its number (RowBlock::append_values)
+      v.token = k.i;
+      v.left_out = k.offset == kTextLeftOut;
+    }
+  }
   return v;
 }
 
@@ -780,8 +799,13 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   const bool by_member = plan.group.front().column == t.db_col;
   const Member* segment = cur->member.get();
   size_t n = 0;
+  size_t item = SIZE_MAX;  // the batch's item: texts numbered by key are numbered per item
   while (!cur->eof) {
     if (by_member && cur->member.get() != segment) break;
+    if (cur->mode == Mode::Batch && cur->batch->item != item) {
+      item = cur->batch->item;
+      g.new_text_numbers();
+    }
     if (cur->member.get() != cur->last_member) {
       cur->last_member = cur->member.get();
       cur->last_member_index = static_cast<uint32_t>(cur->members->index.at(cur->member->alias));

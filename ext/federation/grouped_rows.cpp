@@ -7,6 +7,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "members/row_block.h"
+
 namespace rocpd::federation {
 
 namespace {
@@ -90,6 +92,23 @@ uint32_t GroupedRows::Dict::id(std::string_view v) {
   return next;
 }
 
+uint32_t GroupedRows::Dict::id(std::string_view v, int64_t token, bool left_out) {
+  // Numbers past a million (a reader with that many distinct names) are hashed as any text (and
+  // their bytes never left out: RowBlock's kTextNumbers).
+  if (token <= 0 || token > kTextNumbers) return id(v);
+  const auto at = static_cast<size_t>(token - 1);
+  if (at < by_token.size() && by_token[at] != 0) return by_token[at] - 1;
+  if (left_out) throw Error("rocpd: grouped scan: a text read by key arrived without its bytes");
+  const uint32_t found = id(v);
+  if (at >= by_token.size()) by_token.resize(std::max(at + 1, by_token.size() * 2), 0);
+  by_token[at] = found + 1;
+  return found;
+}
+
+void GroupedRows::new_text_numbers() {
+  for (Dict& d : text_) d.by_token.clear();
+}
+
 size_t GroupedRows::KeyHash::operator()(const std::vector<Packed>& k) const noexcept {
   uint64_t h = 0;
   for (const Packed& p : k) h = mix(mix(h, p.type), p.payload);
@@ -129,7 +148,7 @@ GroupedRows::Packed GroupedRows::pack(size_t slot, const RowValue& v) {
   switch (v.type) {
     case SQLITE_INTEGER: p.payload = static_cast<uint64_t>(v.i); break;
     case SQLITE_FLOAT: p.payload = std::bit_cast<uint64_t>(v.d); break;
-    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes); break;
+    case SQLITE_TEXT: p.payload = text_[slot].id(v.bytes, v.token, v.left_out); break;
     case SQLITE_BLOB: p.payload = blob_[slot].id(v.bytes); break;
     default: p.type = SQLITE_NULL; break;
   }
@@ -150,7 +169,9 @@ RowValue GroupedRows::unpack(size_t slot, const Packed& p) const {
 }
 
 size_t GroupedRows::bytes() const {
-  size_t b = rows_ * (sizeof(uint32_t) * 2 + sizeof(int64_t) + stored_.size() * (1 + sizeof(uint64_t)));
+  size_t per_row = member_source_.bytes_per_row() + rowid_.bytes_per_row() + group_.bytes_per_row();
+  for (const Column& c : stored_values_) per_row += c.type.bytes_per_row() + c.payload.bytes_per_row();
+  size_t b = rows_ * per_row;
   b += group_count_ * (terms_.size() * sizeof(Packed) + 96);
   for (const Dict& d : text_) b += d.bytes;
   for (const Dict& d : blob_) b += d.bytes;
@@ -180,13 +201,13 @@ void GroupedRows::add(uint32_t member, int source, int64_t rowid, const RowValue
     }
     last_group_ = group;
   }
-  member_source_.push_back(ms);
-  rowid_.push_back(rowid);
-  group_.push_back(group);
+  member_source_.push(ms, rows_);
+  rowid_.push(rowid, rows_);
+  group_.push(group, rows_);
   for (size_t s = 0; s < stored_.size(); ++s) {
     const Packed p = pack(terms_.size() + s, values[stored_[s]]);
-    stored_values_[s].type.push_back(p.type);
-    stored_values_[s].payload.push_back(p.payload);
+    stored_values_[s].type.push(p.type, rows_);
+    stored_values_[s].payload.push(p.payload, rows_);
   }
   ++rows_;
   if ((rows_ & 4095) == 0 && bytes() > budget_) start_spill();
@@ -221,22 +242,17 @@ void GroupedRows::finish() {
   std::vector<uint32_t> rank(group_count_);
   for (size_t r = 0; r < groups.size(); ++r) rank[groups[r]] = static_cast<uint32_t>(r);
   std::vector<uint32_t> start(group_count_ + 1, 0);  // rank -> first position
-  for (uint32_t g : group_) ++start[rank[g] + 1];
+  for (size_t row = 0; row < rows_; ++row) ++start[rank[group_.at(row)] + 1];
   for (size_t r = 0; r < group_count_; ++r) start[r + 1] += start[r];
   group_end_.assign(start.begin() + 1, start.end());
-  std::vector<uint32_t> dest(rows_);
-  for (size_t row = 0; row < rows_; ++row) dest[row] = start[rank[group_[row]]]++;
-  group_ = {};
-  auto scatter = [&](auto& v) {
-    std::remove_reference_t<decltype(v)> out(v.size());
-    for (size_t row = 0; row < v.size(); ++row) out[dest[row]] = v[row];
-    v = std::move(out);
-  };
-  scatter(member_source_);
-  scatter(rowid_);
+  BigArray<uint32_t> dest(rows_);
+  for (size_t row = 0; row < rows_; ++row) dest[row] = start[rank[group_.at(row)]]++;
+  group_.clear();
+  member_source_.reorder(dest.get(), rows_);
+  rowid_.reorder(dest.get(), rows_);
   for (auto& c : stored_values_) {
-    scatter(c.type);
-    scatter(c.payload);
+    c.type.reorder(dest.get(), rows_);
+    c.payload.reorder(dest.get(), rows_);
   }
   group_order_ = std::move(groups);
   group_ids_ = {};
@@ -260,17 +276,17 @@ void GroupedRows::next() {
 
 uint32_t GroupedRows::member() const {
   if (spill_select_) return static_cast<uint32_t>(sqlite3_column_int64(spill_select_.get(), 0)) >> 8;
-  return member_source_[pos_] >> 8;
+  return member_source_.at(pos_) >> 8;
 }
 
 int GroupedRows::source() const {
   if (spill_select_) return static_cast<int>(sqlite3_column_int64(spill_select_.get(), 0) & 0xFF);
-  return static_cast<int>(member_source_[pos_] & 0xFF);
+  return static_cast<int>(member_source_.at(pos_) & 0xFF);
 }
 
 int64_t GroupedRows::rowid() const {
   if (spill_select_) return sqlite3_column_int64(spill_select_.get(), 1);
-  return rowid_[pos_];
+  return rowid_.at(pos_);
 }
 
 RowValue GroupedRows::value(int column) const {
@@ -299,7 +315,7 @@ RowValue GroupedRows::value(int column) const {
   const size_t row = pos_;
   if (slot < terms_.size()) return unpack(slot, group_keys_[group_order_[current_group_]][slot]);
   const auto& col = stored_values_[slot - terms_.size()];
-  return unpack(slot, Packed{col.type[row], col.payload[row]});
+  return unpack(slot, Packed{col.type.at(row), col.payload.at(row)});
 }
 
 void GroupedRows::start_spill() {
@@ -328,14 +344,15 @@ void GroupedRows::start_spill() {
   std::vector<RowValue> values;
   for (size_t row = 0; row < rows_; ++row) {
     sqlite3_stmt* st = spill_insert_.get();
-    sqlite3_bind_int64(st, 1, member_source_[row]);
-    sqlite3_bind_int64(st, 2, rowid_[row]);
-    const auto& key = group_keys_[group_[row]];
+    const uint32_t ms = member_source_.at(row);
+    sqlite3_bind_int64(st, 1, ms);
+    sqlite3_bind_int64(st, 2, rowid_.at(row));
+    const auto& key = group_keys_[group_.at(row)];
     for (size_t t = 0; t < terms_.size(); ++t) {
       RowValue v;
       if (terms_[t].column == db_col_) {
         v.type = SQLITE_TEXT;
-        v.bytes = member_names_[member_source_[row] >> 8];
+        v.bytes = member_names_[ms >> 8];
       } else {
         v = unpack(t, key[t]);
       }
@@ -344,7 +361,7 @@ void GroupedRows::start_spill() {
     for (size_t s = 0; s < stored_.size(); ++s) {
       const auto& col = stored_values_[s];
       bind_value(st, static_cast<int>(terms_.size() + s + 3),
-                 unpack(terms_.size() + s, Packed{col.type[row], col.payload[row]}));
+                 unpack(terms_.size() + s, Packed{col.type.at(row), col.payload.at(row)}));
     }
     step(st, "rocpd: grouped scan (temporary database)");
     sqlite3_reset(st);
@@ -354,11 +371,11 @@ void GroupedRows::start_spill() {
   last_group_ = 0;
   group_keys_ = {};
   group_count_ = 0;
-  member_source_ = {};
-  rowid_ = {};
-  group_ = {};
+  member_source_.clear();
+  rowid_.clear();
+  group_.clear();
   for (auto& c : stored_values_) c = {};
-  for (auto& d : text_) d = {};
+  // The texts stay: a numbered text of the rows to come may arrive without its bytes (with_bytes).
   for (auto& d : blob_) d = {};
 }
 
@@ -371,13 +388,22 @@ void GroupedRows::spill_row(uint32_t member_source, int64_t rowid, const RowValu
       const std::string_view name = member_names_[member_source >> 8];
       sqlite3_bind_text64(st, static_cast<int>(t + 3), name.data(), name.size(), SQLITE_STATIC, SQLITE_UTF8);
     } else {
-      bind_value(st, static_cast<int>(t + 3), values[terms_[t].column]);
+      bind_value(st, static_cast<int>(t + 3), with_bytes(t, values[terms_[t].column]));
     }
   }
-  for (size_t s = 0; s < stored_.size(); ++s) bind_value(st, static_cast<int>(terms_.size() + s + 3), values[stored_[s]]);
+  for (size_t s = 0; s < stored_.size(); ++s)
+    bind_value(st, static_cast<int>(terms_.size() + s + 3), with_bytes(terms_.size() + s, values[stored_[s]]));
   step(st, "rocpd: grouped scan (temporary database)");
   sqlite3_reset(st);
   ++rows_;
+}
+
+RowValue GroupedRows::with_bytes(size_t slot, const RowValue& v) {
+  if (v.type != SQLITE_TEXT || v.token <= 0) return v;
+  RowValue out = v;
+  out.bytes = text_[slot].values[text_[slot].id(v.bytes, v.token, v.left_out)];
+  out.left_out = false;
+  return out;
 }
 
 void GroupedRows::read_spill() {

@@ -11,18 +11,120 @@
 // column); past a budget (kGroupedBudget, or ROCPD_GROUPED_BUDGET bytes) the rows go to a private
 // temporary SQLite database instead and are read back with ORDER BY, as SQLite's sorter spills.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "common/big_alloc.h"
 #include "common/sqlite_util.h"
 #include "members/interrupt.h"
 
 namespace rocpd::federation {
+
+// Memory of `n` values of T from big_allocate (common/big_alloc.h): arrays of 2 MiB and more are
+// advised as huge pages, one page fault per 2 MiB instead of one per 4 KiB (measured: faults were
+// most of the host thread's time in a grouped scan of 16 x 100k ops, every query anew).
+template <class T>
+class BigArray {
+ public:
+  BigArray() = default;
+  explicit BigArray(size_t n) : p_(n ? static_cast<T*>(big_allocate(n * sizeof(T))) : nullptr), n_(n) {}
+  BigArray(BigArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  BigArray& operator=(BigArray&& o) noexcept {
+    if (this != &o) {
+      release();
+      p_ = std::exchange(o.p_, nullptr);
+      n_ = std::exchange(o.n_, 0);
+    }
+    return *this;
+  }
+  ~BigArray() { release(); }
+  T& operator[](size_t i) { return p_[i]; }
+  const T& operator[](size_t i) const { return p_[i]; }
+  T* get() const { return p_; }
+  explicit operator bool() const { return p_ != nullptr; }
+
+ private:
+  void release() noexcept {
+    if (p_) big_free(p_, n_ * sizeof(T));
+    p_ = nullptr;
+    n_ = 0;
+  }
+  T* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+// One per-row array of a grouped scan. Rows arrive in chunks (never moved: growing one vector
+// copied every row again and faulted in fresh pages each time): a small first one, then 2 MiB
+// ones. A column whose rows all hold one value (the member when grouped by db, `kind` under
+// `kind = 'kernel'`, the type of an all-integer column) keeps that value only. reorder() moves the
+// rows into one array in the order of `dest`.
+template <class T>
+class RowColumn {
+ public:
+  // Appends the value of row `row` (== the rows appended so far).
+  void push(T v, size_t row) {
+    if (uniform_) {
+      if (row == 0 || v == first_) {
+        first_ = v;
+        return;
+      }
+      uniform_ = false;
+      for (size_t r = 0; r < row; ++r) append(first_, r);
+    }
+    append(v, row);
+  }
+  // Row `row` in arrival order before reorder(), in the new order after.
+  T at(size_t row) const {
+    if (uniform_) return first_;
+    if (flat_) return flat_[row];
+    return in_chunk(row);
+  }
+  // Moves row r to dest[r] (a permutation of the `rows` rows).
+  void reorder(const uint32_t* dest, size_t rows) {
+    if (uniform_) return;
+    flat_ = BigArray<T>(rows);
+    for (size_t r = 0; r < std::min(rows, kFirst); ++r) flat_[dest[r]] = chunks_[0][r];
+    for (size_t c = 1; c < chunks_.size(); ++c) {
+      const size_t base = kFirst + (c - 1) * kBig;
+      const size_t n = std::min(kBig, rows - base);
+      const T* from = chunks_[c].get();
+      for (size_t r = 0; r < n; ++r) flat_[dest[base + r]] = from[r];
+    }
+    std::vector<BigArray<T>>().swap(chunks_);
+  }
+  size_t bytes_per_row() const { return uniform_ ? 0 : sizeof(T); }
+  void clear() { *this = RowColumn(); }
+
+ private:
+  static constexpr size_t kFirst = size_t{1} << 12;              // rows in the first chunk
+  static constexpr size_t kBig = (size_t{2} << 20) / sizeof(T);  // rows in the others
+  T in_chunk(size_t row) const {
+    if (row < kFirst) return chunks_[0][row];
+    row -= kFirst;
+    return chunks_[1 + row / kBig][row % kBig];
+  }
+  void append(T v, size_t row) {
+    if (row < kFirst) {
+      if (chunks_.empty()) chunks_.emplace_back(kFirst);
+      chunks_[0][row] = v;
+      return;
+    }
+    row -= kFirst;
+    if (row % kBig == 0) chunks_.emplace_back(kBig);
+    chunks_[1 + row / kBig][row % kBig] = v;
+  }
+  bool uniform_ = true;
+  T first_{};
+  std::vector<BigArray<T>> chunks_;
+  BigArray<T> flat_;
+};
 
 inline constexpr size_t kGroupedBudget = size_t{384} << 20;
 
@@ -33,6 +135,11 @@ struct RowValue {
   int64_t i = 0;
   double d = 0;
   std::string_view bytes;
+  // Text read by key (members/row_block.h): its number + 1 among the texts since the last
+  // GroupedRows::new_text_numbers() (equal numbers, equal texts); 0: not numbered.
+  int64_t token = 0;
+  // A numbered text whose bytes an earlier row of the same numbering carried: `bytes` is empty.
+  bool left_out = false;
 };
 
 // -1, 0, 1 as SQLite orders a and b in a BINARY ORDER BY (NULL < numbers < text < blob).
@@ -59,6 +166,8 @@ class GroupedRows {
   // Adds a row: `values` indexed by canonical column (only the grouping's and stored columns are
   // read). `member` indexes member_names; `source` < 256.
   void add(uint32_t member, int source, int64_t rowid, const RowValue* values);
+  // The texts' numbers (RowValue::token) of the following rows start anew (another reader's).
+  void new_text_numbers();
   // After the last add: orders the groups and makes the first row current.
   void finish();
 
@@ -82,7 +191,11 @@ class GroupedRows {
     size_t bytes = 0;
     std::string_view last;  // the last value looked up, and its id
     uint32_t last_id = 0;
+    // Ids by text number (RowValue::token - 1) + 1, 0 when not yet seen: one array read per row
+    // instead of hashing the text.
+    std::vector<uint32_t> by_token;
     uint32_t id(std::string_view v);
+    uint32_t id(std::string_view v, int64_t token, bool left_out);
   };
   // A value without its bytes: type and payload (integer, double bits, or a Dict id).
   struct Packed {
@@ -100,6 +213,8 @@ class GroupedRows {
   size_t bytes() const;
   void start_spill();
   void spill_row(uint32_t member_source, int64_t rowid, const RowValue* values);
+  // `v` with its text's bytes when they were left out (RowValue::left_out).
+  RowValue with_bytes(size_t slot, const RowValue& v);
   void read_spill();
 
   std::vector<GroupTerm> terms_;
@@ -116,12 +231,12 @@ class GroupedRows {
   std::vector<Packed> key_scratch_;
   uint32_t last_group_ = 0;
   std::vector<int> slot_by_column_;  // canonical column -> slot, -1 when not collected
-  std::vector<uint32_t> member_source_;  // per row: member << 8 | source
-  std::vector<int64_t> rowid_;
-  std::vector<uint32_t> group_;
+  RowColumn<uint32_t> member_source_;  // per row: member << 8 | source
+  RowColumn<int64_t> rowid_;
+  RowColumn<uint32_t> group_;
   struct Column {
-    std::vector<uint8_t> type;
-    std::vector<uint64_t> payload;
+    RowColumn<uint8_t> type;
+    RowColumn<uint64_t> payload;
   };
   std::vector<Column> stored_values_;  // per stored column, per row
   size_t rows_ = 0;

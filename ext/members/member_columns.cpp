@@ -14,7 +14,7 @@ namespace rocpd::federation {
 MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
                              std::vector<int> columns, const Profile* profile,
                              std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds,
-                             LinkCache* links, bool api_names_by_key)
+                             LinkCache* links, bool api_names_by_key, std::optional<size_t> only_source)
     : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile), links_(links) {
   if (kind == TableKind::Ops) name_col_ = kOpsName;
   else if (kind == TableKind::Apis && api_names_by_key) name_col_ = kApisName;
@@ -37,7 +37,13 @@ MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
     keep(b.column, b.op);
   }
   sources_ = shapes_of(kind, m).size();
-  if (sources_ > 0) open(0);
+  size_t first = 0;
+  if (only_source) {
+    if (*only_source >= sources_) fail(fmt::format("no source {} of this table", *only_source), SQLITE_ERROR);
+    first = *only_source;
+    sources_ = first + 1;
+  }
+  if (sources_ > first) open(first);
 }
 
 void MemberColumns::fail(const std::string& what, int code) const {

@@ -44,13 +44,15 @@ class MemberColumns {
   // `text_equals` (column, text) and `bounds`: only rows that satisfy them are needed; the member
   // query filters by them where that is exact (a hint: callers still check every row themselves).
   // `links`: link tables read before by readers of the same member and table, and kept for later.
+  // `only_source`: read that source of the table alone (a prefetch item), else every source.
   // Op names are read by key (SourceSql::name_key: once per distinct key) where the source declares
   // one; API names only with `api_names_by_key`, for readers of launch calls, whose few API names
   // repeat (a roctx message is its own key: read by key, every marker would cost a query).
   MemberColumns(const Member& m, sqlite3* db, TableKind kind, std::vector<int> columns,
                 const Profile* profile = nullptr,
                 std::optional<std::pair<int, std::string>> text_equals = std::nullopt,
-                std::vector<IntBound> bounds = {}, LinkCache* links = nullptr, bool api_names_by_key = false);
+                std::vector<IntBound> bounds = {}, LinkCache* links = nullptr, bool api_names_by_key = false,
+                std::optional<size_t> only_source = std::nullopt);
   // Moves to the next row of any source; false after the last. Errors name the table and member.
   bool next();
   // Column `columns[i]` of the current row (text and blobs valid until next()).
@@ -73,9 +75,15 @@ class MemberColumns {
   void get(size_t i, StoredValue& out) const;
   // The row's rowid in the canonical table (unique across members, as federation/row_ids.h).
   int64_t rowid() const;
+  // The row's rowid in its source, and that source (what rowid() packs).
+  int64_t own_rowid() const { return sqlite3_column_int64(stmt_.get(), query_.rowid_index); }
+  size_t source() const { return source_; }
   // After reading a name read by key: a number naming that key's name within this reader
   // (equal numbers, equal names), so callers can skip hashing the text; -1 otherwise.
   int64_t name_token() const { return token_; }
+  // Whether column `columns[i]` holds one text on every row of the current source (a source
+  // predicate's column under its hint: rpd's kind under kind = 'kernel').
+  bool fixed(size_t i) const { return constant_[i] != nullptr; }
 
  private:
   void open(size_t source);

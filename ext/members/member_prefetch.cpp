@@ -8,6 +8,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "members/member_columns.h"
 #include "members/member_files.h"
 #include "members/member_query.h"
 
@@ -35,8 +36,9 @@ bool thread_start_fault() {
 }  // namespace
 
 Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used,
-                       std::span<const PushedConstraint> pushed, std::vector<PrefetchItem> items, InterruptWatch* watch)
-    : registry_(registry), table_(table), used_(used), items_(std::move(items)), watch_(watch) {
+                       std::span<const PushedConstraint> pushed, std::vector<PrefetchItem> items, InterruptWatch* watch,
+                       bool by_columns)
+    : registry_(registry), table_(table), used_(used), items_(std::move(items)), watch_(watch), by_columns_(by_columns) {
   for (const auto& c : pushed) {
     PushedConstraint copy = c;
     if (c.value) {
@@ -144,6 +146,7 @@ bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
 
 void Prefetcher::read_item(size_t index, size_t lane) {
   const PrefetchItem& item = items_[index];
+  if (by_columns_ && !item.ranged) return read_item_by_columns(index, lane);
   auto lease = registry_->acquire(item.member, watch_, /*host_thread=*/false);
   auto q = open_member_query(table_, *item.member, item.profile.get(), lease.db(), item.source, used_, pushed_,
                              item.ranged, item.lo, item.hi);
@@ -175,6 +178,82 @@ void Prefetcher::read_item(size_t index, size_t lane) {
     }
   }
   q.stmt.reset();
+  batch->last_of_item = true;
+  push(lane, std::move(batch));
+}
+
+void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
+  const PrefetchItem& item = items_[index];
+  auto lease = registry_->acquire(item.member, watch_, /*host_thread=*/false);
+  // The columns the plan reads (never db: the cursor answers it), each a cell after the rowid.
+  std::vector<int> read;
+  auto columns = std::make_shared<std::vector<int>>(table_.columns.size(), -1);
+  for (int c = 0; c < static_cast<int>(table_.columns.size()) && c < 64; ++c) {
+    if (c == table_.db_col || !(used_ & (uint64_t{1} << c))) continue;
+    read.push_back(c);
+    (*columns)[static_cast<size_t>(c)] = static_cast<int>(read.size());
+  }
+  // The hints: one text equality (the source predicate's column first: rpd's kind), integer bounds.
+  std::optional<std::pair<int, std::string>> text_equals;
+  std::vector<IntBound> bounds;
+  for (int pass = 0; pass < 2 && !text_equals; ++pass)
+    for (const PushedConstraint& c : pushed_) {
+      const auto& column = table_.columns[static_cast<size_t>(c.column)];
+      const bool predicate = column.name == std::string_view("kind") || column.name == std::string_view("domain");
+      if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || c.collation != Collation::Binary || !column.text || !c.value ||
+          sqlite3_value_type(c.value) != SQLITE_TEXT || (pass == 0 && !predicate))
+        continue;
+      text_equals.emplace(c.column, std::string(reinterpret_cast<const char*>(sqlite3_value_text(c.value)),
+                                                static_cast<size_t>(sqlite3_value_bytes(c.value))));
+      break;
+    }
+  for (const PushedConstraint& c : pushed_) {
+    const auto& column = table_.columns[static_cast<size_t>(c.column)];
+    const bool op = c.op == SQLITE_INDEX_CONSTRAINT_EQ || c.op == SQLITE_INDEX_CONSTRAINT_GT ||
+                    c.op == SQLITE_INDEX_CONSTRAINT_GE || c.op == SQLITE_INDEX_CONSTRAINT_LT ||
+                    c.op == SQLITE_INDEX_CONSTRAINT_LE;
+    if (op && !column.text && c.value && sqlite3_value_type(c.value) == SQLITE_INTEGER)
+      bounds.push_back({c.column, c.op, sqlite3_value_int64(c.value)});
+  }
+  MemberColumns rows(*item.member, lease.db(), table_.kind, read, item.profile.get(), text_equals, bounds, nullptr,
+                     false, static_cast<size_t>(item.source));
+  const size_t width = read.size() + 1;
+  std::vector<StoredValue> values(width);
+  std::vector<int64_t> tokens(width, -1);
+  // Per column, the text numbers this item has carried the bytes of: later rows leave them out.
+  std::vector<std::vector<uint8_t>> sent(width);
+  std::vector<uint8_t> left_out(width, 0);
+  auto fresh = [&] {
+    auto b = spare_or_new();
+    b->item = index;
+    b->columns = columns;
+    b->block.width = width;
+    b->block.cells.reserve(kRowsPerBatch * width);
+    return b;
+  };
+  auto batch = fresh();
+  while (rows.next()) {
+    values[0].type = SQLITE_INTEGER;
+    values[0].i = rows.own_rowid();
+    for (size_t i = 0; i < read.size(); ++i) {
+      rows.get(i, values[i + 1]);
+      const int64_t token = rows.fixed(i) ? 0 : rows.name_token();  // a fixed text: its only number
+      tokens[i + 1] = token;
+      left_out[i + 1] = 0;
+      if (token >= 0 && token < kTextNumbers && values[i + 1].type == SQLITE_TEXT) {
+        auto& seen = sent[i + 1];
+        const auto at = static_cast<size_t>(token);
+        if (at >= seen.size()) seen.resize(std::max(at + 1, seen.size() * 2), 0);
+        left_out[i + 1] = seen[at];
+        seen[at] = 1;
+      }
+    }
+    batch->block.append_values(values, tokens, left_out);
+    if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {
+      if (!push(lane, std::move(batch))) return;
+      batch = fresh();
+    }
+  }
   batch->last_of_item = true;
   push(lane, std::move(batch));
 }

@@ -51,8 +51,14 @@ class Prefetcher {
   // `pushed` values are copied. `watch` (owned by the caller, outliving the prefetcher) stops the
   // workers' member statements when the user interrupts. Throws ThreadStartFailure after joining
   // any worker already started.
+  // `by_columns`: read each whole-source item through MemberColumns (members/member_columns.h)
+  // instead of the canonical member query: op names by their key (no string join per row), a
+  // column fixed by a source predicate (rpd's kind) not selected, texts read by key numbered in
+  // Cell::i. Only the pushed constraints it takes as hints filter there (text equality, integer
+  // bounds), so the rows are a superset: for plans whose every constraint SQLite checks again
+  // (grouped scans: every constraint but db's, which picks the items).
   Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used, std::span<const PushedConstraint> pushed,
-             std::vector<PrefetchItem> items, InterruptWatch* watch);
+             std::vector<PrefetchItem> items, InterruptWatch* watch, bool by_columns = false);
   ~Prefetcher();
   Prefetcher(const Prefetcher&) = delete;
   Prefetcher& operator=(const Prefetcher&) = delete;
@@ -77,6 +83,7 @@ class Prefetcher {
   };
   void run(size_t lane) noexcept;
   void read_item(size_t index, size_t lane);
+  void read_item_by_columns(size_t index, size_t lane);
   bool push(size_t lane, std::unique_ptr<Batch> batch);  // false when stopping
   void stop_and_join() noexcept;
   std::unique_ptr<Batch> spare_or_new();
@@ -88,6 +95,7 @@ class Prefetcher {
   std::vector<PushedConstraint> pushed_;  // value pointers into values_
   std::vector<PrefetchItem> items_;
   InterruptWatch* watch_;
+  bool by_columns_;
 
   std::mutex mutex_;
   std::condition_variable changed_;

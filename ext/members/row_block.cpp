@@ -21,6 +21,31 @@ void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
   ++rows;
 }
 
+void RowBlock::append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens,
+                             std::span<const uint8_t> left_out) {
+  for (size_t c = 0; c < width; ++c) {
+    const StoredValue& v = values[c];
+    Cell cell;
+    cell.type = v.type;
+    if (v.type == SQLITE_INTEGER) {
+      cell.i = v.i;
+    } else if (v.type == SQLITE_FLOAT) {
+      cell.d = v.d;
+    } else if (v.type == SQLITE_TEXT && tokens[c] >= 0 && tokens[c] < kTextNumbers && left_out[c]) {
+      cell.offset = kTextLeftOut;
+      cell.length = static_cast<uint32_t>(v.length);
+      cell.i = tokens[c] + 1;
+    } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
+      cell.offset = arena.size();
+      cell.length = static_cast<uint32_t>(v.length);
+      if (v.length) arena.append(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
+      if (v.type == SQLITE_TEXT && tokens[c] >= 0) cell.i = tokens[c] + 1;
+    }
+    cells.push_back(cell);
+  }
+  ++rows;
+}
+
 void RowBlock::result(sqlite3_context* ctx, const Cell& c) const {
   switch (c.type) {
     case SQLITE_INTEGER: sqlite3_result_int64(ctx, c.i); break;

@@ -12,10 +12,14 @@
 
 namespace rocpd::federation {
 
+// Texts numbered below this (append_values) may be left out of the arena after their first row.
+inline constexpr int64_t kTextNumbers = int64_t{1} << 20;
+inline constexpr uint64_t kTextLeftOut = UINT64_MAX;  // Cell::offset of a text left out
+
 // One value (text and blobs live in the block's arena).
 struct Cell {
   int type = SQLITE_NULL;
-  int64_t i = 0;
+  int64_t i = 0;  // text read by name key (append_values): its token + 1 (equal tokens, equal texts)
   double d = 0;
   uint64_t offset = 0;
   uint32_t length = 0;
@@ -29,8 +33,18 @@ struct RowBlock {
 
   // Appends the current row of `stmt`; result column c is stored with affinity[c].
   void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
+  // Appends a row of `width` values already stored as their columns store them; `tokens[c]` >= 0
+  // numbers the text of value c among the texts of column c from the same reader (equal numbers,
+  // equal texts). `left_out[c]`: a numbered text whose bytes an earlier row of the reader carried
+  // (only for numbers below kTextNumbers): its cell keeps the number and length, not the bytes.
+  void append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens,
+                     std::span<const uint8_t> left_out);
   const Cell& at(size_t row, size_t col) const { return cells[row * width + col]; }
-  std::string_view text(const Cell& c) const { return {arena.data() + c.offset, c.length}; }
+  // A text left out (append_values) reads as "": its reader resolves it by number.
+  std::string_view text(const Cell& c) const {
+    if (c.offset == kTextLeftOut) return {};
+    return {arena.data() + c.offset, c.length};
+  }
   size_t bytes() const { return cells.capacity() * sizeof(Cell) + arena.capacity(); }
   void result(sqlite3_context* ctx, const Cell& c) const;
 };

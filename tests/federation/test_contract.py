@@ -518,6 +518,7 @@ class GroupedScans(unittest.TestCase):
 
     def tearDown(self):
         os.environ.pop("ROCPD_GROUPED_BUDGET", None)
+        os.environ.pop("ROCPD_GROUPED_BY_COLUMNS", None)
 
     def plan(self, sql):
         return " ".join(r[-1] for r in rows(self.con, "EXPLAIN QUERY PLAN " + sql))
@@ -566,6 +567,35 @@ class GroupedScans(unittest.TestCase):
         for sql in self.PUSHED:
             with self.subTest(sql=sql):
                 self.check(sql, True, spilled=True)
+
+    def test_read_through_member_queries_answer_alike(self):
+        # Grouped scans read members through MemberColumns (names by key, texts numbered);
+        # ROCPD_GROUPED_BY_COLUMNS=0 reads them through the canonical member queries instead.
+        os.environ["ROCPD_GROUPED_BY_COLUMNS"] = "0"
+        for sql in self.PUSHED:
+            with self.subTest(sql=sql):
+                self.check(sql, True)
+
+    def test_members_of_several_batches(self):
+        # Members of 10,000 ops: each is read in several batches of 4096 rows, whose rows carry a
+        # name's bytes only on its first row in the member (numbered texts), in memory and spilled.
+        with tempfile.TemporaryDirectory(prefix="grouped_batches_") as d:
+            generate(d, 2, "rpd3", 10000, 7)
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (d,))
+            con.execute("CREATE TEMP TABLE c_ops AS SELECT * FROM rocpd_ops")
+            for budget in (None, "1"):
+                if budget:
+                    os.environ["ROCPD_GROUPED_BUDGET"] = budget
+                for sql in ("SELECT name, kind, count(*), sum(duration), median(duration), group_concat(op_id) "
+                            "FROM {t} WHERE kind = 'kernel' GROUP BY name",
+                            "SELECT db, name, count(*), min(start) FROM {t} GROUP BY db, name",
+                            "SELECT kind, count(*), max(name) FROM {t} WHERE gpu >= 0 GROUP BY kind"):
+                    with self.subTest(sql=sql, budget=budget):
+                        got = rows(con, sql.format(t="rocpd_ops"))
+                        self.assertIn('"grouped":true', rows(con, "SELECT rocpd_last_scan()")[0][0])
+                        self.assertEqual(got, rows(con, sql.format(t="c_ops")))
+                        self.assertGreater(len(got), 1)
 
     def test_integer_overflow_and_empty_groups(self):
         con = connect()
