@@ -144,6 +144,16 @@ bool Prefetcher::push(size_t lane, std::unique_ptr<Batch> batch) {
   return true;
 }
 
+std::unique_ptr<Batch> Prefetcher::new_batch(size_t item, std::shared_ptr<const std::vector<int>> columns,
+                                             size_t width) {
+  auto b = spare_or_new();
+  b->item = item;
+  b->columns = std::move(columns);
+  b->block.width = width;
+  b->block.cells.reserve(kRowsPerBatch * width);
+  return b;
+}
+
 void Prefetcher::read_item(size_t index, size_t lane) {
   const PrefetchItem& item = items_[index];
   if (by_columns_ && !item.ranged) return read_item_by_columns(index, lane);
@@ -152,14 +162,7 @@ void Prefetcher::read_item(size_t index, size_t lane) {
                              item.ranged, item.lo, item.hi);
   auto columns = std::make_shared<const std::vector<int>>(q.query.select_index);
   const size_t width = q.affinity.size();
-  auto fresh = [&] {
-    auto b = spare_or_new();
-    b->item = index;
-    b->columns = columns;
-    b->block.width = width;
-    b->block.cells.reserve(kRowsPerBatch * width);
-    return b;
-  };
+  auto fresh = [&] { return new_batch(index, columns, width); };
   auto batch = fresh();
   for (;;) {
     const int rc = sqlite3_step(q.stmt.get());
@@ -223,14 +226,7 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
   // Per column, the text numbers this item has carried the bytes of: later rows leave them out.
   std::vector<std::vector<uint8_t>> sent(width);
   std::vector<uint8_t> left_out(width, 0);
-  auto fresh = [&] {
-    auto b = spare_or_new();
-    b->item = index;
-    b->columns = columns;
-    b->block.width = width;
-    b->block.cells.reserve(kRowsPerBatch * width);
-    return b;
-  };
+  auto fresh = [&] { return new_batch(index, columns, width); };
   auto batch = fresh();
   while (rows.next()) {
     values[0].type = SQLITE_INTEGER;

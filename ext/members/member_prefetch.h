@@ -87,6 +87,8 @@ class Prefetcher {
   bool push(size_t lane, std::unique_ptr<Batch> batch);  // false when stopping
   void stop_and_join() noexcept;
   std::unique_ptr<Batch> spare_or_new();
+  // An empty batch of `item`'s rows, `width` cells each (a spare when there is one).
+  std::unique_ptr<Batch> new_batch(size_t item, std::shared_ptr<const std::vector<int>> columns, size_t width);
 
   Registry* registry_;
   const CanonicalTable& table_;

@@ -2,22 +2,23 @@
 
 namespace rocpd::federation {
 
-void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
-  for (size_t c = 0; c < width; ++c) {
-    const StoredValue v = stored_value(stmt, static_cast<int>(c), affinity[c]);
-    Cell cell;
-    cell.type = v.type;
-    if (v.type == SQLITE_INTEGER) {
-      cell.i = v.i;
-    } else if (v.type == SQLITE_FLOAT) {
-      cell.d = v.d;
-    } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
-      cell.offset = arena.size();
-      cell.length = static_cast<uint32_t>(v.length);
-      if (v.length) arena.append(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
-    }
-    cells.push_back(cell);
+Cell RowBlock::stored_cell(const StoredValue& v) {
+  Cell cell;
+  cell.type = v.type;
+  if (v.type == SQLITE_INTEGER) {
+    cell.i = v.i;
+  } else if (v.type == SQLITE_FLOAT) {
+    cell.d = v.d;
+  } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
+    cell.offset = arena.size();
+    cell.length = static_cast<uint32_t>(v.length);
+    if (v.length) arena.append(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
   }
+  return cell;
+}
+
+void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
+  for (size_t c = 0; c < width; ++c) cells.push_back(stored_cell(stored_value(stmt, static_cast<int>(c), affinity[c])));
   ++rows;
 }
 
@@ -25,22 +26,16 @@ void RowBlock::append_values(std::span<const StoredValue> values, std::span<cons
                              std::span<const uint8_t> left_out) {
   for (size_t c = 0; c < width; ++c) {
     const StoredValue& v = values[c];
+    const bool numbered = v.type == SQLITE_TEXT && tokens[c] >= 0;
     Cell cell;
-    cell.type = v.type;
-    if (v.type == SQLITE_INTEGER) {
-      cell.i = v.i;
-    } else if (v.type == SQLITE_FLOAT) {
-      cell.d = v.d;
-    } else if (v.type == SQLITE_TEXT && tokens[c] >= 0 && tokens[c] < kTextNumbers && left_out[c]) {
+    if (numbered && tokens[c] < kTextNumbers && left_out[c]) {
+      cell.type = v.type;
       cell.offset = kTextLeftOut;
       cell.length = static_cast<uint32_t>(v.length);
-      cell.i = tokens[c] + 1;
-    } else if (v.type == SQLITE_TEXT || v.type == SQLITE_BLOB) {
-      cell.offset = arena.size();
-      cell.length = static_cast<uint32_t>(v.length);
-      if (v.length) arena.append(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
-      if (v.type == SQLITE_TEXT && tokens[c] >= 0) cell.i = tokens[c] + 1;
+    } else {
+      cell = stored_cell(v);
     }
+    if (numbered) cell.i = tokens[c] + 1;
     cells.push_back(cell);
   }
   ++rows;

@@ -39,6 +39,8 @@ struct RowBlock {
   // (only for numbers below kTextNumbers): its cell keeps the number and length, not the bytes.
   void append_values(std::span<const StoredValue> values, std::span<const int64_t> tokens,
                      std::span<const uint8_t> left_out);
+  // The cell of a value, its text or blob bytes copied into the arena.
+  Cell stored_cell(const StoredValue& v);
   const Cell& at(size_t row, size_t col) const { return cells[row * width + col]; }
   // A text left out (append_values) reads as "": its reader resolves it by number.
   std::string_view text(const Cell& c) const {
