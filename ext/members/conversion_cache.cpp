@@ -127,13 +127,16 @@ std::shared_ptr<const ConversionLock> pin_lock(const std::string& dir) {
   return process_lock(dir, kPinPrefix, kLockSuffix, kDbSuffix);
 }
 
+// "rocpd-pin-<token of the process's lock>-": the names of this process's pins, which the lock guards.
+std::string pin_prefix(const ConversionLock& lock) {
+  return std::string(kPinPrefix) + temp_token(lock.path(), kPinPrefix, kLockSuffix) + "-";
+}
+
 // A new pin of entry `entry` for this process, or "" when the entry is not there (or not ours).
 std::string pin_entry(const std::string& dir, const std::string& entry, const ConversionLock& lock) {
-  std::string prefix(kPinPrefix);
-  prefix += temp_token(lock.path(), kPinPrefix, kLockSuffix) + "-";
   std::string pin;
   try {
-    pin = link_unlocked_file(entry, dir, prefix, kDbSuffix);
+    pin = link_unlocked_file(entry, dir, pin_prefix(lock), kDbSuffix);
   } catch (const std::system_error&) {
     return {};
   }
@@ -238,11 +241,9 @@ CacheOutcome cached_conversion(const std::string& source, std::string_view kind,
     out.hit = true;
     return out;
   }
-  std::string prefix(kPinPrefix);
-  prefix += temp_token(lock->path(), kPinPrefix, kLockSuffix) + "-";
   std::shared_ptr<ConvertedTrace> converted;
   try {
-    converted = std::make_shared<ConvertedTrace>(create_unlocked_file(dir, prefix, kDbSuffix, 0600), lock);
+    converted = std::make_shared<ConvertedTrace>(create_unlocked_file(dir, pin_prefix(*lock), kDbSuffix, 0600), lock);
   } catch (const std::system_error& e) {
     out.why = fmt::format("cannot create a file in '{}': {}", dir, std::strerror(e.code().value()));
     notice(out.why);
