@@ -53,9 +53,15 @@ std::vector<Shares> member_shares(Session& session) {
 
 std::string shares_line(const Shares& s) {
   if (s.gpus == 0 || s.span_ns <= 0) return "no GPU time: the members hold no GPU op with a duration";
-  return fmt::format("{} ({} GPU{}, {}): compute {:.1f} %, communication {:.1f} %, copies {:.1f} %, idle {:.1f} %",
-                     s.db.empty() ? "GPU time" : s.db, s.gpus, s.gpus == 1 ? "" : "s",
-                     format_duration(s.span_ns, TimeUnit::Auto), s.compute, s.comm, s.copy, s.idle);
+  std::string line =
+      fmt::format("{} ({} GPU{}, {}): compute {:.1f} %, communication {:.1f} %, copies {:.1f} %, idle {:.1f} %",
+                  s.db.empty() ? "GPU time" : s.db, s.gpus, s.gpus == 1 ? "" : "s",
+                  format_duration(s.span_ns, TimeUnit::Auto), s.compute, s.comm, s.copy, s.idle);
+  // Each kind is a union of its own ops, so time when kinds run at once counts in each and the
+  // shares add up past 100 %: say by how much, lest the line read as an error.
+  if (const double counted_twice = s.compute + s.comm + s.copy + s.idle - 100.0; counted_twice >= 0.05)
+    line += fmt::format(" (kinds running at once count in each: +{:.1f} %)", counted_twice);
+  return line;
 }
 
 }  // namespace rocpd_cli

@@ -23,6 +23,7 @@ Shares job_shares(Session& session);
 std::vector<Shares> member_shares(Session& session);
 // "GPU time (2 GPUs, 1.939 s): compute 2.3 %, communication 0.0 %, copies 97.0 %, idle 0.7 %"
 // (a member's line starts with its name instead of "GPU time"; the time is the GPUs' summed spans)
+// with " (kinds running at once count in each: +N %)" when the shares add up past 100 %
 std::string shares_line(const Shares& s);
 
 }  // namespace rocpd_cli
