@@ -196,9 +196,8 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
     read.push_back(c);
     (*columns)[static_cast<size_t>(c)] = static_cast<int>(read.size());
   }
-  // The hints: one text equality (the source predicate's column first: rpd's kind), integer bounds.
+  // The hint: one text equality (the source predicate's column first: rpd's kind).
   std::optional<std::pair<int, std::string>> text_equals;
-  std::vector<IntBound> bounds;
   for (int pass = 0; pass < 2 && !text_equals; ++pass)
     for (const PushedConstraint& c : pushed_) {
       const auto& column = table_.columns[static_cast<size_t>(c.column)];
@@ -210,14 +209,10 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
                                                 static_cast<size_t>(sqlite3_value_bytes(c.value))));
       break;
     }
-  for (const PushedConstraint& c : pushed_) {
-    const auto& column = table_.columns[static_cast<size_t>(c.column)];
-    const bool op = c.op == SQLITE_INDEX_CONSTRAINT_EQ || c.op == SQLITE_INDEX_CONSTRAINT_GT ||
-                    c.op == SQLITE_INDEX_CONSTRAINT_GE || c.op == SQLITE_INDEX_CONSTRAINT_LT ||
-                    c.op == SQLITE_INDEX_CONSTRAINT_LE;
-    if (op && !column.text && c.value && sqlite3_value_type(c.value) == SQLITE_INTEGER)
-      bounds.push_back({c.column, c.op, sqlite3_value_int64(c.value)});
-  }
+  // No integer bounds: a member's own values of some integer columns are not the canonical ones
+  // (rpd's correlation ids of a second session, offset by 2^32), and a bound on the member's value
+  // dropped rows (the differential tester, sessions/opened). SQLite applies every bound itself.
+  const std::vector<IntBound> bounds;
   MemberColumns rows(*item.member, lease.db(), table_.kind, read, item.profile.get(), text_equals, bounds, nullptr,
                      false, static_cast<size_t>(item.source));
   const size_t width = read.size() + 1;

@@ -576,6 +576,23 @@ class GroupedScans(unittest.TestCase):
             with self.subTest(sql=sql):
                 self.check(sql, True)
 
+    def test_bounds_on_values_the_member_stores_otherwise(self):
+        # A second rpd session's correlation ids are offset by 2^32 in the canonical table, not in
+        # the member: a grouped scan read by columns once applied `correlation_id BETWEEN` to the
+        # member's own values and returned no group (the differential tester, sessions/opened).
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (os.path.dirname(set_files("sessions")[0]),))
+        con.execute("CREATE TEMP TABLE c_ops AS SELECT * FROM rocpd_ops")
+        lo, hi = rows(con, "SELECT min(correlation_id), min(correlation_id) + 90 FROM c_ops "
+                           "WHERE correlation_id >= 4294967296")[0]
+        sql = ("SELECT pid, queue, count(*), min(node) FROM {} WHERE correlation_id BETWEEN ? AND ? "
+               "GROUP BY pid, queue")
+        self.assertIn("group=", " ".join(r[-1] for r in rows(con, "EXPLAIN QUERY PLAN " + sql.format("rocpd_ops"),
+                                                             (lo, hi))))
+        want = rows(con, sql.format("c_ops"), (lo, hi))
+        self.assertGreater(len(want), 0)
+        self.assertEqual(rows(con, sql.format("rocpd_ops"), (lo, hi)), want)
+
     def test_members_of_several_batches(self):
         # Members of 10,000 ops: each is read in several batches of 4096 rows, whose rows carry a
         # name's bytes only on its first row in the member (numbered texts), in memory and spilled.
