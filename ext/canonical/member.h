@@ -99,6 +99,10 @@ struct FileStamp {
 
 inline constexpr int64_t kNoClockResidual = INT64_MIN;
 
+// The URI parameter of a converted member's connection naming the file the user opened
+// (members/member_open.h): a format's probe reads what that name says from it.
+inline constexpr const char* kSourceParameter = "rocpd_source";
+
 struct Member {
   std::string alias;    // the `db` column value
   // Stable number of the member while it is one (rowids of every federated table pack it);

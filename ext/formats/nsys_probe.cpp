@@ -345,6 +345,8 @@ FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& nam
     info.rank = env->first;
     notes.push_back(fmt::format("rank {} from {} in the recorded environment", env->first, env->second));
   } else if (const char* file = sqlite3_db_filename(db, schema.c_str()); file && *file) {
+    // A report rocpd_open exported: the report's name, not the exported database's.
+    if (const char* source = sqlite3_uri_parameter(file, kSourceParameter); source && *source) file = source;
     const auto pids = has_columns(db, schema, names, "PROCESSES", {"pid"}) ? process_ids(db, schema)
                                                                            : std::set<int64_t>{};
     if ((info.rank = nsys_rank_from_file_name(file, pids)))

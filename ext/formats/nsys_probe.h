@@ -26,7 +26,8 @@ std::optional<int64_t> nsys_env_value(const std::string& text, const std::string
 // "rank" (rank3, rank_3, RANK-3) anywhere in the file's stem, else the integer that ends the stem
 // after a separator (report_3, trace.3, job-3) unless it is the pid of one of the report's
 // processes (`%p`, `%h_%p`). nsys's own numbering (report1, report2) has no separator: no rank.
-// A report rocpd_open exported itself is named by the report (rocpd-nsys-XXXXXX.<report>.sqlite).
+// A report rocpd_open exported itself is read by the report's name (kSourceParameter), also found in
+// a temporary export's own name (rocpd-nsys-XXXXXX.<report>.sqlite).
 std::optional<int64_t> nsys_rank_from_file_name(const std::string& path, const std::set<int64_t>& pids);
 
 }  // namespace rocpd::federation

@@ -26,6 +26,8 @@ namespace rocpd::federation {
 namespace {
 
 constexpr std::string_view kPinPrefix = "rocpd-pin-", kLockSuffix = ".lock", kDbSuffix = ".db";
+// Converters' own suffixes of the files they write (Converter::suffix), swept like the pins.
+constexpr std::string_view kOtherSuffixes[] = {".sqlite"};
 constexpr const char* kKinds[] = {"kineto-", "nsys-"};
 constexpr uint64_t kDefaultLimit = uint64_t{4} << 30;
 constexpr size_t kHead = 64 << 10, kTail = 4 << 10;
@@ -52,7 +54,7 @@ std::string hash64(std::string_view text) {
 struct EntryName {
   std::string source_prefix, name;
 };
-EntryName entry_name(const std::string& source, std::string_view kind, int version) {
+EntryName entry_name(const std::string& source, const Converter& converter) {
   const int fd = ::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return {};
   struct stat st {};
@@ -72,9 +74,12 @@ EntryName entry_name(const std::string& source, std::string_view kind, int versi
     return ::crc32(::crc32(0, nullptr, 0), reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size()));
   };
   EntryName e;
-  e.source_prefix = fmt::format("{}-v{}-{}-", kind, version, hash64(canonical_path(source)));
+  e.source_prefix = fmt::format("{}-v{}-{}-", converter.kind, converter.version, hash64(canonical_path(source)));
+  // The converter's identity is hashed with the file's: a conversion by another nsys replaces the
+  // entry as a changed file's would.
   e.name = e.source_prefix +
-           hash64(fmt::format("{}\n{}\n{}\n{:08x}\n{:08x}", st.st_size, mtime_ns, st.st_ino, crc(head), crc(tail))) +
+           hash64(fmt::format("{}\n{}\n{}\n{:08x}\n{:08x}{}", st.st_size, mtime_ns, st.st_ino, crc(head), crc(tail),
+                              converter.identity.empty() ? std::string() : "\n" + converter.identity)) +
            std::string(kDbSuffix);
   return e;
 }
@@ -124,6 +129,13 @@ void evict(const std::string& dir, uint64_t limit, const std::string& keep) {
 
 // The process's lock file of its pins in `dir`; pins of processes gone are removed once per process.
 std::shared_ptr<const ConversionLock> pin_lock(const std::string& dir) {
+  static std::mutex mutex;
+  static auto* swept = new std::set<std::string>();  // never destroyed: conversions may run at exit
+  {
+    std::lock_guard lock(mutex);
+    if (swept->insert(dir).second)
+      for (std::string_view suffix : kOtherSuffixes) remove_stale_grouped_temps(dir, kPinPrefix, kLockSuffix, suffix);
+  }
   return process_lock(dir, kPinPrefix, kLockSuffix, kDbSuffix);
 }
 
@@ -215,13 +227,13 @@ uint64_t cache_size_limit() {
   return static_cast<uint64_t>(n) << shift;
 }
 
-CacheOutcome cached_conversion(const std::string& source, std::string_view kind, int version,
+CacheOutcome cached_conversion(const std::string& source, const Converter& converter,
                                const std::function<void(const std::string& db_path)>& convert) {
   CacheOutcome out;
   const std::string dir = cache_directory(&out.why);
   if (dir.empty()) return out;
   const uint64_t limit = cache_size_limit();
-  const EntryName name = entry_name(source, kind, version);
+  const EntryName name = entry_name(source, converter);
   if (name.name.empty()) {
     out.why = "the file cannot be read for its key";
     return out;
@@ -243,7 +255,7 @@ CacheOutcome cached_conversion(const std::string& source, std::string_view kind,
   }
   std::shared_ptr<ConvertedTrace> converted;
   try {
-    converted = std::make_shared<ConvertedTrace>(create_unlocked_file(dir, pin_prefix(*lock), kDbSuffix, 0600), lock);
+    converted = std::make_shared<ConvertedTrace>(create_unlocked_file(dir, pin_prefix(*lock), converter.suffix, 0600), lock);
   } catch (const std::system_error& e) {
     out.why = fmt::format("cannot create a file in '{}': {}", dir, std::strerror(e.code().value()));
     notice(out.why);
@@ -266,6 +278,12 @@ CacheOutcome cached_conversion(const std::string& source, std::string_view kind,
   return out;
 }
 
+std::string conversion_label(const CacheOutcome& outcome) {
+  if (outcome.trace && outcome.hit) return "cached";
+  if (outcome.trace && outcome.stored) return "converted, cached";
+  return "converted, not cached: " + outcome.why;
+}
+
 CacheCleared clear_cache() {
   CacheCleared out;
   std::string why;
@@ -277,6 +295,7 @@ CacheCleared clear_cache() {
       out.bytes += e.bytes;
     }
   remove_stale_grouped_temps(out.directory, kPinPrefix, kLockSuffix, kDbSuffix);
+  for (std::string_view suffix : kOtherSuffixes) remove_stale_grouped_temps(out.directory, kPinPrefix, kLockSuffix, suffix);
   return out;
 }
 

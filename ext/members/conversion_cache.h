@@ -4,11 +4,12 @@
 // instead of converting again.
 //
 // An entry is named by its key: <kind>-v<format version>-<hash of the canonical path>-<hash of the
-// file's size, mtime (ns) and the CRC-32 of its first 64 KiB and last 4 KiB>.db. It appears under
+// file's size, mtime (ns), inode, the CRC-32 of its first 64 KiB and last 4 KiB, and the converter's
+// identity (nsys: the program's resolved path, size and mtime)>.db. It appears under
 // that name only once complete (converted under a private name, synced, then hard-linked to it:
 // two processes converting the same file both succeed, the first link wins, nothing is torn).
 // A member never reads an entry by its name: it reads a hard link of its own, a pin named
-// rocpd-pin-<token>-XXXXXXXX.db (the process's group of files, common/temp_file.h, removed with the
+// rocpd-pin-<token>-XXXXXXXX.db (.sqlite while nsys writes it: the process's group of files, common/temp_file.h, removed with the
 // member, or by the next process's sweep when its owner died). Evicting or clearing an entry only
 // removes its name: readers keep their pins, and the space comes back when the last one goes.
 // The directory is bounded (ROCPD_CACHE_SIZE, default 4 GiB): the least recently used entries
@@ -32,12 +33,24 @@ struct CacheOutcome {
   std::string why;                        // why it was not stored ("ROCPD_CACHE=0", a refused directory)
 };
 
-// The cached conversion of `source` by the converter `kind` ("kineto") of format `version`, or a new
-// conversion made by `convert(db_path)` (which writes the database at db_path) and stored. Errors of
-// `convert` are thrown as they are; those of the cache itself are not (the outcome says why), but
-// for a ROCPD_CACHE_SIZE that is no size (cache_size_limit).
-CacheOutcome cached_conversion(const std::string& source, std::string_view kind, int version,
+// What converts: part of an entry's key.
+struct Converter {
+  std::string_view kind;           // "kineto", "nsys": the entry name's first word
+  int version = 0;                 // of the tables the conversion writes
+  std::string identity = {};       // the converting program, when it is not ours ("" for Kineto)
+  std::string_view suffix = ".db";  // of the file convert() writes (nsys export wants ".sqlite")
+};
+
+// The cached conversion of `source` by `converter`, or a new conversion made by `convert(db_path)`
+// (which writes the database at db_path) and stored. Errors of `convert` are thrown as they are;
+// those of the cache itself are not (the outcome says why), but for a ROCPD_CACHE_SIZE that is no
+// size (cache_size_limit).
+CacheOutcome cached_conversion(const std::string& source, const Converter& converter,
                                const std::function<void(const std::string& db_path)>& convert);
+
+// rocpd_members.conversion of a member had through `outcome`: "cached", "converted, cached", or
+// "converted, not cached: <why>" (then converted into a temporary database).
+std::string conversion_label(const CacheOutcome& outcome);
 
 // The cache directory, created 0700 when missing; "" when the cache is off or the directory is
 // refused (a symbolic link, another user's, writable by others), with the reason in `why`.

@@ -19,6 +19,7 @@
 #include "common/temp_file.h"
 #include "formats/kineto_import.h"
 #include "members/conversion_cache.h"
+#include "members/member_files.h"
 #include "members/progress.h"
 
 namespace rocpd::federation {
@@ -83,6 +84,7 @@ void import_into(const std::string& name, const std::string& json_path, const st
                             raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
                 rc);
   kineto::ImportProgress counts;
+  counts.file_size = file_size_or_missing(json_path);  // the total of every line, the first included
   // The line reads `counts` on this thread, from the watch's poll inside the import; it goes with it.
   struct LineGuard {
     InterruptWatch* watch;
@@ -137,16 +139,11 @@ std::shared_ptr<ConvertedTrace> convert_to_temporary(const std::string& json_pat
 ConvertedMember convert_json_trace(const std::string& json_path, const std::string& who, InterruptWatch* watch,
                                    bool progress) {
   ConvertedMember out;
-  CacheOutcome cached = cached_conversion(json_path, "kineto", kineto::kImportVersion, [&](const std::string& db) {
+  CacheOutcome cached = cached_conversion(json_path, {"kineto", kineto::kImportVersion}, [&](const std::string& db) {
     import_into(db, json_path, who, watch, progress);
   });
-  if (cached.trace) {
-    out.trace = std::move(cached.trace);
-    out.conversion = cached.hit ? "cached" : cached.stored ? "converted, cached" : "converted, not cached: " + cached.why;
-    return out;
-  }
-  out.trace = convert_to_temporary(json_path, who, watch, progress);
-  out.conversion = "converted, not cached: " + cached.why;
+  out.conversion = conversion_label(cached);
+  out.trace = cached.trace ? std::move(cached.trace) : convert_to_temporary(json_path, who, watch, progress);
   return out;
 }
 

@@ -11,13 +11,19 @@ namespace rocpd::federation {
 
 namespace {
 
-// "file:" URI of a path: every byte outside the unreserved set percent-encoded.
-std::string file_uri(const std::string& path, bool immutable) {
-  std::string uri = "file:";
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') uri += static_cast<char>(c);
-    else uri += fmt::format("%{:02X}", c);
+// Every byte of `text` outside the unreserved set (and '/') percent-encoded.
+std::string uri_escaped(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '-' || c == '_' || c == '~') out += static_cast<char>(c);
+    else out += fmt::format("%{:02X}", c);
   }
+  return out;
+}
+
+// "file:" URI of a path.
+std::string file_uri(const std::string& path, bool immutable) {
+  std::string uri = "file:" + uri_escaped(path);
   uri += "?mode=ro";
   if (immutable) uri += "&immutable=1";
   return uri;
@@ -59,8 +65,10 @@ std::string member_uri(const std::string& path, const std::string& vfs, const st
 
 }  // namespace
 
-Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who) {
-  const std::string uri = member_uri(path, vfs, who);
+Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who,
+                  const std::string& source) {
+  std::string uri = member_uri(path, vfs, who);
+  if (!source.empty()) uri += fmt::format("&{}={}", kSourceParameter, uri_escaped(source));
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   const int rc = sqlite3_open_v2(uri.c_str(), &raw, flags, vfs.empty() ? nullptr : vfs.c_str());

@@ -15,7 +15,12 @@ namespace rocpd::federation {
 
 // Opens `path` read-only (through `vfs` when not empty) with the options above. `who` prefixes
 // errors ("rocpd_open: 'x.rpd'", "member r0 (x.rpd)"); errors carry the system's reason.
-Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who);
+// `source`: the file `path` was converted from (a report, a JSON trace), given to the format
+// probes as the URI parameter kSourceParameter of the connection's file name, so that what the
+// user's file name says (nsys: a rank, report_%q{RANK}) is read from it, not from the name of a
+// cache entry or a temporary database.
+Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who,
+                  const std::string& source = {});
 // The same file under schema name `schema` of a private connection (whose main database is an
 // empty in-memory one unless `schema` is "main"), so that SQL written for a schema of the host
 // connection runs there unchanged.

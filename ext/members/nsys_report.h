@@ -1,8 +1,8 @@
 // Nsight Systems reports (.nsys-rep, and .qdrep before 2021.3) are nsys's own container, not an
 // SQLite database: recognised by their first bytes, refused with the export command to run, or,
 // when the user opts in (ROCPD_NSYS_EXPORT=1) and `nsys` is on PATH, exported by nsys itself into
-// a private temporary database the member reads (nothing is written beside the report).
-// The conversion is one small hook; a cache of converted members can wrap it.
+// the conversion cache (members/conversion_cache.h; the key holds the nsys program's identity), or
+// a private temporary database when the cache is off (nothing is written beside the report).
 #pragma once
 #include <memory>
 #include <string>
@@ -23,10 +23,11 @@ std::string nsys_report_message(const std::string& path, const std::string& who)
 // Whether rocpd_open exports reports itself: ROCPD_NSYS_EXPORT=1 in the environment.
 bool nsys_export_enabled();
 
-// Runs `nsys export --type sqlite --force-overwrite true --output <tmp> <path>` (nsys found on PATH,
-// no shell) into a new private file in conversion_directory(), removed when the member goes.
-// Errors name `who`; stops (killing nsys) when `watch` says so.
-std::shared_ptr<ConvertedTrace> export_nsys_report(const std::string& path, const std::string& who,
-                                                   InterruptWatch* watch);
+// The cached export of the report `path`, or runs `nsys export --type sqlite --force-overwrite true
+// --output <file> <path>` (nsys found on PATH, no shell) into the cache, else into a new private
+// file in conversion_directory(); either is removed when the member goes. Errors name `who`; stops
+// (killing nsys) when `watch` says so, and writes progress lines through it when `progress`.
+ConvertedMember export_nsys_report(const std::string& path, const std::string& who, InterruptWatch* watch,
+                                   bool progress = false);
 
 }  // namespace rocpd::federation

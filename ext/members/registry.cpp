@@ -32,6 +32,9 @@ constexpr const char* kZstdVfs = "rocpd_zstd";
 // connections far below SQLite's default 2 MB each.
 void limit_page_cache(sqlite3* db) { sqlite3_exec(db, "PRAGMA cache_size = -512", nullptr, nullptr, nullptr); }
 
+// A converted member's connection names the file the user opened (member_open.h).
+std::string source_of(const Member& m) { return m.db_path.empty() ? std::string() : m.path; }
+
 std::string label_of(const Member& m) {
   return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
 }
@@ -308,12 +311,12 @@ double Registry::mean_rows(bool ops) const {
 
 Db Registry::connect(const Member& m, const std::string& who) {
   try {
-    Db db = open_member_db(m.db_file(), m.vfs, who);
+    Db db = open_member_db(m.db_file(), m.vfs, who, source_of(m));
     limit_page_cache(db.get());
     return db;
   } catch (const OutOfDescriptors&) {
     trim_pool(0);  // every idle pooled connection gives its descriptor back
-    Db db = open_member_db(m.db_file(), m.vfs, who);
+    Db db = open_member_db(m.db_file(), m.vfs, who, source_of(m));
     limit_page_cache(db.get());
     return db;
   }
@@ -515,10 +518,10 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
   m->attached = false;
   m->schema = "main";
   if (nsys_export_enabled() && !is_sqlite_file(path) && is_nsys_report_file(path)) {
-    auto converted = export_nsys_report(path, who, watch);  // opted in: nsys writes a private database
-    m->db_path = converted->path();
-    m->converted = std::move(converted);
-    m->conversion = "converted, not cached: Nsight Systems reports are not cached";
+    ConvertedMember converted = export_nsys_report(path, who, watch, progress);  // opted in: nsys exports it
+    m->db_path = converted.trace->path();
+    m->converted = std::move(converted.trace);
+    m->conversion = std::move(converted.conversion);
   } else if (is_json_trace_path(path) && !is_sqlite_file(path)) {
     // `[]` converts without error into a member of nothing: refused by name.
     if (const JsonSniff sniff = sniff_json_trace_file(path); sniff.empty_array)

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -363,6 +364,107 @@ class Reports(unittest.TestCase):
         line = run(path, [], env=dict(env, PATH=os.path.join(self.tmp, "nowhere")))[0]
         self.assertTrue(line.startswith("error ") and "nsys could not be run" in line, line)
         self.assertEqual(os.listdir(tmpdir), [])
+
+
+    def test_export_cached(self):
+        """Exports are kept in the conversion cache like Kineto conversions (docs/formats.md, "The
+        conversion cache"): the stand-in nsys writes a line per run, so a served open is one that ran
+        nothing. The rank is read from the report's name, not the cache file's."""
+        bindir = os.path.join(self.tmp, "cbin")
+        os.makedirs(bindir, exist_ok=True)
+        log = os.path.join(self.tmp, "cnsys.log")
+        fake = os.path.join(bindir, "nsys")
+
+        def write_fake(extra=""):
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\n"
+                        f"echo \"$@\" >> '{log}'\n{extra}"
+                        "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
+                        f"cp '{self.export}' \"$out\"\n")
+            os.chmod(fake, 0o755)
+
+        def runs():
+            with open(log) as f:
+                return f.read().splitlines()
+
+        write_fake()
+        open(log, "w").close()
+        # A per-rank name (nsys profile -o job_%q{RANK}) that no cache file's name holds.
+        path = self.report("cjob/job_rank6.nsys-rep")
+        xdg = os.path.join(self.tmp, "cxdg")
+        cache = os.path.join(xdg, "rocpd_ext")
+        tmpdir = os.path.join(self.tmp, "ctmp")
+        os.makedirs(tmpdir, exist_ok=True)
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), ROCPD_NSYS_EXPORT="1",
+                   XDG_CACHE_HOME=xdg, TMPDIR=tmpdir, SQLITE_TMPDIR=tmpdir)
+        env.pop("ROCPD_CACHE", None)  # the suite's environment turns the cache off (tests/CMakeLists.txt)
+        con = sqlite3.connect(self.export)
+        ops = con.execute("SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL) + "
+                          "(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY)").fetchone()[0]
+        con.close()
+        queries = ["SELECT db, rank, conversion FROM rocpd_members", "SELECT count(*) FROM rocpd_ops"]
+
+        def entries():
+            return sorted(n for n in os.listdir(cache) if n.startswith("nsys-")) if os.path.isdir(cache) else []
+
+        def opened(conversion, env=env):
+            lines = run(path, queries, env=env)
+            self.assertEqual(lines[0], "ok [[1]]", lines)
+            self.assertEqual(json.loads(lines[1][3:]), [["job_rank6", 6, conversion]])
+            self.assertEqual(lines[2], f"ok [[{ops}]]")
+
+        opened("converted, cached")
+        self.assertEqual(len(runs()), 1)
+        args = runs()[0].split()
+        # nsys wrote into the cache directory (a name ending .sqlite), nothing beside the report or in TMPDIR.
+        self.assertTrue(args[6].startswith(os.path.join(cache, "rocpd-pin-")) and args[6].endswith(".sqlite"), args)
+        self.assertEqual(args[7], path)
+        first = entries()
+        self.assertEqual(len(first), 1)
+        self.assertEqual(sorted(os.listdir(os.path.dirname(path))), ["job_rank6.nsys-rep"])
+        self.assertEqual(os.listdir(tmpdir), [])
+        self.assertEqual(stat.S_IMODE(os.stat(cache).st_mode), 0o700)
+        # Served from the cache: nsys did not run, and the rank is still the report's.
+        opened("cached")
+        self.assertEqual(len(runs()), 1)
+        self.assertEqual(entries(), first)
+        # The report changed (its mtime only): exported again, the old entry replaced.
+        st = os.stat(path)
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        opened("converted, cached")
+        self.assertEqual(len(runs()), 2)
+        second = entries()
+        self.assertEqual(len(second), 1)
+        self.assertNotEqual(second, first)
+        opened("cached")
+        self.assertEqual(len(runs()), 2)
+        # Another nsys (here the same path rewritten: its size and mtime changed) exports again.
+        write_fake("true\n")
+        opened("converted, cached")
+        self.assertEqual(len(runs()), 3)
+        third = entries()
+        self.assertEqual(len(third), 1)
+        self.assertNotEqual(third, second)
+        # ROCPD_CACHE=0: nsys runs at every open and the cache directory is left as it was.
+        before = sorted(os.listdir(cache))
+        for _ in range(2):
+            opened("converted, not cached: ROCPD_CACHE=0", env=dict(env, ROCPD_CACHE="0"))
+        self.assertEqual(len(runs()), 5)
+        self.assertEqual(sorted(os.listdir(cache)), before)
+        self.assertEqual(os.listdir(tmpdir), [])
+        # rocpd_cache_clear() removes the entry (the member open on it keeps reading its own link).
+        lines = run(path, ["SELECT json_extract(rocpd_cache_clear(), '$.entries')", "SELECT count(*) FROM rocpd_ops"],
+                    env=env)
+        self.assertEqual(lines, ["ok [[1]]", "ok [[1]]", f"ok [[{ops}]]"])
+        self.assertEqual(entries(), [])
+        self.assertEqual(len(runs()), 5)
+        # An export whose process was killed (its pin's process lock gone) is swept by the next process.
+        stale = os.path.join(cache, "rocpd-pin-abcd1234-efgh5678.sqlite")
+        with open(stale, "wb") as f:
+            f.write(b"partial export")
+        opened("converted, cached")
+        self.assertEqual(len(runs()), 6)
+        self.assertFalse(os.path.exists(stale))
 
 
 class RawValues(unittest.TestCase):
