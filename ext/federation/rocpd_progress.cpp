@@ -16,6 +16,13 @@ void progress_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       const int type = sqlite3_value_type(argv[0]);
       if (type != SQLITE_INTEGER || (sqlite3_value_int64(argv[0]) != 0 && sqlite3_value_int64(argv[0]) != 1))
         throw Error("rocpd_progress(on): on must be 1 (report) or 0 (quiet)");
+      if (sqlite3_value_int64(argv[0]) == 1) {  // a bad ROCPD_PROGRESS_INTERVAL is said now, not at each line
+        try {
+          progress_interval();
+        } catch (const Error& e) {
+          throw Error(std::string("rocpd_progress(1): ") + e.what());
+        }
+      }
       reg.progress = sqlite3_value_int64(argv[0]) == 1;
     }
     sqlite3_result_int(ctx, reg.progress ? 1 : 0);

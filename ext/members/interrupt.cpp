@@ -1,15 +1,45 @@
 #include "members/interrupt.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace rocpd::federation {
 
 namespace {
 // How stale the host flag may get: well inside the 0.5 s promise, rare enough to cost nothing.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
-// Between two lines of rocpd_progress(1).
+// Between two lines of rocpd_progress(1), unless ROCPD_PROGRESS_INTERVAL says otherwise.
 constexpr auto kReportInterval = std::chrono::seconds(1);
+
+// ROCPD_PROGRESS_INTERVAL's value, or the error it gives.
+struct Interval {
+  std::chrono::steady_clock::duration value = kReportInterval;
+  std::string error;
+};
+Interval read_interval() {
+  Interval out;
+  const char* v = std::getenv("ROCPD_PROGRESS_INTERVAL");
+  if (!v || !*v) return out;
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(v, &end);
+  // At most a day: a larger value is a typo, and would overflow the clock's arithmetic.
+  if (end == v || *end || errno || !(seconds >= 0 && seconds <= 86400)) {
+    out.error = fmt::format("ROCPD_PROGRESS_INTERVAL='{}': not a number of seconds from 0 to 86400", v);
+    return out;
+  }
+  out.value = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  return out;
+}
+const Interval& interval() {
+  static const Interval read = read_interval();
+  return read;
+}
 // Virtual-machine steps between progress callbacks on member connections.
 constexpr int kProgressSteps = 1000;
 
@@ -38,7 +68,7 @@ bool InterruptWatch::poll() {
   next_poll_ = now + kPollInterval;
   if (host_interrupted(host_)) stop();
   if (progress_line_ && now >= next_report_) {
-    next_report_ = now + kReportInterval;
+    next_report_ = now + interval().value;
     const double seconds = std::chrono::duration<double>(now - started_).count();
     try {
       std::fprintf(stderr, "rocpd: %s, %.1f s\n", progress_line_().c_str(), seconds);
@@ -52,7 +82,13 @@ bool InterruptWatch::poll() {
 void InterruptWatch::report_progress(std::function<std::string()> line, std::chrono::steady_clock::time_point since) {
   progress_line_ = std::move(line);
   started_ = since;
-  next_report_ = std::max(since, std::chrono::steady_clock::now() - kReportInterval / 2) + kReportInterval;
+  const auto every = interval().value;
+  next_report_ = std::max(since, std::chrono::steady_clock::now() - every / 2) + every;
+}
+
+std::chrono::steady_clock::duration progress_interval() {
+  if (!interval().error.empty()) throw Error(interval().error);
+  return interval().value;
 }
 
 void InterruptWatch::check() {

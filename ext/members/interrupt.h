@@ -33,7 +33,7 @@ class InterruptWatch {
   // stopped() may also mean that work was stopped after another error).
   bool host_interrupted_now() const;
   // rocpd_progress(1): while the watched work runs, poll() writes `line()` to stderr about once
-  // a second (host thread only, so the line may read the work's own counters without locks),
+  // a second (progress_interval(); host thread only, so the line may read the work's own counters without locks),
   // with the seconds since `since` (the statement's start, for work done in several watches; by
   // default now). members/progress.h formats the line.
   void report_progress(std::function<std::string()> line,
@@ -50,6 +50,11 @@ class InterruptWatch {
   std::chrono::steady_clock::time_point started_{}, next_report_{};
   unsigned calls_ = 0;  // the clock is read on every 16th call only: a join filters millions of times
 };
+
+// The time between two progress lines: ROCPD_PROGRESS_INTERVAL seconds (a decimal number >= 0; 0:
+// a line at every poll, every few milliseconds), default 1 s. Read once per process; throws Error
+// naming the variable when its value is not such a number (rocpd_progress(1) refuses to start).
+std::chrono::steady_clock::duration progress_interval();
 
 // While alive, a progress handler on `member_db` stops its statements when `watch` says so: on
 // the host thread it polls the host connection itself, on other threads it reads the stop flag.

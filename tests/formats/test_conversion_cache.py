@@ -5,7 +5,9 @@ ROCPD_CACHE=0 and `rocpd-ext --no-cache` write nothing there, the directory is m
 when it is a symbolic link or writable by others, the size bound evicts the least recently used
 entry, concurrent processes converting one file both succeed, and a killed reader's pin is swept.
 Every test points XDG_CACHE_HOME at a temporary directory of its own (never the real ~/.cache)."""
+import json
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -251,6 +253,53 @@ class ConversionCache(unittest.TestCase):
         subprocess.run([sys.executable, "-c", holder.replace("time.sleep(60)", "")], check=True, timeout=60,
                        stdout=subprocess.DEVNULL)
         self.assertEqual(sorted(os.listdir(self.cache)), sorted(self.entries()), "the dead reader's pin is removed")
+
+
+    def test_progress_lines(self):
+        """rocpd_progress(1) during a conversion (docs/federation.md, rocpd_progress): lines of the documented
+        form, with the bytes read out of the file's size, the rows stored and the seconds, none going back.
+        ROCPD_PROGRESS_INTERVAL=0 writes a line at every poll, so a 7 MB trace converted in a tenth of a
+        second writes some; its value is checked when rocpd_progress(1) is called."""
+        gen = os.path.join(self.dir, "big")
+        subprocess.run([GEN, "--out", gen, "--procs", "1", "--format", "kineto", "--ops", "5000", "--seed", "3"],
+                       check=True, stdout=subprocess.DEVNULL)
+        path = os.path.join(gen, "rank0.json")
+        script = ("import sqlite3, sys\n"
+                  "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+                  "try:\n"
+                  "    c.execute('SELECT rocpd_progress(1)')\n"
+                  "    print(c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()[0])\n"
+                  "except sqlite3.Error as e: print('error', e)\n")
+
+        def run(interval):
+            env = dict(os.environ, ROCPD_PROGRESS_INTERVAL=interval)
+            return subprocess.run([sys.executable, "-c", script, EXT, path], capture_output=True, text=True,
+                                  env=env, timeout=120)
+
+        out = run("0")
+        self.assertEqual(out.stdout.strip(), "1", out.stderr[-2000:])
+        form = re.compile(r"rocpd: rocpd_open: 0/1 members done, now (.+), (\d+) rows, converting: "
+                          r"(\d+\.\d)/(\d+\.\d) MB read(, linking launches and flows)?, (\d+\.\d) s")
+        lines = [line for line in out.stderr.splitlines() if line.startswith("rocpd: ")]
+        self.assertGreater(len(lines), 0, out.stderr[-2000:])
+        total = f"{os.path.getsize(path) / 1e6:.1f}"
+        with open(path) as f:
+            events = len(json.load(f)["traceEvents"])
+        last = (0, 0.0, 0.0)
+        for line in lines:
+            m = form.fullmatch(line)
+            self.assertIsNotNone(m, line)
+            self.assertEqual(m.group(1), path)
+            self.assertEqual(m.group(4), total, line)
+            rows, read, seconds = int(m.group(2)), float(m.group(3)), float(m.group(6))
+            self.assertLessEqual(read, float(total), line)
+            self.assertLessEqual(rows, events, line)  # a row per event at most
+            self.assertTrue(all(a >= b for a, b in zip((rows, read, seconds), last)), line)
+            last = (rows, read, seconds)
+        self.assertGreater(last[1], 0.0, lines)
+        out = run("one second")
+        self.assertEqual(out.stdout.strip(), "error rocpd_progress(1): ROCPD_PROGRESS_INTERVAL='one second': not a "
+                                             "number of seconds from 0 to 86400")
 
 
 if __name__ == "__main__":

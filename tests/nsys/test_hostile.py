@@ -467,6 +467,39 @@ class Reports(unittest.TestCase):
         self.assertFalse(os.path.exists(stale))
 
 
+    def test_export_progress(self):
+        """rocpd_progress(1) while nsys exports (its own output is discarded): a line naming the report,
+        its size and the seconds; ROCPD_PROGRESS_INTERVAL=0 writes one at every poll of the wait."""
+        bindir = os.path.join(self.tmp, "pbin")
+        os.makedirs(bindir, exist_ok=True)
+        with open(os.path.join(bindir, "nsys"), "w") as f:
+            f.write("#!/bin/sh\nsleep 0.3\n"
+                    "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
+                    f"cp '{self.export}' \"$out\"\n")
+        os.chmod(os.path.join(bindir, "nsys"), 0o755)
+        path = self.report("prog/rank1.nsys-rep")
+        env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), ROCPD_NSYS_EXPORT="1",
+                   ROCPD_PROGRESS_INTERVAL="0")
+        script = ("import sqlite3, sys\n"
+                  "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+                  "c.execute('SELECT rocpd_progress(1)')\n"
+                  "print(c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()[0])\n")
+        out = subprocess.run([sys.executable, "-c", script, EXT, path], capture_output=True, text=True, env=env,
+                             timeout=120)
+        self.assertEqual(out.stdout.strip(), "1", out.stderr[-2000:])
+        lines = [line for line in out.stderr.splitlines() if line.startswith("rocpd: ")]
+        self.assertGreater(len(lines), 1, out.stderr[-2000:])
+        size = f"{os.path.getsize(path) / 1e6:.1f}"
+        seconds = 0.0
+        for line in lines:
+            m = re.fullmatch(r"rocpd: rocpd_open: 0/1 members done, now (.+), nsys export of a (\d+\.\d) MB report, "
+                             r"(\d+\.\d) s", line)
+            self.assertIsNotNone(m, line)
+            self.assertEqual((m.group(1), m.group(2)), (path, size))
+            self.assertGreaterEqual(float(m.group(3)), seconds)
+            seconds = float(m.group(3))
+
+
 class RawValues(unittest.TestCase):
     """The differential tester's hostile export (values stored as written, whatever the declared
     type): a constraint the member compares must select what SQLite selects on the returned values."""
