@@ -222,7 +222,7 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
   --buckets N     columns of the html heatmap (default 100)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
-  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
+  --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 
 csv prints one table per section, in the order above, separated by an empty line; json prints
 one object whose keys are the section names (job: an object; the others: arrays of rows).
@@ -243,7 +243,7 @@ statement).
   --allow-write   let the SQL write files (ATTACH read-write, VACUUM INTO, rocpd_import,
                   rocpd_compress, rocpd_export_trace); without it the connection writes none
   --progress      progress lines on stderr during long statements
-  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
+  --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
@@ -262,7 +262,7 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
   --range NAME         from the first start to the last end of the ranges named NAME
   --db NAME            only this member (repeatable)
   --progress           progress lines on stderr
-  --no-cache           convert PyTorch profiler traces into temporary databases, not the cache
+  --no-cache           convert traces (PyTorch, nsys) into temporary databases, not the cache
 
 Prints the number of events written.
 )";
@@ -285,7 +285,7 @@ API calls and copies.
   --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
-  --no-cache      convert PyTorch profiler traces into temporary databases, not the cache
+  --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   return R"(usage: rocpd-ext COMMAND [options] ...
 
