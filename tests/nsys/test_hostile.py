@@ -465,6 +465,11 @@ class Reports(unittest.TestCase):
         opened("converted, cached")
         self.assertEqual(len(runs()), 6)
         self.assertFalse(os.path.exists(stale))
+        # A report's name with the characters a URI gives meaning to still reaches the probe whole.
+        odd = self.report("cjob/a&b=1%2F#?;rank7.nsys-rep")
+        lines = run(odd, ["SELECT path, rank, conversion FROM rocpd_members"], env=env)
+        self.assertEqual(lines[0], "ok [[1]]", lines)
+        self.assertEqual(json.loads(lines[1][3:]), [[odd, 7, "converted, cached"]])
 
 
     def test_export_progress(self):
