@@ -17,6 +17,8 @@
 #include "members/nsys_report.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
+#include "members/member_file_probe.h"
+#include "members/parallel_probe.h"
 #include "members/member_probe.h"
 #include "members/read_ahead.h"
 #include "members/member_profile.h"
@@ -25,13 +27,6 @@
 namespace rocpd::federation {
 
 namespace {
-// The VFS of the compression capability; used for *.zst members.
-constexpr const char* kZstdVfs = "rocpd_zstd";
-
-// Scans stream each member once: a small page cache per member connection keeps 64 pooled
-// connections far below SQLite's default 2 MB each.
-void limit_page_cache(sqlite3* db) { sqlite3_exec(db, "PRAGMA cache_size = -512", nullptr, nullptr, nullptr); }
-
 // A converted member's connection names the file the user opened (member_open.h).
 std::string source_of(const Member& m) { return m.db_path.empty() ? std::string() : m.path; }
 
@@ -512,17 +507,14 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
 
 MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
                              const std::string& who, const FileStamp* stamped) {
-  auto m = std::make_shared<Member>();
+  MemberPtr m = new_opened_member(path);
   m->alias = alias;
-  m->path = path;
-  m->attached = false;
-  m->schema = "main";
-  if (nsys_export_enabled() && !is_sqlite_file(path) && is_nsys_report_file(path)) {
+  if (exported_nsys_report(path)) {
     ConvertedMember converted = export_nsys_report(path, who, watch, progress);  // opted in: nsys exports it
     m->db_path = converted.trace->path();
     m->converted = std::move(converted.trace);
     m->conversion = std::move(converted.conversion);
-  } else if (is_json_trace_path(path) && !is_sqlite_file(path)) {
+  } else if (converted_json_trace(path)) {
     // `[]` converts without error into a member of nothing: refused by name.
     if (const JsonSniff sniff = sniff_json_trace_file(path); sniff.empty_array)
       throw Error(fmt::format("{}: {}: not a Chrome-trace JSON (PyTorch profiler) file", who, sniff.why), SQLITE_NOTADB);
@@ -530,32 +522,13 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     m->db_path = converted.trace->path();
     m->converted = std::move(converted.trace);
     m->conversion = std::move(converted.conversion);
-  } else if (is_zstd_path(path)) {
-    if (!sqlite3_vfs_find(kZstdVfs))
-      throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));
-    check_regular_file(path, who);
-    m->vfs = kZstdVfs;
+  } else {
+    read_in_place(*m, who);
   }
   // Taken before the file is read: a change after it shows as one more change (probed again).
   const FileStamp stamp = stamped ? *stamped : file_stamp(path);
   Db db = connect(*m, who);
-  std::optional<FormatInfo> info;
-  try {
-    // A hostile file's metadata may be a view that never ends: probing stops on interrupt.
-    ProgressGuard progress(db.get(), watch, /*host_thread=*/true);
-    ReadTransaction snapshot(db.get());  // one file lock for the probe's many small queries
-    info = probe_format(db.get(), "main", who);
-  } catch (const Error& e) {
-    if (e.code() == SQLITE_INTERRUPT || (watch && watch->stopped())) InterruptWatch::raise();
-    throw Error(e.what() + zstd_reason(path) + hot_journal_reason(path), e.code());
-  }
-  if (!info) return nullptr;
-  m->info = std::move(*info);
-  shape_sources(*m);
-  m->conn = std::move(db);
-  m->conn_stamp = stamp;
-  m->probe_stamp = stamp;
-  return m;
+  return probe_member(std::move(m), std::move(db), stamp, watch, /*host_thread=*/true, who);
 }
 
 MemberPtr Registry::reprobe(const MemberPtr& old) {
@@ -594,6 +567,9 @@ MemberPtr Registry::reprobe(const MemberPtr& old) {
 }
 
 namespace {
+// How many files the probing threads may run ahead of Registry::open's loop: each result waiting
+// holds a connection (a descriptor) beside the pool's. The read-ahead runs further (128 files).
+constexpr size_t kProbeWindow = 32;
 constexpr const char* kNoTrace = "holds no rpd or rocpd trace (no rocpd_op, rocpd_metadata or rocpd_metadata_<uuid> table)";
 }  // namespace
 
@@ -616,7 +592,14 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
   std::vector<SkippedFile> skipped = found.skipped;
   std::set<std::string> taken;
   size_t kept = 0, already = 0;
-  FileReadAhead ahead(found.files);  // the heads of the next files, while this one is probed
+  const size_t threads = open_threads();
+  FileReadAhead ahead(found.files);  // the heads of the next files, while these are probed
+  // Probing threads, ahead of this loop; it takes their results in pattern order (parallel_probe.h).
+  std::optional<ParallelProbe> probes;
+  if (threads > 1 && found.files.size() > 1) {
+    probes.emplace(found.files, threads, kProbeWindow);
+    if (!probes->running()) probes.reset();
+  }
   try {
     for (size_t index = 0; index < found.files.size(); ++index) {
       const std::string& file = found.files[index];
@@ -626,7 +609,9 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
         ++already;
         continue;
       }
-      const FileStamp stamp = file_stamp(file);
+      std::optional<ProbedFile> probed;
+      if (probes) probed = probes->take(index, watch);
+      const FileStamp stamp = probed ? probed->stamp : file_stamp(file);
       const auto id = stamp.exists() ? std::optional<FileId>(FileId{stamp.device, stamp.inode}) : std::nullopt;
       if (id)
         if (auto it = known_ids.find(*id); it != known_ids.end()) {  // another name of a member's file
@@ -638,9 +623,17 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       const std::string who = fmt::format("rocpd_open: '{}'", file);
       MemberPtr m;
       try {
-        m = open_file(file, alias, watch, who, &stamp);
+        if (probed && !probed->on_host) {
+          if (probed->error) std::rethrow_exception(probed->error);  // the first error in pattern order
+          m = std::move(probed->member);
+          if (m) m->alias = alias;
+        } else {
+          m = open_file(file, alias, watch, who, &stamp);
+        }
       } catch (const OutOfDescriptors&) {
-        // The probing connections kept so far hold descriptors too: let them go, then retry.
+        // The probing connections kept so far, and those of the probes ahead, hold descriptors
+        // too: let them go, then retry, and probe the rest on this thread.
+        probes.reset();
         for (auto& a : added) a->conn.reset();
         kept = 0;
         trim_pool(0);
