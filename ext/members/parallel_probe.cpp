@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstdlib>
@@ -29,10 +30,7 @@ bool thread_start_fault() {
 
 size_t open_threads() {
   const char* v = std::getenv("ROCPD_OPEN_THREADS");
-  if (!v || !*v) {
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return std::min<size_t>(cores, 16);
-  }
+  if (!v || !*v) return 1;  // measured slower on two cores: see open_threads() in parallel_probe.h
   char* end = nullptr;
   errno = 0;
   const unsigned long long n = std::strtoull(v, &end, 10);

@@ -1,10 +1,11 @@
-// rocpd_open's probing threads. Probing a member file (its header, schema and metadata: a few
-// pages and ~0.5 ms of CPU) one after another made 10,000 members take 5.5 s warm and 7-15 s
-// with the page cache cold (one disk round trip after another). A few threads probe the files
-// ahead of the host thread, in pattern order, at most a window ahead (bounded memory and
-// connections); the host thread takes their results one by one in pattern order and does
-// everything that depends on the order exactly as a serial open does (names, ordinals,
-// duplicates, skipped files, the pool's count, which error is raised).
+// rocpd_open's probing threads (opt-in: ROCPD_OPEN_THREADS). Probing a member file (its header,
+// schema and metadata: a few pages and ~0.6 ms of CPU, half of it SQLite parsing the schema) one
+// after another takes 10,000 members 6-9 s. With ROCPD_OPEN_THREADS=N, N-1 threads probe the
+// files ahead of the host thread, in pattern order, at most a window ahead (bounded memory and
+// connections), and the host thread probes any file no thread has taken yet. The host thread takes
+// the results one by one in pattern order and does everything that depends on the order exactly
+// as a serial open does (names, ordinals, duplicates, skipped files, the pool's count, which error
+// is raised). Files converted first (Kineto JSON, nsys reports) are still opened by the host.
 #pragma once
 #include <condition_variable>
 #include <cstddef>
@@ -28,15 +29,19 @@ struct ProbedFile {
   bool on_host = false;      // converted first (converted_first): the host opens it itself
 };
 
-// How many probing threads rocpd_open uses: ROCPD_OPEN_THREADS when set (1: the host thread
-// probes alone, as before), else twice the cores (the waits for the disk overlap), at most 16.
-// Throws Error naming the variable when it is not a count from 1 to 64.
+// How many threads probe (the host thread included): ROCPD_OPEN_THREADS, else 1 (the host thread
+// alone). Not more by default: on the project's 2-core machine under a load of 3-4, two threads
+// took 1.0-1.5x the wall time and more CPU (bench/bench_federation.py --many): Debian's SQLite
+// counts memory (SQLITE_DEFAULT_MEMSTATUS), so every allocation of the schema parse takes one
+// process-wide mutex, which the threads then fight over; an extension cannot turn that off once
+// SQLite is initialised. Throws Error naming the variable when it is not a count from 1 to 64.
 size_t open_threads();
 
 class ParallelProbe {
  public:
-  // Probes `files` (which must outlive this object) on `threads` threads, at most `window` files
-  // ahead of the last take(). running() is false when no thread could be started.
+  // Probes `files` (which must outlive this object) on `threads` - 1 threads beside the host
+  // thread, at most `window` files ahead of the last take(). running() is false when no thread
+  // could be started (ROCPD_FAULT=thread_start simulates that).
   ParallelProbe(const std::vector<std::string>& files, size_t threads, size_t window);
   // Stops the probes under way (their statements are interrupted) and joins every thread.
   ~ParallelProbe();
