@@ -101,6 +101,7 @@ void ParallelProbe::work() noexcept {
       index = next_++;
     }
     ProbedFile r = probe(files_[index], &stopping_, /*host_thread=*/false);
+    if (r.member && !keep_connections_.load(std::memory_order_relaxed)) r.member->conn.reset();
     {
       std::lock_guard lock(mutex_);
       if (stop_) return;  // `r` closes its connection outside the lock

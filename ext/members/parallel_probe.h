@@ -7,6 +7,7 @@
 // as a serial open does (names, ordinals, duplicates, skipped files, the pool's count, which error
 // is raised). Files converted first (Kineto JSON, nsys reports) are still opened by the host.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -53,6 +54,9 @@ class ParallelProbe {
   // interrupted). Indices must increase from one call to the next; the results of files not asked
   // for (duplicates the host passed over) are dropped with their connections.
   ProbedFile take(size_t index, InterruptWatch* watch);
+  // The host keeps no more probing connections (the pool is full): the threads close theirs
+  // themselves, on the thread that opened them (freeing across threads cost as much as the probe).
+  void keep_no_connections() { keep_connections_.store(false, std::memory_order_relaxed); }
 
  private:
   void work() noexcept;
@@ -67,6 +71,7 @@ class ParallelProbe {
   size_t next_ = 0;                   // the next file a worker takes
   size_t reached_ = 0;                // the host's file: workers stay below reached_ + window_
   bool stop_ = false;
+  std::atomic<bool> keep_connections_{true};
   std::map<size_t, ProbedFile> done_;  // results the host has not taken yet (< window_ of them)
   // The workers' member statements stop when it does (only its stop flag is read off the host).
   InterruptWatch stopping_{nullptr};

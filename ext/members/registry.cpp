@@ -649,8 +649,12 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       m->ordinal = take_ordinal();
       if (id) known_ids.emplace(*id, same_file_reason(*m));
       // Keep the probing connection only while the pool has room.
-      if (open_connections_ + kept >= max_open_connections) m->conn.reset();
-      else ++kept;
+      if (open_connections_ + kept >= max_open_connections) {
+        m->conn.reset();
+        if (probes) probes->keep_no_connections();
+      } else {
+        ++kept;
+      }
       added.push_back(std::move(m));
     }
     if (added.empty() && already == 0 && !skipped.empty())

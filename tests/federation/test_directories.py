@@ -174,7 +174,7 @@ class ParallelProbing(unittest.TestCase):
         # Files the probing threads read (rpd, rocpd) and files the host converts itself (Kineto JSON,
         # nsys is an SQLite export: read by threads), in two subdirectories whose names collide.
         cls.truth_a = generate(os.path.join(cls.out, "a"), 24, "vendors", 20, 7)
-        cls.truth_b = generate(os.path.join(cls.out, "b"), 36, "mixed", 20, 8)
+        cls.truth_b = generate(os.path.join(cls.out, "b"), 48, "mixed", 20, 8)  # past the pool's 64 connections
         for d in ("a", "b"):
             os.remove(os.path.join(cls.out, d, "truth.json"))
         cls.traces = sorted(os.path.join(r, f) for r, _, fs in os.walk(cls.out) for f in fs)
