@@ -7,7 +7,9 @@
 
 --many N adds a job of N members (2,000 ops each, generated once as bench_ranks.py makes it):
 rocpd_open of it with the page cache dropped (as root) and warm (3 times each, median, with the
-load average), and members picked by db among N. --picks-only: only those (and the picks among 64).
+load average), probing on the host thread alone (ROCPD_OPEN_THREADS=1, the default) and on probing
+threads (ROCPD_OPEN_THREADS as set, else one per core), and members picked by db among N.
+--picks-only: only those (and the picks among 64).
 
 Prints the data size and a table: our time, the baseline's time, and the ratio
 (baseline / ours: above 1 means we are faster).
@@ -176,32 +178,44 @@ def open_many(args):
             "t = time.perf_counter(); n = c.execute('SELECT rocpd_open(?)', (sys.argv[2],)).fetchone()[0]\n"
             "t = time.perf_counter() - t; r1 = resource.getrusage(resource.RUSAGE_SELF)\n"
             "print(n, t, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)\n")
-    times = {"cold": [], "warm": []}
-    cpu = {"cold": [], "warm": []}
+    # Serial probing (ROCPD_OPEN_THREADS=1, the host thread alone) against probing threads
+    # (members/parallel_probe.h; one per core unless set), in turns, so that both see the same load.
+    modes = {"serial": "1", "parallel": os.environ.get("ROCPD_OPEN_THREADS", str(os.cpu_count()))}
+    times = {(k, m): [] for k in ("cold", "warm") for m in modes}
+    cpu = {key: [] for key in times}
     loads = []
     for kind in ("cold", "warm") * 3:
-        if kind == "cold":
-            try:
-                drop_page_cache()
-            except OSError as e:
-                print(f"(cold open not measured: cannot drop the page cache: {e})")
-                continue
-        loads.append(os.getloadavg()[0])
-        out = subprocess.run([sys.executable, "-c", code, args.ext, job], check=True, capture_output=True, text=True)
-        n, t, c = out.stdout.split()
-        assert int(n) == len(files), (n, len(files))
-        times[kind].append(float(t))
-        cpu[kind].append(float(c))
+        for mode, threads in modes.items():
+            if kind == "cold":
+                try:
+                    drop_page_cache()
+                except OSError as e:
+                    print(f"(cold open not measured: cannot drop the page cache: {e})")
+                    continue
+            env = dict(os.environ)
+            env["ROCPD_OPEN_THREADS"] = threads
+            loads.append(os.getloadavg()[0])
+            out = subprocess.run([sys.executable, "-c", code, args.ext, job], check=True, capture_output=True,
+                                 text=True, env=env)
+            n, t, c = out.stdout.split()
+            assert int(n) == len(files), (n, len(files))
+            times[(kind, mode)].append(float(t))
+            cpu[(kind, mode)].append(float(c))
+    threads = modes["parallel"]
     lines = [f"rocpd_open of {len(files)} members x 2000 ops ({size:.0f} MB in {len(files)} files, "
-             f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores):"]
+             f"load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores; "
+             f"serial = ROCPD_OPEN_THREADS=1, parallel = {threads} probing threads):"]
     for kind in ("cold", "warm"):
-        if not times[kind]:
-            continue
-        m = median(times[kind])
-        lines.append(f"  {kind}: median {m:.1f} s wall ({', '.join(f'{v:.1f}' for v in times[kind])}), "
-                     f"median {median(cpu[kind]):.1f} s CPU"
-                     + (f": {'PASS (under 10 s)' if m < 10 else 'OVER 10 s'}" if kind == "cold" else ""))
-    print("\n".join(lines))
+        for mode in modes:
+            if not times[(kind, mode)]:
+                continue
+            m = median(times[(kind, mode)])
+            lines.append(f"  {kind} {mode:8}: median {m:.1f} s wall ({', '.join(f'{v:.1f}' for v in times[(kind, mode)])}), "
+                         f"median {median(cpu[(kind, mode)]):.1f} s CPU"
+                         + (f": {'PASS (under 10 s)' if m < 10 else 'OVER 10 s'}" if kind == "cold" else ""))
+        if times[(kind, "serial")] and times[(kind, "parallel")]:
+            lines.append(f"  {kind} serial / parallel: "
+                         f"{median(times[(kind, 'serial')]) / median(times[(kind, 'parallel')]):.2f}x")
     # Queries of a few ms: many rounds, so that the best of them is not a moment of other work.
     rows, verdicts = picked_rows(args.ext, files, f"{len(files)} open", repeat=60)
     return rows, verdicts, lines

@@ -1,5 +1,5 @@
 // rocpd_open's probing threads (opt-in: ROCPD_OPEN_THREADS). Probing a member file (its header,
-// schema and metadata: a few pages and ~0.6 ms of CPU, half of it SQLite parsing the schema) one
+// schema and metadata: a few pages and 0.6-0.9 ms of CPU, 40 % of it SQLite parsing the schema) one
 // after another takes 10,000 members 6-9 s. With ROCPD_OPEN_THREADS=N, N-1 threads probe the
 // files ahead of the host thread, in pattern order, at most a window ahead (bounded memory and
 // connections), and the host thread probes any file no thread has taken yet. The host thread takes
@@ -31,11 +31,11 @@ struct ProbedFile {
 };
 
 // How many threads probe (the host thread included): ROCPD_OPEN_THREADS, else 1 (the host thread
-// alone). Not more by default: on the project's 2-core machine under a load of 3-4, two threads
-// took 1.0-1.5x the wall time and more CPU (bench/bench_federation.py --many): Debian's SQLite
-// counts memory (SQLITE_DEFAULT_MEMSTATUS), so every allocation of the schema parse takes one
-// process-wide mutex, which the threads then fight over; an extension cannot turn that off once
-// SQLite is initialised. Throws Error naming the variable when it is not a count from 1 to 64.
+// alone). Not more by default: on the project's 2-core machine, busy with other work, two threads
+// gained nothing (bench/bench_federation.py --many: 0.93x cold, 1.10x warm); the probe is CPU work,
+// and Debian's SQLite counts memory (SQLITE_DEFAULT_MEMSTATUS), so every allocation of the schema
+// parse takes one process-wide mutex, which an extension cannot turn off once SQLite is initialised.
+// Throws Error naming the variable when it is not a count from 1 to 64.
 size_t open_threads();
 
 class ParallelProbe {
@@ -55,7 +55,7 @@ class ParallelProbe {
   // for (duplicates the host passed over) are dropped with their connections.
   ProbedFile take(size_t index, InterruptWatch* watch);
   // The host keeps no more probing connections (the pool is full): the threads close theirs
-  // themselves, on the thread that opened them (freeing across threads cost as much as the probe).
+  // themselves, on the thread that opened them (freeing across threads added half the probes' CPU).
   void keep_no_connections() { keep_connections_.store(false, std::memory_order_relaxed); }
 
  private:
