@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/big_alloc.h"
 #include "common/read_transaction.h"
 #include "common/vtab_util.h"
 #include "federation/db_pick.h"
@@ -182,6 +183,9 @@ struct FedCursor : sqlite3_vtab_cursor {
 
   // A grouped plan (plan.group): the scan's rows above are collected into `grouped` and handed out
   // from there; `eof` then says whether the scan has more rows (the next member's, by db).
+  // Grouped by db, one GroupedRows per member: each frees arrays of the size the next one needs
+  // (2 MiB row chunks), kept mapped while the scan lasts instead of mapped and zeroed anew.
+  std::optional<BigAllocReuse> grouped_reuse;
   std::unique_ptr<GroupedRows> grouped;
   bool grouped_eof = true;
   const Member* last_member = nullptr;         // member_index of the last row collected
@@ -190,6 +194,7 @@ struct FedCursor : sqlite3_vtab_cursor {
   ~FedCursor() {
     prefetch.reset();
     grouped.reset();
+    grouped_reuse.reset();
   }  // joins the readers before the members go away
 
   // Member `index` of `members` as this statement reads it.
@@ -203,6 +208,7 @@ struct FedCursor : sqlite3_vtab_cursor {
   // that ran to its end was reset then; only the one in use may be mid-scan).
   void stop_reading() {
     grouped.reset();
+    grouped_reuse.reset();
     grouped_eof = true;
     prefetch.reset();
     batch.reset();
@@ -755,7 +761,7 @@ RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
   const Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
   v.type = k.type;
   v.i = k.i;
-  v.d = k.d;
+  if (k.type == SQLITE_FLOAT) v.d = k.d;
   if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) {
     v.bytes = cell.block->text(k);
     v.i = 0;
@@ -790,13 +796,14 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     stored.push_back(c);
     wanted.push_back(c);
   }
+  const bool by_member = plan.group.front().column == t.db_col;
+  if (by_member && !cur->grouped_reuse) cur->grouped_reuse.emplace();
   cur->grouped.reset();
   cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->members->names, grouped_budget(),
                                                cur->watch.get());
   GroupedRows& g = *cur->grouped;
   std::vector<RowValue> values(t.columns.size());
   std::string derived;
-  const bool by_member = plan.group.front().column == t.db_col;
   const Member* segment = cur->member.get();
   size_t n = 0;
   size_t item = SIZE_MAX;  // the batch's item: texts numbered by key are numbered per item

@@ -32,7 +32,7 @@ void LookupIndex::build(sqlite3_stmt* stmt, std::span<const Affinity> affinity, 
     const auto row = static_cast<uint32_t>(rows_.rows - 1);
     const Cell& key = rows_.at(row, static_cast<size_t>(key_col));
     int64_t k = 0;
-    if (integer_of(key.type, key.i, key.d, k)) by_key_[k].push_back(row);
+    if (integer_of(key.type, key.i, key.type == SQLITE_FLOAT ? key.d : 0.0, k)) by_key_[k].push_back(row);
     else if (key.type != SQLITE_NULL) other_.push_back(row);
   }
 }

@@ -16,14 +16,20 @@ namespace rocpd::federation {
 inline constexpr int64_t kTextNumbers = int64_t{1} << 20;
 inline constexpr uint64_t kTextLeftOut = UINT64_MAX;  // Cell::offset of a text left out
 
-// One value (text and blobs live in the block's arena).
+// One value (text and blobs live in the block's arena). 24 bytes, not 40: prefetch threads write
+// every cell of a scan and the host reads it back, and their cache misses on the cells were the
+// largest single cost of a grouped scan (bench/bench_grouped.py). `d` is meant for a FLOAT cell
+// only, `offset` for a TEXT or BLOB one.
 struct Cell {
-  int type = SQLITE_NULL;
   int64_t i = 0;  // text read by name key (append_values): its token + 1 (equal tokens, equal texts)
-  double d = 0;
-  uint64_t offset = 0;
+  union {
+    double d = 0;
+    uint64_t offset;
+  };
+  int type = SQLITE_NULL;
   uint32_t length = 0;
 };
+static_assert(sizeof(Cell) == 24);
 
 struct RowBlock {
   size_t width = 0;  // cells per row: the member query's result columns
