@@ -191,14 +191,7 @@ void GroupedRows::add(uint32_t member, int source, int64_t rowid, const RowValue
   }
   uint32_t group = last_group_;
   if (group_count_ == 0 || key != group_keys_[group]) {
-    auto it = group_ids_.find(key);
-    if (it != group_ids_.end()) {
-      group = it->second;
-    } else {
-      group = static_cast<uint32_t>(group_count_++);
-      group_ids_.emplace(key, group);
-      group_keys_.push_back(key);
-    }
+    group = group_of(key);
     last_group_ = group;
   }
   member_source_.push(ms, rows_);
@@ -211,6 +204,21 @@ void GroupedRows::add(uint32_t member, int source, int64_t rowid, const RowValue
   }
   ++rows_;
   if ((rows_ & 4095) == 0 && bytes() > budget_) start_spill();
+}
+
+uint32_t GroupedRows::group_of(const std::vector<Packed>& key) {
+  // A few groups (grouped by db: one member's gpus and kinds, their rows interleaved) are found by
+  // comparing the keys, cheaper than hashing every row's key.
+  if (group_count_ <= kFewGroups) {
+    const auto same = std::find(group_keys_.begin(), group_keys_.end(), key);
+    if (same != group_keys_.end()) return static_cast<uint32_t>(same - group_keys_.begin());
+  } else if (const auto it = group_ids_.find(key); it != group_ids_.end()) {
+    return it->second;
+  }
+  const auto group = static_cast<uint32_t>(group_count_++);
+  group_ids_.emplace(key, group);
+  group_keys_.push_back(key);
+  return group;
 }
 
 void GroupedRows::finish() {

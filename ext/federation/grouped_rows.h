@@ -214,6 +214,9 @@ class GroupedRows {
     size_t operator()(const std::vector<Packed>& k) const noexcept;
   };
 
+  static constexpr size_t kFewGroups = 16;
+  // The group of `key`, a new one when no row had it.
+  uint32_t group_of(const std::vector<Packed>& key);
   Packed pack(size_t slot, const RowValue& v);  // slot: grouping terms first, then stored columns
   RowValue unpack(size_t slot, const Packed& p) const;
   size_t slot_of(int column) const;
