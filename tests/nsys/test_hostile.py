@@ -293,6 +293,15 @@ class Reports(unittest.TestCase):
             f.write(self.HEAD + os.urandom(4096))
         return path
 
+    def write_stand_in_nsys(self, fake, before=""):
+        """An `nsys` at `fake` that runs the shell lines `before`, then copies the generated export to
+        the --output its caller names, as `nsys export` writes it."""
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n" + before +
+                    "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
+                    f"cp '{self.export}' \"$out\"\n")
+        os.chmod(fake, 0o755)
+
     def test_message(self):
         for name in ("r/report1.nsys-rep", "r/old.qdrep", "r/renamed.sqlite"):  # by content, whatever the name
             with self.subTest(name=name):
@@ -322,12 +331,7 @@ class Reports(unittest.TestCase):
         os.makedirs(bindir, exist_ok=True)
         log = os.path.join(self.tmp, "nsys.log")
         fake = os.path.join(bindir, "nsys")
-        with open(fake, "w") as f:
-            f.write("#!/bin/sh\n"
-                    f"echo \"$@\" >> '{log}'\n"
-                    "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
-                    f"cp '{self.export}' \"$out\"\n")
-        os.chmod(fake, 0o755)
+        self.write_stand_in_nsys(fake, f"echo \"$@\" >> '{log}'\n")
         jobdir = os.path.join(self.tmp, "hook")
         path = self.report("hook/rank3.nsys-rep")
         tmpdir = os.path.join(self.tmp, "tmpdir")
@@ -376,12 +380,7 @@ class Reports(unittest.TestCase):
         fake = os.path.join(bindir, "nsys")
 
         def write_fake(extra=""):
-            with open(fake, "w") as f:
-                f.write("#!/bin/sh\n"
-                        f"echo \"$@\" >> '{log}'\n{extra}"
-                        "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
-                        f"cp '{self.export}' \"$out\"\n")
-            os.chmod(fake, 0o755)
+            self.write_stand_in_nsys(fake, f"echo \"$@\" >> '{log}'\n{extra}")
 
         def runs():
             with open(log) as f:
@@ -477,11 +476,7 @@ class Reports(unittest.TestCase):
         its size and the seconds; ROCPD_PROGRESS_INTERVAL=0 writes one at every poll of the wait."""
         bindir = os.path.join(self.tmp, "pbin")
         os.makedirs(bindir, exist_ok=True)
-        with open(os.path.join(bindir, "nsys"), "w") as f:
-            f.write("#!/bin/sh\nsleep 0.3\n"
-                    "out=''; while [ $# -gt 1 ]; do [ \"$1\" = --output ] && out=\"$2\"; shift; done\n"
-                    f"cp '{self.export}' \"$out\"\n")
-        os.chmod(os.path.join(bindir, "nsys"), 0o755)
+        self.write_stand_in_nsys(os.path.join(bindir, "nsys"), "sleep 0.3\n")
         path = self.report("prog/rank1.nsys-rep")
         env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), ROCPD_NSYS_EXPORT="1",
                    ROCPD_PROGRESS_INTERVAL="0")
