@@ -8,6 +8,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "members/fault_injection.h"
 #include "members/member_columns.h"
 #include "members/member_files.h"
 #include "members/member_query.h"
@@ -27,12 +28,6 @@ constexpr size_t kSpareBytes = 4u << 20;
 // How often the waiting host thread looks at the host's interrupt flag.
 constexpr auto kInterruptPoll = std::chrono::milliseconds(10);
 
-// Fault injection for the tests (docs/federation.md): ROCPD_FAULT=thread_start makes every
-// reader thread fail to start, as under a process thread limit.
-bool thread_start_fault() {
-  const char* f = std::getenv("ROCPD_FAULT");
-  return f && std::strstr(f, "thread_start");
-}
 }  // namespace
 
 Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used,
@@ -62,7 +57,8 @@ Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t
   }
   try {
     for (size_t w = 0; w < lanes_.size(); ++w) {
-      if (thread_start_fault()) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      // ROCPD_FAULT=thread_start (tests): every reader thread fails to start, as under a thread limit.
+      if (fault_injected("thread_start")) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
       workers_.emplace_back([this, w] { run(w); });
     }
   } catch (const std::system_error& e) {

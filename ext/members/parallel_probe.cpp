@@ -9,6 +9,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "members/fault_injection.h"
 #include "members/member_file_probe.h"
 #include "members/member_files.h"
 #include "members/member_open.h"
@@ -20,12 +21,6 @@ namespace {
 constexpr auto kInterruptPoll = std::chrono::milliseconds(5);
 constexpr size_t kMaxThreads = 64;
 
-// Fault injection for the tests (docs/federation.md): ROCPD_FAULT=thread_start makes every
-// probing thread fail to start, as under a process thread limit.
-bool thread_start_fault() {
-  const char* f = std::getenv("ROCPD_FAULT");
-  return f && std::strstr(f, "thread_start");
-}
 }  // namespace
 
 size_t open_threads() {
@@ -45,7 +40,8 @@ ParallelProbe::ParallelProbe(const std::vector<std::string>& files, size_t threa
   const size_t workers = std::min(threads - 1, files.size());  // the host thread probes too
   for (size_t t = 0; t < workers; ++t) {
     try {
-      if (thread_start_fault()) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
+      // ROCPD_FAULT=thread_start (tests): every probing thread fails to start, as under a thread limit.
+      if (fault_injected("thread_start")) throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again));
       workers_.emplace_back([this] { work(); });
     } catch (const std::system_error&) {
       break;  // the threads started probe alone (none: the host probes as before)
