@@ -1,12 +1,16 @@
 #!/usr/bin/python3
-"""Ad-hoc GROUP BY over the federated tables (issue 34, docs/federation.md "Grouped scans"): a
-user's own aggregate query over rocpd_ops against SQLite over ONE native table holding the same
-canonical rows (db, gpu, kind, name, start, end, duration; what a user gets by merging first), and
-against our own table with grouped scans switched off (ROCPD_GROUPED_SCANS=0: the plan of the
-previous version). The cases are timed in alternation, round after round, each the best of its
-rounds; ratios are within the same run (above 1 = ours faster). "member queries" is our grouped
-scan with its members read through the canonical member queries (ROCPD_GROUPED_BY_COLUMNS=0: names
-joined per row, as a plain scan reads them) instead of by name key (docs/federation.md).
+"""Ad-hoc GROUP BY over the federated tables (issue 34; docs/pushdown.md, docs/federation.md
+"Grouped scans"): a user's own aggregate query over rocpd_ops against SQLite over ONE native table
+holding the same canonical rows (db, gpu, kind, name, start, end, duration; what a user gets by
+merging first). Our sides: "pushed" runs what rocpd_sql_rewrite(query) returns (the rewrite over
+the per-member engine when the query's shape allows, else the query unchanged; the rewrite call is
+timed too), as the CLI and the Python package do; "as written" runs the query itself (grouped
+scans); "not grouped" with grouped scans switched off (ROCPD_GROUPED_SCANS=0: the plan before
+them); "member queries" is the grouped scan with its members read through the canonical member
+queries (ROCPD_GROUPED_BY_COLUMNS=0). The cases are timed in alternation, round after round, each
+the best of its rounds; ratios are within the same run (above 1 = pushed faster). For a query that
+cannot be pushed, "pushed" runs the same text as "as written": their ratio is the run's noise, and
+the rewrite call's own time is printed beside it.
 
   bench_grouped.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \\
                    [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 3]
@@ -26,7 +30,7 @@ CASES = [
     ("not grouped by the scan: GROUP BY lower(name)",
      "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)", False),
 ]
-SIDES = ("ours", "ours, member queries", "ours, not grouped", "native")
+SIDES = ("pushed", "ours", "ours, member queries", "ours, not grouped", "native")
 
 
 def connect(ext, path=":memory:"):
@@ -52,6 +56,16 @@ def run(con, sql, grouped, by_columns=True):
     t0 = time.perf_counter()
     rows = con.execute(sql + (" /* grouped */" if grouped else " /* not grouped */")).fetchall()
     return time.perf_counter() - t0, rows
+
+
+def run_pushed(con, sql):
+    os.environ["ROCPD_GROUPED_SCANS"] = "1"
+    os.environ["ROCPD_GROUPED_BY_COLUMNS"] = "1"
+    t0 = time.perf_counter()
+    text = con.execute("SELECT rocpd_sql_rewrite(?)", (sql + " /* grouped */",)).fetchone()[0]
+    t1 = time.perf_counter()
+    rows = con.execute(text).fetchall()
+    return time.perf_counter() - t0, rows, t1 - t0
 
 
 def main():
@@ -81,13 +95,19 @@ def main():
           f"{os.path.getsize(merged) / 1e9:.2f} GB; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     con.execute("SELECT count(*) FROM rocpd_ops").fetchone()  # members' connections open, files cached
 
-    best = {}
+    best, rewrite_s = {}, {}
+    for label, sql, _ in CASES:
+        verdict = con.execute("SELECT rocpd_sql_pushdown(?)", (sql.format(t="rocpd_ops"),)).fetchone()[0]
+        print(f"{label}: {verdict}")
     for _ in range(args.rounds):
         for label, sql, pushed in CASES:
             for side in SIDES:
                 if side == "ours, member queries" and not pushed:
                     continue  # the same plan as "ours"
-                if side == "native":
+                if side == "pushed":
+                    t, rows, rw = run_pushed(con, sql.format(t="rocpd_ops"))
+                    rewrite_s[label] = min(rw, rewrite_s.get(label, rw))
+                elif side == "native":
                     t0 = time.perf_counter()
                     rows = native.execute(sql.format(t="ops")).fetchall()
                     t = time.perf_counter() - t0
@@ -99,15 +119,15 @@ def main():
                 best[key] = (min(t, prev[0]) if prev else t, sorted(rows, key=repr))
     os.environ.pop("ROCPD_GROUPED_SCANS", None)
     os.environ.pop("ROCPD_GROUPED_BY_COLUMNS", None)
-    print(f"{'query':48s} {'ours s':>8s} {'member queries s':>17s} {'not grouped s':>14s} {'native s':>9s} "
-          f"{'native/ours':>12s} {'not grouped/ours':>17s}")
+    print(f"{'query':48s} {'pushed s':>9s} {'as written s':>13s} {'member queries s':>17s} {'not grouped s':>14s} "
+          f"{'native s':>9s} {'native/pushed':>14s} {'as written/pushed':>18s} {'rewrite call ms':>16s}")
     for label, _, pushed in CASES:
-        ours, nog, nat = (best[(label, s)] for s in ("ours", "ours, not grouped", "native"))
+        pu, ours, nog, nat = (best[(label, s)] for s in ("pushed", "ours", "ours, not grouped", "native"))
         mq = best.get((label, "ours, member queries"), ours)
-        assert ours[1] == nog[1] == nat[1] == mq[1], label
+        assert pu[1] == ours[1] == nog[1] == nat[1] == mq[1], label
         shown = f"{mq[0]:17.2f}" if pushed else f"{'-':>17s}"
-        print(f"{label:48s} {ours[0]:8.2f} {shown} {nog[0]:14.2f} {nat[0]:9.2f} {nat[0] / ours[0]:11.2f}x "
-              f"{nog[0] / ours[0]:16.2f}x")
+        print(f"{label:48s} {pu[0]:9.2f} {ours[0]:13.2f} {shown} {nog[0]:14.2f} {nat[0]:9.2f} {nat[0] / pu[0]:13.2f}x "
+              f"{ours[0] / pu[0]:17.2f}x {rewrite_s[label] * 1e3:16.2f}")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 

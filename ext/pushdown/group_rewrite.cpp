@@ -1,0 +1,377 @@
+#include "pushdown/group_rewrite.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <optional>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "pushdown/sql_tokens.h"
+
+namespace rocpd::pushdown {
+
+namespace {
+
+struct NotPushed {
+  std::string reason;
+};
+
+using Span = std::span<const Token>;
+
+// rocpd_ops' columns (and its rowid's names): outside the arguments of a pushed aggregate, a query
+// may use only the grouped ones (any other is a value of an arbitrary row of the group in SQLite).
+constexpr std::array<std::string_view, 18> kOpsColumns{
+    "db",    "pid", "gpu",      "queue",          "stream", "kind",     "name", "demangled", "start",
+    "end",   "duration", "correlation_id", "op_id", "graph_id", "node", "rowid", "oid", "_rowid_"};
+// What rocpd_op_groups can group by, in the order it takes them.
+constexpr std::array<std::string_view, 4> kGroupable{"db", "gpu", "kind", "name"};
+
+// The aggregates of the duration the engine computes, and the rocpd_op_groups column standing for
+// each (docs/summaries.md: each column is exactly that SQL). The unary + takes the column's affinity
+// away: an aggregate has none, so `sum(duration) > '5'` compares as in the query as written.
+struct Aggregate {
+  std::string_view call;  // function name, lower case; count(*) is "count*"
+  std::string_view expr;
+};
+constexpr std::array<Aggregate, 9> kAggregates{{{"count*", "+instances"},
+                                                 {"count", "+timed"},
+                                                 {"sum", "+total_ns"},
+                                                 {"total", "+CAST(ifnull(total_ns, 0) AS REAL)"},
+                                                 {"avg", "+avg_ns"},
+                                                 {"min", "+min_ns"},
+                                                 {"max", "+max_ns"},
+                                                 {"median", "+med_ns"},
+                                                 {"stddev", "+stddev_ns"}}};
+
+// Pure scalar functions a pushed query may apply to grouped columns and aggregates (the same value
+// per group either way). Anything else (an aggregate of another column, a user's function that may
+// be an aggregate) keeps the query as written.
+constexpr std::array<std::string_view, 45> kScalars{
+    "abs",   "ceil",   "ceiling", "char",   "coalesce", "concat", "concat_ws", "exp",     "floor",
+    "format", "glob",  "hex",     "ifnull", "iif",      "instr",  "length",    "like",    "ln",
+    "log",   "log10",  "log2",    "lower",  "ltrim",    "max",    "min",       "mod",     "nullif",
+    "octet_length", "pi", "pow",  "power",  "printf",   "quote",  "replace",   "round",   "rtrim",
+    "sign",  "sqrt",   "substr",  "substring", "trim",  "trunc",  "typeof",    "unicode", "upper"};
+// Keywords that may stand before a parenthesis as operators, not as function names.
+constexpr std::array<std::string_view, 16> kOperatorKeywords{"AND",  "OR",   "NOT",   "IN",      "IS",   "BETWEEN",
+                                                             "CASE", "WHEN", "THEN",  "ELSE",    "CAST", "DISTINCT",
+                                                             "ALL",  "ESCAPE", "BY", "COLLATE"};
+// Keywords that make a query something the rewrite does not take (subqueries, windows, compounds...).
+constexpr std::array<std::string_view, 12> kRefused{"SELECT",    "EXISTS", "OVER",  "FILTER", "WINDOW", "RAISE",
+                                                    "UNION",     "INTERSECT", "EXCEPT", "VALUES", "JOIN", "WITH"};
+
+template <size_t N>
+bool among(const std::array<std::string_view, N>& set, std::string_view s) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+bool is_ops_column(const std::string& id) { return among(kOpsColumns, id); }
+
+// Index of the first token at depth 0 in [from, to) that is one of `keywords`, or `to`.
+size_t find_clause(Span t, size_t from, std::initializer_list<std::string_view> keywords) {
+  for (size_t i = from; i < t.size(); ++i)
+    if (t[i].depth == 0)
+      for (auto kw : keywords)
+        if (t[i].is_kw(kw)) return i;
+  return t.size();
+}
+
+// Splits at depth-0 commas (depth relative to the span's first token).
+std::vector<Span> split_commas(Span s) {
+  std::vector<Span> parts;
+  if (s.empty()) return parts;
+  const size_t base = s.front().depth;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i].depth == base && s[i].is(",")) {
+      parts.push_back(s.subspan(start, i - start));
+      start = i + 1;
+    }
+  parts.push_back(s.subspan(start));
+  return parts;
+}
+
+// Splits a WHERE clause at its depth-0 ANDs (the AND of a BETWEEN belongs to it).
+std::vector<Span> split_and(Span s) {
+  std::vector<Span> parts;
+  const size_t base = s.empty() ? 0 : s.front().depth;
+  size_t start = 0;
+  int betweens = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].depth != base) continue;
+    if (s[i].is_kw("BETWEEN")) ++betweens;
+    else if (s[i].is_kw("AND")) {
+      if (betweens > 0) {
+        --betweens;
+      } else {
+        parts.push_back(s.subspan(start, i - start));
+        start = i + 1;
+      }
+    } else if (s[i].is_kw("OR")) {
+      // a BETWEEN before an OR at the same level is closed already (a syntax error otherwise)
+    }
+  }
+  parts.push_back(s.subspan(start));
+  return parts;
+}
+
+size_t closing_paren(Span t, size_t open) {
+  for (size_t i = open + 1; i < t.size(); ++i)
+    if (t[i].depth == t[open].depth && t[i].is(")")) return i;
+  throw NotPushed{"unbalanced parentheses"};
+}
+
+std::string text_of(Span s) {
+  std::string out;
+  for (const Token& t : s) {
+    if (!out.empty()) out += ' ';
+    out += t.text;
+  }
+  return out;
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(std::vector<Token> tokens) : toks_(std::move(tokens)) {}
+
+  // The rewrite of the query; `names` are SQLite's result column names of the query as written.
+  std::string run(const std::vector<std::string>& names, std::string& engine) {
+    while (!toks_.empty() && toks_.back().is(";")) toks_.pop_back();
+    Span t(toks_);
+    for (const Token& x : t)
+      if (x.is(";")) throw NotPushed{"more than one statement"};
+    if (t.empty() || !t[0].is_kw("SELECT")) throw NotPushed{"not a SELECT"};
+    for (size_t j = 0; j < t.size(); ++j) {
+      if (t[j].kind == Token::Unknown) throw NotPushed{fmt::format("a token SQLite may read otherwise: {}", t[j].text)};
+      if (t[j].kind == Token::Param) throw NotPushed{"the query has parameters"};
+      for (auto kw : kRefused)
+        if (j > 0 && t[j].is_kw(kw)) throw NotPushed{fmt::format("{} in the query", kw)};
+      const bool temp_schema = j > 0 && t[j - 1].ident() == "temp" && j + 1 < t.size() && t[j + 1].ident() == "rocpd_ops";
+      if (t[j].is(".") && !temp_schema) throw NotPushed{"a qualified name"};
+    }
+    size_t i = 1;
+    std::string distinct;
+    if (i < t.size() && (t[i].is_kw("DISTINCT") || t[i].is_kw("ALL"))) distinct = std::string(t[i++].text) + " ";
+    const size_t from = find_clause(t, i, {"FROM"});
+    if (from == t.size()) throw NotPushed{"no FROM"};
+    const Span select = t.subspan(i, from - i);
+    size_t k = from + 1;
+    if (k + 1 < t.size() && (t[k].kind == Token::Word || t[k].kind == Token::QuotedId) && t[k].ident() == "temp" &&
+        t[k + 1].is("."))
+      k += 2;
+    if (k >= t.size() || !t[k].is_name() || t[k].ident() != "rocpd_ops")
+      throw NotPushed{"FROM is not rocpd_ops alone"};
+    ++k;
+    Span where, group, having, order, limit;
+    auto clause = [&](std::string_view kw, bool by, std::initializer_list<std::string_view> next, Span& out) {
+      if (k >= t.size() || !t[k].is_kw(kw)) return;
+      const size_t start = k + (by ? 2 : 1);
+      if (by && (k + 1 >= t.size() || !t[k + 1].is_kw("BY"))) throw NotPushed{fmt::format("{} without BY", kw)};
+      const size_t end = find_clause(t, start, next);
+      out = t.subspan(start, end - start);
+      k = end;
+    };
+    clause("WHERE", false, {"GROUP", "HAVING", "ORDER", "LIMIT"}, where);
+    clause("GROUP", true, {"HAVING", "ORDER", "LIMIT"}, group);
+    clause("HAVING", false, {"ORDER", "LIMIT"}, having);
+    clause("ORDER", true, {"LIMIT"}, order);
+    clause("LIMIT", false, {}, limit);
+    if (k != t.size()) throw NotPushed{fmt::format("'{}' where the query should end", t[k].text)};
+    if (group.empty()) throw NotPushed{"no GROUP BY"};
+
+    for (Span term : split_commas(group)) {
+      if (term.size() != 1 || !term[0].is_name() || !among(kGroupable, term[0].ident()))
+        throw NotPushed{fmt::format("GROUP BY {}: the engine groups by db, gpu, kind, name only", text_of(term))};
+      grouped_.insert(term[0].ident());
+    }
+
+    const std::vector<Span> items = split_commas(select);
+    if (items.size() != names.size()) throw NotPushed{"the result columns are not the select list's items"};
+    // Result names the rewrite adds (items without an alias): a quoted name equal to one of them is a
+    // string in the query as written but would name that column in the rewrite.
+    std::vector<std::string> outer_items;
+    std::vector<Span> exprs;
+    for (size_t c = 0; c < items.size(); ++c) {
+      Span e = items[c];
+      const bool as_alias = e.size() >= 3 && e[e.size() - 2].is_kw("AS");
+      const bool bare_alias = !as_alias && e.size() >= 2 && e.back().is_name() && ends_expression(e[e.size() - 2]);
+      if (as_alias) e = e.first(e.size() - 2);
+      else if (bare_alias) e = e.first(e.size() - 1);
+      else if (!(e.size() == 1 && e[0].is_name())) added_.insert(lower(names[c]));
+      if (e.size() == 1 && e[0].is("*")) throw NotPushed{"SELECT *"};
+      exprs.push_back(e);
+    }
+    for (size_t c = 0; c < exprs.size(); ++c)
+      outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
+
+    std::optional<std::string> kind;
+    std::vector<std::string> filters;
+    for (Span term : where.empty() ? std::vector<Span>{} : split_and(where)) {
+      if (!kind && kind_equality(term)) {
+        kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
+        continue;
+      }
+      filters.push_back("(" + substitute(term, false, "WHERE") + ")");
+    }
+    if (!having.empty()) filters.push_back("(" + substitute(having, true, "HAVING") + ")");
+    const std::string order_sql = order.empty() ? "" : " ORDER BY " + substitute(order, true, "ORDER BY");
+    const std::string limit_sql = limit.empty() ? "" : " LIMIT " + substitute(limit, false, "LIMIT");
+
+    std::vector<std::string> inner, grouping;
+    for (auto g : kGroupable)
+      if (grouped_.count(std::string(g))) {
+        grouping.emplace_back(g);
+        inner.emplace_back(g);
+      }
+    for (const Aggregate& a : kAggregates)
+      if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
+    engine = fmt::format("rocpd_op_groups('{}'{})", fmt::join(grouping, ","), kind ? ", " + *kind : "");
+    std::string sql = fmt::format("SELECT {}{} FROM (SELECT {} FROM temp.{})", distinct, fmt::join(outer_items, ", "),
+                                  fmt::join(inner, ", "), engine);
+    if (!filters.empty()) sql += " WHERE " + fmt::format("{}", fmt::join(filters, " AND "));
+    return sql + order_sql + limit_sql;
+  }
+
+ private:
+  static std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+  static std::string internal_name(std::string_view call) { return quote_id(fmt::format("rocpd_sql:{}", call)); }
+
+  // Whether a token can end an expression (so that a name after it is an alias).
+  static bool ends_expression(const Token& t) {
+    if (t.is(")")) return true;
+    if (t.kind == Token::Number || t.kind == Token::String || t.kind == Token::Blob || t.kind == Token::QuotedId)
+      return true;
+    if (t.kind != Token::Word) return false;
+    return !t.is_keyword() || t.is_kw("NULL") || t.is_kw("END") || t.is_kw("CURRENT_DATE") ||
+           t.is_kw("CURRENT_TIME") || t.is_kw("CURRENT_TIMESTAMP");
+  }
+
+  // `kind = '<text>'` (or `==`, or the other way round): what rocpd_op_groups' of_kind filters.
+  static bool kind_equality(Span term) {
+    if (term.size() != 3 || !(term[1].is("=") || term[1].is("=="))) return false;
+    auto is_kind = [](const Token& x) { return x.is_name() && x.ident() == "kind"; };
+    return (is_kind(term[0]) && term[2].kind == Token::String) || (is_kind(term[2]) && term[0].kind == Token::String);
+  }
+
+  // The text of `e` with every pushed aggregate replaced by its engine column; throws NotPushed for
+  // anything whose value could differ between the query as written and the rewrite.
+  std::string substitute(Span e, bool aggregates_allowed, std::string_view where) {
+    std::string out;
+    auto emit = [&](std::string_view s) {
+      if (!out.empty()) out += ' ';
+      out += s;
+    };
+    for (size_t j = 0; j < e.size(); ++j) {
+      const Token& tok = e[j];
+      const bool call = j + 1 < e.size() && e[j + 1].is("(") && (tok.kind == Token::Word || tok.kind == Token::QuotedId) &&
+                        !(tok.kind == Token::Word && among(kOperatorKeywords, std::string_view(upper(tok.text))));
+      if (call) {
+        const std::string fn = tok.ident();
+        const size_t close = closing_paren(e, j + 1);
+        const Span args = e.subspan(j + 2, close - j - 2);
+        const bool star = args.size() == 1 && args[0].is("*");
+        const bool duration = args.size() == 1 && args[0].is_name() && args[0].ident() == "duration";
+        const bool several = split_commas(args).size() > 1;
+        const std::string key = fn == "count" && star ? "count*" : fn;
+        const bool aggregate = std::any_of(kAggregates.begin(), kAggregates.end(),
+                                           [&](const Aggregate& a) { return a.call == key; });
+        if (aggregate && ((fn == "count" && star) || duration)) {
+          if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
+          used_.insert(key);
+          emit(internal_name(key));
+          j = close;
+          continue;
+        }
+        if (!among(kScalars, fn) || ((fn == "min" || fn == "max") && !several))
+          throw NotPushed{fmt::format("{}: {}({}) is not an aggregate of duration the engine computes (count(*), "
+                                      "count, sum, total, avg, min, max, median, stddev of duration) nor a known "
+                                      "scalar function",
+                                      where, tok.text, text_of(args))};
+        emit(tok.text);
+        continue;
+      }
+      if (tok.is_name()) {
+        const std::string id = tok.ident();
+        if (id.rfind("rocpd_sql:", 0) == 0 || added_.count(id))
+          throw NotPushed{fmt::format("{}: the name {} would mean something else in the rewrite", where, tok.text)};
+        if (is_ops_column(id) && !grouped_.count(id))
+          throw NotPushed{fmt::format("{}: column {} is not grouped and not inside a pushed aggregate", where, tok.text)};
+      }
+      emit(tok.text);
+    }
+    return out;
+  }
+
+  static std::string upper(std::string_view s) {
+    std::string u(s);
+    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return u;
+  }
+
+  std::vector<Token> toks_;
+  std::set<std::string> grouped_, used_, added_;
+};
+
+// SQLite's result column names of `sql`, or nullopt (with its message) when SQLite refuses it.
+std::optional<std::vector<std::string>> column_names(sqlite3* db, std::string_view sql, std::string& error) {
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK || !raw) {
+    error = raw ? "" : sqlite3_errmsg(db);
+    if (!raw && error.empty()) error = "empty statement";
+    sqlite3_finalize(raw);
+    return std::nullopt;
+  }
+  Stmt stmt(raw);
+  std::vector<std::string> names;
+  for (int c = 0; c < sqlite3_column_count(raw); ++c) {
+    const char* n = sqlite3_column_name(raw, c);
+    if (!n) throw std::bad_alloc();
+    names.emplace_back(n);
+  }
+  return names;
+}
+
+bool pushdown_disabled() {
+  const char* v = std::getenv("ROCPD_PUSHDOWN");
+  return v && std::string_view(v) == "0";
+}
+
+}  // namespace
+
+Rewrite rewrite_group_query(sqlite3* db, std::string_view sql) {
+  Rewrite r;
+  r.sql = std::string(sql);
+  if (pushdown_disabled()) {
+    r.reason = "ROCPD_PUSHDOWN=0";
+    return r;
+  }
+  std::string error;
+  const auto names = column_names(db, sql, error);
+  if (!names) {
+    r.reason = "SQLite refuses the query: " + error;
+    return r;
+  }
+  try {
+    std::string engine;
+    std::string rewritten = Rewriter(tokenize(sql)).run(*names, engine);
+    const auto got = column_names(db, rewritten, error);
+    if (!got) throw NotPushed{"the rewrite does not prepare (" + error + "): " + rewritten};
+    if (*got != *names) throw NotPushed{"the rewrite's column names differ"};
+    r.pushed = true;
+    r.sql = std::move(rewritten);
+    r.engine = std::move(engine);
+  } catch (const NotPushed& e) {
+    r.reason = e.reason;
+  }
+  return r;
+}
+
+}  // namespace rocpd::pushdown

@@ -1,0 +1,12 @@
+// Registers the SQL names of the pushdown capability (docs/pushdown.md): a user's own GROUP BY over
+// rocpd_ops answered by the per-member engine (rocpd_op_groups) when its shape allows:
+// rocpd_sql_rewrite, rocpd_sql_pushdown and the rocpd_sql table.
+#include "pushdown/sql_names.h"
+
+int rocpd_register_pushdown(sqlite3* db, char** err) {
+  return rocpd::guard(err, [&] {
+    rocpd::pushdown::register_sql_rewrite(db);
+    rocpd::pushdown::register_sql_pushdown(db);
+    return SQLITE_OK;
+  });
+}

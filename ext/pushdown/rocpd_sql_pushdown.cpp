@@ -1,0 +1,30 @@
+// rocpd_sql_pushdown(sql): whether rocpd_sql_rewrite pushes `sql` down to the per-member engine and
+// why not (docs/pushdown.md): 'pushed: rocpd_op_groups(...)' or 'not pushed: <reason>'.
+#include "pushdown/group_rewrite.h"
+#include "pushdown/sql_names.h"
+
+namespace rocpd::pushdown {
+
+namespace {
+
+void rocpd_sql_pushdown_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+      throw Error("rocpd_sql_pushdown(sql): sql must be the text of a query");
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    const Rewrite r = rewrite_group_query(sqlite3_context_db_handle(ctx),
+                                          std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    const std::string verdict = r.pushed ? "pushed: " + r.engine : "not pushed: " + r.reason;
+    sqlite3_result_text(ctx, verdict.data(), static_cast<int>(verdict.size()), SQLITE_TRANSIENT);
+  });
+}
+
+}  // namespace
+
+void register_sql_pushdown(sqlite3* db) {
+  if (sqlite3_create_function_v2(db, "rocpd_sql_pushdown", 1, kFileFunction, nullptr, rocpd_sql_pushdown_fn, nullptr,
+                                 nullptr, nullptr) != SQLITE_OK)
+    throw Error("cannot register rocpd_sql_pushdown");
+}
+
+}  // namespace rocpd::pushdown

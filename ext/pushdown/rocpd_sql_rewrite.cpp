@@ -1,0 +1,31 @@
+// rocpd_sql_rewrite(sql): the SQL that answers `sql` (docs/pushdown.md): the GROUP BY rewrite over
+// rocpd_op_groups when the query is one the per-member engine answers exactly, else `sql` itself.
+// Not deterministic (it depends on the schema and on ROCPD_PUSHDOWN) and direct-only: it prepares
+// the query, which a view or trigger of an untrusted database has no business making it do.
+#include "pushdown/group_rewrite.h"
+#include "pushdown/sql_names.h"
+
+namespace rocpd::pushdown {
+
+namespace {
+
+void rocpd_sql_rewrite_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  guard(ctx, [&] {
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+      throw Error("rocpd_sql_rewrite(sql): sql must be the text of a query");
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    const Rewrite r = rewrite_group_query(sqlite3_context_db_handle(ctx),
+                                          std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    sqlite3_result_text(ctx, r.sql.data(), static_cast<int>(r.sql.size()), SQLITE_TRANSIENT);
+  });
+}
+
+}  // namespace
+
+void register_sql_rewrite(sqlite3* db) {
+  if (sqlite3_create_function_v2(db, "rocpd_sql_rewrite", 1, kFileFunction, nullptr, rocpd_sql_rewrite_fn, nullptr,
+                                 nullptr, nullptr) != SQLITE_OK)
+    throw Error("cannot register rocpd_sql_rewrite");
+}
+
+}  // namespace rocpd::pushdown

@@ -1,0 +1,154 @@
+"""rocpd_sql_rewrite / rocpd_sql_pushdown (docs/pushdown.md): which queries are pushed to the
+per-member engine, and that every answer equals SQLite's own answer to the query as written over a
+native table holding the same rows (the independent computation: SQLite's GROUP BY and aggregates
+over a plain table). Column names and value types must match too."""
+import math
+import os
+import sqlite3
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
+from rocpd_testlib import SETS, connect, main  # noqa: E402
+
+K = "WHERE kind = 'kernel'"
+PUSHED = [
+    f"SELECT name, count(*), sum(duration), median(duration) FROM rocpd_ops {K} GROUP BY name",
+    "SELECT db, gpu, kind, count(*), sum(duration) FROM rocpd_ops GROUP BY db, gpu, kind",
+    "select KIND, Count(*) AS n, TOTAL(Duration) t, avg(\"duration\") FROM temp.rocpd_ops group by Kind;",
+    "SELECT gpu, min(duration), max(duration), count(duration), stddev(duration) FROM rocpd_ops GROUP BY gpu",
+    "SELECT name, sum(duration) / 1e3 AS us, round(avg(duration), 2) FROM rocpd_ops GROUP BY name ORDER BY us DESC, name LIMIT 5",
+    "SELECT db, count(*) AS n FROM rocpd_ops GROUP BY db HAVING n > 100 ORDER BY 2 DESC, 1",
+    "SELECT db, name, count(*) FROM rocpd_ops WHERE db = 'rank3' AND kind = 'copy' GROUP BY name, db",
+    "SELECT gpu, count(*) FROM rocpd_ops WHERE gpu BETWEEN 1 AND 2 AND kind = 'kernel' GROUP BY gpu",
+    "SELECT name, count(*) FROM rocpd_ops WHERE name LIKE '%gemm%' OR name IN ('a', 'b') GROUP BY name",
+    "SELECT DISTINCT kind, count(*) > 1000 FROM rocpd_ops GROUP BY kind, db",
+    "SELECT upper(kind) || ':' || gpu, max(gpu, 1), count(*) FROM rocpd_ops GROUP BY gpu, kind",  # max(a, b): scalar
+    "SELECT kind, CASE WHEN sum(duration) > 1e8 THEN 'big' ELSE 'small' END AS size FROM rocpd_ops GROUP BY kind",
+    # An aggregate has no affinity: compared with a text, it is smaller whatever its value.
+    "SELECT kind, sum(duration) FROM rocpd_ops GROUP BY kind HAVING sum(duration) > '5'",
+    "SELECT kind, count(*) FROM rocpd_ops WHERE kind = 'no such kind' GROUP BY kind",
+]
+NOT_PUSHED = [
+    ("SELECT lower(name), count(*) FROM rocpd_ops GROUP BY lower(name)", "GROUP BY lower"),
+    ("SELECT name, min(start) FROM rocpd_ops GROUP BY name", "min(start)"),
+    ("SELECT name, count(DISTINCT gpu) FROM rocpd_ops GROUP BY name", "DISTINCT"),
+    ("SELECT name, group_concat(db) FROM rocpd_ops GROUP BY name", "group_concat"),
+    ("SELECT name, gpu, count(*) FROM rocpd_ops GROUP BY name", "column gpu is not grouped"),
+    ("SELECT name, count(*) FROM rocpd_ops WHERE gpu = 0 GROUP BY name", "WHERE: column gpu"),
+    ("SELECT name, count(*) FROM rocpd_ops GROUP BY 1", "GROUP BY 1"),
+    ("SELECT count(*), sum(duration) FROM rocpd_ops", "no GROUP BY"),
+    ("SELECT o.name, count(*) FROM rocpd_ops o GROUP BY o.name", "a qualified name"),
+    ("SELECT name, count(*) FROM rocpd_ops o GROUP BY name", "'o' where the query should end"),
+    ("SELECT name, max(duration, 0) FROM rocpd_ops GROUP BY name", "column duration is not grouped"),
+    ("SELECT name, count(*) FROM rocpd_ops JOIN rocpd_members m USING (db) GROUP BY name", "JOIN"),
+    ("SELECT name, count(*) FROM rocpd_ops WHERE db IN (SELECT db FROM rocpd_members) GROUP BY name", "SELECT"),
+    ("SELECT name, count(*) OVER () FROM rocpd_ops GROUP BY name", "OVER"),
+    ("SELECT name, count(*) FROM rocpd_ops WHERE kind = ? GROUP BY name", "parameters"),
+    ("SELECT name, percentile(duration, 90) FROM rocpd_ops GROUP BY name", "percentile"),
+    ("SELECT name, sum(duration) FROM rocpd_ops GROUP BY name COLLATE NOCASE", "GROUP BY name COLLATE"),
+    # As written, "count(*)" is a string here (no column has that name); the rewrite names a column so.
+    ("SELECT name, count(*) FROM rocpd_ops GROUP BY name ORDER BY \"count(*)\"", "would mean something else"),
+    ("SELECT name, count(*) FROM rocpd_apis GROUP BY name", "FROM is not rocpd_ops"),
+    ("SELECT name, count(*) FROM nosuch GROUP BY name", "SQLite refuses the query: no such table: nosuch"),
+    ("SELECT name, count(*) FROM rocpd_ops GROUP BY name; SELECT 1", "more than one statement"),
+]
+
+
+def typed(v):
+    return (type(v).__name__, v)
+
+
+class Rewrite(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.con = connect()
+        cls.con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),)).fetchall()
+        # The native copy: a plain table of the same rows (CREATE TABLE AS keeps each column's affinity).
+        cls.con.execute("CREATE TEMP TABLE native_ops AS SELECT * FROM rocpd_ops")
+
+    def as_written(self, sql):
+        native = sql.replace("temp.rocpd_ops", "native_ops").replace("rocpd_ops", "native_ops")
+        cur = self.con.execute(native)
+        return [d[0] for d in cur.description], cur.fetchall()
+
+    def through_rewrite(self, sql):
+        text = self.con.execute("SELECT rocpd_sql_rewrite(?)", (sql,)).fetchone()[0]
+        cur = self.con.execute(text)
+        return text, [d[0] for d in cur.description], cur.fetchall()
+
+    def assert_same_rows(self, sql, got, want):
+        ordered = " ORDER BY " in sql.upper()
+        if not ordered:
+            got, want = sorted(got, key=repr), sorted(want, key=repr)
+        self.assertEqual(len(got), len(want), sql)
+        for g, w in zip(got, want):
+            self.assertEqual(len(g), len(w))
+            for a, b in zip(g, w):
+                if isinstance(a, float) and isinstance(b, float) and "stddev" in sql:
+                    # stddev: the engine's from exact integer sums (docs/summaries.md)
+                    self.assertTrue(math.isclose(a, b, rel_tol=1e-9), (sql, a, b))
+                else:
+                    self.assertEqual(typed(a), typed(b), sql)
+
+    def test_pushed_queries_answer_as_written(self):
+        for sql in PUSHED:
+            with self.subTest(sql=sql):
+                verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+                self.assertTrue(verdict.startswith("pushed: rocpd_op_groups("), verdict)
+                text, names, rows = self.through_rewrite(sql)
+                self.assertIn("rocpd_op_groups", text)
+                want_names, want = self.as_written(sql)
+                self.assertEqual(names, want_names)
+                self.assertEqual(len(rows) > 0, len(want) > 0)
+                self.assert_same_rows(sql, rows, want)
+        # the cases are not vacuous: most have rows
+        self.assertGreater(sum(1 for q in PUSHED if self.as_written(q)[1]), len(PUSHED) - 4)
+
+    def test_engine_call_names_grouping_and_kind(self):
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[0],)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('name', 'kernel')")
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[6],)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('db,name', 'copy')")
+
+    def test_other_queries_run_unchanged(self):
+        for sql, reason in NOT_PUSHED:
+            with self.subTest(sql=sql):
+                verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+                self.assertTrue(verdict.startswith("not pushed: "), verdict)
+                self.assertIn(reason, verdict)
+                self.assertEqual(self.con.execute("SELECT rocpd_sql_rewrite(?)", (sql,)).fetchone()[0], sql)
+
+    def test_switched_off(self):
+        os.environ["ROCPD_PUSHDOWN"] = "0"
+        try:
+            self.assertEqual(self.con.execute("SELECT rocpd_sql_rewrite(?)", (PUSHED[0],)).fetchone()[0], PUSHED[0])
+            self.assertEqual(self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[0],)).fetchone()[0],
+                             "not pushed: ROCPD_PUSHDOWN=0")
+        finally:
+            del os.environ["ROCPD_PUSHDOWN"]
+
+    def test_argument_errors(self):
+        for fn in ("rocpd_sql_rewrite", "rocpd_sql_pushdown"):
+            with self.assertRaisesRegex(sqlite3.OperationalError, fn + r"\(sql\): sql must be the text of a query"):
+                self.con.execute(f"SELECT {fn}(NULL)").fetchall()
+            with self.assertRaisesRegex(sqlite3.OperationalError, "wrong number of arguments"):
+                self.con.execute(f"SELECT {fn}()").fetchall()
+
+    def test_direct_only(self):
+        # It prepares the SQL it is given: not from a view (or trigger) an untrusted database holds.
+        con = connect()
+        con.execute("CREATE VIEW v AS SELECT rocpd_sql_rewrite('SELECT 1') AS x")
+        with self.assertRaisesRegex(sqlite3.OperationalError, "unsafe use of rocpd_sql_rewrite"):
+            con.execute("SELECT * FROM v").fetchall()
+
+    def test_no_members_open(self):
+        con = connect()
+        text = con.execute("SELECT rocpd_sql_rewrite(?)", (PUSHED[0],)).fetchone()[0]
+        self.assertIn("rocpd_op_groups", text)
+        self.assertEqual(con.execute(text).fetchall(), con.execute(PUSHED[0]).fetchall())
+        self.assertEqual(con.execute(text).fetchall(), [])
+
+
+if __name__ == "__main__":
+    main()
