@@ -125,13 +125,11 @@ size_t closing_paren(Span t, size_t open) {
   throw NotPushed{"unbalanced parentheses"};
 }
 
+// The query's text from the span's first token to its last.
 std::string text_of(Span s) {
-  std::string out;
-  for (const Token& t : s) {
-    if (!out.empty()) out += ' ';
-    out += t.text;
-  }
-  return out;
+  if (s.empty()) return {};
+  const char* end = s.back().text.data() + s.back().text.size();
+  return std::string(s.front().text.data(), static_cast<size_t>(end - s.front().text.data()));
 }
 
 class Rewriter {
@@ -263,10 +261,13 @@ class Rewriter {
   // The text of `e` with every pushed aggregate replaced by its engine column; throws NotPushed for
   // anything whose value could differ between the query as written and the rewrite.
   std::string substitute(Span e, bool aggregates_allowed, std::string_view where) {
+    // The query's own text between the tokens (spaces, line breaks, comments) is kept.
     std::string out;
-    auto emit = [&](std::string_view s) {
-      if (!out.empty()) out += ' ';
+    const char* last_end = nullptr;
+    auto emit = [&](const Token& first, std::string_view s, const Token& last) {
+      if (last_end) out.append(last_end, static_cast<size_t>(first.text.data() - last_end));
       out += s;
+      last_end = last.text.data() + last.text.size();
     };
     for (size_t j = 0; j < e.size(); ++j) {
       const Token& tok = e[j];
@@ -285,7 +286,7 @@ class Rewriter {
         if (aggregate && ((fn == "count" && star) || duration)) {
           if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
           used_.insert(key);
-          emit(internal_name(key));
+          emit(tok, internal_name(key), e[close]);
           j = close;
           continue;
         }
@@ -294,7 +295,7 @@ class Rewriter {
                                       "count, sum, total, avg, min, max, median, stddev of duration) nor a known "
                                       "scalar function",
                                       where, tok.text, text_of(args))};
-        emit(tok.text);
+        emit(tok, tok.text, tok);
         continue;
       }
       if (tok.is_name()) {
@@ -304,7 +305,7 @@ class Rewriter {
         if (is_ops_column(id) && !grouped_.count(id))
           throw NotPushed{fmt::format("{}: column {} is not grouped and not inside a pushed aggregate", where, tok.text)};
       }
-      emit(tok.text);
+      emit(tok, tok.text, tok);
     }
     return out;
   }
