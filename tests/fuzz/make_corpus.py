@@ -15,6 +15,7 @@ Seeds (files without extensions: nothing named .rpd/.db/.sqlite is committed):
                                integer, real, empty, interval unions), and value lists
   kineto_import                tiny Kineto JSON traces from rocpd_gen (plain and gzip), the
                                shapes of tests/formats/test_kineto_hostile.py, JSON Array Format
+  sql_rewrite                  the queries of tests/pushdown/rewrite_test.py (pushed and not)
 Findings saved by libFuzzer (crash-*, leak-*, timeout-*) that are kept as regression seeds live
 next to these under names starting with "finding_"; this script leaves them alone."""
 import os
@@ -372,6 +373,16 @@ def make_kineto_import(gen, tmp):
     write(d, "wrong_types", b'{"traceEvents":[{"ph":"X","cat":"kernel","ts":"1","args":{"grid":[1,2]}}]}')
 
 
+def make_sql_rewrite():
+    d = reset("sql_rewrite")
+    sys.path.insert(0, os.path.join(SOURCE, "tests", "pushdown"))
+    sys.path.insert(0, os.path.join(SOURCE, "tests", "federation"))
+    import rewrite_test
+    queries = rewrite_test.PUSHED + [q for q, _ in rewrite_test.NOT_PUSHED]
+    for i, q in enumerate(queries):
+        write(d, f"query_{i:02d}", q.encode())
+
+
 def main(ext, gen):
     rows = names_corpus()
     make_names("demangle", rows)
@@ -382,6 +393,7 @@ def main(ext, gen):
         make_zstd_frames(ext, members, tmp)
         make_kineto_import(gen, tmp)
     make_state_blobs(ext)
+    make_sql_rewrite()
     for target in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, target))
         size = sum(os.path.getsize(os.path.join(CORPUS, target, f)) for f in files)

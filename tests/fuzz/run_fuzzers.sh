@@ -12,7 +12,7 @@ set -euo pipefail
 seconds=${1:-30}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${ROCPD_FUZZ_BUILD:-$root/build-fuzz}
-targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames state_blobs kineto_import})
+targets=(${ROCPD_FUZZ_TARGETS:-demangle kernel_short_name sql_functions member_open zstd_frames state_blobs kineto_import sql_rewrite})
 
 # -O1 with line tables only: what libFuzzer recommends, and about half the build time of
 # RelWithDebInfo (full debug info); sanitizer reports still name files and lines.
@@ -30,6 +30,7 @@ run_target() {  # run_target TARGET: runs it, then writes its exit code to fuzz-
   case $t in
     demangle | kernel_short_name) extra=(-max_len=16384) ;;
     sql_functions) extra=(-max_len=8192) ;;
+    sql_rewrite) extra=(-max_len=4096 -dict=$root/tests/fuzz/sql_rewrite.dict) ;;
     kineto_import) extra=(-max_len=65536) ;;
   esac
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$exe" "$work/corpus" "$root/tests/fuzz/corpus/$t" \
