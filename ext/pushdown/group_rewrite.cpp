@@ -375,4 +375,11 @@ Rewrite rewrite_group_query(sqlite3* db, std::string_view sql) {
   return r;
 }
 
+Rewrite rewrite_argument(sqlite3_context* ctx, sqlite3_value* sql, const char* function) {
+  if (sqlite3_value_type(sql) != SQLITE_TEXT) throw Error(fmt::format("{}(sql): sql must be the text of a query", function));
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(sql));
+  return rewrite_group_query(sqlite3_context_db_handle(ctx),
+                             std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(sql))));
+}
+
 }  // namespace rocpd::pushdown

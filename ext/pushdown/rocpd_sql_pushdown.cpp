@@ -9,11 +9,7 @@ namespace {
 
 void rocpd_sql_pushdown_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guard(ctx, [&] {
-    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-      throw Error("rocpd_sql_pushdown(sql): sql must be the text of a query");
-    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-    const Rewrite r = rewrite_group_query(sqlite3_context_db_handle(ctx),
-                                          std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    const Rewrite r = rewrite_argument(ctx, argv[0], "rocpd_sql_pushdown");
     const std::string verdict = r.pushed ? "pushed: " + r.engine : "not pushed: " + r.reason;
     sqlite3_result_text(ctx, verdict.data(), static_cast<int>(verdict.size()), SQLITE_TRANSIENT);
   });

@@ -31,7 +31,26 @@ void bind(sqlite3_stmt* stmt, int index, const Value& v) {
   }
 }
 
-Value column(sqlite3_stmt* stmt, int i) {
+int execute(sqlite3* db, std::string_view sql, const std::vector<Value>& args, std::vector<Value>* first) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) return rc;
+  for (std::size_t i = 0; i < args.size(); ++i) bind(stmt, static_cast<int>(i + 1), args[i]);
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const int n = sqlite3_column_count(stmt);
+    for (int c = 0; c < n; ++c) {
+      Value v = column_value(stmt, c);  // reads every result, as a client would
+      if (first) first->push_back(std::move(v));
+    }
+    first = nullptr;
+  }
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+}  // namespace
+
+Value column_value(sqlite3_stmt* stmt, int i) {
   switch (sqlite3_column_type(stmt, i)) {
     case SQLITE_INTEGER:
       return sqlite3_column_int64(stmt, i);
@@ -49,25 +68,6 @@ Value column(sqlite3_stmt* stmt, int i) {
       return std::monostate{};
   }
 }
-
-int execute(sqlite3* db, std::string_view sql, const std::vector<Value>& args, std::vector<Value>* first) {
-  sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
-  if (rc != SQLITE_OK) return rc;
-  for (std::size_t i = 0; i < args.size(); ++i) bind(stmt, static_cast<int>(i + 1), args[i]);
-  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const int n = sqlite3_column_count(stmt);
-    for (int c = 0; c < n; ++c) {
-      Value v = column(stmt, c);  // reads every result, as a client would
-      if (first) first->push_back(std::move(v));
-    }
-    first = nullptr;
-  }
-  sqlite3_finalize(stmt);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-}  // namespace
 
 Connection::Connection() {
   const sqlite3_api_routines* api = api_table();

@@ -21,6 +21,9 @@ struct Blob {
 // A bound SQL value: NULL, INTEGER, REAL, TEXT (bytes as given, not validated) or BLOB.
 using Value = std::variant<std::monostate, std::int64_t, double, std::string, Blob>;
 
+// The value of column `i` of the current row of `stmt`.
+Value column_value(sqlite3_stmt* stmt, int i);
+
 class Connection {
  public:
   Connection();  // ":memory:" with the extension registered; aborts if that fails

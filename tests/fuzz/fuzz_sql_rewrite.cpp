@@ -62,24 +62,6 @@ struct Result {
   std::vector<std::vector<Value>> rows;
 };
 
-Value column(sqlite3_stmt* stmt, int i) {
-  switch (sqlite3_column_type(stmt, i)) {
-    case SQLITE_INTEGER:
-      return sqlite3_column_int64(stmt, i);
-    case SQLITE_FLOAT:
-      return sqlite3_column_double(stmt, i);
-    case SQLITE_TEXT:
-      return std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, i)),
-                         static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)));
-    case SQLITE_BLOB: {
-      const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt, i));
-      return Blob{std::string(p ? p : "", static_cast<std::size_t>(sqlite3_column_bytes(stmt, i)))};
-    }
-    default:
-      return std::monostate{};
-  }
-}
-
 Result run(sqlite3* db, const std::string& sql) {
   Result r;
   sqlite3_stmt* stmt = nullptr;
@@ -91,7 +73,7 @@ Result run(sqlite3* db, const std::string& sql) {
   int rc;
   while ((rc = sqlite3_step(stmt)) == SQLITE_ROW && r.rows.size() < 100000) {
     std::vector<Value> row;
-    for (int c = 0; c < sqlite3_column_count(stmt); ++c) row.push_back(column(stmt, c));
+    for (int c = 0; c < sqlite3_column_count(stmt); ++c) row.push_back(rocpd::fuzz::column_value(stmt, c));
     r.rows.push_back(std::move(row));
   }
   sqlite3_finalize(stmt);
