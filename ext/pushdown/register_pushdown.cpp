@@ -7,6 +7,7 @@ int rocpd_register_pushdown(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
     rocpd::pushdown::register_sql_rewrite(db);
     rocpd::pushdown::register_sql_pushdown(db);
+    rocpd::pushdown::register_rocpd_sql(db);
     return SQLITE_OK;
   });
 }
