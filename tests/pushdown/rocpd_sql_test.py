@@ -45,6 +45,20 @@ def create(con, name, sql):
     con.execute("CREATE VIRTUAL TABLE temp.%s USING rocpd_sql(%s)" % (name, literal(sql)))
 
 
+def scan(con, sql):
+    """The rows of `sql`, and whether it scanned rocpd_ops (rocpd_last_scan() changed after a marker
+    scan); the rewrite reads rocpd_op_groups instead."""
+    marker = "SELECT count(*) FROM rocpd_ops WHERE db = 'rank3' AND gpu IS NOT NULL"
+    con.execute(marker).fetchall()
+    before = con.execute("SELECT rocpd_last_scan()").fetchone()[0]
+    rows = con.execute(sql).fetchall()
+    return rows, con.execute("SELECT rocpd_last_scan()").fetchone()[0] != before
+
+
+def pushed(con, sql):
+    return con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0].startswith("pushed: ")
+
+
 def same_value(a, b):
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
@@ -69,12 +83,15 @@ class Rows(RowsTest):
     def test_rows_equal_the_sql_run_directly(self):
         con = connect()
         con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
+        verdicts = [pushed(con, sql) for sql in QUERIES]
+        self.assertEqual(verdicts, [True] * 3 + [False] * 3)
         for i, sql in enumerate(QUERIES):
             create(con, "q%d" % i, sql)
             want = con.execute(sql).fetchall()
             self.assertGreater(len(want), 0, sql)
-            got = con.execute("SELECT * FROM q%d" % i).fetchall()
+            got, scanned_ops = scan(con, "SELECT * FROM q%d" % i)
             self.assertSameRows(got, want, "ORDER BY" in sql, sql)
+            self.assertEqual(scanned_ops, not verdicts[i], sql)
             # Rowids 1..n, the same row's the same in every scan, also for a scan inside another's rows.
             with_rowids = con.execute("SELECT rowid, * FROM q%d" % i).fetchall()
             self.assertEqual(sorted(r[0] for r in with_rowids), list(range(1, len(want) + 1)), sql)
@@ -88,7 +105,24 @@ class Rows(RowsTest):
         create(con, "early", sql)
         self.assertEqual(con.execute("SELECT * FROM early").fetchall(), [])
         con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
-        self.assertSameRows(con.execute("SELECT * FROM early").fetchall(), con.execute(sql).fetchall(), False, sql)
+        got, scanned_ops = scan(con, "SELECT * FROM early")
+        self.assertSameRows(got, con.execute(sql).fetchall(), False, sql)
+        self.assertFalse(scanned_ops)
+
+    def test_pushdown_switched_off(self):
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
+        sql = QUERIES[1]
+        create(con, "g", sql)
+        pushed_rows, scanned_ops = scan(con, "SELECT * FROM g")
+        self.assertFalse(scanned_ops)
+        os.environ["ROCPD_PUSHDOWN"] = "0"  # read by the rewrite at every scan
+        try:
+            plain_rows, scanned_ops = scan(con, "SELECT * FROM g")
+        finally:
+            del os.environ["ROCPD_PUSHDOWN"]
+        self.assertTrue(scanned_ops)
+        self.assertSameRows(pushed_rows, plain_rows, False, sql)
 
     def test_constraints_and_joins_as_on_a_plain_table(self):
         con = connect()
