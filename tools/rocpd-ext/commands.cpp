@@ -39,7 +39,7 @@ int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
   if (o.format == Format::Html) html_page_begin(out, "rocpd-ext query", o.sql);
   std::string separator = o.format == Format::Json || o.format == Format::Html ? "" : "\n";
   auto writer = make_writer(o.format, out, session.handle(), separator);
-  session.run_script(o.sql, *writer);
+  session.run_script(o.sql, *writer, /*pushdown=*/true);
   if (o.format == Format::Html) html_page_end(out);
   return 0;
 }

@@ -256,13 +256,16 @@ void Session::open_members(const std::vector<std::string>& paths, const std::str
 
 void Session::set_progress(bool on) { run("SELECT rocpd_progress(?1)", {Param(std::int64_t{on ? 1 : 0})}); }
 
-void Session::run_script(const std::string& sql, RowSink& sink) {
+void Session::run_script(const std::string& sql, RowSink& sink, bool pushdown) {
   const char* tail = sql.c_str();
   while (tail && *tail) {
     check_interrupted();
     Stmt s(prepare(tail, &tail));
     if (!s) continue;  // whitespace or a comment
     bool reads = read_federation_;
+    if (pushdown) {
+      if (Stmt rewritten(pushed_down(s.get())); rewritten) s = std::move(rewritten);
+    }
     step_all(s.get(), sink);
     if (reads && !noticed_empty_ && scalar("SELECT count(*) FROM rocpd_members").integer == 0) {
       noticed_empty_ = true;
@@ -271,6 +274,20 @@ void Session::run_script(const std::string& sql, RowSink& sink) {
                    "rocpd_open in it\n";
     }
   }
+}
+
+sqlite3_stmt* Session::pushed_down(sqlite3_stmt* s) {
+  // Parameters stay unbound in a script (NULL), which the rewrite cannot carry over; EXPLAIN shows
+  // the plan of what was typed; statements without rows have nothing to push down.
+  if (sqlite3_bind_parameter_count(s) > 0 || sqlite3_stmt_isexplain(s) || sqlite3_column_count(s) == 0 ||
+      !sqlite3_stmt_readonly(s))
+    return nullptr;
+  std::string typed = sqlite3_sql(s);
+  while (!typed.empty() && (typed.back() == ';' || std::isspace(static_cast<unsigned char>(typed.back()))))
+    typed.pop_back();
+  const Cell answer = scalar("SELECT rocpd_sql_rewrite(?1)", {Param(typed)});
+  if (answer.type != Cell::Type::Text || answer.text == typed) return nullptr;
+  return prepare(answer.text.c_str(), nullptr);
 }
 
 void Session::check_interrupted() const {

@@ -53,8 +53,9 @@ class Session {
   void open_members(const std::vector<std::string>& paths, const std::string& run = "");
   // Every statement of `sql`; the rows of those that return columns go to `sink` as they come.
   // A statement that reads the canonical or analysis tables while no member is open prints a
-  // notice on stderr (once): they answer like empty tables then.
-  void run_script(const std::string& sql, RowSink& sink);
+  // notice on stderr (once): they answer like empty tables then. With `pushdown`, a query without
+  // parameters runs as rocpd_sql_rewrite rewrites it (docs/pushdown.md): same columns and rows.
+  void run_script(const std::string& sql, RowSink& sink, bool pushdown = false);
   // The same, collected: one result set per statement that returns columns, in order.
   std::vector<ResultSet> run_script(const std::string& sql);
   // One statement with parameters; its rows.
@@ -71,6 +72,8 @@ class Session {
  private:
   static int authorize(void* self, int action, const char* a1, const char* a2, const char* schema, const char* view);
   sqlite3_stmt* prepare(const char* sql, const char** tail);
+  // `s` as rocpd_sql_rewrite rewrites it, prepared; nullptr when it runs as typed.
+  sqlite3_stmt* pushed_down(sqlite3_stmt* s);
   [[noreturn]] void fail(const std::string& what = "");
   void step_all(sqlite3_stmt* s, RowSink& sink);
 
