@@ -12,10 +12,18 @@ def _paths(paths):
     return [os.fsdecode(p) for p in paths]
 
 
+def _pushed_down(con, sql):
+    """`sql` as rocpd_sql_rewrite gives it (docs/pushdown.md): a GROUP BY the per-member engine
+    answers, rewritten over it with the same columns and rows; any other query unchanged."""
+    _, rows = columns_and_rows(con, "SELECT rocpd_sql_rewrite(?)", (sql,))
+    return rows[0][0]
+
+
 def read_sql(sql, paths=None, params=(), con=None):
     """The rows of `sql` as a pandas DataFrame (one column per result column, in order), over the
     members `paths` names (a file, directory or glob, or a list of them: each is passed to
-    rocpd_open) on `con`, or on a new connection (connect()) when `con` is None."""
+    rocpd_open) on `con`, or on a new connection (connect()) when `con` is None. Without `params`
+    the query runs as rocpd_sql_rewrite gives it (pushed down when the engine answers it)."""
     try:
         import pandas as pd
     except ImportError as e:
@@ -26,6 +34,8 @@ def read_sql(sql, paths=None, params=(), con=None):
     try:
         for p in _paths(paths):
             con.execute("SELECT rocpd_open(?)", (p,)).fetchall()
+        if not params:
+            sql = _pushed_down(con, sql)
         columns, rows = columns_and_rows(con, sql, params)
     finally:
         if own:

@@ -144,6 +144,34 @@ class Sqlite3Backend(unittest.TestCase):
         self.assertEqual(two["db"].tolist(), ["rank0", "rank2"])
         self.assertEqual(mine.execute("SELECT count(*) FROM rocpd_members").fetchone(), (2,))
 
+    def test_read_sql_pushed_down(self):
+        # Without params, read_sql runs the query as rocpd_sql_rewrite gives it (docs/pushdown.md):
+        # pushed down, rocpd_ops itself is not scanned (rocpd_last_scan() unchanged after a marker
+        # scan); the same frame as SQLite's answer to the query as typed. With params, or with
+        # ROCPD_PUSHDOWN=0, it runs as typed.
+        sql = ("SELECT name, count(*), sum(duration), median(duration) FROM rocpd_ops WHERE kind = 'kernel' "
+               "GROUP BY name ORDER BY 3 DESC, name")
+        con = rocpd_ext.connect()
+        con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
+        cur = con.execute(sql)
+        want_columns, want = [d[0] for d in cur.description], [list(r) for r in cur.fetchall()]
+
+        def read(*args, **kwargs):
+            con.execute("SELECT count(*) FROM rocpd_ops WHERE db = 'rank3' AND gpu IS NOT NULL").fetchall()
+            before = con.execute("SELECT rocpd_last_scan()").fetchone()[0]
+            df = rocpd_ext.read_sql(*args, con=con, **kwargs)
+            self.assertEqual(list(df.columns), want_columns)
+            self.assertEqual(df.values.tolist(), want)
+            return con.execute("SELECT rocpd_last_scan()").fetchone()[0] != before
+
+        self.assertFalse(read(sql), "read_sql scanned rocpd_ops: not pushed down")
+        self.assertTrue(read(sql.replace("'kernel'", "?"), params=("kernel",)))
+        os.environ["ROCPD_PUSHDOWN"] = "0"
+        try:
+            self.assertTrue(read(sql))
+        finally:
+            del os.environ["ROCPD_PUSHDOWN"]
+
     def test_backend_argument(self):
         self.assertEqual(rocpd_ext.default_backend(), "sqlite3")
         self.assertIsInstance(rocpd_ext.connect(backend="sqlite3"), sqlite3.Connection)
