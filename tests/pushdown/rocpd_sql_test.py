@@ -162,7 +162,12 @@ class Columns(unittest.TestCase):
             create(con, "k", sql)
             con.execute("CREATE TEMP VIEW v AS " + sql)
             want = [r[1:3] for r in con.execute("PRAGMA temp.table_info(v)")]
-            self.assertEqual([r[1:3] for r in con.execute("PRAGMA temp.table_info(k)")], want, sql)
+            got = [r[1:3] for r in con.execute("PRAGMA temp.table_info(k)")]
+            # A table column declared without a type: our type is its declared type (none); SQLite
+            # 3.52 shows a view's such column as BLOB (3.40: none), the same affinity.
+            self.assertEqual([n for n, _ in got], [n for n, _ in want], sql)
+            for (name, ours), (_, view) in zip(got, want):
+                self.assertIn(ours, (view, "") if view == "BLOB" else (view,), (sql, name))
             # The declared types give the view's affinities: comparisons agree.
             for col in range(len(want)):
                 q = 'SELECT count(*) FROM %s WHERE "%s" = \'5\'' % ("%s", want[col][0].replace('"', '""'))
