@@ -176,7 +176,7 @@ def reference_differences(cat, ref_cfg):
     out = []
     try:
         for key, t in sorted(cat.tables.items()):
-            if t.kind == "named":
+            if t.kind in ("named", "sql"):  # created on this connection only
                 continue
             vt = t.vt[len("temp."):] if t.vt.startswith("temp.") and t.kind != "named" else t.vt
             try:
@@ -463,6 +463,12 @@ NAMED_CANDIDATES = ["rocpd_op", "rocpd_api", "rocpd_api_ops", "rocpd_string", "r
 
 NAMED_VIEWS = {"top", "op", "api", "kernel", "copyop", "busy", "kernels", "memory_copies", "regions"}
 
+# rocpd_sql tables (docs/pushdown.md): a GROUP BY the rewrite pushes down to rocpd_op_groups and one
+# it runs as typed. Integer aggregates only: their copy must equal the query run directly, exactly.
+SQL_TABLES = [("s_pushed", "SELECT db, gpu, kind, count(*) AS n, sum(duration) AS total, min(duration) AS lo, "
+                           "max(duration) AS hi FROM rocpd_ops GROUP BY db, gpu, kind"),
+              ("s_typed", "SELECT name, kind, count(*) AS n, max(start) AS last FROM rocpd_ops GROUP BY name, kind")]
+
 
 class Catalog:
     """The tables of one configuration: virtual tables with their copies, small plain tables, joins."""
@@ -517,8 +523,31 @@ class Catalog:
                 specs = [(k, kind, vt if vt.startswith("temp.") else "temp." + vt) for k, kind, vt in specs]
         for key, kind, vt in specs:
             self.add(key, kind, vt, rng)
+        self.add_sql_tables(rng)
         self.add_smalls(rng)
         self.joins = self.join_catalog()
+
+    def add_sql_tables(self, rng):
+        """The rocpd_sql tables, whose copies must also equal their query run directly (the rewrite
+        against the plain path). A query SQLite itself refuses on this data has nothing to compare."""
+        for key, sql in SQL_TABLES:
+            try:
+                direct = self.con.execute(sql).fetchall()
+            except sqlite3.Error:
+                continue
+            vt = "temp." + q(key)
+            try:
+                create = "CREATE VIRTUAL TABLE %s USING rocpd_sql('%s')" % (vt, sql.replace("'", "''"))
+                self.note(create)
+                self.con.execute(create)
+            except sqlite3.Error as e:
+                self.problems.append((key, "CREATE VIRTUAL TABLE ... USING rocpd_sql failed: %s" % e))
+                continue
+            self.add(key, "sql", vt, rng)
+            if key in self.tables:
+                copy = self.con.execute("SELECT * FROM %s" % self.tables[key].copy).fetchall()
+                if not dict.__eq__(row_multiset(copy), row_multiset(direct)):
+                    self.problems.append((key, "its rows differ from the query run directly: %s" % sql))
 
     def add(self, key, kind, vt, rng):
         copy = "temp." + q("c_" + key)
@@ -634,7 +663,7 @@ class Catalog:
                 rows = max(t.nrows, n.get("ops", 1), n.get("apis", 1))  # a view re-reads its tables
             elif t.kind in ("ops", "apis", "named"):
                 rows = t.nrows
-            elif k in ("u_top", "u_ktop", "u_copies", "busy", "gaps", "util"):
+            elif k in ("u_top", "u_ktop", "u_copies", "busy", "gaps", "util") or t.kind == "sql":
                 rows = n.get("ops", 1)
             elif k in ("u_apis", "u_markers"):
                 rows = n.get("apis", 1)
