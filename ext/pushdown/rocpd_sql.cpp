@@ -154,7 +154,8 @@ Stmt prepare_checked(sqlite3* db, const std::string& sql) {
   Stmt stmt(raw);
   if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_sql: {}", sqlite3_errmsg(db)), rc);
   if (!stmt) throw Error(fmt::format("rocpd_sql: the argument holds no SQL statement: {}", kUsage));
-  // Only whitespace and comments may follow: preparing them yields no statement.
+  // Only whitespace, comments and empty statements may follow: preparing them yields no statement
+  // (SQLite skips empty statements within one prepare).
   sqlite3_stmt* rest_raw = nullptr;
   const char* rest_sql = tail;
   rc = sqlite3_prepare_v2(db, rest_sql, -1, &rest_raw, nullptr);

@@ -197,6 +197,7 @@ class Errors(unittest.TestCase):
             ("rocpd_sql('  -- only a comment')", "holds no SQL statement", USAGE),
             ("rocpd_sql('SELECT 1; SELECT 2')", "more than one SQL statement", "SELECT 1;"),
             ("rocpd_sql('SELECT 1; DROP TABLE t')", "more than one SQL statement"),
+            ("rocpd_sql('SELECT 1;; ; DROP TABLE t')", "more than one SQL statement"),
             ("rocpd_sql('SELECT * FROM nope')", "rocpd_sql: no such table: nope"),
             ("rocpd_sql('SELEC 1')", "rocpd_sql: near \"SELEC\": syntax error"),
             ("rocpd_sql('DELETE FROM t')", "changes the database", "DELETE FROM t"),
@@ -209,7 +210,7 @@ class Errors(unittest.TestCase):
             self.assertTrue(msg.startswith("rocpd_sql: "), msg)
         # Nothing was created or changed; comments and blanks after the statement are fine.
         self.assertEqual(con.execute(schema).fetchall(), before)
-        create(con, "k", "SELECT 'a''b' AS x -- a comment\n /* another */ ;  ")
+        create(con, "k", "SELECT 'a''b' AS x -- a comment\n /* another */ ; ;  ")
         self.assertEqual(con.execute("SELECT x FROM k").fetchall(), [("a'b",)])
 
     def test_temp_schema_only(self):
