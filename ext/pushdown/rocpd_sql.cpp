@@ -297,6 +297,22 @@ int destroy(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// ALTER TABLE temp.k RENAME TO ...: the declaration made at CREATE follows the table.
+int rename(sqlite3_vtab* vtab, const char* new_name) {
+  return guard(vtab, [&] {
+    auto* t = static_cast<Table*>(vtab);
+    auto& made = t->declarations->by_table;
+    if (auto known = made.find(t->name); known != made.end()) {
+      auto entry = known->second;
+      made.erase(known);
+      made[new_name] = std::move(entry);
+    }
+    t->name = new_name;
+    t->label = fmt::format("temp.{}", new_name);
+    return SQLITE_OK;
+  });
+}
+
 sqlite3_module make_module() {
   sqlite3_module m{};
   m.xCreate = create;
@@ -311,6 +327,7 @@ sqlite3_module make_module() {
   m.xEof = eof;
   m.xColumn = column;
   m.xRowid = rowid;
+  m.xRename = rename;
   return m;
 }
 

@@ -275,6 +275,14 @@ class Errors(unittest.TestCase):
         self.assertEqual(con.execute("SELECT * FROM other").fetchall(), [])
         self.assertError(con, "SELECT * FROM w", "rocpd_sql: temp.w: no such table: big")
         con.execute("DROP TABLE w")
+        # Renamed first: the same.
+        con.execute("CREATE TABLE big(x)")
+        create(con, "w", "SELECT * FROM big")
+        con.execute("ALTER TABLE temp.w RENAME TO w2")
+        con.execute("DROP TABLE big")
+        con.execute("ALTER TABLE other ADD COLUMN z")
+        self.assertError(con, "SELECT * FROM w2", "rocpd_sql: temp.w2: no such table: big")
+        con.execute("DROP TABLE w2")
         # A table whose statement prepares again follows its tables' columns, as a view does.
         con.execute("CREATE TABLE big(x)")
         create(con, "w", "SELECT * FROM big")
