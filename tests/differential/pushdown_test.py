@@ -1,0 +1,823 @@
+#!/usr/bin/python3
+"""Differential tester of the GROUP BY pushdown (docs/pushdown.md, issue 34).
+
+Random GROUP BY queries over rocpd_ops, from a seeded generator, in three labels:
+  push    the shapes the rewrite promises to answer through rocpd_op_groups: rocpd_sql_pushdown(q)
+          must say 'pushed: ...' (and rocpd_sql_rewrite(q) differ from q);
+  nopush  near misses, one step outside those shapes (min(start), count(DISTINCT name), GROUP BY
+          lower(name), WHERE gpu = 0 with gpu not grouped, joins, subqueries, window functions,
+          GROUP BY 1, parameters, ...): 'not pushed: ...' and rocpd_sql_rewrite(q) = q;
+  any     shapes the promise does not settle (a table alias, no GROUP BY, comments, ...): no
+          assertion on the decision.
+Whatever the label, the rows of rocpd_sql_rewrite(q) run on the federated connection must equal
+the rows of q run on a native copy (the rows of rocpd_ops and rocpd_members in plain tables of an
+in-memory database, the extension loaded for median/stddev): same column names, same values and
+types (typeof) of every cell, as multisets, or in order under a total ORDER BY; both fail or
+neither. stddev columns are compared within a relative 1e-9 (the engine sums exactly in integers).
+
+Members: a generated mixed job (rpd2, rpd3, rocpd) with an Nsight Systems and a Kineto member; the
+hostile members (NULL and odd-typed gpu, name, duration: the engine must fall back) beside a clean
+set; the hostile members with int64 extremes (integer overflow: both sides fail).
+
+ROCPD_DIFF_QUERIES / ROCPD_DIFF_SEED (or --queries / --seed) run it longer or with another seed;
+--only N --config C -v reproduce one query. Run by Debian's /usr/bin/python3; stdlib only.
+"""
+import argparse
+import collections
+import math
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile_fixtures  # noqa: E402
+from querygen import Text, lit  # noqa: E402
+
+EXT = os.environ.get("ROCPD_EXT", "")
+FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
+DEFAULT_QUERIES = 400
+REL_TOL = 1e-9
+GROUPABLE = ("db", "gpu", "kind", "name")
+# The aggregates the engine computes, each over duration (count(*) aside).
+# Pure functions the rewrite's promise does not list: a query using them is labelled 'any'.
+UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
+AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
+
+# ------------------------------------------------------------------------------------------------
+# Configurations: (name, weight, directories opened with rocpd_open, files ATTACHed)
+
+
+def generate(tmp):
+    """A small generated job: six members of the four vendors' formats (rpd2, rocpd, nsys, kineto)
+    and three of the mixed ones (rpd2, rpd3, rocpd); the same kernel names recur across members."""
+    gen = os.environ.get("ROCPD_GEN", "")
+    if not gen or not os.path.exists(gen):
+        raise SystemExit("ROCPD_GEN not set or missing: %r" % gen)
+    out = []
+    for name, fmt, procs, ops, seed in (("vendors", "vendors", 6, 400, 43), ("mixed", "mixed", 3, 300, 47)):
+        d = os.path.join(tmp, name)
+        subprocess.run([gen, "--out", d, "--procs", str(procs), "--format", fmt, "--ops", str(ops),
+                        "--seed", str(seed)], check=True, stdout=subprocess.DEVNULL)
+        out.append(d)
+    return out
+
+
+def configs(tmp, wanted):
+    """(name, weight, directories opened with rocpd_open, [(alias, file ATTACHed)]); `big` (the
+    fixtures' mixed8 set with the nsys and kineto layouts, 25k ops) only when asked for."""
+    if wanted == "big":
+        sets, layouts = os.path.join(FIXTURES, "sets"), os.path.join(FIXTURES, "layouts")
+        dirs = [os.path.join(sets, "mixed8"), os.path.join(layouts, "nsys"), os.path.join(layouts, "kineto")]
+        for p in dirs:
+            if not os.path.exists(p):
+                raise SystemExit("fixture %s missing: run the fixtures_generate test first" % p)
+        return [("big", 1.0, dirs, [])]
+    vendors, mixed = generate(tmp)
+    hostile = hostile_fixtures.build(os.path.join(FIXTURES, "differential_hostile"))
+    out = [
+        ("generated", 0.6, [vendors, mixed], []),
+        # The odd members beside a clean one: the engine falls back where it must.
+        ("hostile", 0.2, [hostile["hostile"]], [("clean", os.path.join(mixed, "rank1.rpd"))]),
+        ("hostile_limits", 0.2, [hostile["hostile_limits"]], []),
+    ]
+    return [c for c in out if not wanted or c[0] == wanted]
+
+
+def load(con):
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.enable_load_extension(False)
+    con.text_factory = Text
+
+
+def federated(dirs, attach):
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    load(con)
+    for alias, path in attach:
+        con.execute("ATTACH ? AS %s" % alias, ("file:%s?mode=ro" % path,))
+    for d in dirs:
+        con.execute("SELECT rocpd_open(?)", (d,))
+    return con
+
+
+def native_copy(fed, tag):
+    """A plain in-memory connection holding the rows of the federated rocpd_ops and rocpd_members in
+    temp tables of the same names (the extension's own are dropped), made by CREATE TABLE AS SELECT:
+    the columns declare the virtual tables' types, so comparisons apply the same affinities (the
+    differential tester checks that such a copy holds the same values). Filled through a
+    shared-cache in-memory database."""
+    uri = "file:pushdown_native_%d_%s?mode=memory&cache=shared" % (os.getpid(), tag)
+    nat = sqlite3.connect(uri, uri=True, isolation_level=None)
+    load(nat)
+    fed.execute("ATTACH ? AS nat", (uri,))
+    for t in ("rocpd_ops", "rocpd_members"):
+        fed.execute("CREATE TABLE nat.%s AS SELECT * FROM temp.%s" % (t, t))
+        nat.execute("DROP TABLE temp.%s" % t)
+        nat.execute("CREATE TEMP TABLE %s AS SELECT * FROM main.%s" % (t, t))
+        nat.execute("DROP TABLE main.%s" % t)
+    fed.execute("DETACH nat")
+    return nat
+
+
+# ------------------------------------------------------------------------------------------------
+# Values the generator draws from
+
+
+class Data:
+    def __init__(self, nat):
+        def col(sql):
+            return [r[0] for r in nat.execute(sql)]
+        self.dbs = col("SELECT DISTINCT db FROM rocpd_ops WHERE typeof(db) = 'text' ORDER BY 1")
+        self.gpus = col("SELECT DISTINCT gpu FROM rocpd_ops WHERE typeof(gpu) = 'integer' ORDER BY 1") or [0]
+        self.kinds = col("SELECT DISTINCT kind FROM rocpd_ops WHERE typeof(kind) = 'text' ORDER BY 1") or [b"kernel"]
+        self.names = col("SELECT DISTINCT name FROM rocpd_ops WHERE typeof(name) = 'text' AND length(name) < 120 "
+                         "ORDER BY 1")
+        durs = col("SELECT duration FROM rocpd_ops WHERE typeof(duration) = 'integer' ORDER BY 1") or [0, 1000]
+        self.durs = [durs[min(len(durs) - 1, int(f * len(durs)))] for f in (0.05, 0.25, 0.5, 0.75, 0.95)]
+        self.nrows = nat.execute("SELECT count(*) FROM rocpd_ops").fetchone()[0]
+        # Sums of REALs depend on the order rows are added in, which SQL leaves open: where a duration
+        # is a REAL, or a sum of integer durations may pass 2^53 (then avg's double sum rounds; SQLite's
+        # sum() turns REAL past int64), REALs are compared within REL_TOL too. Elsewhere exactly.
+        reals, big = nat.execute("SELECT count(*) FILTER (WHERE typeof(duration) = 'real'), "
+                                 "max(abs(CAST(duration AS REAL))) FROM rocpd_ops").fetchone()
+        self.exact_reals = reals == 0 and (big or 0) * max(1, self.nrows) < 2.0 ** 53
+        self.formats = col("SELECT DISTINCT format FROM rocpd_members WHERE typeof(format) = 'text'") or [b"rpd"]
+        # Bare columns whose value is the same on every row of a group (for GROUP BY g): a query
+        # selecting them unaggregated has one answer, which both paths must give.
+        self.bare = []
+        for g in GROUPABLE:
+            for b in ("pid", "kind", "db", "demangled", "gpu"):
+                if b == g:
+                    continue
+                n = nat.execute('SELECT count(*) FROM (SELECT 1 FROM rocpd_ops GROUP BY "%s" '
+                                'HAVING count(DISTINCT quote("%s")) > 1 OR count(*) > count(quote("%s")))'
+                                % (g, b, b)).fetchone()[0]
+                if n == 0:
+                    self.bare.append((g, b))
+
+
+def text_lit(v):
+    return lit(v if isinstance(v, Text) else Text(v if isinstance(v, bytes) else str(v).encode()))
+
+
+# ------------------------------------------------------------------------------------------------
+# The generator
+
+
+class Item:
+    def __init__(self, sql, tol=False, alias=None, sd=False):
+        self.sql, self.tol, self.alias = sql, tol, alias
+        self.sd = sd  # holds a stddev: compared within REL_TOL, never a sort or DISTINCT key
+
+
+class Query:
+    def __init__(self, sql, label, shape, params=(), ordered=False, tol_cols=()):
+        self.sql, self.label, self.shape, self.params = sql, label, shape, tuple(params)
+        self.ordered, self.tol_cols = ordered, set(tol_cols)
+
+
+class Gen:
+    def __init__(self, rng, data):
+        self.r, self.d = rng, data
+        self.beyond = False  # the query being built uses something beyond the promise's letter
+
+    # -- spelling
+    def kw(self, word):
+        """A keyword in random case (mostly as usually written)."""
+        x = self.r.random()
+        return word if x < 0.6 else word.lower() if x < 0.85 else word.title()
+
+    def ident(self, name):
+        """A column name in any case, maybe quoted."""
+        r = self.r
+        s = name if r.random() < 0.55 else r.choice([name.upper(), name.title(), "".join(
+            c.upper() if r.random() < 0.5 else c for c in name)])
+        x = r.random()
+        if x < 0.15:
+            return '"%s"' % s
+        if x < 0.2:
+            return "[%s]" % s
+        if x < 0.25:
+            return "`%s`" % s
+        return s
+
+    def table(self):
+        t = self.r.choice(["rocpd_ops"] * 5 + ["temp.rocpd_ops"] * 3 + ["TEMP.rocpd_ops", "ROCPD_OPS"])
+        self.beyond |= t not in ("rocpd_ops", "temp.rocpd_ops")
+        return t
+
+    # -- pieces
+    def agg(self, which=None):
+        """(sql, is_stddev) of one engine aggregate."""
+        r = self.r
+        a = which or r.choice(AGGS)
+        if a == "count(*)":
+            return r.choice(["count(*)", "COUNT(*)", "Count(*)", "count( * )"]), False
+        fn = a if r.random() < 0.6 else r.choice([a.upper(), a.title()])
+        arg = self.ident("duration")
+        sp = " " if r.random() < 0.15 else ""
+        return "%s(%s%s%s)" % (fn, sp, arg, sp), a == "stddev"
+
+    def agg_expr(self):
+        """An aggregate with an expression around it; stddev only inside tolerance-safe ones."""
+        r = self.r
+        a, sd = self.agg()
+        if sd:
+            return Item(r.choice(["%s", "%s / 1e3", "%s * 2", "%s + 1", "coalesce(%s, -1)", "ifnull(%s, 0)",
+                                  "(%s)"]) % a, sd=True)
+        b, sd2 = self.agg()
+        while sd2:
+            b, sd2 = self.agg()
+        k = r.choice(self.d.durs)
+        forms = ["%s", "%s", "%s / 1e3", "%s * 2", "%s + 1", "round(%s, 2)", "round(%s)", "CAST(%s AS INTEGER)",
+                 "CAST(%s AS REAL)", "abs(%s)", "coalesce(%s, -1)", "ifnull(%s, 0)", "nullif(%s, 0)",
+                 "iif(%%s > %d, 'big', 'small')" % k, "CASE WHEN %s IS NULL THEN 'none' ELSE 'some' END",
+                 "%%s - %s" % b, "%%s * 1.0 / %s" % b, "printf('%%.3f', %s)", "printf('%%d', %s)",
+                 "-%s", "%s / 1000", "%s %% 7", "max(%%s, %s)" % b]
+        f = r.choice(forms)
+        self.beyond |= f.startswith("max(")  # (the scalar max is not among the functions listed)
+        return Item(f % a)
+
+    def group_expr(self, g):
+        """An expression over grouped column g."""
+        r, c = self.r, self.ident(g)
+        forms = {
+            "db": ["%s", "upper(%s)", "length(%s)", "%s || '/x'", "substr(%s, 1, 5)", "printf('<%%s>', %s)"],
+            "gpu": ["%s", "%s + 1", "coalesce(%s, -1)", "abs(%s - 2)", "CASE %s WHEN 0 THEN 'zero' ELSE 'other' END",
+                    "iif(%s > 1, 'hi', 'lo')", "CAST(%s AS TEXT)", "%s * 1.5", "typeof(%s)"],
+            "kind": ["%s", "upper(%s)", "lower(%s)", "%s || ':' || %s", "nullif(%s, 'copy')", "length(%s)"],
+            "name": ["%s", "lower(%s)", "length(%s)", "substr(%s, 1, 8)", "ifnull(%s, '?')", "upper(%s)",
+                     "instr(%s, 'e')", "replace(%s, 'a', 'A')", "trim(%s)"],
+        }[g]
+        f = r.choice(forms)
+        self.beyond |= f.startswith(UNLISTED)
+        return f.replace("%s", c).replace("%%", "%")
+
+    def value(self, pool, n=1):
+        return [self.r.choice(pool) for _ in range(n)]
+
+    def group_term(self, g):
+        """A WHERE term over grouped column g only."""
+        r, c, d = self.r, self.ident(g), self.d
+        if g == "db" and d.dbs:
+            a, b = sorted(self.value(d.dbs, 2))
+            return r.choice(["%s = %s" % (c, text_lit(a)), "%s <> %s" % (c, text_lit(a)),
+                             "%s IN (%s, %s)" % (c, text_lit(a), text_lit(b)), "%s NOT IN (%s)" % (c, text_lit(a)),
+                             "%s LIKE 'rank1%%'" % c, "%s GLOB 'h_rpd*'" % c, "%s LIKE '%%_2'" % c,
+                             "%s BETWEEN %s AND %s" % (c, text_lit(a), text_lit(b)), "%s >= %s" % (c, text_lit(a))])
+        if g == "gpu":
+            a, b = sorted(self.value(d.gpus, 2))
+            return r.choice(["%s = %d" % (c, a), "%s BETWEEN %d AND %d" % (c, a, b), "%s IN (%d, %d)" % (c, a, b),
+                             "%s >= %d" % (c, a), "%s IS NOT NULL" % c, "%s NOT BETWEEN %d AND %d" % (c, a, b),
+                             "%s %% 2 = 0" % c, "%s <> %d" % (c, a), "%s IN (%d, '1', 2.0)" % (c, a),
+                             "%s IS NULL" % c, "%s < 2.5" % c])
+        if g == "kind":
+            a, b = self.value(d.kinds, 2)
+            return r.choice(["%s = %s" % (c, text_lit(a)), "%s IN (%s, %s)" % (c, text_lit(a), text_lit(b)),
+                             "%s <> 'copy'" % c, "%s LIKE 'k%%'" % c, "%s NOT IN ('fill')" % c])
+        a, b = self.value(d.names or [b"x"], 2)
+        return r.choice(["%s LIKE '%%Kernel%%'" % c, "%s LIKE 'Cijk%%'" % c, "length(%s) > 20" % c,
+                         "%s IN (%s, %s)" % (c, text_lit(a), text_lit(b)), "%s >= 'M'" % c, "%s IS NULL" % c,
+                         "%s IS NOT NULL" % c, "lower(%s) LIKE '%%nccl%%'" % c, "substr(%s, 1, 1) = '_'" % c,
+                         "%s = %s" % (c, text_lit(a)), "%s NOT LIKE '%%copy%%'" % c,
+                         "%s BETWEEN %s AND %s" % (c, text_lit(min(a, b)), text_lit(max(a, b)))])
+
+    def kind_filter(self):
+        return "%s = %s" % ("kind" if self.r.random() < 0.7 else self.ident("kind"),
+                            text_lit(self.r.choice(self.d.kinds + [b"kernel", b"copy"])))
+
+    def having_term(self, items):
+        r = self.r
+        k = r.choice(self.d.durs)
+        aliased = [it for it in items if it.alias and it.alias.startswith("a") and not it.sd and "(" in it.sql
+                   and "printf" not in it.sql and "'" not in it.sql]
+        forms = ["count(*) > %d" % r.choice([0, 1, 2, 5, 20, 100]), "sum(duration) > %d" % (k * 10),
+                 "avg(duration) BETWEEN %d AND %d" % (self.d.durs[0], self.d.durs[3]), "max(duration) >= %d" % k,
+                 "median(duration) > %d" % k, "min(duration) < %d" % k, "count(duration) < count(*)",
+                 "stddev(duration) > %d" % (k // 3), "total(duration) / count(*) > %d" % k]
+        if aliased:
+            forms.append("%s > 0" % r.choice(aliased).alias)
+        t = r.choice(forms)
+        if r.random() < 0.2:
+            t = "%s AND %s" % (t, r.choice(forms))
+        return t
+
+    # -- queries
+    def pushable(self):
+        """A query of the promised shape. Returns Query with label 'push'."""
+        r = self.r
+        self.beyond = False
+        gcols = r.sample(GROUPABLE, r.randint(1, 4))
+        n_items = r.randint(1, 5)
+        items = []
+        for i in range(n_items):
+            x = r.random()
+            if x < 0.3:
+                it = Item(self.group_expr(r.choice(gcols)) if r.random() < 0.4 else self.ident(r.choice(gcols)))
+            elif x < 0.9:
+                it = self.agg_expr()
+            elif x < 0.95:
+                g = r.choice(gcols)
+                a, sd = self.agg()
+                while sd:
+                    a, sd = self.agg()
+                it = Item(r.choice(["printf('%%s=%%s', %s, %s)" % (self.ident(g), a),
+                                    "length(%s) + %s" % (self.ident(g), a),
+                                    "CASE WHEN %s > 10 THEN %s ELSE 'few' END" % (a, self.ident(g))]))
+            else:
+                it = Item(r.choice(["'x'", "42", "1.5", "NULL", "-7", "X'00'"]))
+            y = r.random()
+            if y < 0.45:
+                it.alias = "a%d" % i
+                it.sql += " %s a%d" % (self.kw("AS"), i)
+            elif y < 0.5:
+                it.alias = '"col %d"' % i
+                it.sql += ' AS "col %d"' % i
+            elif y < 0.55:
+                it.alias = "b%d" % i
+                it.sql += " b%d" % i  # an alias without AS
+            items.append(it)
+        distinct = r.random() < 0.1 and not any(it.sd for it in items)
+        where = []
+        if r.random() < 0.45:
+            where.append(self.kind_filter())
+        for _ in range(r.choice([0, 0, 1, 1, 2, 3])):
+            where.append(self.group_term(r.choice(gcols)))
+        if where and r.random() < 0.15 and len(gcols) >= 2:
+            where.append("(%s OR %s)" % (self.group_term(gcols[0]), self.group_term(gcols[1])))
+        r.shuffle(where)
+        having = self.having_term(items) if r.random() < 0.3 else None
+        sql = "%s %s%s %s %s" % (self.kw("SELECT"), (self.kw("DISTINCT") + " ") if distinct else "",
+                                 ", ".join(it.sql for it in items), self.kw("FROM"), self.table())
+        if where:
+            sql += " %s %s" % (self.kw("WHERE"), (" %s " % self.kw("AND")).join(where))
+        sql += " %s %s" % (self.kw("GROUP BY"), ", ".join(self.ident(g) for g in gcols))
+        if having:
+            sql += " %s %s" % (self.kw("HAVING"), having)
+        order, ordered = self.order_by(items, gcols, distinct)
+        sql += order
+        tol = [i for i, it in enumerate(items) if it.sd]
+        label = "any" if self.beyond else "push"
+        return Query(sql, label, label, ordered=ordered, tol_cols=tol), items, gcols
+
+    def order_by(self, items, gcols, distinct):
+        """(' ORDER BY ... [LIMIT ...]', ordered): a total order (then maybe LIMIT/OFFSET), or a partial one
+        without LIMIT (compared as a multiset), or none."""
+        r = self.r
+        x = r.random()
+        if x < 0.4:
+            return "", False
+        keys = []
+        for _ in range(r.randint(1, 2)):
+            cand = [i for i, it in enumerate(items) if not it.sd]
+            y = r.random()
+            if cand and y < 0.35:
+                i = r.choice(cand)
+                keys.append(items[i].alias if items[i].alias else str(i + 1))
+            elif cand and y < 0.6:
+                keys.append(str(r.choice(cand) + 1))
+            elif not distinct and y < 0.85:
+                a, sd = self.agg()
+                while sd:
+                    a, sd = self.agg()
+                keys.append(a)
+            elif not distinct:
+                keys.append(self.ident(r.choice(gcols)))
+        keys = [k + r.choice(["", "", " DESC", " ASC", " desc"]) for k in keys]
+        total = x > 0.55
+        if total:
+            # Total: every grouped column last (one row per group), or every column for DISTINCT.
+            keys += [str(i + 1) for i in range(len(items))] if distinct else \
+                    [self.ident(g) + r.choice(["", " DESC"]) for g in gcols]
+        if not keys:
+            return "", False
+        s = " %s %s" % (self.kw("ORDER BY"), ", ".join(keys))
+        if total and r.random() < 0.6:
+            s += " %s %d" % (self.kw("LIMIT"), r.randint(0, 15))
+            if r.random() < 0.5:
+                s += " %s %d" % (self.kw("OFFSET"), r.randint(0, 8))
+        return s, total
+
+    def near_miss(self):
+        """A query one step outside the promised shapes: label 'nopush'."""
+        r, d = self.r, self.d
+        q, items, gcols = self.pushable()
+        sql = q.sql
+        kinds = ["other_agg", "count_distinct", "group_concat", "group_lower", "bare", "where_ungrouped",
+                 "join", "subquery_from", "subquery_where", "scalar_subquery", "window", "group_ordinal",
+                 "param", "agg_expr_arg", "filter", "group_other_col", "collate", "cte", "union", "or_kind"]
+        shape = r.choice(kinds)
+        g = self.ident(r.choice(gcols))
+        gl = ", ".join(self.ident(c) for c in gcols)
+        k = r.choice(d.durs)
+        kind = text_lit(r.choice(d.kinds))
+        params = ()
+        ordered = False
+        tol = []
+        if shape == "other_agg":
+            sql = "SELECT %s, %s, count(*) FROM rocpd_ops GROUP BY %s" % (
+                g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(name)",
+                             "max(gpu)", "median(start)"]), gl)
+        elif shape == "count_distinct":
+            sql = "SELECT %s, count(DISTINCT %s), sum(duration) FROM rocpd_ops GROUP BY %s" % (
+                g, r.choice(["name", "gpu", "duration", "kind", "db"]), gl)
+        elif shape == "group_concat":
+            sql = "SELECT %s, length(group_concat(%s)), count(*) FROM rocpd_ops GROUP BY %s" % (
+                g, r.choice(["name", "kind", "duration"]), gl)
+        elif shape == "group_lower":
+            e = r.choice(["lower(name)", "substr(name, 1, 4)", "gpu % 2", "db || kind", "duration > %d" % k,
+                          "name COLLATE NOCASE", "coalesce(gpu, 0)"])
+            sql = "SELECT %s AS g, count(*), sum(duration), avg(duration) FROM rocpd_ops GROUP BY %s" % (e, e)
+        elif shape == "bare" and d.bare:
+            gg, b = r.choice(d.bare)
+            sql = "SELECT %s, %s, count(*), max(duration) FROM rocpd_ops GROUP BY %s" % (gg, b, gg)
+        elif shape == "where_ungrouped" or shape == "bare":
+            shape = "where_ungrouped"
+            others = [c for c in GROUPABLE if c not in gcols]
+            cond = r.choice(["duration > %d" % k, "pid > 0", "queue = 1", "start > 0", "stream IS NOT NULL",
+                             "duration BETWEEN %d AND %d" % (d.durs[1], d.durs[3])] +
+                            ["gpu = 0" if "gpu" in others else "duration >= 0",
+                             "name LIKE '%%e%%'" if "name" in others else "\"end\" > start",
+                             "db <> 'rank0'" if "db" in others else "correlation_id > 0"])
+            sql = "SELECT %s, count(*), sum(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, cond, gl)
+        elif shape == "join":
+            fmt = text_lit(r.choice(d.formats))
+            sql = ("SELECT o.%s, count(*), sum(o.duration) FROM rocpd_ops o JOIN rocpd_members m ON m.db = o.db "
+                   "WHERE m.format = %s GROUP BY o.%s" % (gcols[0], fmt, gcols[0]))
+            if r.random() < 0.5:
+                sql = ("SELECT o.%s, count(*), max(o.duration) FROM rocpd_ops o JOIN (SELECT %s AS k) x ON x.k = o.kind "
+                       "GROUP BY o.%s" % (gcols[0], kind, gcols[0]))
+        elif shape == "subquery_from":
+            sql = "SELECT %s, count(*), sum(duration) FROM (SELECT * FROM rocpd_ops) GROUP BY %s" % (g, gl)
+        elif shape == "subquery_where":
+            sql = ("SELECT %s, count(*), avg(duration) FROM rocpd_ops WHERE name IN "
+                   "(SELECT name FROM rocpd_ops WHERE kind = %s) GROUP BY %s" % (g, kind, gl))
+        elif shape == "scalar_subquery":
+            sql = "SELECT %s, count(*), (SELECT count(*) FROM rocpd_members) FROM rocpd_ops GROUP BY %s" % (g, gl)
+        elif shape == "window":
+            w = r.choice(["rank() OVER (ORDER BY count(*) DESC)", "sum(count(*)) OVER ()",
+                          "dense_rank() OVER (ORDER BY sum(duration))", "count(*) OVER ()"])
+            sql = "SELECT %s, count(*), %s FROM rocpd_ops GROUP BY %s" % (g, w, gl)
+        elif shape == "group_ordinal":
+            sql = "SELECT %s, count(*), sum(duration) FROM rocpd_ops GROUP BY 1" % g
+        elif shape == "param":
+            x = r.random()
+            if x < 0.4:
+                sql = "SELECT %s, count(*) FROM rocpd_ops WHERE kind = ? GROUP BY %s" % (g, gl)
+                params = (bytes(r.choice(d.kinds)).decode("utf-8", "replace"),)
+            elif x < 0.7:
+                sql = "SELECT %s, sum(duration) FROM rocpd_ops GROUP BY %s HAVING count(*) > ?" % (g, gl)
+                params = (r.choice([0, 2, 10]),)
+            else:
+                sql = "SELECT %s, count(*) + :bump FROM rocpd_ops GROUP BY %s" % (g, gl)
+                params = {"bump": 3}
+        elif shape == "agg_expr_arg":
+            sql = "SELECT %s, %s FROM rocpd_ops GROUP BY %s" % (g, r.choice([
+                "sum(duration * 2)", "count(name)", "sum(DISTINCT duration)", "avg(duration + 0)",
+                "max(duration) FILTER (WHERE gpu = 0)", "stddev(start)", "min(abs(duration))"]), gl)
+        elif shape == "filter":
+            sql = "SELECT %s, count(*) FILTER (WHERE duration > %d), count(*) FROM rocpd_ops GROUP BY %s" % (g, k, gl)
+        elif shape == "group_other_col":
+            c = r.choice(["pid", "queue", "stream", "demangled", "correlation_id > 0"])
+            sql = "SELECT %s, %s, count(*), sum(duration) FROM rocpd_ops GROUP BY %s, %s" % (g, c, gl, c)
+        elif shape == "collate":
+            sql = "SELECT name COLLATE NOCASE AS n, count(*) FROM rocpd_ops GROUP BY name COLLATE NOCASE"
+            sql = r.choice([sql, "SELECT %s, count(*) FROM rocpd_ops GROUP BY %s COLLATE RTRIM" % (g, g)])
+        elif shape == "cte":
+            sql = "WITH t AS (SELECT * FROM rocpd_ops) SELECT %s, count(*), sum(duration) FROM t GROUP BY %s" % (g, gl)
+        elif shape == "union":
+            sql = ("SELECT %s, count(*) FROM rocpd_ops GROUP BY %s UNION ALL SELECT %s, count(*) FROM rocpd_ops "
+                   "GROUP BY %s" % (g, gl, g, gl))
+        elif shape == "or_kind":
+            others = [c for c in GROUPABLE if c not in gcols and c != "kind"]
+            if "kind" in gcols:
+                shape = "where_ungrouped"
+                sql = "SELECT %s, count(*) FROM rocpd_ops WHERE kind = %s AND duration > %d GROUP BY %s" % (g, kind, k, gl)
+            else:
+                sql = "SELECT %s, count(*) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, r.choice([
+                    "(kind = 'kernel' OR kind = 'copy')", "kind LIKE 'k%'", "kind IN ('kernel', 'copy')",
+                    "kind <> 'copy'", "kind IS NOT NULL"] + (["(kind = 'kernel' OR %s IS NULL)" % others[0]]
+                                                          if others else [])), gl)
+        return Query(sql, "nopush", shape, params=params, ordered=ordered, tol_cols=tol)
+
+    def undecided(self):
+        """Shapes the promise does not settle either way: compared, the decision not asserted."""
+        r, d = self.r, self.d
+        q, items, gcols = self.pushable()
+        sql = q.sql
+        shape = r.choice(["alias", "qualified", "comment", "semicolon", "no_group", "reversed_kind", "kind_in",
+                          "two_kinds", "limit_comma", "newlines", "quoted_table", "count_1", "group_twice"])
+        k = text_lit(r.choice(d.kinds))
+        g = gcols[0]
+        if shape == "alias":
+            sql = "SELECT o.%s, count(*), sum(o.duration) FROM rocpd_ops AS o GROUP BY o.%s" % (g, g)
+        elif shape == "qualified":
+            sql = "SELECT rocpd_ops.%s, avg(rocpd_ops.duration) FROM rocpd_ops GROUP BY rocpd_ops.%s" % (g, g)
+        elif shape == "comment":
+            sql = "SELECT %s, /* total */ sum(duration) FROM rocpd_ops -- ops\nGROUP BY %s" % (g, g)
+        elif shape == "semicolon":
+            sql = sql + ";"
+        elif shape == "no_group":
+            sql = r.choice(["SELECT count(*), sum(duration), median(duration) FROM rocpd_ops",
+                            "SELECT max(duration) FROM rocpd_ops WHERE kind = %s" % k])
+        elif shape == "reversed_kind":
+            sql = "SELECT %s, count(*) FROM rocpd_ops WHERE %s = kind GROUP BY %s" % (g, k, g)
+        elif shape == "kind_in":
+            sql = "SELECT %s, count(*) FROM rocpd_ops WHERE kind IN (%s) GROUP BY %s" % (g, k, g)
+        elif shape == "two_kinds":
+            sql = "SELECT %s, count(*) FROM rocpd_ops WHERE kind = 'kernel' AND kind = %s GROUP BY %s" % (g, k, g)
+        elif shape == "limit_comma":
+            gl = ", ".join(gcols)
+            sql = "SELECT %s, count(*) FROM rocpd_ops GROUP BY %s ORDER BY %s LIMIT 2, 5" % (gl, gl, gl)
+            return Query(sql, "any", shape, ordered=True)
+        elif shape == "newlines":
+            sql = sql.replace(" FROM ", "\n  FROM\t").replace(" GROUP BY ", "\nGROUP   BY ")
+            return Query(sql, q.label, q.label + "_newlines", ordered=q.ordered, tol_cols=q.tol_cols)
+        elif shape == "quoted_table":
+            sql = 'SELECT %s, count(*), total(duration) FROM "rocpd_ops" GROUP BY %s' % (g, g)
+        elif shape == "count_1":
+            sql = "SELECT %s, count(1), count(*) FROM rocpd_ops GROUP BY %s" % (g, g)
+        elif shape == "group_twice":
+            sql = "SELECT %s, sum(duration) FROM rocpd_ops GROUP BY %s, %s" % (g, g, g.upper())
+        return Query(sql, "any", shape, ordered=q.ordered if shape == "semicolon" else False,
+                     tol_cols=q.tol_cols if shape == "semicolon" else ())
+
+    def query(self):
+        x = self.r.random()
+        if x < 0.55:
+            return self.pushable()[0]
+        if x < 0.9:
+            return self.near_miss()
+        return self.undecided()
+
+
+# ------------------------------------------------------------------------------------------------
+# Running and comparing
+
+
+def tagged(v):
+    return (type(v).__name__, v)
+
+
+def show(v):
+    if isinstance(v, (bytes, Text)) and len(v) > 80:
+        return "%r...(%d bytes)" % (v[:80], len(v))
+    return repr(v)
+
+
+def show_rows(rows, n=8):
+    s = ["(" + ", ".join(show(v) for v in row) + ")" for row in rows[:n]]
+    if len(rows) > n:
+        s.append("... %d rows in all" % len(rows))
+    return " ".join(s) or "no rows"
+
+
+def close(a, b):
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b))
+    return a == b
+
+
+def same_row(a, b, tol):
+    return len(a) == len(b) and all(
+        (close(x, y) if i in tol else (type(x) is type(y) and x == y)) for i, (x, y) in enumerate(zip(a, b)))
+
+
+def same_rows(a, b, ordered, tol):
+    if len(a) != len(b):
+        return False
+    if ordered:
+        return all(same_row(x, y, tol) for x, y in zip(a, b))
+    key = [lambda row: tuple(tagged(v) for v in row)]
+    if collections.Counter(map(key[0], a)) == collections.Counter(map(key[0], b)):
+        return True
+    if not tol:
+        return False
+    # The stddev columns within REL_TOL: rows paired by their other columns, then by those values.
+
+    def exact(row):
+        return tuple(tagged(v) for i, v in enumerate(row) if i not in tol)
+
+    def loose(row):
+        return tuple((0, 0) if row[i] is None else (1, row[i]) for i in sorted(tol))
+    ba, bb = collections.defaultdict(list), collections.defaultdict(list)
+    for row in a:
+        ba[exact(row)].append(row)
+    for row in b:
+        bb[exact(row)].append(row)
+    if set(ba) != set(bb):
+        return False
+    for k, ra in ba.items():
+        rb = bb[k]
+        if len(ra) != len(rb):
+            return False
+        ra, rb = sorted(ra, key=loose), sorted(rb, key=loose)
+        if not all(same_row(x, y, tol) for x, y in zip(ra, rb)):
+            return False
+    return True
+
+
+class Runner:
+    def __init__(self, con, timeout):
+        self.con, self.timeout, self.deadline = con, timeout, 0.0
+
+    def run(self, sql, params=()):
+        """('ok', names, rows) or ('error', message, None) or ('timeout', message, None)."""
+        self.deadline = time.monotonic() + self.timeout
+        self.con.set_progress_handler(lambda: 1 if time.monotonic() > self.deadline else 0, 1000)
+        try:
+            cur = self.con.execute(sql, params)
+            rows = cur.fetchall()
+            return "ok", [d[0] for d in cur.description] if cur.description else [], rows
+        except sqlite3.Error as e:
+            if time.monotonic() > self.deadline and "interrupt" in str(e):
+                return "timeout", str(e), None
+            return "error", "%s: %s" % (type(e).__name__, e), None
+        finally:
+            self.con.set_progress_handler(None, 0)
+
+
+def decode(v):
+    return bytes(v).decode("utf-8", "replace") if isinstance(v, (bytes, Text)) else v
+
+
+class Pair(tuple):
+    """Seconds (federated, native), summed with +."""
+
+    def __new__(cls, a=0.0, b=0.0):
+        return tuple.__new__(cls, (a, b))
+
+    def __add__(self, other):
+        return Pair(self[0] + other[0], self[1] + other[1])
+
+
+class Tester:
+    def __init__(self, args):
+        self.args = args
+        self.stats = collections.Counter()
+        self.shapes = collections.Counter()
+        self.failures = []
+        self.time_by = collections.defaultdict(lambda: Pair())
+        self.slowest = []
+
+    def fail(self, cfg, i, q, what, detail):
+        self.failures.append((cfg, i, q, what))
+        if len(self.failures) <= self.args.max_print:
+            print("FAIL %s #%d [%s/%s] %s\n  query: %s%s\n%s" % (
+                cfg, i, q.label, q.shape, what, q.sql, ("\n  params: %r" % (q.params,)) if q.params else "",
+                detail), flush=True)
+
+    def run_config(self, name, dirs, attach, n, only=None):
+        t0 = time.monotonic()
+        fed = federated(dirs, attach)
+        nat = native_copy(fed, name)
+        data = Data(nat)
+        setup = time.monotonic() - t0
+        print("== %s: %d ops, %d queries (open %s%s; set up in %.1f s)" % (
+            name, data.nrows, n if only is None else 1, ", ".join(os.path.basename(d) for d in dirs),
+            "; attach " + ", ".join(a for a, _ in attach) if attach else "", setup), flush=True)
+        rf, rn = Runner(fed, self.args.timeout), Runner(nat, self.args.timeout)
+        for i in range(n) if only is None else [only]:
+            rng = random.Random("%s/%s/%d" % (self.args.seed, name, i))
+            q = Gen(rng, data).query()
+            self.one(name, i, q, data, fed, rf, rn, verbose=self.args.verbose or only is not None)
+        fed.close()
+        nat.close()
+        return time.monotonic() - t0
+
+    def one(self, cfg, i, q, data, fed, rf, rn, verbose=False):
+        st = self.stats
+        st["queries"] += 1
+        self.shapes[(q.label, q.shape)] += 1
+        try:
+            if self.args.identity:
+                rewritten, decision = q.sql, None
+            else:
+                rewritten = fed.execute("SELECT rocpd_sql_rewrite(?)", (q.sql,)).fetchone()[0]
+                decision = fed.execute("SELECT rocpd_sql_pushdown(?)", (q.sql,)).fetchone()[0]
+        except sqlite3.Error as e:
+            self.fail(cfg, i, q, "rocpd_sql_rewrite/rocpd_sql_pushdown failed", "  %s" % e)
+            return
+        rewritten, decision = decode(rewritten), decode(decision)
+        pushed = isinstance(decision, str) and decision.startswith("pushed")
+        st["pushed" if pushed else "not_pushed"] += 1
+        if verbose:
+            print("#%d [%s/%s] %s\n  decision: %s\n  rewrite: %s" % (i, q.label, q.shape, q.sql, decision, rewritten))
+        if self.args.identity:
+            pass
+        elif not isinstance(decision, str) or not (pushed or decision.startswith("not pushed: ")):
+            self.fail(cfg, i, q, "rocpd_sql_pushdown gave %r" % (decision,), "")
+        elif q.label == "push" and not pushed:
+            self.fail(cfg, i, q, "a promised shape was not pushed", "  %s" % decision)
+        elif q.label == "nopush" and pushed:
+            self.fail(cfg, i, q, "a near miss was pushed", "  %s\n  rewrite: %s" % (decision, rewritten))
+        if not self.args.identity and pushed == (rewritten == q.sql):
+            self.fail(cfg, i, q, "rocpd_sql_rewrite %s the query while rocpd_sql_pushdown says %r" % (
+                "kept" if pushed else "changed", decision), "  rewrite: %s" % rewritten)
+        t0 = time.monotonic()
+        a = rf.run(rewritten, q.params)
+        t1 = time.monotonic()
+        b = rn.run(q.sql, q.params)
+        self.time_by[(q.label, q.shape)] += (t1 - t0, time.monotonic() - t1)
+        self.slowest = sorted(self.slowest + [(t1 - t0, cfg, i, rewritten)], reverse=True)[:5]
+        if verbose:
+            for side, res in (("federated", a), ("native", b)):
+                print("  %-10s %s" % (side + ":", res[1] if res[0] != "ok" else "%s %s" % (
+                    res[1], show_rows(res[2], 10))))
+        if a[0] == "timeout" or b[0] == "timeout":
+            st["timeouts"] += 1
+            return
+        if a[0] == "error" or b[0] == "error":
+            if a[0] == b[0]:
+                st["both_error"] += 1
+                return
+            if "integer overflow" in (a[1] if a[0] == "error" else b[1]):
+                # SQLite's sum() overflows or not depending on the order it adds the rows in (as in
+                # the differential tester, not compared); the engine sums exactly.
+                st["overflow_one_side"] += 1
+                if st["overflow_one_side"] == 1:
+                    print("note: %s #%d: integer overflow on the %s side only (order-dependent; not compared): %s"
+                          % (cfg, i, "federated" if a[0] == "error" else "native", q.sql[:300]))
+                return
+            self.fail(cfg, i, q, "only one side failed", "  rewrite:   %s\n  federated: %s\n  native:    %s" % (
+                rewritten, a[1] if a[0] == "error" else show_rows(a[2]), b[1] if b[0] == "error" else show_rows(b[2])))
+            return
+        st["compared"] += 1
+        if a[1] != b[1]:
+            self.fail(cfg, i, q, "column names differ", "  rewrite: %s\n  federated: %s\n  native:    %s" % (
+                rewritten, a[1], b[1]))
+        elif not same_rows(a[2], b[2], q.ordered, q.tol_cols) and (
+                data.exact_reals or not same_rows(a[2], b[2], q.ordered, set(range(len(a[1]))))):
+            self.fail(cfg, i, q, "rows differ (%s)" % ("in order" if q.ordered else "as multisets"),
+                      "  rewrite:   %s\n  federated: %s\n  native:    %s" % (rewritten, show_rows(a[2]),
+                                                                            show_rows(b[2])))
+
+
+def main():
+    env_q = os.environ.get("ROCPD_DIFF_QUERIES")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("ROCPD_DIFF_SEED", "1")))
+    ap.add_argument("--queries", type=int, default=int(env_q) if env_q else DEFAULT_QUERIES,
+                    help="queries in total over the configurations (env ROCPD_DIFF_QUERIES)")
+    ap.add_argument("--config", help="only this configuration: generated, hostile, hostile_limits, or big "
+                                     "(the fixtures' 25k ops, not in the default run)")
+    ap.add_argument("--only", type=int, help="run only query #N (with --config)")
+    ap.add_argument("--timeout", type=float, default=30.0, help="seconds per query before it is interrupted")
+    ap.add_argument("--max-print", type=int, default=40)
+    ap.add_argument("--identity", action="store_true",
+                    help="run each query itself on the federated side (the path without pushdown), no decision asserted")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if not EXT or not os.path.exists(EXT + ".so"):
+        print("ROCPD_EXT not set or missing: %r" % EXT)
+        return 1
+    if not FIXTURES:
+        print("ROCPD_FIXTURES not set")
+        return 1
+    print("sqlite %s, seed %d, %d queries" % (sqlite3.sqlite_version, args.seed, args.queries), flush=True)
+    tmp = tempfile.TemporaryDirectory(prefix="rocpd_pushdown_")
+    cfgs = configs(tmp.name, args.config)
+    if not cfgs:
+        print("no configuration %r" % args.config)
+        return 2
+    t = Tester(args)
+    t0 = time.monotonic()
+    wsum = sum(c[1] for c in cfgs)
+    for name, w, dirs, attach in cfgs:
+        n = max(1, round(args.queries * w / wsum))
+        el = t.run_config(name, dirs, attach, n, args.only)
+        print("   %.1f s" % el, flush=True)
+    tmp.cleanup()
+    st = t.stats
+    by_label = collections.Counter()
+    for (label, _), c in t.shapes.items():
+        by_label[label] += c
+    print("pushed %d, not pushed %d, compared %d, both failed %d, integer overflow on one side %d, timeouts %d "
+          "(labels: %s) in %.1f s" % (
+        st["pushed"], st["not_pushed"], st["compared"], st["both_error"], st["overflow_one_side"], st["timeouts"],
+        ", ".join("%s %d" % kv for kv in sorted(by_label.items())), time.monotonic() - t0))
+    if args.verbose:
+        for (label, shape), c in sorted(t.shapes.items()):
+            tf, tn = t.time_by[(label, shape)]
+            print("   %-7s %-18s %4d queries, federated %.2f s, native %.2f s" % (label, shape, c, tf, tn))
+        for dt, cfg, i, sql in t.slowest:
+            print("   slowest: %.2f s %s #%d %s" % (dt, cfg, i, sql[:300]))
+    if t.failures:
+        print("%d FAILURES (seed %d); reproduce one with: %s --seed %d --config CONFIG --only N" % (
+            len(t.failures), args.seed, os.path.abspath(__file__), args.seed))
+        return 1
+    if st["compared"] == 0:
+        print("nothing compared")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
