@@ -177,8 +177,10 @@ class Item:
 
 class Query:
     def __init__(self, sql, label, shape, params=(), ordered=False, tol_cols=()):
-        self.sql, self.label, self.shape, self.params = sql, label, shape, tuple(params)
+        self.sql, self.label, self.shape = sql, label, shape
+        self.params = params if isinstance(params, dict) else tuple(params)
         self.ordered, self.tol_cols = ordered, set(tol_cols)
+        self.compare = True  # False: the answer is not defined by SQL (a bare column's row)
 
 
 class Gen:
@@ -344,18 +346,29 @@ class Gen:
             items.append(it)
         distinct = r.random() < 0.1 and not any(it.sd for it in items)
         where = []
+        kf = None
         if r.random() < 0.45:
-            where.append(self.kind_filter())
+            kf = self.kind_filter()
+            where.append(kf)
         for _ in range(r.choice([0, 0, 1, 1, 2, 3])):
             where.append(self.group_term(r.choice(gcols)))
         if where and r.random() < 0.15 and len(gcols) >= 2:
             where.append("(%s OR %s)" % (self.group_term(gcols[0]), self.group_term(gcols[1])))
         r.shuffle(where)
+        # An OR between the terms, unparenthesized: AND binds tighter, so `a AND b OR c` is `(a AND b) OR c`.
+        # A WHERE on grouped columns only stays pushable; with the kind filter (kind not grouped) in an
+        # OR it is not a conjunction of allowed terms.
+        bare_or = len(where) >= 2 and r.random() < 0.2
+        kind_ungrouped = "kind" not in gcols and kf is not None
         having = self.having_term(items) if r.random() < 0.3 else None
         sql = "%s %s%s %s %s" % (self.kw("SELECT"), (self.kw("DISTINCT") + " ") if distinct else "",
                                  ", ".join(it.sql for it in items), self.kw("FROM"), self.table())
         if where:
-            sql += " %s %s" % (self.kw("WHERE"), (" %s " % self.kw("AND")).join(where))
+            ops = [self.kw("OR") if bare_or and (j == 0 or r.random() < 0.5) else self.kw("AND")
+                   for j in range(len(where) - 1)]
+            r.shuffle(ops)
+            sql += " %s %s" % (self.kw("WHERE"), where[0] + "".join(
+                " %s %s" % (o, w) for o, w in zip(ops, where[1:])))
         sql += " %s %s" % (self.kw("GROUP BY"), ", ".join(self.ident(g) for g in gcols))
         if having:
             sql += " %s %s" % (self.kw("HAVING"), having)
@@ -363,7 +376,10 @@ class Gen:
         sql += order
         tol = [i for i, it in enumerate(items) if it.sd]
         label = "any" if self.beyond else "push"
-        return Query(sql, label, label, ordered=ordered, tol_cols=tol), items, gcols
+        shape = label
+        if bare_or:
+            label, shape = ("nopush", "or_with_kind_filter") if kind_ungrouped else (label, label + "_bare_or")
+        return Query(sql, label, shape, ordered=ordered, tol_cols=tol), items, gcols
 
     def order_by(self, items, gcols, distinct):
         """(' ORDER BY ... [LIMIT ...]', ordered): a total order (then maybe LIMIT/OFFSET), or a partial one
@@ -547,12 +563,73 @@ class Gen:
         return Query(sql, "any", shape, ordered=q.ordered if shape == "semicolon" else False,
                      tol_cols=q.tol_cols if shape == "semicolon" else ())
 
+    def shadowing(self):
+        """Names that mean two things: an alias named like a column (SQLite reads a name in WHERE and
+        HAVING as the column, in ORDER BY as the alias), a double-quoted name that is no column (a
+        string in the query as written, maybe a column of the rewrite), a text compared with an
+        aggregate."""
+        r, d = self.r, self.d
+        g, g2 = r.sample(GROUPABLE, 2)
+        k = r.choice(d.durs)
+        term = self.group_term(g)
+        shape = r.choice(["alias_is_grouped", "alias_duration", "where_alias_grouped", "where_alias_ungrouped",
+                          "having_alias_ungrouped", "dq_string", "order_dq", "having_text", "precedence_grouped",
+                          "precedence_kind"])
+        label, ordered, compare = "push", False, True
+        if shape == "alias_is_grouped":
+            # HAVING g is the grouped column, ORDER BY g the count.
+            sql = "SELECT count(*) AS %s, %s AS n FROM rocpd_ops GROUP BY %s HAVING %s ORDER BY %s DESC, n" % (
+                g, g, g, term, g)
+            ordered = True
+        elif shape == "alias_duration":
+            sql = "SELECT sum(duration) AS duration, %s FROM rocpd_ops GROUP BY %s ORDER BY duration DESC, 2" % (g, g)
+            ordered = True
+        elif shape == "where_alias_grouped":
+            sql = "SELECT %s AS %s, count(*) FROM rocpd_ops WHERE %s GROUP BY %s, %s" % (g2, g, term, g2, g)
+        elif shape == "where_alias_ungrouped":
+            # WHERE g is the column g, not grouped: not pushed (unless it is the kind filter).
+            sql = "SELECT %s AS %s, count(*), max(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g2, g, term, g2)
+            label = "nopush" if g != "kind" else "any"  # (kind = '...' is the kind filter)
+        elif shape == "having_alias_ungrouped":
+            # HAVING g is the column g, outside an aggregate and not grouped: a bare column.
+            sql = "SELECT %s AS %s, count(*) FROM rocpd_ops GROUP BY %s HAVING %s" % (g2, g, g2, term)
+            label, compare = "nopush", False
+        elif shape == "dq_string":
+            sql = 'SELECT "%s" AS s, %s, count(*), sum(duration) FROM rocpd_ops GROUP BY %s' % (r.choice([
+                "rocpd_sql:count*", "rocpd_sql:sum", "instances", "total_ns", "med_ns", "no such column"]), g, g)
+            label = "any"
+        elif shape == "order_dq":
+            sql = 'SELECT %s, count(*), sum(duration) AS "s" FROM rocpd_ops GROUP BY %s ORDER BY "%s" DESC, 1' % (
+                g, g, r.choice(["count(*)", "s", "sum(duration)", "instances"]))
+            label, ordered = "any", True
+        elif shape == "precedence_grouped":
+            # `a AND b OR c` is `(a AND b) OR c`: on grouped columns only, pushable, and answered as written.
+            sql = "SELECT %s, %s, count(*), sum(duration) FROM rocpd_ops WHERE %s AND %s OR %s GROUP BY %s, %s" % (
+                g, g2, term, self.group_term(g2), self.group_term(g2), g, g2)
+        elif shape == "precedence_kind":
+            # The kind filter inside an OR (AND binds tighter) filters only some of the rows: not pushed.
+            g = g if g != "kind" else g2
+            kf = "kind = %s" % text_lit(r.choice(d.kinds))
+            t1, t2 = self.group_term(g), self.group_term(g)
+            where = r.choice(["%s AND %s OR %s" % (kf, t1, t2), "%s OR %s AND %s" % (t1, t2, kf),
+                              "%s OR %s AND %s" % (t1, kf, t2)])
+            sql = "SELECT %s, count(*), sum(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, where, g)
+            label = "nopush"
+        else:
+            sql = "SELECT %s, count(*) FROM rocpd_ops GROUP BY %s HAVING sum(duration) > '%d' OR max(duration) < '%d'" % (
+                g, g, k, k)
+        q = Query(sql, label, "shadow_" + shape, ordered=ordered)
+        q.compare = compare
+        return q
+
     def query(self):
         x = self.r.random()
-        if x < 0.55:
+        if x < 0.5:
             return self.pushable()[0]
-        if x < 0.9:
+        if x < 0.82:
             return self.near_miss()
+        if x < 0.9:
+            return self.shadowing()
         return self.undecided()
 
 
@@ -575,6 +652,15 @@ def show_rows(rows, n=8):
     if len(rows) > n:
         s.append("... %d rows in all" % len(rows))
     return " ".join(s) or "no rows"
+
+
+def sort_key(v):
+    """Orders values of any type (None, numbers, texts, blobs) the way SQLite does."""
+    if v is None:
+        return (0, 0.0, b"")
+    if isinstance(v, (int, float)):
+        return (1, float(v), b"")
+    return (2 if isinstance(v, Text) else 3, 0.0, bytes(v))
 
 
 def close(a, b):
@@ -606,7 +692,7 @@ def same_rows(a, b, ordered, tol):
         return tuple(tagged(v) for i, v in enumerate(row) if i not in tol)
 
     def loose(row):
-        return tuple((0, 0) if row[i] is None else (1, row[i]) for i in sorted(tol))
+        return tuple(sort_key(row[i]) for i in sorted(tol))
     ba, bb = collections.defaultdict(list), collections.defaultdict(list)
     for row in a:
         ba[exact(row)].append(row)
@@ -666,6 +752,7 @@ class Tester:
         self.failures = []
         self.time_by = collections.defaultdict(lambda: Pair())
         self.slowest = []
+        self.pushed_by = collections.Counter()
 
     def fail(self, cfg, i, q, what, detail):
         self.failures.append((cfg, i, q, what))
@@ -708,6 +795,7 @@ class Tester:
         rewritten, decision = decode(rewritten), decode(decision)
         pushed = isinstance(decision, str) and decision.startswith("pushed")
         st["pushed" if pushed else "not_pushed"] += 1
+        self.pushed_by[(q.label, q.shape)] += pushed
         if verbose:
             print("#%d [%s/%s] %s\n  decision: %s\n  rewrite: %s" % (i, q.label, q.shape, q.sql, decision, rewritten))
         if self.args.identity:
@@ -748,6 +836,9 @@ class Tester:
                 return
             self.fail(cfg, i, q, "only one side failed", "  rewrite:   %s\n  federated: %s\n  native:    %s" % (
                 rewritten, a[1] if a[0] == "error" else show_rows(a[2]), b[1] if b[0] == "error" else show_rows(b[2])))
+            return
+        if not q.compare:
+            st["not_compared"] += 1
             return
         st["compared"] += 1
         if a[1] != b[1]:
@@ -806,7 +897,8 @@ def main():
     if args.verbose:
         for (label, shape), c in sorted(t.shapes.items()):
             tf, tn = t.time_by[(label, shape)]
-            print("   %-7s %-18s %4d queries, federated %.2f s, native %.2f s" % (label, shape, c, tf, tn))
+            print("   %-7s %-18s %4d queries, %4d pushed, federated %.2f s, native %.2f s" % (
+                label, shape, c, t.pushed_by[(label, shape)], tf, tn))
         for dt, cfg, i, sql in t.slowest:
             print("   slowest: %.2f s %s #%d %s" % (dt, cfg, i, sql[:300]))
     if t.failures:
