@@ -40,7 +40,7 @@ from querygen import Text, lit  # noqa: E402
 
 EXT = os.environ.get("ROCPD_EXT", "")
 FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
-DEFAULT_QUERIES = 400
+DEFAULT_QUERIES = 300
 REL_TOL = 1e-9
 GROUPABLE = ("db", "gpu", "kind", "name")
 # The aggregates the engine computes, each over duration (count(*) aside).
