@@ -572,7 +572,7 @@ class Gen:
         g, g2 = r.sample(GROUPABLE, 2)
         k = r.choice(d.durs)
         term = self.group_term(g)
-        shape = r.choice(["alias_is_grouped", "alias_duration", "where_alias_grouped", "where_alias_ungrouped",
+        shape = r.choice(["alias_is_grouped", "order_alias_column", "where_alias_grouped", "where_alias_ungrouped",
                           "having_alias_ungrouped", "dq_string", "order_dq", "having_text", "precedence_grouped",
                           "precedence_kind"])
         label, ordered, compare = "push", False, True
@@ -581,8 +581,10 @@ class Gen:
             sql = "SELECT count(*) AS %s, %s AS n FROM rocpd_ops GROUP BY %s HAVING %s ORDER BY %s DESC, n" % (
                 g, g, g, term, g)
             ordered = True
-        elif shape == "alias_duration":
-            sql = "SELECT sum(duration) AS duration, %s FROM rocpd_ops GROUP BY %s ORDER BY duration DESC, 2" % (g, g)
+        elif shape == "order_alias_column":
+            # ORDER BY reads the name as the alias first: an aggregate named like a column that is not grouped.
+            a = r.choice(["duration", "duration", "start", "pid", "queue"])
+            sql = "SELECT sum(duration) AS %s, %s FROM rocpd_ops GROUP BY %s ORDER BY %s DESC, 2" % (a, g, g, a)
             ordered = True
         elif shape == "where_alias_grouped":
             sql = "SELECT %s AS %s, count(*) FROM rocpd_ops WHERE %s GROUP BY %s, %s" % (g2, g, term, g2, g)
