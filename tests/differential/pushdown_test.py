@@ -27,6 +27,7 @@ import collections
 import math
 import os
 import random
+import shlex
 import sqlite3
 import subprocess
 import sys
@@ -43,9 +44,9 @@ FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
 DEFAULT_QUERIES = 300
 REL_TOL = 1e-9
 GROUPABLE = ("db", "gpu", "kind", "name")
-# The aggregates the engine computes, each over duration (count(*) aside).
 # Pure functions the rewrite's promise does not list: a query using them is labelled 'any'.
 UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
+# The aggregates the engine computes, each over duration (count(*) aside).
 AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
 
 # ------------------------------------------------------------------------------------------------
@@ -422,8 +423,7 @@ class Gen:
     def near_miss(self):
         """A query one step outside the promised shapes: label 'nopush'."""
         r, d = self.r, self.d
-        q, items, gcols = self.pushable()
-        sql = q.sql
+        gcols = self.pushable()[2]  # (the base query's draws keep the seeds' streams comparable)
         kinds = ["other_agg", "count_distinct", "group_concat", "group_lower", "bare", "where_ungrouped",
                  "join", "subquery_from", "subquery_where", "scalar_subquery", "window", "group_ordinal",
                  "param", "agg_expr_arg", "filter", "group_other_col", "collate", "cte", "union", "or_kind"]
@@ -433,8 +433,6 @@ class Gen:
         k = r.choice(d.durs)
         kind = text_lit(r.choice(d.kinds))
         params = ()
-        ordered = False
-        tol = []
         if shape == "other_agg":
             sql = "SELECT %s, %s, count(*) FROM rocpd_ops GROUP BY %s" % (
                 g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(name)",
@@ -519,12 +517,12 @@ class Gen:
                     "(kind = 'kernel' OR kind = 'copy')", "kind LIKE 'k%'", "kind IN ('kernel', 'copy')",
                     "kind <> 'copy'", "kind IS NOT NULL"] + (["(kind = 'kernel' OR %s IS NULL)" % others[0]]
                                                           if others else [])), gl)
-        return Query(sql, "nopush", shape, params=params, ordered=ordered, tol_cols=tol)
+        return Query(sql, "nopush", shape, params=params)
 
     def undecided(self):
         """Shapes the promise does not settle either way: compared, the decision not asserted."""
         r, d = self.r, self.d
-        q, items, gcols = self.pushable()
+        q, _, gcols = self.pushable()
         sql = q.sql
         shape = r.choice(["alias", "qualified", "comment", "semicolon", "no_group", "reversed_kind", "kind_in",
                           "two_kinds", "limit_comma", "newlines", "quoted_table", "count_1", "group_twice"])
@@ -645,7 +643,8 @@ def tagged(v):
 
 def show(v):
     if isinstance(v, (bytes, Text)) and len(v) > 80:
-        return "%r...(%d bytes)" % (v[:80], len(v))
+        head = bytes(v[:80]).decode("utf-8", "replace") if isinstance(v, Text) else bytes(v[:80])
+        return "%r...(%d bytes)" % (head, len(v))
     return repr(v)
 
 
@@ -904,8 +903,10 @@ def main():
         for dt, cfg, i, sql in t.slowest:
             print("   slowest: %.2f s %s #%d %s" % (dt, cfg, i, sql[:300]))
     if t.failures:
-        print("%d FAILURES (seed %d); reproduce one with: %s --seed %d --config CONFIG --only N" % (
-            len(t.failures), args.seed, os.path.abspath(__file__), args.seed))
+        cfg, i = t.failures[0][0], t.failures[0][1]
+        env = " ".join("%s=%s" % (k, shlex.quote(os.environ.get(k, ""))) for k in ("ROCPD_EXT", "ROCPD_FIXTURES", "ROCPD_GEN"))
+        print("%d FAILURES (seed %d); reproduce the first with:\n  %s /usr/bin/python3 %s --seed %d --config %s --only %d"
+              % (len(t.failures), args.seed, env, os.path.abspath(__file__), args.seed, cfg, i))
         return 1
     if st["compared"] == 0:
         print("nothing compared")
