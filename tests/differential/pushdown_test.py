@@ -754,6 +754,7 @@ class Tester:
         self.time_by = collections.defaultdict(lambda: Pair())
         self.slowest = []
         self.pushed_by = collections.Counter()
+        self.errors_both = collections.Counter()  # federated side's message
 
     def fail(self, cfg, i, q, what, detail):
         self.failures.append((cfg, i, q, what))
@@ -826,6 +827,7 @@ class Tester:
         if a[0] == "error" or b[0] == "error":
             if a[0] == b[0]:
                 st["both_error"] += 1
+                self.errors_both[a[1][:80]] += 1
                 return
             if "integer overflow" in (a[1] if a[0] == "error" else b[1]):
                 # SQLite's sum() overflows or not depending on the order it adds the rows in (as in
@@ -900,6 +902,8 @@ def main():
             tf, tn = t.time_by[(label, shape)]
             print("   %-7s %-18s %4d queries, %4d pushed, federated %.2f s, native %.2f s" % (
                 label, shape, c, t.pushed_by[(label, shape)], tf, tn))
+        for msg, c in t.errors_both.most_common(8):
+            print("   both failed %d x: %s" % (c, msg))
         for dt, cfg, i, sql in t.slowest:
             print("   slowest: %.2f s %s #%d %s" % (dt, cfg, i, sql[:300]))
     if t.failures:
