@@ -95,24 +95,27 @@ std::vector<Span> split_commas(Span s) {
   return parts;
 }
 
-// Splits a WHERE clause at its depth-0 ANDs (the AND of a BETWEEN belongs to it).
+// Splits a WHERE clause into the terms its top-level ANDs join: none when an OR stands at the top
+// level too (`a AND b OR c` is `(a AND b) OR c`), an AND inside a BETWEEN or a CASE ... END belongs to it.
 std::vector<Span> split_and(Span s) {
-  std::vector<Span> parts;
   const size_t base = s.empty() ? 0 : s.front().depth;
+  for (const Token& t : s)
+    if (t.depth == base && t.is_kw("OR")) return {s};
+  std::vector<Span> parts;
   size_t start = 0;
-  int betweens = 0;
+  int betweens = 0, cases = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i].depth != base) continue;
-    if (s[i].is_kw("BETWEEN")) ++betweens;
-    else if (s[i].is_kw("AND")) {
+    if (s[i].is_kw("CASE")) ++cases;
+    else if (s[i].is_kw("END") && cases > 0) --cases;
+    else if (s[i].is_kw("BETWEEN")) ++betweens;
+    else if (s[i].is_kw("AND") && cases == 0) {
       if (betweens > 0) {
         --betweens;
       } else {
         parts.push_back(s.subspan(start, i - start));
         start = i + 1;
       }
-    } else if (s[i].is_kw("OR")) {
-      // a BETWEEN before an OR at the same level is closed already (a syntax error otherwise)
     }
   }
   parts.push_back(s.subspan(start));
@@ -197,6 +200,7 @@ class Rewriter {
       Span e = items[c];
       const bool as_alias = e.size() >= 3 && e[e.size() - 2].is_kw("AS");
       const bool bare_alias = !as_alias && e.size() >= 2 && e.back().is_name() && ends_expression(e[e.size() - 2]);
+      if (as_alias || bare_alias) aliases_.insert(e.back().kind == Token::String ? lower(names[c]) : e.back().ident());
       if (as_alias) e = e.first(e.size() - 2);
       else if (bare_alias) e = e.first(e.size() - 1);
       else if (!(e.size() == 1 && e[0].is_name())) added_.insert(lower(names[c]));
@@ -216,7 +220,7 @@ class Rewriter {
       filters.push_back("(" + substitute(term, false, "WHERE") + ")");
     }
     if (!having.empty()) filters.push_back("(" + substitute(having, true, "HAVING") + ")");
-    const std::string order_sql = order.empty() ? "" : " ORDER BY " + substitute(order, true, "ORDER BY");
+    const std::string order_sql = order.empty() ? "" : " ORDER BY " + order_by(order);
     const std::string limit_sql = limit.empty() ? "" : " LIMIT " + substitute(limit, false, "LIMIT");
 
     std::vector<std::string> inner, grouping;
@@ -249,6 +253,24 @@ class Rewriter {
     if (t.kind != Token::Word) return false;
     return !t.is_keyword() || t.is_kw("NULL") || t.is_kw("END") || t.is_kw("CURRENT_DATE") ||
            t.is_kw("CURRENT_TIME") || t.is_kw("CURRENT_TIMESTAMP");
+  }
+
+  // ORDER BY: a term that is one name (before COLLATE, ASC, DESC, NULLS) names a result alias first,
+  // in the query as written and in the rewrite alike (SQLite looks up aliases first there only).
+  std::string order_by(Span order) {
+    std::string out;
+    for (Span term : split_commas(order)) {
+      size_t n = term.size();
+      while (n > 0 && (term[n - 1].is_kw("ASC") || term[n - 1].is_kw("DESC") || term[n - 1].is_kw("FIRST") ||
+                       term[n - 1].is_kw("LAST") || term[n - 1].is_kw("NULLS")))
+        --n;
+      if (n >= 3 && term[n - 2].is_kw("COLLATE")) n -= 2;
+      const bool alias = n == 1 && term[0].is_name() && aliases_.count(term[0].ident()) &&
+                         !added_.count(term[0].ident()) && term[0].ident().rfind("rocpd_sql:", 0) != 0;
+      if (!out.empty()) out += ", ";
+      out += alias ? text_of(term) : substitute(term, true, "ORDER BY");
+    }
+    return out;
   }
 
   // `kind = '<text>'` (or `==`, or the other way round): what rocpd_op_groups' of_kind filters.
@@ -317,7 +339,7 @@ class Rewriter {
   }
 
   std::vector<Token> toks_;
-  std::set<std::string> grouped_, used_, added_;
+  std::set<std::string> grouped_, used_, added_, aliases_;
 };
 
 // SQLite's result column names of `sql`, or nullopt (with its message) when SQLite refuses it.

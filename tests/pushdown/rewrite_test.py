@@ -28,6 +28,12 @@ PUSHED = [
     # An aggregate has no affinity: compared with a text, it is smaller whatever its value.
     "SELECT kind, sum(duration) FROM rocpd_ops GROUP BY kind HAVING sum(duration) > '5'",
     "SELECT kind, count(*) FROM rocpd_ops WHERE kind = 'no such kind' GROUP BY kind",
+    # AND binds tighter than OR: one term (found by the differential tester: split at AND, it lost rows).
+    "SELECT gpu, count(*) FROM rocpd_ops WHERE kind = 'kernel' AND gpu = 1 OR gpu = 2 GROUP BY gpu, kind",
+    "SELECT db, gpu, count(*) FROM rocpd_ops WHERE db = 'rank1' AND gpu = 0 OR gpu = 2 GROUP BY db, gpu",
+    "SELECT gpu, count(*) FROM rocpd_ops WHERE CASE WHEN gpu > 0 AND gpu < 3 THEN 1 ELSE 0 END AND kind = 'copy' GROUP BY gpu",
+    # ORDER BY a name looks up the result aliases first.
+    "SELECT sum(duration) AS duration, gpu FROM rocpd_ops GROUP BY gpu ORDER BY duration DESC, 2",
 ]
 NOT_PUSHED = [
     ("SELECT lower(name), count(*) FROM rocpd_ops GROUP BY lower(name)", "GROUP BY lower"),
@@ -50,6 +56,9 @@ NOT_PUSHED = [
     # As written, "count(*)" is a string here (no column has that name); the rewrite names a column so.
     ("SELECT name, count(*) FROM rocpd_ops GROUP BY name ORDER BY \"count(*)\"", "would mean something else"),
     ("SELECT name, count(*) FROM rocpd_apis GROUP BY name", "FROM is not rocpd_ops"),
+    ("SELECT gpu, count(*) FROM rocpd_ops WHERE kind = 'kernel' AND gpu = 1 OR gpu = 2 GROUP BY gpu",
+     "column kind is not grouped"),
+    ("SELECT sum(duration) AS d, gpu FROM rocpd_ops GROUP BY gpu ORDER BY duration + 0", "column duration"),
     ("SELECT name, count(*) FROM nosuch GROUP BY name", "SQLite refuses the query: no such table: nosuch"),
     ("SELECT name, count(*) FROM rocpd_ops GROUP BY name; SELECT 1", "more than one statement"),
 ]
