@@ -8,13 +8,14 @@ timed too), as the CLI and the Python package do; "as written" runs the query it
 scans); "not grouped" with grouped scans switched off (ROCPD_GROUPED_SCANS=0: the plan before
 them); "member queries" is the grouped scan with its members read through the canonical member
 queries (ROCPD_GROUPED_BY_COLUMNS=0). The cases are timed in alternation, round after round, each
-the best of its rounds; ratios are within the same run (above 1 = pushed faster). For a query that
+the best of its rounds ("pushed" and "as written" one after the other, each first in every other
+round); ratios are within the same run (above 1 = pushed faster). For a query that
 cannot be pushed, "pushed" runs the same text as "as written": their ratio is the run's noise, and
 the rewrite call's own time (what the pushed path adds to such a query) is printed beside it, in ms
 and as a share of the query's time.
 
   bench_grouped.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \\
-                   [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 3]
+                   [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 4]
 """
 import argparse
 import os
@@ -68,7 +69,7 @@ def run_pushed(con, sql):
     text = con.execute("SELECT rocpd_sql_rewrite(?)", (sql + " /* grouped */",)).fetchone()[0]
     t1 = time.perf_counter()
     rows = con.execute(text).fetchall()
-    return time.perf_counter() - t0, rows, t1 - t0
+    return time.perf_counter() - t0, rows, t1 - t0, text
 
 
 def main():
@@ -78,7 +79,7 @@ def main():
     ap.add_argument("--files", type=int, default=64)
     ap.add_argument("--ops", type=int, default=100000)
     ap.add_argument("--work", default="/tmp/rocpd_bench")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=4)
     args = ap.parse_args()
 
     job = os.path.join(args.work, f"job_{args.files}x{args.ops}")
@@ -98,18 +99,22 @@ def main():
           f"{os.path.getsize(merged) / 1e9:.2f} GB; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     con.execute("SELECT count(*) FROM rocpd_ops").fetchone()  # members' connections open, files cached
 
-    best, rewrite_s = {}, {}
+    best, rewrite_s, unchanged = {}, {}, {}
     for label, sql, _ in CASES:
         verdict = con.execute("SELECT rocpd_sql_pushdown(?)", (sql.format(t="rocpd_ops"),)).fetchone()[0]
         print(f"{label}: {verdict}")
-    for _ in range(args.rounds):
+    for round_no in range(args.rounds):
         for label, sql, pushed in CASES:
-            for side in SIDES:
+            # "pushed" and "as written" run next to each other, each first in every other round: the
+            # first run after another case's native query pays for the caches that query took.
+            pair = ("pushed", "ours") if round_no % 2 == 0 else ("ours", "pushed")
+            for side in pair + SIDES[2:]:
                 if side == "ours, member queries" and not pushed:
                     continue  # the same plan as "ours"
                 if side == "pushed":
-                    t, rows, rw = run_pushed(con, sql.format(t="rocpd_ops"))
+                    t, rows, rw, text = run_pushed(con, sql.format(t="rocpd_ops"))
                     rewrite_s[label] = min(rw, rewrite_s.get(label, rw))
+                    unchanged[label] = text == sql.format(t="rocpd_ops") + " /* grouped */"
                 elif side == "native":
                     t0 = time.perf_counter()
                     rows = native.execute(sql.format(t="ops")).fetchall()
@@ -132,6 +137,19 @@ def main():
         shown = f"{mq[0]:17.2f}" if pushed else f"{'-':>17s}"
         print(f"{label:48s} {pu[0]:9.2f} {ours[0]:13.2f} {shown} {nog[0]:14.2f} {nat[0]:9.2f} {nat[0] / pu[0]:13.2f}x "
               f"{ours[0] / pu[0]:17.2f}x {rewrite_s[label] * 1e3:16.2f} {100 * rewrite_s[label] / ours[0]:14.3f}%")
+    # What the issue asks to see (issue 34): pushed queries >= 3x the merged native table; a query the
+    # rewrite does not push within 1.05x of today. Such a query runs the very statement typed (the
+    # rewrite returns it unchanged): the pushed path adds the rewrite call, nothing else; the
+    # measured ratio of two runs of one statement is this machine's noise.
+    print("verdicts:")
+    for label, _, _ in CASES:
+        pu, ours, nat = (best[(label, s)][0] for s in ("pushed", "ours", "native"))
+        if unchanged[label]:
+            print(f"  {label}: not pushed, the same statement runs; the rewrite call adds "
+                  f"{100 * rewrite_s[label] / ours:.3f} % ({(ours + rewrite_s[label]) / ours:.4f}x today; measured "
+                  f"{pu / ours:.2f}x)")
+        else:
+            print(f"  {label}: pushed, {nat / pu:.2f}x the merged native table ({'>=' if nat / pu >= 3 else '<'} 3x)")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     return 0
 
