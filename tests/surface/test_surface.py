@@ -30,7 +30,7 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_align", 2, FILES), ("rocpd_align", 3, FILES),
     ("rocpd_progress", 0, FILES), ("rocpd_progress", 1, FILES),
     ("rocpd_job_start", 0, FILES), ("rocpd_rel", 1, FILES),
-    ("rocpd_require_members", 1, FILES),
+    ("rocpd_require_members", 1, FILES), ("rocpd_sql_rewrite", 1, FILES), ("rocpd_sql_pushdown", 1, FILES),
     ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
     ("rocpd_export_trace", 4, FILES),
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
@@ -43,7 +43,8 @@ EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "
                     "rocpd_hip_events", "rocpd_op_groups", "rocpd_kernel_stacks", "rocpd_idle_breakdown",
                     "rocpd_launch_stats", "rocpd_op_launches", "rocpd_queue_steps", "rocpd_comm_classes",
                     "rocpd_skipped", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
-                    "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown", "rocpd_critical_path", "rocpd_what_if"}
+                    "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown", "rocpd_critical_path", "rocpd_what_if",
+                    "rocpd_sql"}
 EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_kernel_summary_by_db",
                   "rocpd_copy_summary", "rocpd_op_summary", "rocpd_gpu_summary", "rocpd_launch_latency",
                   "rocpd_rank_imbalance", "rocpd_rank_summary", "rocpd_kernel_histogram", "rocpd_comm_overlap",
