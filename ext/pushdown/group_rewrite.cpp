@@ -294,7 +294,8 @@ class Rewriter {
     for (size_t j = 0; j < e.size(); ++j) {
       const Token& tok = e[j];
       const bool call = j + 1 < e.size() && e[j + 1].is("(") && (tok.kind == Token::Word || tok.kind == Token::QuotedId) &&
-                        !(tok.kind == Token::Word && among(kOperatorKeywords, std::string_view(upper(tok.text))));
+                        !std::any_of(kOperatorKeywords.begin(), kOperatorKeywords.end(),
+                                     [&](std::string_view kw) { return tok.is_kw(kw); });
       if (call) {
         const std::string fn = tok.ident();
         const size_t close = closing_paren(e, j + 1);
@@ -332,11 +333,6 @@ class Rewriter {
     return out;
   }
 
-  static std::string upper(std::string_view s) {
-    std::string u(s);
-    for (char& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return u;
-  }
 
   std::vector<Token> toks_;
   std::set<std::string> grouped_, used_, added_, aliases_;
