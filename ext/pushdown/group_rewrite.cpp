@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -47,6 +49,14 @@ constexpr std::array<Aggregate, 9> kAggregates{{{"count*", "+instances"},
                                                  {"median", "+med_ns"},
                                                  {"stddev", "+stddev_ns"}}};
 
+// Aggregates of the duration answered from each group's durations (rocpd_op_groups' durations
+// column: exactly the group's non-NULL durations, as a JSON array): SQLite runs the query's own
+// function over the same values, so the answer is the query's as written. Only functions whose
+// answer does not depend on the order of the values qualify (not group_concat, json_group_array).
+constexpr std::array<std::string_view, 11> kValueAggregates{"percentile", "histogram", "histogram_log2", "count",
+                                                            "sum",        "total",     "avg",            "min",
+                                                            "max",        "median",    "stddev"};
+
 // Pure scalar functions a pushed query may apply to grouped columns and aggregates (the same value
 // per group either way). Anything else (an aggregate of another column, a user's function that may
 // be an aggregate) keeps the query as written.
@@ -70,6 +80,38 @@ bool among(const std::array<std::string_view, N>& set, std::string_view s) {
 }
 
 bool is_ops_column(const std::string& id) { return among(kOpsColumns, id); }
+
+// A number literal as SQLite reads it (decimal; an optional minus when `signed_ok`), or nullopt.
+std::optional<double> number_literal(Span s, bool signed_ok) {
+  double sign = 1;
+  if (signed_ok && s.size() == 2 && s[0].is("-")) {
+    sign = -1;
+    s = s.subspan(1);
+  }
+  if (s.size() != 1 || s[0].kind != Token::Number) return std::nullopt;
+  const std::string text(s[0].text);
+  if (text.find_first_of("xX") != std::string::npos) return std::nullopt;  // hex: not worth reading
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return sign * v;
+}
+
+// Whether the arguments after the duration are ones the function accepts for every group (an
+// argument the function refuses fails once per row as written, but never for a group without values).
+bool valid_value_arguments(std::string_view fn, const std::vector<Span>& rest) {
+  if (fn == "percentile") {
+    const auto p = rest.size() == 1 ? number_literal(rest[0], false) : std::nullopt;
+    return p && *p >= 0 && *p <= 100;
+  }
+  if (fn == "histogram") {
+    if (rest.empty() || rest.size() > 2) return false;
+    const auto width = number_literal(rest[0], false);
+    const auto origin = rest.size() == 2 ? number_literal(rest[1], true) : std::optional<double>(0.0);
+    return width && std::isfinite(*width) && *width > 0 && origin && std::isfinite(*origin);
+  }
+  return rest.empty();
+}
 
 // Index of the first token at depth 0 in [from, to) that is one of `keywords`, or `to`.
 size_t find_clause(Span t, size_t from, std::initializer_list<std::string_view> keywords) {
@@ -211,15 +253,16 @@ class Rewriter {
       outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
 
     std::optional<std::string> kind;
-    std::vector<std::string> filters;
+    // WHERE terms (on grouped columns) pick groups before their aggregates are computed, HAVING after.
+    std::vector<std::string> picks;
     for (Span term : where.empty() ? std::vector<Span>{} : split_and(where)) {
       if (!kind && kind_equality(term)) {
         kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
-      filters.push_back("(" + substitute(term, false, "WHERE") + ")");
+      picks.push_back("(" + substitute(term, false, "WHERE") + ")");
     }
-    if (!having.empty()) filters.push_back("(" + substitute(having, true, "HAVING") + ")");
+    const std::string having_sql = having.empty() ? "" : " WHERE (" + substitute(having, true, "HAVING") + ")";
     const std::string order_sql = order.empty() ? "" : " ORDER BY " + order_by(order);
     const std::string limit_sql = limit.empty() ? "" : " LIMIT " + substitute(limit, false, "LIMIT");
 
@@ -231,11 +274,26 @@ class Rewriter {
       }
     for (const Aggregate& a : kAggregates)
       if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
+    // A group whose durations the engine could not give exactly (durations NULL: the SQL fallback met
+    // another type) is aggregated by SQL over its own rows.
+    std::string match;
+    for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:g\".{0}", g);
+    if (kind) match += " AND o.kind = " + *kind;
+    for (const auto& [call, exprs] : value_calls_) {
+      const size_t bar = exprs.find('|');
+      inner.push_back(fmt::format(
+          "CASE WHEN durations IS NOT NULL THEN (SELECT {} FROM json_each(durations)) ELSE (SELECT {} FROM "
+          "temp.rocpd_ops AS o WHERE 1{}) END AS {}",
+          exprs.substr(0, bar), exprs.substr(bar + 1), match, internal_name(call)));
+    }
     engine = fmt::format("rocpd_op_groups('{}'{})", fmt::join(grouping, ","), kind ? ", " + *kind : "");
-    std::string sql = fmt::format("SELECT {}{} FROM (SELECT {} FROM temp.{})", distinct, fmt::join(outer_items, ", "),
-                                  fmt::join(inner, ", "), engine);
-    if (!filters.empty()) sql += " WHERE " + fmt::format("{}", fmt::join(filters, " AND "));
-    return sql + order_sql + limit_sql;
+    // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them
+    // fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups' subquery, so that
+    // the durations' aggregates are computed for the groups HAVING then drops too.
+    const std::string pick_sql = picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND "));
+    return fmt::format("SELECT {}{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{}{}){}{}{}", distinct,
+                       fmt::join(outer_items, ", "), fmt::join(inner, ", "), engine, pick_sql,
+                       value_calls_.empty() ? "" : " LIMIT -1", having_sql, order_sql, limit_sql);
   }
 
  private:
@@ -313,6 +371,12 @@ class Rewriter {
           j = close;
           continue;
         }
+        if (auto name = value_aggregate(fn, args)) {
+          if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
+          emit(tok, *name, e[close]);
+          j = close;
+          continue;
+        }
         if (!among(kScalars, fn) || ((fn == "min" || fn == "max") && !several))
           throw NotPushed{fmt::format("{}: {}({}) is not an aggregate of duration the engine computes (count(*), "
                                       "count, sum, total, avg, min, max, median, stddev of duration) nor a known "
@@ -334,8 +398,33 @@ class Rewriter {
   }
 
 
+  // `fn(args)` when it is an aggregate of the duration answered from the group's durations: the
+  // internal column standing for it (its inner expression recorded), else nullopt.
+  std::optional<std::string> value_aggregate(const std::string& fn, Span args) {
+    if (!among(kValueAggregates, fn)) return std::nullopt;
+    std::vector<Span> parts = split_commas(args);
+    if (parts.empty()) return std::nullopt;
+    Span first = parts[0];
+    const bool distinct = first.size() == 2 && first[0].is_kw("DISTINCT");
+    if (distinct) first = first.subspan(1);
+    if (first.size() != 1 || !first[0].is_name() || first[0].ident() != "duration") return std::nullopt;
+    if (distinct && parts.size() > 1) return std::nullopt;  // SQLite refuses it
+    const std::vector<Span> rest(parts.begin() + 1, parts.end());
+    if (!valid_value_arguments(fn, rest)) return std::nullopt;
+    std::string extra;
+    for (Span r : rest) extra += ", " + text_of(r);
+    const std::string dist = distinct ? "DISTINCT " : "";
+    const std::string call = fmt::format("{}({}duration{})", fn, dist, extra);
+    auto [it, inserted] = value_calls_.try_emplace(call);
+    if (inserted)
+      it->second = fmt::format("{0}({1}value{2})|{0}({1}o.duration{2})", fn, dist, extra);
+    return "+" + internal_name(call);
+  }
+
   std::vector<Token> toks_;
   std::set<std::string> grouped_, used_, added_, aliases_;
+  std::map<std::string, std::string> value_calls_;  // call -> "over json values|over rows"
+
 };
 
 // SQLite's result column names of `sql`, or nullopt (with its message) when SQLite refuses it.

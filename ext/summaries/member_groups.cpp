@@ -247,7 +247,7 @@ class MemberScan {
     f.durations.add(d);
     f.min = std::min(f.min, d);
     f.max = std::max(f.max, d);
-    if (spec_.want_median) f.values.push_back(d);
+    if (spec_.want_median || spec_.want_values) f.values.push_back(d);
     if (*end >= *start) {
       f.first_start = f.first_start ? std::min(*f.first_start, *start) : *start;
       f.last_end = f.last_end ? std::max(*f.last_end, *end) : *end;

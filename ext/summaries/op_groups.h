@@ -27,6 +27,7 @@ struct GroupSpec {
   std::optional<std::string> kind;  // only ops of this kind (BINARY equality), else every op
   std::optional<std::string> db;    // only this member (pruning when grouping by db)
   bool want_median = false;         // keep every duration (exact median)
+  bool want_values = false;         // keep every duration (the durations column)
   bool want_busy = false;           // interval unions
   // Busy lists (rocpd_utilization): keep each group's merged busy intervals, clipped to
   // [clip_lo, clip_hi), for the groups of ops with end > clip_lo and start < clip_hi (a bound at

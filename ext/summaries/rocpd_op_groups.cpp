@@ -7,7 +7,8 @@
 //
 // Plan (idxNum bits): 1 group_by given (required: SQLITE_CONSTRAINT while unusable), 2 of_kind
 // given, 4 `db =` (BINARY) given: members other than that one are not read (the constraint is still
-// checked by SQLite), 8 med_ns used (durations kept for exact medians), 16 busy_ns used.
+// checked by SQLite), 8 med_ns used (durations kept for exact medians), 16 busy_ns used, 32 durations
+// used (every duration of the group as a JSON array, for aggregates the engine does not compute).
 // Rowids: the grouping and the kind argument's hash above the member's ordinal and the row's
 // position (rows sorted by db, gpu, kind, name as GROUP BY sorts them): rows of different
 // arguments never collide, and pruning by db never renumbers the other members' rows.
@@ -31,13 +32,13 @@ namespace {
 
 enum Col {
   kDb, kGpu, kKind, kName, kInstances, kTotal, kAvg, kMedian, kMin, kMax, kStddev, kBusy, kFirstStart, kLastEnd,
-  kTimed, kGroupBy, kOfKind
+  kTimed, kGroupBy, kOfKind, kDurations
 };
 
 constexpr const char* kSchema =
     "CREATE TABLE x(db TEXT, gpu INTEGER, kind TEXT, name TEXT, instances INTEGER, total_ns INTEGER, avg_ns REAL, "
     "med_ns NUMERIC, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, busy_ns INTEGER, first_start INTEGER, "
-    "last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, of_kind TEXT HIDDEN)";
+    "last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, of_kind TEXT HIDDEN, durations TEXT HIDDEN)";
 
 constexpr const char* kUsage =
     "use rocpd_op_groups(group_by [, of_kind]) with group_by a comma-separated list of db, gpu, kind, name "
@@ -106,11 +107,23 @@ int64_t checked_sum(__int128 sum) {
   return static_cast<int64_t>(sum);
 }
 
+// The durations as SQL's json_group_array(duration) writes integers (in another order).
+std::string json_array(const std::vector<int64_t>& values) {
+  fmt::memory_buffer out;
+  out.push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out.push_back(',');
+    fmt::format_to(std::back_inserter(out), "{}", values[i]);
+  }
+  out.push_back(']');
+  return fmt::to_string(out);
+}
+
 std::vector<Row> rows_of(JobGroups& job, const std::vector<federation::MemberPtr>& members, const GroupSpec& spec) {
   std::vector<Row> rows;
   rows.reserve(job.size());
   for (auto& [key, f] : job) {
-    Row r(kTimed + 1);
+    Row r(kDurations + 1);
     if (key.member != UINT32_MAX) r[kDb] = members[key.member]->alias;
     r[kGpu] = optional_cell(key.gpu);
     r[kKind] = text_cell(key.kind);
@@ -125,6 +138,7 @@ std::vector<Row> rows_of(JobGroups& job, const std::vector<federation::MemberPtr
       r[kMin] = f.min;
       r[kMax] = f.max;
       if (auto sd = stats::sample_stddev(f.durations, stats::RealMoments{})) r[kStddev] = *sd;
+      if (spec.want_values) r[kDurations] = json_array(f.values);
       if (spec.want_median && !f.values.empty()) {
         const stats::Number med = stats::percentile_select(f.values, 50.0);
         r[kMedian] = std::visit([](auto x) { return Cell(x); }, med);
@@ -141,6 +155,7 @@ std::vector<Row> rows_of(JobGroups& job, const std::vector<federation::MemberPtr
     }
     r[kFirstStart] = optional_cell(f.first_start);
     r[kLastEnd] = optional_cell(f.last_end);
+    if (spec.want_values && n == 0) r[kDurations] = std::string("[]");
     rows.push_back(std::move(r));
   }
   return rows;
@@ -186,6 +201,12 @@ std::vector<Row> engine_rows(federation::Registry& reg, const std::vector<federa
 // The same figures by SQL, for members the engine cannot read exactly (see the file comment) and
 // past kMaxEngineGroups groups: GROUP BY sorts in bounded memory and the rows are streamed to
 // SQLite as they come, in the grouping columns' order (as the engine's rows are sorted).
+// The durations column by SQL: a JSON array only when it holds the values exactly (integers); a
+// group holding another type gives NULL, and the pushdown then aggregates that group's rows by SQL.
+constexpr const char* kDurationsSql =
+    "CASE WHEN count(*) FILTER (WHERE typeof(duration) NOT IN ('integer', 'null')) = 0 "
+    "THEN json_group_array(duration) FILTER (WHERE duration IS NOT NULL) END";
+
 Stmt sql_groups(sqlite3* host, const GroupSpec& spec) {
   std::vector<std::string> keys;
   if (spec.by_db) keys.push_back("db");
@@ -199,9 +220,9 @@ Stmt sql_groups(sqlite3* host, const GroupSpec& spec) {
   const std::string sql = fmt::format(
       "SELECT {}, {}, {}, {}, count(*), sum(duration), avg(duration), {}, min(duration), max(duration), "
       "stddev(duration), {}, min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
-      "count(duration) FROM temp.rocpd_ops{} GROUP BY {} ORDER BY {}",
+      "count(duration), NULL, NULL, {} FROM temp.rocpd_ops{} GROUP BY {} ORDER BY {}",
       key("db"), key("gpu"), key("kind"), key("name"), spec.want_median ? "median(duration)" : "NULL",
-      spec.want_busy ? "interval_union(start, \"end\")" : "NULL", where, fmt::join(keys, ", "), fmt::join(keys, ", "));
+      spec.want_busy ? "interval_union(start, \"end\")" : "NULL", spec.want_values ? kDurationsSql : "NULL", where, fmt::join(keys, ", "), fmt::join(keys, ", "));
   Stmt stmt = prepare(host, sql, "rocpd_op_groups");
   if (spec.kind) sqlite3_bind_text(stmt.get(), 1, spec.kind->data(), static_cast<int>(spec.kind->size()), SQLITE_TRANSIENT);
   if (spec.db) sqlite3_bind_text(stmt.get(), 2, spec.db->data(), static_cast<int>(spec.db->size()), SQLITE_TRANSIENT);
@@ -280,6 +301,7 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
   }
   if (info->colUsed & (uint64_t{1} << kMedian)) info->idxNum |= 8;
   if (info->colUsed & (uint64_t{1} << kBusy)) info->idxNum |= 16;
+  if (info->colUsed & (uint64_t{1} << kDurations)) info->idxNum |= 32;
   info->estimatedCost = (info->idxNum & 4) ? 1e4 : 1e6;
   info->estimatedRows = 1000;
   return SQLITE_OK;
@@ -326,6 +348,7 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     }
     spec.want_median = idx_num & 8;
     spec.want_busy = idx_num & 16;
+    spec.want_values = idx_num & 32;
     uint64_t kind_hash = 0;
     if (spec.kind)
       for (unsigned char ch : *spec.kind) kind_hash = (kind_hash ^ ch) * 0x100000001B3ull;

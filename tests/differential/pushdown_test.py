@@ -48,6 +48,8 @@ GROUPABLE = ("db", "gpu", "kind", "name")
 UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
 # The aggregates the engine computes, each over duration (count(*) aside).
 AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
+# Aggregates answered from each group's durations (docs/pushdown.md): SQLite's own function over the values.
+VALUE_AGGS = ("percentile", "histogram", "histogram_log2", "distinct")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations: (name, weight, directories opened with rocpd_open, files ATTACHed)
@@ -218,7 +220,16 @@ class Gen:
     def agg(self, which=None):
         """(sql, is_stddev) of one engine aggregate."""
         r = self.r
-        a = which or r.choice(AGGS)
+        a = which or r.choice(AGGS + VALUE_AGGS if r.random() < 0.3 else AGGS)
+        if a == "percentile":
+            return "percentile(duration, %s)" % r.choice(["0", "50", "90", "99.9", "100", "12.5", "1e1"]), False
+        if a == "histogram":
+            return "histogram(duration, %s)" % r.choice(["1000", "50000", "1e6", "250000, -7", "123.5, 10"]), False
+        if a == "histogram_log2":
+            return "histogram_log2(duration)", False
+        if a == "distinct":
+            fn = r.choice(["count", "sum", "total", "avg", "min", "max", "median", "stddev", "histogram_log2"])
+            return "%s(DISTINCT duration)" % fn, fn == "stddev"
         if a == "count(*)":
             return r.choice(["count(*)", "COUNT(*)", "Count(*)", "count( * )"]), False
         fn = a if r.random() < 0.6 else r.choice([a.upper(), a.title()])
@@ -439,7 +450,7 @@ class Gen:
                              "max(gpu)", "median(start)"]), gl)
         elif shape == "count_distinct":
             sql = "SELECT %s, count(DISTINCT %s), sum(duration) FROM rocpd_ops GROUP BY %s" % (
-                g, r.choice(["name", "gpu", "duration", "kind", "db"]), gl)
+                g, r.choice(["name", "gpu", "kind", "db"]), gl)
         elif shape == "group_concat":
             sql = "SELECT %s, length(group_concat(%s)), count(*) FROM rocpd_ops GROUP BY %s" % (
                 g, r.choice(["name", "kind", "duration"]), gl)
@@ -492,7 +503,7 @@ class Gen:
                 params = {"bump": 3}
         elif shape == "agg_expr_arg":
             sql = "SELECT %s, %s FROM rocpd_ops GROUP BY %s" % (g, r.choice([
-                "sum(duration * 2)", "count(name)", "sum(DISTINCT duration)", "avg(duration + 0)",
+                "sum(duration * 2)", "count(name)", "percentile(duration, 101)", "avg(duration + 0)",
                 "max(duration) FILTER (WHERE gpu = 0)", "stddev(start)", "min(abs(duration))"]), gl)
         elif shape == "filter":
             sql = "SELECT %s, count(*) FILTER (WHERE duration > %d), count(*) FROM rocpd_ops GROUP BY %s" % (g, k, gl)

@@ -3,6 +3,7 @@ brute-force aggregation in Python of the rows of rocpd_ops (count, sum, mean, me
 sample stddev, union of intervals, first start / last end), members attached and opened alike;
 `db =` pruning; the SQL fallback for hostile values; argument errors; interrupts while the
 member threads run."""
+import json
 import os
 import shutil
 import sqlite3
@@ -108,6 +109,24 @@ class OpGroups(unittest.TestCase):
                     got = self.con.execute(sql, args).fetchall()
                     self.check(got, brute_force(self.rows, keys.split(","), kind), (keys, kind))
 
+    def test_durations_are_the_groups_durations(self):
+        # The hidden column: every non-NULL duration of the group, in any order.
+        for keys in ("name", "db,gpu,kind"):
+            with self.subTest(group_by=keys):
+                got = {}
+                for r in self.con.execute("SELECT db, gpu, kind, name, durations FROM rocpd_op_groups(?)", (keys,)):
+                    got[tuple(r[:4])] = sorted(json.loads(r[4]))
+                want = {}
+                for db, gpu, k, name, start, end in self.rows:
+                    values = {"db": db, "gpu": gpu, "kind": k, "name": name}
+                    key = tuple(values[c] if c in keys.split(",") else None for c in ("db", "gpu", "kind", "name"))
+                    want.setdefault(key, [])
+                    if start is not None and end is not None:
+                        want[key].append(max(end - start, 0))
+                self.assertEqual(got, {k: sorted(v) for k, v in want.items()})
+        self.assertNotIn("durations", [d[0] for d in self.con.execute(
+            "SELECT * FROM rocpd_op_groups('kind')").description])
+
     def test_rows_ordered_like_group_by(self):
         got = self.con.execute("SELECT db, gpu FROM rocpd_op_groups('db,gpu')").fetchall()
         want = self.con.execute("SELECT db, gpu FROM rocpd_ops GROUP BY db, gpu").fetchall()
@@ -192,6 +211,18 @@ class Fallback(unittest.TestCase):
             got = con.execute("SELECT name, instances, total_ns, avg_ns, med_ns, min_ns, max_ns, timed "
                               "FROM rocpd_op_groups('name')").fetchall()
             self.assertEqual(got, con.execute(sql_side).fetchall())
+            # durations: a JSON array only for groups of integer durations (the real one's group: NULL).
+            durations = dict(con.execute("SELECT name, durations FROM rocpd_op_groups('name')").fetchall())
+            want = {}
+            for name, value in con.execute("SELECT name, duration FROM rocpd_ops"):
+                want.setdefault(name, [])
+                want[name].append(value)
+            for name, values in want.items():
+                if any(isinstance(v, float) for v in values):
+                    self.assertIsNone(durations[name], name)
+                else:
+                    self.assertEqual(sorted(json.loads(durations[name])), sorted(v for v in values if v is not None))
+            self.assertTrue(any(v is None for v in durations.values()))
             # The union refuses a real start, as interval_union does.
             with self.assertRaises(sqlite3.OperationalError) as cm:
                 con.execute("SELECT busy_ns FROM rocpd_op_groups('db,gpu')").fetchall()

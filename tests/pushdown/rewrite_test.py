@@ -34,6 +34,15 @@ PUSHED = [
     "SELECT gpu, count(*) FROM rocpd_ops WHERE CASE WHEN gpu > 0 AND gpu < 3 THEN 1 ELSE 0 END AND kind = 'copy' GROUP BY gpu",
     # ORDER BY a name looks up the result aliases first.
     "SELECT sum(duration) AS duration, gpu FROM rocpd_ops GROUP BY gpu ORDER BY duration DESC, 2",
+    # Aggregates over each group's durations: SQLite's own functions over the same values.
+    f"SELECT name, percentile(duration, 90) AS p90, percentile(duration, 99.5), median(duration) FROM rocpd_ops {K} "
+    "GROUP BY name ORDER BY p90 DESC, name LIMIT 10",
+    "SELECT gpu, count(DISTINCT duration), sum(DISTINCT duration), min(DISTINCT duration), median(DISTINCT duration) "
+    "FROM rocpd_ops GROUP BY gpu",
+    "SELECT kind, histogram(duration, 50000), histogram(duration, 1e5, -7), histogram_log2(duration) FROM rocpd_ops "
+    "GROUP BY kind",
+    "SELECT db, percentile(duration, 0), percentile(duration, 100) AS top FROM rocpd_ops GROUP BY db "
+    "HAVING percentile(duration, 50) > 1000 ORDER BY top",
 ]
 NOT_PUSHED = [
     ("SELECT lower(name), count(*) FROM rocpd_ops GROUP BY lower(name)", "GROUP BY lower"),
@@ -51,7 +60,11 @@ NOT_PUSHED = [
     ("SELECT name, count(*) FROM rocpd_ops WHERE db IN (SELECT db FROM rocpd_members) GROUP BY name", "SELECT"),
     ("SELECT name, count(*) OVER () FROM rocpd_ops GROUP BY name", "OVER"),
     ("SELECT name, count(*) FROM rocpd_ops WHERE kind = ? GROUP BY name", "parameters"),
-    ("SELECT name, percentile(duration, 90) FROM rocpd_ops GROUP BY name", "percentile"),
+    ("SELECT name, percentile(duration, 150) FROM rocpd_ops GROUP BY name", "percentile(duration, 150)"),
+    ("SELECT name, percentile(duration, gpu) FROM rocpd_ops GROUP BY name, gpu", "percentile(duration, gpu)"),
+    ("SELECT name, histogram(duration, 0) FROM rocpd_ops GROUP BY name", "histogram(duration, 0)"),
+    ("SELECT name, group_concat(duration) FROM rocpd_ops GROUP BY name", "group_concat(duration)"),
+    ("SELECT name, count(DISTINCT start) FROM rocpd_ops GROUP BY name", "count(DISTINCT start)"),
     ("SELECT name, sum(duration) FROM rocpd_ops GROUP BY name COLLATE NOCASE", "GROUP BY name COLLATE"),
     # As written, "count(*)" is a string here (no column has that name); the rewrite names a column so.
     ("SELECT name, count(*) FROM rocpd_ops GROUP BY name ORDER BY \"count(*)\"", "would mean something else"),
