@@ -57,6 +57,34 @@ constexpr std::array<std::string_view, 11> kValueAggregates{"percentile", "histo
                                                             "sum",        "total",     "avg",            "min",
                                                             "max",        "median",    "stddev"};
 
+// Aggregates of a groupable column other than the grouping (`count(DISTINCT gpu) ... GROUP BY name`):
+// the engine groups by that column too, and SQL regroups its rows; each stands for the SQL over the
+// finer groups that gives the same value (a finer group holds one value of the column).
+struct ColumnAggregate {
+  std::string_view call;  // function, "DISTINCT " when only the DISTINCT form qualifies
+  std::string_view over_groups;  // {0}: the column
+};
+constexpr std::array<ColumnAggregate, 10> kColumnAggregates{{{"count", "sum(iif({0} IS NULL, 0, instances))"},
+                                                             {"count DISTINCT", "count(DISTINCT {0})"},
+                                                             {"min", "min({0})"},
+                                                             {"min DISTINCT", "min({0})"},
+                                                             {"max", "max({0})"},
+                                                             {"max DISTINCT", "max({0})"},
+                                                             {"sum DISTINCT", "sum(DISTINCT {0})"},
+                                                             {"total DISTINCT", "total(DISTINCT {0})"},
+                                                             {"avg DISTINCT", "avg(DISTINCT {0})"},
+                                                             {"group_concat DISTINCT", "group_concat(DISTINCT {0})"}}};
+
+// The engine aggregates over finer groups, regrouped: the SQL over rocpd_op_groups' rows giving
+// each (median and stddev need the durations themselves: not regrouped).
+constexpr std::array<Aggregate, 7> kRegrouped{{{"count*", "+sum(instances)"},
+                                               {"count", "+sum(timed)"},
+                                               {"sum", "+sum(total_ns)"},
+                                               {"total", "+CAST(ifnull(sum(total_ns), 0) AS REAL)"},
+                                               {"avg", "+(CAST(sum(total_ns) AS REAL) / sum(timed))"},
+                                               {"min", "+min(min_ns)"},
+                                               {"max", "+max(max_ns)"}}};
+
 // Pure scalar functions a pushed query may apply to grouped columns and aggregates (the same value
 // per group either way). Anything else (an aggregate of another column, a user's function that may
 // be an aggregate) keeps the query as written.
@@ -260,18 +288,62 @@ class Rewriter {
         kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
-      picks.push_back("(" + substitute(term, false, "WHERE") + ")");
+      picks.push_back("(" + substitute(term, false, "WHERE", true) + ")");
     }
     const std::string having_sql = having.empty() ? "" : " WHERE (" + substitute(having, true, "HAVING") + ")";
     const std::string order_sql = order.empty() ? "" : " ORDER BY " + order_by(order);
     const std::string limit_sql = limit.empty() ? "" : " LIMIT " + substitute(limit, false, "LIMIT");
 
-    std::vector<std::string> inner, grouping;
-    for (auto g : kGroupable)
+    const std::string pick_sql = picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND "));
+    std::vector<std::string> inner, grouping, fine;
+    for (auto g : kGroupable) {
       if (grouped_.count(std::string(g))) {
         grouping.emplace_back(g);
         inner.emplace_back(g);
       }
+      if (grouped_.count(std::string(g)) || finer_.count(std::string(g))) fine.emplace_back(g);
+    }
+    if (!column_calls_.empty() || fine.size() > grouping.size()) {
+      // Regrouped: the engine groups by the finer columns too; SQL regroups its rows by the query's.
+      std::vector<std::string> middle = grouping;
+      // (internal name, SQL over the values | over the rows) of the aggregates needing the durations
+      std::vector<std::pair<std::string, std::string>> over_values;
+      for (const auto& key : used_) {
+        const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
+        if (a != kRegrouped.end()) middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
+        else over_values.emplace_back(internal_name(key), fmt::format("{0}(value)|{0}(o.duration)", key));
+      }
+      for (const auto& [call, exprs] : value_calls_) over_values.emplace_back(internal_name(call), exprs);
+      for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
+      const std::string call = fmt::format("rocpd_op_groups('{}'{})", fmt::join(fine, ","), kind ? ", " + *kind : "");
+      engine = fmt::format("{} regrouped by {}", call, fmt::join(grouping, ","));
+      std::string regrouped = fmt::format(
+          "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) GROUP BY {}",
+          fmt::join(middle, ", "), fmt::join(fine, ", "), over_values.empty() ? "" : ", durations", call, pick_sql,
+          fmt::join(grouping, ", "));
+      if (!over_values.empty()) {
+        // The finer groups' durations as one array of arrays (NULL when a finer group has none exact:
+        // then that group's rows are aggregated by SQL, picked as the WHERE picks them).
+        regrouped.insert(regrouped.find(" FROM (SELECT "),
+                         ", CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
+                         "\"rocpd_sql:durations\"");
+        std::string match;
+        for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:m\".{0}", g);
+        if (kind) match += " AND o.kind = " + *kind;
+        for (const auto& p : picks) match += " AND " + p;
+        std::vector<std::string> exprs;
+        for (const auto& [name, both] : over_values) {
+          const size_t bar = both.find('|');
+          exprs.push_back(fmt::format(
+              "CASE WHEN \"rocpd_sql:durations\" IS NOT NULL THEN (SELECT {} FROM json_tree(\"rocpd_sql:durations\") "
+              "WHERE type = 'integer') ELSE (SELECT {} FROM temp.rocpd_ops AS o WHERE 1{}) END AS {}",
+              both.substr(0, bar), both.substr(bar + 1), match, name));
+        }
+        regrouped = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), regrouped);
+      }
+      return fmt::format("SELECT {}{} FROM ({}){}{}{}", distinct, fmt::join(outer_items, ", "), regrouped, having_sql,
+                         order_sql, limit_sql);
+    }
     for (const Aggregate& a : kAggregates)
       if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
     // A group whose durations the engine could not give exactly (durations NULL: the SQL fallback met
@@ -290,7 +362,6 @@ class Rewriter {
     // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them
     // fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups' subquery, so that
     // the durations' aggregates are computed for the groups HAVING then drops too.
-    const std::string pick_sql = picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND "));
     return fmt::format("SELECT {}{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{}{}){}{}{}", distinct,
                        fmt::join(outer_items, ", "), fmt::join(inner, ", "), engine, pick_sql,
                        value_calls_.empty() ? "" : " LIMIT -1", having_sql, order_sql, limit_sql);
@@ -340,7 +411,9 @@ class Rewriter {
 
   // The text of `e` with every pushed aggregate replaced by its engine column; throws NotPushed for
   // anything whose value could differ between the query as written and the rewrite.
-  std::string substitute(Span e, bool aggregates_allowed, std::string_view where) {
+  // `finer_ok`: a groupable column that is not grouped may appear (WHERE: the engine then groups by
+  // it too, and the rows are regrouped).
+  std::string substitute(Span e, bool aggregates_allowed, std::string_view where, bool finer_ok = false) {
     // The query's own text between the tokens (spaces, line breaks, comments) is kept.
     std::string out;
     const char* last_end = nullptr;
@@ -371,7 +444,9 @@ class Rewriter {
           j = close;
           continue;
         }
-        if (auto name = value_aggregate(fn, args)) {
+        auto name = value_aggregate(fn, args);
+        if (!name) name = column_aggregate(fn, args);
+        if (name) {
           if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
           emit(tok, *name, e[close]);
           j = close;
@@ -389,7 +464,8 @@ class Rewriter {
         const std::string id = tok.ident();
         if (id.rfind("rocpd_sql:", 0) == 0 || added_.count(id))
           throw NotPushed{fmt::format("{}: the name {} would mean something else in the rewrite", where, tok.text)};
-        if (is_ops_column(id) && !grouped_.count(id))
+        if (finer_ok && among(kGroupable, id)) finer_.insert(id);
+        else if (is_ops_column(id) && !grouped_.count(id))
           throw NotPushed{fmt::format("{}: column {} is not grouped and not inside a pushed aggregate", where, tok.text)};
       }
       emit(tok, tok.text, tok);
@@ -421,8 +497,28 @@ class Rewriter {
     return "+" + internal_name(call);
   }
 
+  // `fn(args)` when it aggregates a groupable column (kColumnAggregates): the internal column standing
+  // for it (the column joins the engine's grouping), else nullopt.
+  std::optional<std::string> column_aggregate(const std::string& fn, Span args) {
+    const bool distinct = args.size() == 2 && args[0].is_kw("DISTINCT");
+    const Span col = distinct ? args.subspan(1) : args;
+    if (col.size() != 1 || !col[0].is_name() || !among(kGroupable, col[0].ident())) return std::nullopt;
+    const std::string id = col[0].ident();
+    const std::string key = distinct ? fn + " DISTINCT" : fn;
+    for (const ColumnAggregate& a : kColumnAggregates) {
+      if (a.call != key) continue;
+      const std::string call = fmt::format("{}({}{})", fn, distinct ? "DISTINCT " : "", id);
+      column_calls_.try_emplace(call, "+" + fmt::format(fmt::runtime(a.over_groups), quote_id(id)));
+      finer_.insert(id);
+      return "+" + internal_name(call);
+    }
+    return std::nullopt;
+  }
+
   std::vector<Token> toks_;
   std::set<std::string> grouped_, used_, added_, aliases_;
+  std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
+  std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups
   std::map<std::string, std::string> value_calls_;  // call -> "over json values|over rows"
 
 };

@@ -390,7 +390,8 @@ class Gen:
         label = "any" if self.beyond else "push"
         shape = label
         if bare_or:
-            label, shape = ("nopush", "or_with_kind_filter") if kind_ungrouped else (label, label + "_bare_or")
+            # (a kind filter inside an OR: kind joins the engine's grouping, the rows are regrouped)
+            shape = label + ("_or_with_kind" if kind_ungrouped else "_bare_or")
         return Query(sql, label, shape, ordered=ordered, tol_cols=tol), items, gcols
 
     def order_by(self, items, gcols, distinct):
@@ -444,13 +445,18 @@ class Gen:
         k = r.choice(d.durs)
         kind = text_lit(r.choice(d.kinds))
         params = ()
+        label = "nopush"
         if shape == "other_agg":
             sql = "SELECT %s, %s, count(*) FROM rocpd_ops GROUP BY %s" % (
                 g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(name)",
                              "max(gpu)", "median(start)"]), gl)
         elif shape == "count_distinct":
-            sql = "SELECT %s, count(DISTINCT %s), sum(duration) FROM rocpd_ops GROUP BY %s" % (
-                g, r.choice(["name", "gpu", "kind", "db"]), gl)
+            # Aggregates of another groupable column: the engine groups by it too, the rows are regrouped.
+            sql = "SELECT %s, %s, sum(duration) FROM rocpd_ops GROUP BY %s" % (g, r.choice([
+                "count(DISTINCT %s)", "length(group_concat(DISTINCT %s))", "min(%s)", "max(DISTINCT %s)", "count(%s)",
+                "sum(DISTINCT %s)", "avg(DISTINCT %s)", "total(DISTINCT %s)"]) % r.choice(["name", "gpu", "kind", "db"]),
+                gl)
+            label = "push"
         elif shape == "group_concat":
             sql = "SELECT %s, length(group_concat(%s)), count(*) FROM rocpd_ops GROUP BY %s" % (
                 g, r.choice(["name", "kind", "duration"]), gl)
@@ -470,6 +476,8 @@ class Gen:
                              "name LIKE '%%e%%'" if "name" in others else "\"end\" > start",
                              "db <> 'rank0'" if "db" in others else "correlation_id > 0"])
             sql = "SELECT %s, count(*), sum(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, cond, gl)
+            if cond.split()[0] in GROUPABLE:
+                label = "push"  # a groupable column: the engine groups by it too
         elif shape == "join":
             fmt = text_lit(r.choice(d.formats))
             sql = ("SELECT o.%s, count(*), sum(o.duration) FROM rocpd_ops o JOIN rocpd_members m ON m.db = o.db "
@@ -503,7 +511,7 @@ class Gen:
                 params = {"bump": 3}
         elif shape == "agg_expr_arg":
             sql = "SELECT %s, %s FROM rocpd_ops GROUP BY %s" % (g, r.choice([
-                "sum(duration * 2)", "count(name)", "percentile(duration, 101)", "avg(duration + 0)",
+                "sum(duration * 2)", "count(pid)", "percentile(duration, 101)", "avg(duration + 0)",
                 "max(duration) FILTER (WHERE gpu = 0)", "stddev(start)", "min(abs(duration))"]), gl)
         elif shape == "filter":
             sql = "SELECT %s, count(*) FILTER (WHERE duration > %d), count(*) FROM rocpd_ops GROUP BY %s" % (g, k, gl)
@@ -520,15 +528,16 @@ class Gen:
                    "GROUP BY %s" % (g, gl, g, gl))
         elif shape == "or_kind":
             others = [c for c in GROUPABLE if c not in gcols and c != "kind"]
+            label = "push"  # kind joins the engine's grouping
             if "kind" in gcols:
-                shape = "where_ungrouped"
+                shape, label = "where_ungrouped", "nopush"
                 sql = "SELECT %s, count(*) FROM rocpd_ops WHERE kind = %s AND duration > %d GROUP BY %s" % (g, kind, k, gl)
             else:
                 sql = "SELECT %s, count(*) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, r.choice([
                     "(kind = 'kernel' OR kind = 'copy')", "kind LIKE 'k%'", "kind IN ('kernel', 'copy')",
                     "kind <> 'copy'", "kind IS NOT NULL"] + (["(kind = 'kernel' OR %s IS NULL)" % others[0]]
                                                           if others else [])), gl)
-        return Query(sql, "nopush", shape, params=params)
+        return Query(sql, label, shape, params=params)
 
     def undecided(self):
         """Shapes the promise does not settle either way: compared, the decision not asserted."""
@@ -598,9 +607,9 @@ class Gen:
         elif shape == "where_alias_grouped":
             sql = "SELECT %s AS %s, count(*) FROM rocpd_ops WHERE %s GROUP BY %s, %s" % (g2, g, term, g2, g)
         elif shape == "where_alias_ungrouped":
-            # WHERE g is the column g, not grouped: not pushed (unless it is the kind filter).
+            # WHERE g is the column g, not grouped: pushed with g in the engine's grouping, then regrouped.
             sql = "SELECT %s AS %s, count(*), max(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g2, g, term, g2)
-            label = "nopush" if g != "kind" else "any"  # (kind = '...' is the kind filter)
+            # (g joins the engine's grouping; kind = '...' is the kind filter)
         elif shape == "having_alias_ungrouped":
             # HAVING g is the column g, outside an aggregate and not grouped: a bare column.
             sql = "SELECT %s AS %s, count(*) FROM rocpd_ops GROUP BY %s HAVING %s" % (g2, g, g2, term)
@@ -618,14 +627,14 @@ class Gen:
             sql = "SELECT %s, %s, count(*), sum(duration) FROM rocpd_ops WHERE %s AND %s OR %s GROUP BY %s, %s" % (
                 g, g2, term, self.group_term(g2), self.group_term(g2), g, g2)
         elif shape == "precedence_kind":
-            # The kind filter inside an OR (AND binds tighter) filters only some of the rows: not pushed.
+            # The kind filter inside an OR (AND binds tighter) filters only some of the rows: kind joins the
+            # engine's grouping, the WHERE picks finer groups, then they are regrouped.
             g = g if g != "kind" else g2
             kf = "kind = %s" % text_lit(r.choice(d.kinds))
             t1, t2 = self.group_term(g), self.group_term(g)
             where = r.choice(["%s AND %s OR %s" % (kf, t1, t2), "%s OR %s AND %s" % (t1, t2, kf),
                               "%s OR %s AND %s" % (t1, kf, t2)])
             sql = "SELECT %s, count(*), sum(duration) FROM rocpd_ops WHERE %s GROUP BY %s" % (g, where, g)
-            label = "nopush"
         else:
             sql = "SELECT %s, count(*) FROM rocpd_ops GROUP BY %s HAVING sum(duration) > '%d' OR max(duration) < '%d'" % (
                 g, g, k, k)

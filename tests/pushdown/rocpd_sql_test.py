@@ -30,7 +30,8 @@ QUERIES = [
     "GROUP BY name",
     "SELECT db, gpu, kind, count(*) AS n, total(duration) AS t, avg(duration) FROM rocpd_ops GROUP BY db, gpu, kind",
     "SELECT kind, count(*), count(*) FROM rocpd_ops GROUP BY kind",
-    "SELECT name, group_concat(DISTINCT db) FROM rocpd_ops WHERE kind = 'copy' GROUP BY name",
+    "SELECT name, count(DISTINCT db), min(gpu) FROM rocpd_ops WHERE kind = 'copy' GROUP BY name",
+    "SELECT name, group_concat(db) FROM rocpd_ops WHERE kind = 'copy' GROUP BY name",
     "SELECT db, name, duration FROM rocpd_ops WHERE duration > 20000 ORDER BY duration DESC, db, name LIMIT 50",
     "SELECT m.db, count(o.name) FROM rocpd_members m LEFT JOIN rocpd_ops o ON o.db = m.db AND o.kind = 'kernel' "
     "GROUP BY m.db",
@@ -84,7 +85,7 @@ class Rows(RowsTest):
         con = connect()
         con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
         verdicts = [pushed(con, sql) for sql in QUERIES]
-        self.assertEqual(verdicts, [True] * 3 + [False] * 3)
+        self.assertEqual(verdicts, [True] * 4 + [False] * 3)
         for i, sql in enumerate(QUERIES):
             create(con, "q%d" % i, sql)
             want = con.execute(sql).fetchall()
