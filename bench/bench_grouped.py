@@ -31,8 +31,13 @@ CASES = [
      "SELECT db, gpu, kind, count(*), sum(duration) FROM {t} GROUP BY db, gpu, kind", True),
     ("not grouped by the scan: GROUP BY lower(name)",
      "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)", False),
-    ("not pushed: count(DISTINCT gpu) by name",
+    ("regrouped: count(DISTINCT gpu) by name",
      "SELECT name, count(DISTINCT gpu), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True),
+    ("GROUP BY name: percentile 90, 99 (kernels)",
+     "SELECT name, percentile(duration, 90), percentile(duration, 99) FROM {t} WHERE kind = 'kernel' GROUP BY name",
+     True),
+    ("regrouped: WHERE gpu = 0 GROUP BY name: count, median",
+     "SELECT name, count(*), median(duration) FROM {t} WHERE gpu = 0 GROUP BY name", True),
 ]
 SIDES = ("pushed", "ours", "ours, member queries", "ours, not grouped", "native")
 

@@ -308,17 +308,33 @@ class Rewriter {
       std::vector<std::string> middle = grouping;
       // (internal name, SQL over the values | over the rows) of the aggregates needing the durations
       std::vector<std::pair<std::string, std::string>> over_values;
+      // A group's rows read by SQL (picked as the WHERE picks them), for what the finer groups cannot give.
+      std::string match;
+      for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:f\".{0}", g);
+      if (kind) match += " AND o.kind = " + *kind;
+      for (const auto& p : picks) match += " AND " + p;
       for (const auto& key : used_) {
         const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
-        if (a != kRegrouped.end()) middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
-        else over_values.emplace_back(internal_name(key), fmt::format("{0}(value)|{0}(o.duration)", key));
+        if (a == kRegrouped.end()) {
+          over_values.emplace_back(internal_name(key), fmt::format("{0}(value)|{0}(o.duration)", key));
+        } else if (key == "sum" || key == "total" || key == "avg") {
+          // Sums of integers add up exactly; a finer group's sum of other values (the SQL fallback met
+          // reals) would round otherwise than the query's running sum: that group's rows by SQL.
+          middle.push_back(fmt::format(
+              "CASE WHEN count(*) = count(iif(typeof(total_ns) IN ('integer', 'null'), 1, NULL)) THEN {} ELSE "
+              "(SELECT {}(o.duration) FROM temp.rocpd_ops AS o WHERE 1{}) END AS {}",
+              a->expr, key, match, internal_name(key)));
+        } else {
+          middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
+        }
       }
       for (const auto& [call, exprs] : value_calls_) over_values.emplace_back(internal_name(call), exprs);
       for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
       const std::string call = fmt::format("rocpd_op_groups('{}'{})", fmt::join(fine, ","), kind ? ", " + *kind : "");
       engine = fmt::format("{} regrouped by {}", call, fmt::join(grouping, ","));
       std::string regrouped = fmt::format(
-          "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) GROUP BY {}",
+          "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) AS \"rocpd_sql:f\" "
+          "GROUP BY {}",
           fmt::join(middle, ", "), fmt::join(fine, ", "), over_values.empty() ? "" : ", durations", call, pick_sql,
           fmt::join(grouping, ", "));
       if (!over_values.empty()) {
@@ -327,17 +343,17 @@ class Rewriter {
         regrouped.insert(regrouped.find(" FROM (SELECT "),
                          ", CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
                          "\"rocpd_sql:durations\"");
-        std::string match;
-        for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:m\".{0}", g);
-        if (kind) match += " AND o.kind = " + *kind;
-        for (const auto& p : picks) match += " AND " + p;
+        std::string outer_match;
+        for (const auto& g : grouping) outer_match += fmt::format(" AND o.{0} IS \"rocpd_sql:m\".{0}", g);
+        if (kind) outer_match += " AND o.kind = " + *kind;
+        for (const auto& p : picks) outer_match += " AND " + p;
         std::vector<std::string> exprs;
         for (const auto& [name, both] : over_values) {
           const size_t bar = both.find('|');
           exprs.push_back(fmt::format(
               "CASE WHEN \"rocpd_sql:durations\" IS NOT NULL THEN (SELECT {} FROM json_tree(\"rocpd_sql:durations\") "
               "WHERE type = 'integer') ELSE (SELECT {} FROM temp.rocpd_ops AS o WHERE 1{}) END AS {}",
-              both.substr(0, bar), both.substr(bar + 1), match, name));
+              both.substr(0, bar), both.substr(bar + 1), outer_match, name));
         }
         regrouped = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), regrouped);
       }

@@ -448,12 +448,12 @@ class Gen:
         label = "nopush"
         if shape == "other_agg":
             sql = "SELECT %s, %s, count(*) FROM rocpd_ops GROUP BY %s" % (
-                g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(name)",
-                             "max(gpu)", "median(start)"]), gl)
+                g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(pid)",
+                             "max(demangled)", "median(start)"]), gl)
         elif shape == "count_distinct":
             # Aggregates of another groupable column: the engine groups by it too, the rows are regrouped.
             sql = "SELECT %s, %s, sum(duration) FROM rocpd_ops GROUP BY %s" % (g, r.choice([
-                "count(DISTINCT %s)", "length(group_concat(DISTINCT %s))", "min(%s)", "max(DISTINCT %s)", "count(%s)",
+                "count(DISTINCT %s)", "length(CAST(group_concat(DISTINCT %s) AS BLOB))", "min(%s)", "max(DISTINCT %s)", "count(%s)",
                 "sum(DISTINCT %s)", "avg(DISTINCT %s)", "total(DISTINCT %s)"]) % r.choice(["name", "gpu", "kind", "db"]),
                 gl)
             label = "push"
