@@ -61,7 +61,7 @@ constexpr std::array<std::string_view, 11> kValueAggregates{"percentile", "histo
 // the engine groups by that column too, and SQL regroups its rows; each stands for the SQL over the
 // finer groups that gives the same value (a finer group holds one value of the column).
 struct ColumnAggregate {
-  std::string_view call;  // function, "DISTINCT " when only the DISTINCT form qualifies
+  std::string_view call;  // the function; "<function> DISTINCT" for its DISTINCT form
   std::string_view over_groups;  // {0}: the column
 };
 constexpr std::array<ColumnAggregate, 10> kColumnAggregates{{{"count", "sum(iif({0} IS NULL, 0, instances))"},
@@ -205,6 +205,12 @@ std::string text_of(Span s) {
   return std::string(s.front().text.data(), static_cast<size_t>(end - s.front().text.data()));
 }
 
+// An aggregate of the durations: the same function over the group's values (json_each's `value`)
+// and over its rows of rocpd_ops (`o.duration`).
+struct ValueCall {
+  std::string over_values, over_rows;
+};
+
 class Rewriter {
  public:
   explicit Rewriter(std::vector<Token> tokens) : toks_(std::move(tokens)) {}
@@ -280,110 +286,117 @@ class Rewriter {
     for (size_t c = 0; c < exprs.size(); ++c)
       outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
 
-    std::optional<std::string> kind;
-    // WHERE terms (on grouped columns) pick groups before their aggregates are computed, HAVING after.
-    std::vector<std::string> picks;
+    // WHERE terms pick groups before their aggregates are computed, HAVING filters them after.
+    Query q;
     for (Span term : where.empty() ? std::vector<Span>{} : split_and(where)) {
-      if (!kind && kind_equality(term)) {
-        kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
+      if (!q.kind && kind_equality(term)) {
+        q.kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
-      picks.push_back("(" + substitute(term, false, "WHERE", true) + ")");
+      q.picks.push_back("(" + substitute(term, false, "WHERE", true) + ")");
     }
-    const std::string having_sql = having.empty() ? "" : " WHERE (" + substitute(having, true, "HAVING") + ")";
-    const std::string order_sql = order.empty() ? "" : " ORDER BY " + order_by(order);
-    const std::string limit_sql = limit.empty() ? "" : " LIMIT " + substitute(limit, false, "LIMIT");
-
-    const std::string pick_sql = picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND "));
-    std::vector<std::string> inner, grouping, fine;
+    q.outer = fmt::format("SELECT {}{}", distinct, fmt::join(outer_items, ", "));
+    if (!having.empty()) q.tail = " WHERE (" + substitute(having, true, "HAVING") + ")";
+    if (!order.empty()) q.tail += " ORDER BY " + order_by(order);
+    if (!limit.empty()) q.tail += " LIMIT " + substitute(limit, false, "LIMIT");
     for (auto g : kGroupable) {
-      if (grouped_.count(std::string(g))) {
-        grouping.emplace_back(g);
-        inner.emplace_back(g);
-      }
-      if (grouped_.count(std::string(g)) || finer_.count(std::string(g))) fine.emplace_back(g);
+      if (grouped_.count(std::string(g))) q.grouping.emplace_back(g);
+      if (grouped_.count(std::string(g)) || finer_.count(std::string(g))) q.fine.emplace_back(g);
     }
-    if (!column_calls_.empty() || fine.size() > grouping.size()) {
-      // Regrouped: the engine groups by the finer columns too; SQL regroups its rows by the query's.
-      std::vector<std::string> middle = grouping;
-      // (internal name, SQL over the values | over the rows) of the aggregates needing the durations
-      std::vector<std::pair<std::string, std::string>> over_values;
-      // A group's rows read by SQL (picked as the WHERE picks them), for what the finer groups cannot give.
-      std::string match;
-      for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:f\".{0}", g);
-      if (kind) match += " AND o.kind = " + *kind;
-      for (const auto& p : picks) match += " AND " + p;
-      for (const auto& key : used_) {
-        const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
-        if (a == kRegrouped.end()) {
-          over_values.emplace_back(internal_name(key), fmt::format("{0}(value)|{0}(o.duration)", key));
-        } else if (key == "sum" || key == "total" || key == "avg") {
-          // Sums of integers add up exactly; a finer group's sum of other values (the SQL fallback met
-          // reals) would round otherwise than the query's running sum: that group's rows by SQL.
-          middle.push_back(fmt::format(
-              "CASE WHEN count(*) = count(iif(typeof(total_ns) IN ('integer', 'null'), 1, NULL)) THEN {} ELSE "
-              "(SELECT {}(o.duration) FROM temp.rocpd_ops AS o WHERE 1{}) END AS {}",
-              a->expr, key, match, internal_name(key)));
-        } else {
-          middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
-        }
-      }
-      for (const auto& [call, exprs] : value_calls_) over_values.emplace_back(internal_name(call), exprs);
-      for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
-      const std::string call = fmt::format("rocpd_op_groups('{}'{})", fmt::join(fine, ","), kind ? ", " + *kind : "");
-      engine = fmt::format("{} regrouped by {}", call, fmt::join(grouping, ","));
-      std::string regrouped = fmt::format(
-          "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) AS \"rocpd_sql:f\" "
-          "GROUP BY {}",
-          fmt::join(middle, ", "), fmt::join(fine, ", "), over_values.empty() ? "" : ", durations", call, pick_sql,
-          fmt::join(grouping, ", "));
-      if (!over_values.empty()) {
-        // The finer groups' durations as one array of arrays (NULL when a finer group has none exact:
-        // then that group's rows are aggregated by SQL, picked as the WHERE picks them).
-        regrouped.insert(regrouped.find(" FROM (SELECT "),
-                         ", CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
-                         "\"rocpd_sql:durations\"");
-        std::string outer_match;
-        for (const auto& g : grouping) outer_match += fmt::format(" AND o.{0} IS \"rocpd_sql:m\".{0}", g);
-        if (kind) outer_match += " AND o.kind = " + *kind;
-        for (const auto& p : picks) outer_match += " AND " + p;
-        std::vector<std::string> exprs;
-        for (const auto& [name, both] : over_values) {
-          const size_t bar = both.find('|');
-          exprs.push_back(fmt::format(
-              "CASE WHEN \"rocpd_sql:durations\" IS NOT NULL THEN (SELECT {} FROM json_tree(\"rocpd_sql:durations\") "
-              "WHERE type = 'integer') ELSE (SELECT {} FROM temp.rocpd_ops AS o WHERE 1{}) END AS {}",
-              both.substr(0, bar), both.substr(bar + 1), outer_match, name));
-        }
-        regrouped = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), regrouped);
-      }
-      return fmt::format("SELECT {}{} FROM ({}){}{}{}", distinct, fmt::join(outer_items, ", "), regrouped, having_sql,
-                         order_sql, limit_sql);
-    }
-    for (const Aggregate& a : kAggregates)
-      if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
-    // A group whose durations the engine could not give exactly (durations NULL: the SQL fallback met
-    // another type) is aggregated by SQL over its own rows.
-    std::string match;
-    for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"rocpd_sql:g\".{0}", g);
-    if (kind) match += " AND o.kind = " + *kind;
-    for (const auto& [call, exprs] : value_calls_) {
-      const size_t bar = exprs.find('|');
-      inner.push_back(fmt::format(
-          "CASE WHEN durations IS NOT NULL THEN (SELECT {} FROM json_each(durations)) ELSE (SELECT {} FROM "
-          "temp.rocpd_ops AS o WHERE 1{}) END AS {}",
-          exprs.substr(0, bar), exprs.substr(bar + 1), match, internal_name(call)));
-    }
-    engine = fmt::format("rocpd_op_groups('{}'{})", fmt::join(grouping, ","), kind ? ", " + *kind : "");
-    // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them
-    // fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups' subquery, so that
-    // the durations' aggregates are computed for the groups HAVING then drops too.
-    return fmt::format("SELECT {}{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{}{}){}{}{}", distinct,
-                       fmt::join(outer_items, ", "), fmt::join(inner, ", "), engine, pick_sql,
-                       value_calls_.empty() ? "" : " LIMIT -1", having_sql, order_sql, limit_sql);
+    return column_calls_.empty() && q.fine.size() == q.grouping.size() ? one_level(q, engine) : regrouped(q, engine);
   }
 
  private:
+  // What the builders need of the query as read.
+  struct Query {
+    std::optional<std::string> kind;  // the kind filter's literal
+    std::vector<std::string> picks;   // the other WHERE terms, each parenthesized
+    std::vector<std::string> grouping, fine;  // the query's grouping; with the columns the engine adds
+    std::string outer, tail;          // SELECT [DISTINCT] items; HAVING (as WHERE), ORDER BY, LIMIT
+    std::string pick_sql() const { return picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND ")); }
+    std::string engine() const {
+      return fmt::format("rocpd_op_groups('{}'{})", fmt::join(fine, ","), kind ? ", " + *kind : "");
+    }
+    // The conditions picking, from rocpd_ops, the rows of the group in `alias` (for an aggregate
+    // the engine's rows cannot give: those rows are aggregated by SQL).
+    std::string rows_of_group(std::string_view alias) const {
+      std::string match = "1";
+      for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"{1}\".{0}", g, alias);
+      if (kind) match += " AND o.kind = " + *kind;
+      for (const auto& p : picks) match += " AND " + p;
+      return match;
+    }
+  };
+
+  // `over` (SQL over the group's durations `values`, unnested by `from`) when the durations are
+  // there, else `over_rows` over the group's rows.
+  static std::string by_values_or_rows(std::string_view values, std::string_view from, std::string_view over_values,
+                                       std::string_view over_rows, std::string_view rows, const std::string& name) {
+    return fmt::format("CASE WHEN {0} IS NOT NULL THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.rocpd_ops AS o "
+                       "WHERE {4}) END AS {5}",
+                       values, over_values, from, over_rows, rows, name);
+  }
+
+  // The engine grouped as the query groups: one row of rocpd_op_groups per group.
+  std::string one_level(const Query& q, std::string& engine) {
+    std::vector<std::string> inner = q.grouping;
+    for (const Aggregate& a : kAggregates)
+      if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
+    const std::string rows = q.rows_of_group("rocpd_sql:g");
+    for (const auto& [call, exprs] : value_calls_)
+      inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs.over_values, exprs.over_rows, rows,
+                                        internal_name(call)));
+    engine = q.engine();
+    // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them
+    // fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups' subquery, so that
+    // the durations' aggregates are computed for the groups HAVING then drops too.
+    return fmt::format("{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{}{}){}", q.outer, fmt::join(inner, ", "),
+                       engine, q.pick_sql(), value_calls_.empty() ? "" : " LIMIT -1", q.tail);
+  }
+
+  // The engine grouped by finer columns (q.fine), its rows regrouped by SQL as the query groups.
+  std::string regrouped(const Query& q, std::string& engine) {
+    std::vector<std::string> middle = q.grouping;
+    std::map<std::string, ValueCall> over_values = value_calls_;  // by internal name
+    const std::string rows = q.rows_of_group("rocpd_sql:f");
+    for (const auto& key : used_) {
+      const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
+      if (a == kRegrouped.end()) {  // median, stddev: over the durations
+        over_values.emplace(key, ValueCall{fmt::format("{}(value)", key), fmt::format("{}(o.duration)", key)});
+      } else if (key == "sum" || key == "total" || key == "avg") {
+        // Sums of integers add up exactly; a finer group's sum of other values (the SQL fallback met
+        // reals) would round otherwise than the query's running sum: that group's rows by SQL.
+        middle.push_back(fmt::format(
+            "CASE WHEN count(*) = count(iif(typeof(total_ns) IN ('integer', 'null'), 1, NULL)) THEN {} ELSE "
+            "(SELECT {}(o.duration) FROM temp.rocpd_ops AS o WHERE {}) END AS {}",
+            a->expr, key, rows, internal_name(key)));
+      } else {
+        middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
+      }
+    }
+    for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
+    // The finer groups' durations as one array of arrays; NULL when one of them has no exact
+    // durations (then the group's rows are aggregated by SQL).
+    if (!over_values.empty())
+      middle.push_back("CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
+                       "\"rocpd_sql:durations\"");
+    engine = fmt::format("{} regrouped by {}", q.engine(), fmt::join(q.grouping, ","));
+    std::string groups = fmt::format(
+        "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) AS \"rocpd_sql:f\" "
+        "GROUP BY {}",
+        fmt::join(middle, ", "), fmt::join(q.fine, ", "), over_values.empty() ? "" : ", durations", q.engine(),
+        q.pick_sql(), fmt::join(q.grouping, ", "));
+    if (!over_values.empty()) {
+      std::vector<std::string> exprs;
+      const std::string group_rows = q.rows_of_group("rocpd_sql:m");
+      for (const auto& [call, e] : over_values)
+        exprs.push_back(by_values_or_rows("\"rocpd_sql:durations\"",
+                                          "json_tree(\"rocpd_sql:durations\") WHERE type = 'integer'", e.over_values,
+                                          e.over_rows, group_rows, internal_name(call)));
+      groups = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), groups);
+    }
+    return fmt::format("{} FROM ({}){}", q.outer, groups, q.tail);
+  }
   static std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -507,9 +520,8 @@ class Rewriter {
     for (Span r : rest) extra += ", " + text_of(r);
     const std::string dist = distinct ? "DISTINCT " : "";
     const std::string call = fmt::format("{}({}duration{})", fn, dist, extra);
-    auto [it, inserted] = value_calls_.try_emplace(call);
-    if (inserted)
-      it->second = fmt::format("{0}({1}value{2})|{0}({1}o.duration{2})", fn, dist, extra);
+    value_calls_.try_emplace(call, ValueCall{fmt::format("{}({}value{})", fn, dist, extra),
+                                             fmt::format("{}({}o.duration{})", fn, dist, extra)});
     return "+" + internal_name(call);
   }
 
@@ -535,7 +547,7 @@ class Rewriter {
   std::set<std::string> grouped_, used_, added_, aliases_;
   std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
   std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups
-  std::map<std::string, std::string> value_calls_;  // call -> "over json values|over rows"
+  std::map<std::string, ValueCall> value_calls_;     // call -> its SQL over the values, over the rows
 
 };
 
