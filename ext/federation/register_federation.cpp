@@ -26,6 +26,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     for (const CanonicalTable* table : canonical_tables())
       rocpd::refuse_temp_clash(db, table->name, fmt::format("the table {}", table->name));
     rocpd::refuse_temp_clash(db, "rocpd_op_groups", "the table rocpd_op_groups");
+    rocpd::refuse_temp_clash(db, "rocpd_api_groups", "the table rocpd_api_groups");
     // One registry per connection, also when an earlier load failed part way.
     auto registry = Registry::of(db);
     if (!registry) {
@@ -50,6 +51,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
       for (const CanonicalTable* table : canonical_tables())
         sql += fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0} USING {0};", table->name);
       sql += "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_op_groups USING rocpd_op_groups;";
+      sql += "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_api_groups USING rocpd_api_groups;";
       rocpd::exec(db, sql.c_str(), "rocpd_ext: creating the extension's temp tables");
     }
     return rc;

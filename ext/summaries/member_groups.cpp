@@ -14,13 +14,9 @@
 
 namespace rocpd::summaries {
 
-using federation::kOpsColumnCount;
-using federation::kOpsEnd;
-using federation::kOpsGpu;
 using federation::kOpsKind;
-using federation::kOpsName;
-using federation::kOpsStart;
 using federation::SourceSql;
+using federation::TableKind;
 
 namespace {
 
@@ -44,18 +40,43 @@ struct TextHash {
   size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
 
+// Where the grouping columns of the scanned table are: two integer slots (ops: gpu; apis: pid,
+// tid), a small-text slot (ops: kind; apis: domain) and the name.
+struct Layout {
+  TableKind kind;
+  const char* table;  // for messages
+  const char* row;
+  int start, end, name, count;
+  std::array<int, 2> ints;
+  int text;
+  std::array<bool, 2> by_int;
+  bool by_text;
+};
+
+Layout layout_of(const GroupSpec& spec) {
+  if (spec.table == TableKind::Apis) {
+    using namespace federation;
+    return {TableKind::Apis, "rocpd_apis", "an API call", kApisStart, kApisEnd, kApisName, kApisColumnCount,
+            {kApisPid, kApisTid}, kApisDomain, {spec.by_pid, spec.by_tid}, spec.by_domain};
+  }
+  using namespace federation;
+  return {TableKind::Ops, "rocpd_ops", "an op", kOpsStart, kOpsEnd, kOpsName, kOpsColumnCount,
+          {kOpsGpu, -1}, kOpsKind, {spec.by_gpu, false}, spec.by_kind || spec.kind.has_value()};
+}
+
 // A group inside one member before names are resolved.
 struct LocalKey {
-  int64_t gpu = 0;
+  std::array<int64_t, 2> ints{};
   uint32_t name_slot = 0;
-  uint16_t kind = 0;
-  bool gpu_null = false;
+  uint16_t text = 0;
+  uint8_t ints_null = 0;  // bit i: slot i is NULL
   bool operator==(const LocalKey&) const = default;
 };
 struct LocalKeyHash {
   size_t operator()(const LocalKey& k) const noexcept {
-    uint64_t h = static_cast<uint64_t>(k.gpu) * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t{k.name_slot} << 17 | uint64_t{k.kind} << 1 | k.gpu_null) * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h = static_cast<uint64_t>(k.ints[0]) * 0x9E3779B97F4A7C15ull;
+    h ^= (static_cast<uint64_t>(k.ints[1]) + (uint64_t{k.name_slot} << 18 | uint64_t{k.text} << 2 | k.ints_null)) *
+         0xC2B2AE3D27D4EB4Full;
     return static_cast<size_t>(h ^ (h >> 31));
   }
 };
@@ -65,7 +86,7 @@ struct LocalGroup {
   std::vector<intervals::Interval> raw;  // this member's non-empty op intervals
 };
 
-constexpr uint16_t kNullKind = 0xFFFF;
+constexpr uint16_t kNullText = 0xFFFF;
 constexpr uint32_t kNullName = 0;  // slot 0 is the NULL name
 
 std::string_view text_of(const StoredValue& v) {
@@ -73,11 +94,11 @@ std::string_view text_of(const StoredValue& v) {
 }
 
 // Time columns must be integers or NULL for the fast path.
-std::optional<int64_t> time_of(sqlite3_stmt* stmt, int col, const char* what) {
+std::optional<int64_t> time_of(sqlite3_stmt* stmt, int col, const Layout& l, const char* what) {
   const StoredValue v = stored_value(stmt, col, Affinity::Integer);
   if (v.type == SQLITE_INTEGER) return v.i;
   if (v.type == SQLITE_NULL) return std::nullopt;
-  throw NeedsSql(fmt::format("an op's {} is not an integer", what));
+  throw NeedsSql(fmt::format("{}'s {} is not an integer", l.row, what));
 }
 
 // The member's sources of rocpd_ops restricted to the spec's kind where the source can say so.
@@ -101,11 +122,11 @@ class MemberScan {
  public:
   MemberScan(const federation::Member& m, uint32_t index, sqlite3* db, const GroupSpec& spec,
              const std::atomic<bool>* stop)
-      : m_(m), index_(index), db_(db), spec_(spec), stop_(stop) {}
+      : m_(m), index_(index), db_(db), spec_(spec), l_(layout_of(spec)), stop_(stop) {}
 
   JobGroups run() {
-    const bool kinds_needed = spec_.by_kind || spec_.kind;
-    const auto sources = federation::sources_for(federation::TableKind::Ops, m_, nullptr, kinds_needed ? db_ : nullptr);
+    const bool kinds_needed = l_.kind == TableKind::Ops && l_.by_text;
+    const auto sources = federation::sources_for(l_.kind, m_, nullptr, kinds_needed ? db_ : nullptr);
     for (size_t s = 0; s < sources.size(); ++s) scan_source(sources[s]);
     return groups();
   }
@@ -114,27 +135,31 @@ class MemberScan {
   void scan_source(const SourceSql& original) {
     SourceSql src = restricted(original, m_, spec_);
     const bool keyed = spec_.by_name && !original.name_key.empty() && original.name_key.size() <= 2;
-    uint64_t used = bit(kOpsStart) | bit(kOpsEnd);
-    if (spec_.by_gpu) used |= bit(kOpsGpu);
-    if (spec_.by_kind || spec_.kind) used |= bit(kOpsKind);
-    if (spec_.by_name && !keyed) used |= bit(kOpsName);
+    uint64_t used = bit(l_.start) | bit(l_.end);
+    for (size_t i = 0; i < 2; ++i)
+      if (l_.by_int[i]) used |= bit(l_.ints[i]);
+    if (l_.by_text) used |= bit(l_.text);
+    if (spec_.by_name && !keyed) used |= bit(l_.name);
     if (keyed) {
       for (size_t i = 0; i < original.name_key.size(); ++i) {
         src.expr.push_back(original.name_key[i]);
         src.expr_joins.push_back(0);
-        used |= bit(static_cast<int>(kOpsColumnCount + i));
+        used |= bit(static_cast<int>(l_.count + static_cast<int>(i)));
       }
     }
-    const auto q = federation::build_member_query(src, used, {}, false, federation::time_columns(federation::ops_table()),
+    const auto q = federation::build_member_query(src, used, {}, false,
+                                                  federation::time_columns(federation::table_of(l_.kind)),
                                                   m_.clock_offset.load());
-    Stmt stmt = prepare(db_, q.sql, fmt::format("rocpd_ops: {}", federation::member_label(m_)));
-    const int si = q.select_index[kOpsStart], ei = q.select_index[kOpsEnd];
-    const int gi = spec_.by_gpu ? q.select_index[kOpsGpu] : -1;
-    const int ki = (spec_.by_kind || spec_.kind) ? q.select_index[kOpsKind] : -1;
-    const int ni = (spec_.by_name && !keyed) ? q.select_index[kOpsName] : -1;
+    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, federation::member_label(m_)));
+    const int si = q.select_index[l_.start], ei = q.select_index[l_.end];
+    std::array<int, 2> int_cols{-1, -1};
+    for (size_t i = 0; i < 2; ++i)
+      if (l_.by_int[i]) int_cols[i] = q.select_index[l_.ints[i]];
+    const int ki = l_.by_text ? q.select_index[l_.text] : -1;
+    const int ni = (spec_.by_name && !keyed) ? q.select_index[l_.name] : -1;
     std::array<int, 2> key_cols{-1, -1};
     if (keyed)
-      for (size_t i = 0; i < original.name_key.size(); ++i) key_cols[i] = q.select_index[kOpsColumnCount + i];
+      for (size_t i = 0; i < original.name_key.size(); ++i) key_cols[i] = q.select_index[l_.count + static_cast<int>(i)];
     // Keys name rows of this source only (another source's ids number other strings).
     keyed_slots_.clear();
     const size_t slots_before = slot_rowid_.size();
@@ -147,21 +172,23 @@ class MemberScan {
       if (ki >= 0) {
         const StoredValue k = stored_value(st, ki, Affinity::Text);
         if (k.type == SQLITE_TEXT) {
-          const std::string_view kind = text_of(k);
-          if (spec_.kind && kind != *spec_.kind) continue;
-          key.kind = spec_.by_kind ? kind_id(kind) : 0;
+          const std::string_view text = text_of(k);
+          if (spec_.kind && text != *spec_.kind) continue;
+          key.text = spec_.by_kind || spec_.by_domain ? text_id(text) : 0;
         } else if (k.type == SQLITE_NULL) {
           if (spec_.kind) continue;
-          key.kind = kNullKind;
+          key.text = kNullText;
         } else {
-          throw NeedsSql("an op's kind is not text");
+          throw NeedsSql(fmt::format("{}'s {} is not text", l_.row, federation::table_of(l_.kind).columns[l_.text].name));
         }
       }
-      if (gi >= 0) {
-        const StoredValue g = stored_value(st, gi, Affinity::Integer);
-        if (g.type == SQLITE_INTEGER) key.gpu = g.i;
-        else if (g.type == SQLITE_NULL) key.gpu_null = true;
-        else throw NeedsSql("an op's gpu is not an integer");
+      for (size_t i = 0; i < 2; ++i) {
+        if (int_cols[i] < 0) continue;
+        const StoredValue g = stored_value(st, int_cols[i], Affinity::Integer);
+        if (g.type == SQLITE_INTEGER) key.ints[i] = g.i;
+        else if (g.type == SQLITE_NULL) key.ints_null |= static_cast<uint8_t>(1u << i);
+        else throw NeedsSql(fmt::format("{}'s {} is not an integer", l_.row,
+                                        federation::table_of(l_.kind).columns[l_.ints[i]].name));
       }
       if (keyed) {
         NameKey nk;
@@ -187,10 +214,10 @@ class MemberScan {
         const StoredValue n = stored_value(st, ni, Affinity::Text);
         if (n.type == SQLITE_TEXT) key.name_slot = text_slot(text_of(n));
         else if (n.type == SQLITE_NULL) key.name_slot = kNullName;
-        else throw NeedsSql("an op's name is not text");
+        else throw NeedsSql(fmt::format("{}'s name is not text", l_.row));
       }
-      const auto start = time_of(st, si, "start");
-      const auto end = time_of(st, ei, "end");
+      const auto start = time_of(st, si, l_, "start");
+      const auto end = time_of(st, ei, l_, "end");
       add(key, start, end);
     }
     if (keyed) resolve_names(original, slots_before);
@@ -201,17 +228,19 @@ class MemberScan {
 
   [[noreturn]] void fail(int rc) {
     if (rc == SQLITE_INTERRUPT || (stop_ && stop_->load())) InterruptWatch_raise();
-    throw Error(fmt::format("rocpd_ops: {}: {}{}", federation::member_label(m_), sqlite3_errmsg(db_),
+    throw Error(fmt::format("{}: {}: {}{}", l_.table, federation::member_label(m_), sqlite3_errmsg(db_),
                             federation::zstd_reason(m_.path)),
                 rc);
   }
 
-  uint16_t kind_id(std::string_view kind) {
-    for (size_t i = 0; i < kinds_.size(); ++i)
-      if (kinds_[i] == kind) return static_cast<uint16_t>(i);
-    if (kinds_.size() >= kNullKind) throw NeedsSql("too many op kinds");
-    kinds_.emplace_back(kind);
-    return static_cast<uint16_t>(kinds_.size() - 1);
+  // Kinds and domains are few: a linear search beats hashing.
+  uint16_t text_id(std::string_view text) {
+    for (size_t i = 0; i < texts_.size(); ++i)
+      if (texts_[i] == text) return static_cast<uint16_t>(i);
+    if (texts_.size() >= kNullText) throw NeedsSql(fmt::format("too many distinct values of {}'s {}", l_.table,
+                                                               federation::table_of(l_.kind).columns[l_.text].name));
+    texts_.emplace_back(text);
+    return static_cast<uint16_t>(texts_.size() - 1);
   }
 
   uint32_t text_slot(std::string_view name) {
@@ -230,7 +259,7 @@ class MemberScan {
       // As rocpd_utilization's own SQL selects ops: end > lo, start < hi, gpu =.
       if (spec_.clip_lo != INT64_MIN && !(end && *end > spec_.clip_lo)) return;
       if (spec_.clip_hi != INT64_MAX && !(start && *start < spec_.clip_hi)) return;
-      if (spec_.gpu && (key.gpu_null || key.gpu != *spec_.gpu)) return;
+      if (spec_.gpu && ((key.ints_null & 1) || key.ints[0] != *spec_.gpu)) return;
     }
     auto [it, inserted] = local_.try_emplace(key, 0);
     if (inserted) {
@@ -243,7 +272,8 @@ class MemberScan {
     ++f.rows;
     if (!start || !end) return;
     int64_t d = 0;
-    if (*end > *start && __builtin_sub_overflow(*end, *start, &d)) throw NeedsSql("an op's duration overflows");
+    if (*end > *start && __builtin_sub_overflow(*end, *start, &d))
+      throw NeedsSql(fmt::format("{}'s duration overflows", l_.row));
     f.durations.add(d);
     f.min = std::min(f.min, d);
     f.max = std::max(f.max, d);
@@ -261,21 +291,21 @@ class MemberScan {
   // Each new name key's name, read once from its first row.
   void resolve_names(const SourceSql& original, size_t first_slot) {
     if (first_slot >= slot_rowid_.size()) return;
-    const auto q = federation::build_member_query(original, bit(kOpsName), {}, true);
-    Stmt stmt = prepare(db_, q.sql, fmt::format("rocpd_ops: {}", federation::member_label(m_)));
-    const int ni = q.select_index[kOpsName];
+    const auto q = federation::build_member_query(original, bit(l_.name), {}, true);
+    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, federation::member_label(m_)));
+    const int ni = q.select_index[l_.name];
     for (size_t slot = first_slot; slot < slot_rowid_.size(); ++slot) {
       sqlite3_reset(stmt.get());
       sqlite3_bind_int64(stmt.get(), q.rowid_param, slot_rowid_[slot]);
       sqlite3_bind_int64(stmt.get(), q.rowid_param + 1, slot_rowid_[slot]);
       const int rc = sqlite3_step(stmt.get());
       if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE) throw NeedsSql("an op's row vanished while its name was read");
+        if (rc == SQLITE_DONE) throw NeedsSql(fmt::format("{}'s row vanished while its name was read", l_.row));
         fail(rc);
       }
       const StoredValue n = stored_value(stmt.get(), ni, Affinity::Text);
       if (n.type == SQLITE_TEXT) slot_name_[slot] = std::string(text_of(n));
-      else if (n.type != SQLITE_NULL) throw NeedsSql("an op's name is not text");
+      else if (n.type != SQLITE_NULL) throw NeedsSql(fmt::format("{}'s name is not text", l_.row));
     }
   }
 
@@ -286,8 +316,13 @@ class MemberScan {
     for (const auto& [key, idx] : local_) {
       GroupKey out;
       if (spec_.by_db) out.member = index_;
-      if (spec_.by_gpu && !key.gpu_null) out.gpu = key.gpu;
-      if (spec_.by_kind && key.kind != kNullKind) out.kind = kinds_[key.kind];
+      auto int_of = [&](size_t i) { return key.ints_null & (1u << i) ? std::nullopt : std::optional(key.ints[i]); };
+      auto text = [&] { return key.text == kNullText ? std::nullopt : std::optional(texts_[key.text]); };
+      if (spec_.by_gpu) out.gpu = int_of(0);
+      if (spec_.by_kind) out.kind = text();
+      if (spec_.by_pid) out.pid = int_of(0);
+      if (spec_.by_tid) out.tid = int_of(1);
+      if (spec_.by_domain) out.domain = text();
       if (spec_.by_name) out.name = slot_name_[key.name_slot];
       LocalGroup& g = groups_[idx];
       auto [it, inserted] = merged.try_emplace(std::move(out));
@@ -317,8 +352,9 @@ class MemberScan {
   uint32_t index_;
   sqlite3* db_;
   const GroupSpec& spec_;
+  const Layout l_;
   const std::atomic<bool>* stop_;
-  std::vector<std::string> kinds_;
+  std::vector<std::string> texts_;  // kinds or domains
   // Name slots: slot 0 is NULL; keyed slots remember a row to read their name from.
   std::vector<std::optional<std::string>> slot_name_{std::nullopt};
   std::vector<int64_t> slot_rowid_{0};

@@ -1,5 +1,5 @@
 // The per-member aggregation engine behind the job-wide summaries (docs/summaries.md): every
-// member's GPU ops are read as compact rows (a name key instead of the name's text, integer times)
+// member's GPU ops (or API calls) are read as compact rows (a name key instead of the name's text, integer times)
 // on all cores, folded into per-member groups, and the groups merged into job-wide ones. Exact:
 // counts, sums, extremes, medians (the durations are kept when asked for) and interval unions are
 // the figures SQL gives over rocpd_ops; values SQL would treat otherwise (text or real times, a
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "canonical/canonical_tables.h"
 #include "members/registry.h"
 #include "intervals/interval_math.h"
 #include "stats/moments.h"
@@ -23,12 +24,15 @@ using federation::MemberPtr;
 
 // What a query groups by and computes.
 struct GroupSpec {
-  bool by_db = false, by_gpu = false, by_kind = false, by_name = false;
-  std::optional<std::string> kind;  // only ops of this kind (BINARY equality), else every op
+  federation::TableKind table = federation::TableKind::Ops;  // rocpd_ops or rocpd_apis
+  bool by_db = false, by_name = false;
+  bool by_gpu = false, by_kind = false;                   // rocpd_ops
+  bool by_pid = false, by_tid = false, by_domain = false;  // rocpd_apis
+  std::optional<std::string> kind;  // rocpd_ops: only ops of this kind (BINARY equality), else every op
   std::optional<std::string> db;    // only this member (pruning when grouping by db)
   bool want_median = false;         // keep every duration (exact median)
   bool want_values = false;         // keep every duration (the durations column)
-  bool want_busy = false;           // interval unions
+  bool want_busy = false;           // interval unions (rocpd_ops)
   // Busy lists (rocpd_utilization): keep each group's merged busy intervals, clipped to
   // [clip_lo, clip_hi), for the groups of ops with end > clip_lo and start < clip_hi (a bound at
   // its extreme is no constraint), of gpu `gpu` when given.
@@ -71,8 +75,8 @@ struct GroupFigures {
 
 struct GroupKey {
   uint32_t member = UINT32_MAX;  // index in the query's member list; UINT32_MAX when not by db
-  std::optional<int64_t> gpu;
-  std::optional<std::string> kind, name;
+  std::optional<int64_t> gpu, pid, tid;
+  std::optional<std::string> kind, domain, name;
   auto operator<=>(const GroupKey&) const = default;
 };
 

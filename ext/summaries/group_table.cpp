@@ -1,0 +1,496 @@
+// The virtual table behind rocpd_op_groups and rocpd_api_groups (group_table.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <variant>
+
+#include "common/natural_order.h"
+#include "common/vtab_util.h"
+#include "members/interrupt.h"
+#include "members/progress.h"
+#include "stats/percentile_select.h"
+#include "members/member_pool.h"
+#include "summaries/group_table.h"
+
+namespace rocpd::summaries {
+
+namespace {
+
+constexpr int kDb = 0;
+
+// The column numbers of a table's figures, after its grouping columns.
+struct Cols {
+  int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, durations;
+  explicit Cols(const GroupTableDef& d) {
+    int c = static_cast<int>(d.keys.size());
+    instances = c++, total = c++, avg = c++, median = c++, min = c++, max = c++, stddev = c++;
+    busy = d.busy ? c++ : -1;
+    first_start = c++, last_end = c++, timed = c++, group_by = c++;
+    of_kind = d.of_kind ? c++ : -1;
+    durations = c++;
+  }
+};
+
+struct Blob {
+  std::string bytes;
+  auto operator<=>(const Blob&) const = default;
+};
+using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob>;
+using Row = std::vector<Cell>;
+
+struct Aux {
+  std::shared_ptr<federation::Registry> registry;
+  const GroupTableDef* def;
+};
+
+struct GroupsVtab : sqlite3_vtab {
+  std::shared_ptr<federation::Registry> registry;
+  const GroupTableDef* def = nullptr;
+};
+
+struct GroupsCursor : sqlite3_vtab_cursor {
+  std::vector<Row> rows;
+  std::vector<int64_t> rowids;
+  size_t pos = 0;
+  int64_t rowid_base = 0;
+  std::string group_by;
+  std::optional<std::string> of_kind;
+  // The SQL path: rows stepped from `stmt` (on the host connection) as SQLite asks for them.
+  Stmt stmt;
+  bool streaming = false, done = false;
+  bool by_db = false;
+  std::map<std::string, uint32_t, std::less<>> ordinals;  // member name -> ordinal, for rowids
+  std::string last_db;
+  int64_t position = 0, rowid = 0;
+};
+void step_streamed(GroupsCursor& cur);
+
+const GroupTableDef& def_of(const GroupsCursor& cur) { return *static_cast<const GroupsVtab*>(cur.pVtab)->def; }
+
+GroupSpec parse_group_by(const GroupTableDef& def, const std::string& text) {
+  GroupSpec spec;
+  spec.table = def.table;
+  size_t at = 0;
+  bool any = false;
+  while (at <= text.size()) {
+    size_t comma = text.find(',', at);
+    if (comma == std::string::npos) comma = text.size();
+    std::string part = text.substr(at, comma - at);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    bool* flag = nullptr;
+    for (const KeyColumn& k : def.keys)
+      if (part == k.name) flag = &(spec.*k.flag);
+    if (!flag)
+      throw Error(fmt::format("{}: unknown grouping column '{}' in '{}'; {}", def.name, part, text, def.usage));
+    if (*flag) throw Error(fmt::format("{}: '{}' appears twice in '{}'", def.name, part, text));
+    *flag = any = true;
+    at = comma + 1;
+  }
+  if (!any) throw Error(fmt::format("{}: empty grouping; {}", def.name, def.usage));
+  return spec;
+}
+
+uint64_t grouping_bits(const GroupTableDef& def, const GroupSpec& s) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < def.keys.size(); ++i) bits |= uint64_t{s.*def.keys[i].flag} << i;
+  return bits;
+}
+
+Cell optional_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell(); }
+
+Cell text_cell(const std::optional<std::string>& v) { return v ? Cell(*v) : Cell(); }
+
+// SQLite's sum() of integers: the exact total, or "integer overflow".
+int64_t checked_sum(const GroupTableDef& def, __int128 sum) {
+  if (sum > INT64_MAX || sum < INT64_MIN) throw Error(fmt::format("{}: integer overflow", def.name));
+  return static_cast<int64_t>(sum);
+}
+
+// The durations as SQL's json_group_array(duration) writes integers (in another order).
+std::string json_array(const std::vector<int64_t>& values) {
+  fmt::memory_buffer out;
+  out.push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out.push_back(',');
+    fmt::format_to(std::back_inserter(out), "{}", values[i]);
+  }
+  out.push_back(']');
+  return fmt::to_string(out);
+}
+
+std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::vector<federation::MemberPtr>& members,
+                         const GroupSpec& spec) {
+  const Cols col(def);
+  std::vector<Row> rows;
+  rows.reserve(job.size());
+  for (auto& [key, f] : job) {
+    Row r(static_cast<size_t>(col.durations) + 1);
+    if (key.member != UINT32_MAX) r[kDb] = members[key.member]->alias;
+    for (size_t i = 1; i < def.keys.size(); ++i)
+      r[i] = def.keys[i].integer ? optional_cell(key.*def.keys[i].integer) : text_cell(key.*def.keys[i].text);
+    r[col.instances] = f.rows;
+    const auto n = static_cast<int64_t>(f.durations.n);
+    r[col.timed] = n;
+    if (n > 0) {
+      const int64_t total = checked_sum(def, f.durations.sum);
+      r[col.total] = total;
+      r[col.avg] = static_cast<double>(total) / static_cast<double>(n);
+      r[col.min] = f.min;
+      r[col.max] = f.max;
+      if (auto sd = stats::sample_stddev(f.durations, stats::RealMoments{})) r[col.stddev] = *sd;
+      if (spec.want_values) r[col.durations] = json_array(f.values);
+      if (spec.want_median && !f.values.empty()) {
+        const stats::Number med = stats::percentile_select(f.values, 50.0);
+        r[col.median] = std::visit([](auto x) { return Cell(x); }, med);
+        f.values.clear();
+        f.values.shrink_to_fit();
+      }
+    }
+    if (spec.want_busy) {
+      if (f.busy_length > static_cast<uint64_t>(INT64_MAX))
+        throw Error(fmt::format("{}: interval_union: the union is {} ns long, more than an integer "
+                                "holds (INT64_MAX = {})",
+                                def.name, f.busy_length, INT64_MAX));
+      r[col.busy] = static_cast<int64_t>(f.busy_length);
+    }
+    r[col.first_start] = optional_cell(f.first_start);
+    r[col.last_end] = optional_cell(f.last_end);
+    if (spec.want_values && n == 0) r[col.durations] = std::string("[]");
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// The order of SQL's GROUP BY on the grouping columns: NULL first, numbers, text by BINARY; but
+// members (db) in natural order, as everywhere members are listed (rank2 before rank10).
+bool cell_less(const Cell& a, const Cell& b, bool natural = false) {
+  if (a.index() != b.index()) return a.index() < b.index();
+  if (natural)
+    if (const auto* sa = std::get_if<std::string>(&a)) return natural_less(*sa, std::get<std::string>(b));
+  return a < b;
+}
+void sort_rows(const GroupTableDef& def, std::vector<Row>& rows) {
+  const size_t keys = def.keys.size();
+  std::stable_sort(rows.begin(), rows.end(), [keys](const Row& a, const Row& b) {
+    for (size_t c = 0; c < keys; ++c)
+      if (cell_less(a[c], b[c], c == kDb) || cell_less(b[c], a[c], c == kDb)) return cell_less(a[c], b[c], c == kDb);
+    return false;
+  });
+}
+
+std::vector<Row> engine_rows(const GroupTableDef& def, federation::Registry& reg, const std::vector<federation::MemberPtr>& members,
+                             const GroupSpec& spec) {
+  federation::InterruptWatch watch(reg.host());
+  federation::MemberPool pool(reg, watch);
+  federation::PoolProgress progress;
+  if (reg.progress)
+    watch.report_progress([&] { return federation::progress_line(def.name, progress, members.size()); });
+  std::vector<JobGroups> lanes(pool.lanes());
+  pool.run(
+      members,
+      [&](size_t index, sqlite3* db, size_t lane) {
+        if (spec.db && members[index]->alias != *spec.db) return;
+        merge_into(lanes[lane], scan_member(*members[index], static_cast<uint32_t>(index), db, spec, nullptr), spec);
+      },
+      &progress);
+  JobGroups job = std::move(lanes[0]);
+  for (size_t l = 1; l < lanes.size(); ++l) merge_into(job, std::move(lanes[l]), spec);
+  finish(job, spec);
+  return rows_of(def, job, members, spec);
+}
+
+// The same figures by SQL, for members the engine cannot read exactly (see the file comment) and
+// past kMaxEngineGroups groups: GROUP BY sorts in bounded memory and the rows are streamed to
+// SQLite as they come, in the grouping columns' order (as the engine's rows are sorted).
+// The durations column by SQL: a JSON array only when it holds the values exactly (integers); a
+// group holding another type gives NULL, and the pushdown then aggregates that group's rows by SQL.
+constexpr const char* kDurationsSql =
+    "CASE WHEN count(*) FILTER (WHERE typeof(duration) NOT IN ('integer', 'null')) = 0 "
+    "THEN json_group_array(duration) FILTER (WHERE duration IS NOT NULL) END";
+
+Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) {
+  std::vector<std::string> keys, selected;
+  for (const KeyColumn& k : def.keys) {
+    selected.push_back(spec.*k.flag ? k.name : "NULL");
+    if (spec.*k.flag) keys.push_back(k.name);
+  }
+  std::string where;
+  if (spec.kind) where += " WHERE kind = ?1";
+  if (spec.db) where += fmt::format("{} db = ?2", where.empty() ? " WHERE" : " AND");
+  const std::string sql = fmt::format(
+      "SELECT {}, count(*), sum(duration), avg(duration), {}, min(duration), max(duration), "
+      "stddev(duration), {}min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
+      "count(duration), NULL, {}{} FROM {}{} GROUP BY {} ORDER BY {}",
+      fmt::join(selected, ", "), spec.want_median ? "median(duration)" : "NULL",
+      !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, " : "",
+      spec.want_values ? kDurationsSql : "NULL", def.source, where, fmt::join(keys, ", "), fmt::join(keys, ", "));
+  Stmt stmt = prepare(host, sql, def.name);
+  if (spec.kind) sqlite3_bind_text(stmt.get(), 1, spec.kind->data(), static_cast<int>(spec.kind->size()), SQLITE_TRANSIENT);
+  if (spec.db) sqlite3_bind_text(stmt.get(), 2, spec.db->data(), static_cast<int>(spec.db->size()), SQLITE_TRANSIENT);
+  return stmt;
+}
+
+// Rowids below the arguments' bits: by db, the member's ordinal (14 bits) above the row's position
+// among that member's rows, so that pruning members by `db =` leaves every other row's rowid as is;
+// otherwise the row's position.
+void number_rows(GroupsCursor& cur, const std::vector<federation::MemberPtr>& members, const GroupSpec& spec) {
+  const char* name = def_of(cur).name;
+  cur.rowids.clear();
+  std::map<std::string, uint32_t, std::less<>> ordinal;
+  for (const auto& m : members) ordinal.emplace(m->alias, m->ordinal);
+  const std::string* last = nullptr;
+  int64_t position = 0;
+  for (const Row& r : cur.rows) {
+    if (!spec.by_db) {
+      if (position >= (int64_t{1} << 42)) throw Error(fmt::format("{}: too many groups", name));
+      cur.rowids.push_back(cur.rowid_base + position++);
+      continue;
+    }
+    const auto* db = std::get_if<std::string>(&r[kDb]);
+    if (!db) throw Error(fmt::format("{}: a group without a member name", name));
+    if (!last || *last != *db) position = 0;
+    last = db;
+    auto it = ordinal.find(*db);
+    if (it == ordinal.end()) throw Error(fmt::format("{}: member {} vanished during the query", name, *db));
+    if (position >= (int64_t{1} << 28)) throw Error(fmt::format("{}: member {}: too many groups", name, *db));
+    cur.rowids.push_back(cur.rowid_base + (int64_t{it->second} << 28) + position++);
+  }
+}
+
+int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
+  return guard(err, [&] {
+    const auto& a = *static_cast<const Aux*>(aux);
+    int rc = sqlite3_declare_vtab(db, a.def->schema);
+    if (rc != SQLITE_OK) return rc;
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);  // reads member files
+    auto* vtab = new GroupsVtab();
+    vtab->registry = a.registry;
+    vtab->def = a.def;
+    *out = vtab;
+    return SQLITE_OK;
+  });
+}
+
+int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
+  const Cols col(*static_cast<GroupsVtab*>(tab)->def);
+  int group_by = -1, of_kind = -1, db = -1;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (c.iColumn == col.group_by) {
+      if (!c.usable) return SQLITE_CONSTRAINT;  // the arguments must be known before the scan
+      if (group_by < 0) group_by = i;
+    } else if (col.of_kind >= 0 && c.iColumn == col.of_kind) {
+      if (!c.usable) return SQLITE_CONSTRAINT;
+      if (of_kind < 0) of_kind = i;
+    } else if (c.iColumn == kDb && c.usable && db < 0) {
+      const char* coll = sqlite3_vtab_collation(info, i);
+      if (!coll || sqlite3_stricmp(coll, "BINARY") == 0) db = i;
+    }
+  }
+  int argv = 0;
+  // An argument appearing twice (a multi-index OR repeats it) is checked by SQLite on the rest.
+  if (group_by >= 0) {
+    info->aConstraintUsage[group_by].argvIndex = ++argv;
+    info->aConstraintUsage[group_by].omit = 1;
+    info->idxNum |= 1;
+  }
+  if (of_kind >= 0) {
+    info->aConstraintUsage[of_kind].argvIndex = ++argv;
+    info->aConstraintUsage[of_kind].omit = 1;
+    info->idxNum |= 2;
+  }
+  if (db >= 0) {
+    info->aConstraintUsage[db].argvIndex = ++argv;  // not omitted: SQLite checks it again
+    info->idxNum |= 4;
+  }
+  if (info->colUsed & (uint64_t{1} << col.median)) info->idxNum |= 8;
+  if (col.busy >= 0 && info->colUsed & (uint64_t{1} << col.busy)) info->idxNum |= 16;
+  if (info->colUsed & (uint64_t{1} << col.durations)) info->idxNum |= 32;
+  info->estimatedCost = (info->idxNum & 4) ? 1e4 : 1e6;
+  info->estimatedRows = 1000;
+  return SQLITE_OK;
+}
+
+int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3_value** argv) {
+  auto* cur = static_cast<GroupsCursor*>(c);
+  auto& reg = *static_cast<GroupsVtab*>(c->pVtab)->registry;
+  const GroupTableDef& def = *static_cast<GroupsVtab*>(c->pVtab)->def;
+  return guard(c->pVtab, [&] {
+    cur->rows.clear();
+    cur->rowids.clear();
+    cur->pos = 0;
+    cur->stmt.reset();
+    cur->streaming = cur->done = false;
+    if (!(idx_num & 1)) throw Error(fmt::format("{}: no grouping given; {}", def.name, def.usage));
+    int arg = 0;
+    auto text_arg = [&](const char* what) -> std::optional<std::string> {
+      sqlite3_value* v = argv[arg++];
+      if (sqlite3_value_type(v) != SQLITE_TEXT) {
+        if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
+        throw Error(fmt::format("{}: {} must be text; {}", def.name, what, def.usage));
+      }
+      return std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)),
+                         static_cast<size_t>(sqlite3_value_bytes(v)));
+    };
+    const auto group_by = text_arg("group_by");
+    if (!group_by) return SQLITE_OK;  // `group_by = NULL` matches no row
+    GroupSpec spec = parse_group_by(def, *group_by);
+    cur->group_by = *group_by;
+    cur->of_kind.reset();
+    if (idx_num & 2) {
+      spec.kind = text_arg("of_kind");
+      if (!spec.kind) return SQLITE_OK;  // `of_kind = NULL` matches no row
+      cur->of_kind = spec.kind;
+    }
+    if ((idx_num & 4) && arg < argc && spec.by_db) {
+      // The TEXT column compares numbers as their text; NULL and blobs equal no member name.
+      const int type = sqlite3_value_type(argv[arg]);
+      if (type == SQLITE_NULL || type == SQLITE_BLOB) return SQLITE_OK;
+      Value copy = dup_value(argv[arg]);
+      const auto* d = sqlite3_value_text(copy.get());
+      if (!d) return SQLITE_OK;
+      spec.db = std::string(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
+    }
+    spec.want_median = idx_num & 8;
+    spec.want_busy = idx_num & 16;
+    spec.want_values = idx_num & 32;
+    uint64_t kind_hash = 0;
+    if (spec.kind)
+      for (unsigned char ch : *spec.kind) kind_hash = (kind_hash ^ ch) * 0x100000001B3ull;
+    // The grouping's bits end below the sign bit: 59..62 for ops (4 columns; 42..58 the kind),
+    // 58..62 for API calls.
+    cur->rowid_base = static_cast<int64_t>(grouping_bits(def, spec) << (63 - def.keys.size()) |
+                                           (spec.kind ? 1ull << 58 : 0) | (kind_hash & 0xFFFFull) << 42);
+    const auto members = reg.members();
+    try {
+      cur->rows = engine_rows(def, reg, members, spec);
+    } catch (const NeedsSql&) {
+      cur->rows.clear();
+      cur->stmt = sql_groups(def, reg.host(), spec);
+      cur->streaming = true;
+      cur->by_db = spec.by_db;
+      cur->ordinals.clear();
+      for (const auto& m : members) cur->ordinals.emplace(m->alias, m->ordinal);
+      cur->last_db.clear();
+      cur->position = 0;
+      step_streamed(*cur);
+      return SQLITE_OK;
+    }
+    sort_rows(def, cur->rows);
+    number_rows(*cur, members, spec);
+    return SQLITE_OK;
+  });
+}
+
+// The SQL path: steps to the next row and numbers it as number_rows() numbers the engine's.
+void step_streamed(GroupsCursor& cur) {
+  const char* name = def_of(cur).name;
+  if (!step(cur.stmt.get(), name)) {
+    cur.done = true;
+    cur.stmt.reset();
+    return;
+  }
+  if (!cur.by_db) {
+    if (cur.position >= (int64_t{1} << 42)) throw Error(fmt::format("{}: too many groups", name));
+    cur.rowid = cur.rowid_base + cur.position++;
+    return;
+  }
+  if (sqlite3_column_type(cur.stmt.get(), kDb) != SQLITE_TEXT)
+    throw Error(fmt::format("{}: a group without a member name", name));
+  const std::string_view db = column_text(cur.stmt.get(), kDb);
+  if (db != cur.last_db) {
+    cur.last_db.assign(db);
+    cur.position = 0;
+  }
+  auto it = cur.ordinals.find(db);
+  if (it == cur.ordinals.end()) throw Error(fmt::format("{}: member {} vanished during the query", name, db));
+  if (cur.position >= (int64_t{1} << 28)) throw Error(fmt::format("{}: member {}: too many groups", name, db));
+  cur.rowid = cur.rowid_base + (int64_t{it->second} << 28) + cur.position++;
+}
+
+int x_next(sqlite3_vtab_cursor* c) {
+  auto* cur = static_cast<GroupsCursor*>(c);
+  if (!cur->streaming) {
+    ++cur->pos;
+    return SQLITE_OK;
+  }
+  return guard(c->pVtab, [&] {
+    step_streamed(*cur);
+    return SQLITE_OK;
+  });
+}
+
+int x_eof(sqlite3_vtab_cursor* c) {
+  auto* cur = static_cast<GroupsCursor*>(c);
+  return cur->streaming ? cur->done : cur->pos >= cur->rows.size();
+}
+
+int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
+  const auto* cur = static_cast<GroupsCursor*>(c);
+  const Cols cols(def_of(*cur));
+  if (col == cols.group_by) {
+    sqlite3_result_text(ctx, cur->group_by.data(), static_cast<int>(cur->group_by.size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (col == cols.of_kind) {
+    if (cur->of_kind)
+      sqlite3_result_text(ctx, cur->of_kind->data(), static_cast<int>(cur->of_kind->size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (cur->streaming) {
+    sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), col));
+    return SQLITE_OK;
+  }
+  const Cell& cell = cur->rows[cur->pos][static_cast<size_t>(col)];
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) sqlite3_result_int64(ctx, v);
+        else if constexpr (std::is_same_v<T, double>) sqlite3_result_double(ctx, v);
+        else if constexpr (std::is_same_v<T, std::string>)
+          sqlite3_result_text(ctx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+        else if constexpr (std::is_same_v<T, Blob>)
+          sqlite3_result_blob(ctx, v.bytes.data(), static_cast<int>(v.bytes.size()), SQLITE_TRANSIENT);
+        else sqlite3_result_null(ctx);
+      },
+      cell);
+  return SQLITE_OK;
+}
+
+int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+  const auto* cur = static_cast<GroupsCursor*>(c);
+  *rowid = cur->streaming ? cur->rowid : cur->rowids[cur->pos];
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.xCreate = x_connect;
+  m.xConnect = x_connect;
+  m.xBestIndex = x_best_index;
+  m.xDisconnect = vtab_disconnect<GroupsVtab>;
+  m.xDestroy = vtab_disconnect<GroupsVtab>;
+  m.xOpen = vtab_open<GroupsCursor>;
+  m.xClose = vtab_close<GroupsCursor>;
+  m.xFilter = x_filter;
+  m.xNext = x_next;
+  m.xEof = x_eof;
+  m.xColumn = x_column;
+  m.xRowid = x_rowid;
+  return m;
+}
+
+const sqlite3_module kModule = make_module();
+
+}  // namespace
+
+int register_group_table(sqlite3* db, const std::shared_ptr<federation::Registry>& registry,
+                         const GroupTableDef& def) {
+  return sqlite3_create_module_v2(db, def.name, &kModule, new Aux{registry, &def},
+                                  [](void* p) { delete static_cast<Aux*>(p); });
+}
+
+}  // namespace rocpd::summaries
