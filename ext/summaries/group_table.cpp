@@ -5,6 +5,7 @@
 #include <iterator>
 #include <variant>
 
+#include "common/affinity.h"
 #include "common/natural_order.h"
 #include "common/vtab_util.h"
 #include "members/interrupt.h"
@@ -47,7 +48,21 @@ struct Aux {
 struct GroupsVtab : sqlite3_vtab {
   std::shared_ptr<federation::Registry> registry;
   const GroupTableDef* def = nullptr;
+  std::vector<Affinity> affinity;  // per column, as declared
 };
+
+// The declared affinity of each column (the SQL path's values are returned as a plain table of
+// those types stores them: sum() = 7455.0 of REAL durations is 7455 in total_ns INTEGER).
+std::vector<Affinity> affinities(const GroupTableDef& def) {
+  const Cols col(def);
+  std::vector<Affinity> out(static_cast<size_t>(col.durations) + 1, Affinity::Integer);
+  for (size_t i = 0; i < def.keys.size(); ++i) out[i] = def.keys[i].integer ? Affinity::Integer : Affinity::Text;
+  out[static_cast<size_t>(col.avg)] = out[static_cast<size_t>(col.stddev)] = Affinity::Real;
+  out[static_cast<size_t>(col.median)] = Affinity::Numeric;
+  for (int c : {col.group_by, col.of_kind, col.durations})
+    if (c >= 0) out[static_cast<size_t>(c)] = Affinity::Text;
+  return out;
+}
 
 struct GroupsCursor : sqlite3_vtab_cursor {
   std::vector<Row> rows;
@@ -268,6 +283,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
     auto* vtab = new GroupsVtab();
     vtab->registry = a.registry;
     vtab->def = a.def;
+    vtab->affinity = affinities(*a.def);
     *out = vtab;
     return SQLITE_OK;
   });
@@ -441,7 +457,8 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
     return SQLITE_OK;
   }
   if (cur->streaming) {
-    sqlite3_result_value(ctx, sqlite3_column_value(cur->stmt.get(), col));
+    const auto& affinity = static_cast<const GroupsVtab*>(cur->pVtab)->affinity;
+    result_stored(ctx, stored_value(cur->stmt.get(), col, affinity[static_cast<size_t>(col)]));
     return SQLITE_OK;
   }
   const Cell& cell = cur->rows[cur->pos][static_cast<size_t>(col)];

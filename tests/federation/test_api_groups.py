@@ -24,10 +24,21 @@ def groupings():
         yield from itertools.combinations(KEYS, r)
 
 
+# rocpd_api_groups' declared types: a plain table of these columns stores what the table must return
+# (an INTEGER column holds sum() = 7455.0 as 7455).
+TYPED = ("db TEXT, pid INTEGER, tid INTEGER, domain TEXT, name TEXT, instances INTEGER, total_ns INTEGER, "
+         "avg_ns REAL, med_ns NUMERIC, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, first_start INTEGER, "
+         "last_end INTEGER, timed INTEGER")
+
+
 def native_groups(con, keys, where=""):
+    """SQLite's GROUP BY over the native copy, stored in a plain table of the declared types."""
     sel = ", ".join(k if k in keys else "NULL" for k in KEYS)
-    return con.execute(f"SELECT {sel}, {SQL_FIGURES} FROM native_apis {where} GROUP BY {', '.join(keys)} "
-                       f"ORDER BY {', '.join(keys)}").fetchall()
+    con.execute("DROP TABLE IF EXISTS temp.want")
+    con.execute(f"CREATE TEMP TABLE want({TYPED})")
+    con.execute(f"INSERT INTO want SELECT {sel}, {SQL_FIGURES} FROM native_apis {where} "
+                f"GROUP BY {', '.join(keys)} ORDER BY {', '.join(keys)}")
+    return con.execute("SELECT * FROM want ORDER BY rowid").fetchall()
 
 
 def engine_groups(con, keys, where=""):
