@@ -24,15 +24,31 @@ struct NotPushed {
 
 using Span = std::span<const Token>;
 
-// rocpd_ops' columns (and its rowid's names): outside the arguments of a pushed aggregate, a query
-// may use only the grouped ones (any other is a value of an arbitrary row of the group in SQLite).
-constexpr std::array<std::string_view, 18> kOpsColumns{
-    "db",    "pid", "gpu",      "queue",          "stream", "kind",     "name", "demangled", "start",
-    "end",   "duration", "correlation_id", "op_id", "graph_id", "node", "rowid", "oid", "_rowid_"};
-// What rocpd_op_groups can group by, in the order it takes them.
-constexpr std::array<std::string_view, 4> kGroupable{"db", "gpu", "kind", "name"};
+// A table the rewrite takes: its columns (and its rowid's names), of which a query may use only the
+// grouped ones outside the arguments of a pushed aggregate (any other is a value of an arbitrary row
+// of the group in SQLite); what its engine groups by, in the order the engine takes them.
+struct Table {
+  std::string_view name, engine;
+  std::vector<std::string_view> columns, groupable;
+};
+const Table kOps{"rocpd_ops",
+                 "rocpd_op_groups",
+                 {"db", "pid", "gpu", "queue", "stream", "kind", "name", "demangled", "start", "end", "duration",
+                  "correlation_id", "op_id", "graph_id", "node", "rowid", "oid", "_rowid_"},
+                 {"db", "gpu", "kind", "name"}};
+const Table kApis{"rocpd_apis",
+                  "rocpd_api_groups",
+                  {"db", "pid", "tid", "domain", "category", "name", "args", "start", "end", "duration",
+                   "correlation_id", "api_id", "node", "rowid", "oid", "_rowid_"},
+                  {"db", "pid", "tid", "domain", "name"}};
 
-// The aggregates of the duration the engine computes, and the rocpd_op_groups column standing for
+const Table* table_named(const std::string& id) { return id == kOps.name ? &kOps : id == kApis.name ? &kApis : nullptr; }
+
+bool among(const std::vector<std::string_view>& set, std::string_view s) {
+  return std::find(set.begin(), set.end(), s) != set.end();
+}
+
+// The aggregates of the duration the engine computes, and the engine's column standing for
 // each (docs/summaries.md: each column is exactly that SQL). The unary + takes the column's affinity
 // away: an aggregate has none, so `sum(duration) > '5'` compares as in the query as written.
 struct Aggregate {
@@ -106,8 +122,6 @@ template <size_t N>
 bool among(const std::array<std::string_view, N>& set, std::string_view s) {
   return std::find(set.begin(), set.end(), s) != set.end();
 }
-
-bool is_ops_column(const std::string& id) { return among(kOpsColumns, id); }
 
 // A number literal as SQLite reads it (decimal; an optional minus when `signed_ok`), or nullopt.
 std::optional<double> number_literal(Span s, bool signed_ok) {
@@ -206,7 +220,7 @@ std::string text_of(Span s) {
 }
 
 // An aggregate of the durations: the same function over the group's values (json_each's `value`)
-// and over its rows of rocpd_ops (`o.duration`).
+// and over its rows of rocpd_ops or rocpd_apis (`o.duration`).
 struct ValueCall {
   std::string over_values, over_rows;
 };
@@ -227,7 +241,7 @@ class Rewriter {
       if (t[j].kind == Token::Param) throw NotPushed{"the query has parameters"};
       for (auto kw : kRefused)
         if (j > 0 && t[j].is_kw(kw)) throw NotPushed{fmt::format("{} in the query", kw)};
-      const bool temp_schema = j > 0 && t[j - 1].ident() == "temp" && j + 1 < t.size() && t[j + 1].ident() == "rocpd_ops";
+      const bool temp_schema = j > 0 && t[j - 1].ident() == "temp" && j + 1 < t.size() && table_named(t[j + 1].ident());
       if (t[j].is(".") && !temp_schema) throw NotPushed{"a qualified name"};
     }
     size_t i = 1;
@@ -240,8 +254,8 @@ class Rewriter {
     if (k + 1 < t.size() && (t[k].kind == Token::Word || t[k].kind == Token::QuotedId) && t[k].ident() == "temp" &&
         t[k + 1].is("."))
       k += 2;
-    if (k >= t.size() || !t[k].is_name() || t[k].ident() != "rocpd_ops")
-      throw NotPushed{"FROM is not rocpd_ops alone"};
+    table_ = k < t.size() && t[k].is_name() ? table_named(t[k].ident()) : nullptr;
+    if (!table_) throw NotPushed{"FROM is not rocpd_ops or rocpd_apis alone"};
     ++k;
     Span where, group, having, order, limit;
     auto clause = [&](std::string_view kw, bool by, std::initializer_list<std::string_view> next, Span& out) {
@@ -261,8 +275,9 @@ class Rewriter {
     if (group.empty()) throw NotPushed{"no GROUP BY"};
 
     for (Span term : split_commas(group)) {
-      if (term.size() != 1 || !term[0].is_name() || !among(kGroupable, term[0].ident()))
-        throw NotPushed{fmt::format("GROUP BY {}: the engine groups by db, gpu, kind, name only", text_of(term))};
+      if (term.size() != 1 || !term[0].is_name() || !among(table_->groupable, term[0].ident()))
+        throw NotPushed{fmt::format("GROUP BY {}: the engine groups {} by {} only", text_of(term), table_->name,
+                                    fmt::join(table_->groupable, ", "))};
       grouped_.insert(term[0].ident());
     }
 
@@ -288,8 +303,9 @@ class Rewriter {
 
     // WHERE terms pick groups before their aggregates are computed, HAVING filters them after.
     Query q;
+    q.table = table_;
     for (Span term : where.empty() ? std::vector<Span>{} : split_and(where)) {
-      if (!q.kind && kind_equality(term)) {
+      if (!q.kind && table_ == &kOps && kind_equality(term)) {
         q.kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
@@ -299,7 +315,7 @@ class Rewriter {
     if (!having.empty()) q.tail = " WHERE (" + substitute(having, true, "HAVING") + ")";
     if (!order.empty()) q.tail += " ORDER BY " + order_by(order);
     if (!limit.empty()) q.tail += " LIMIT " + substitute(limit, false, "LIMIT");
-    for (auto g : kGroupable) {
+    for (auto g : table_->groupable) {
       if (grouped_.count(std::string(g))) q.grouping.emplace_back(g);
       if (grouped_.count(std::string(g)) || finer_.count(std::string(g))) q.fine.emplace_back(g);
     }
@@ -309,15 +325,16 @@ class Rewriter {
  private:
   // What the builders need of the query as read.
   struct Query {
+    const Table* table = nullptr;
     std::optional<std::string> kind;  // the kind filter's literal
     std::vector<std::string> picks;   // the other WHERE terms, each parenthesized
     std::vector<std::string> grouping, fine;  // the query's grouping; with the columns the engine adds
     std::string outer, tail;          // SELECT [DISTINCT] items; HAVING (as WHERE), ORDER BY, LIMIT
     std::string pick_sql() const { return picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND ")); }
     std::string engine() const {
-      return fmt::format("rocpd_op_groups('{}'{})", fmt::join(fine, ","), kind ? ", " + *kind : "");
+      return fmt::format("{}('{}'{})", table->engine, fmt::join(fine, ","), kind ? ", " + *kind : "");
     }
-    // The conditions picking, from rocpd_ops, the rows of the group in `alias` (for an aggregate
+    // The conditions picking, from the table, the rows of the group in `alias` (for an aggregate
     // the engine's rows cannot give: those rows are aggregated by SQL).
     std::string rows_of_group(std::string_view alias) const {
       std::string match = "1";
@@ -330,14 +347,14 @@ class Rewriter {
 
   // `over` (SQL over the group's durations `values`, unnested by `from`) when the durations are
   // there, else `over_rows` over the group's rows.
-  static std::string by_values_or_rows(std::string_view values, std::string_view from, std::string_view over_values,
-                                       std::string_view over_rows, std::string_view rows, const std::string& name) {
-    return fmt::format("CASE WHEN {0} IS NOT NULL THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.rocpd_ops AS o "
+  std::string by_values_or_rows(std::string_view values, std::string_view from, std::string_view over_values,
+                                std::string_view over_rows, std::string_view rows, const std::string& name) const {
+    return fmt::format("CASE WHEN {0} IS NOT NULL THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
                        "WHERE {4}) END AS {5}",
-                       values, over_values, from, over_rows, rows, name);
+                       values, over_values, from, over_rows, rows, name, table_->name);
   }
 
-  // The engine grouped as the query groups: one row of rocpd_op_groups per group.
+  // The engine grouped as the query groups: one row of its table (rocpd_op_groups, rocpd_api_groups) per group.
   std::string one_level(const Query& q, std::string& engine) {
     std::vector<std::string> inner = q.grouping;
     for (const Aggregate& a : kAggregates)
@@ -368,8 +385,8 @@ class Rewriter {
         // reals) would round otherwise than the query's running sum: that group's rows by SQL.
         middle.push_back(fmt::format(
             "CASE WHEN count(*) = count(iif(typeof(total_ns) IN ('integer', 'null'), 1, NULL)) THEN {} ELSE "
-            "(SELECT {}(o.duration) FROM temp.rocpd_ops AS o WHERE {}) END AS {}",
-            a->expr, key, rows, internal_name(key)));
+            "(SELECT {}(o.duration) FROM temp.{} AS o WHERE {}) END AS {}",
+            a->expr, key, table_->name, rows, internal_name(key)));
       } else {
         middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
       }
@@ -493,8 +510,8 @@ class Rewriter {
         const std::string id = tok.ident();
         if (id.rfind("rocpd_sql:", 0) == 0 || added_.count(id))
           throw NotPushed{fmt::format("{}: the name {} would mean something else in the rewrite", where, tok.text)};
-        if (finer_ok && among(kGroupable, id)) finer_.insert(id);
-        else if (is_ops_column(id) && !grouped_.count(id))
+        if (finer_ok && among(table_->groupable, id)) finer_.insert(id);
+        else if (among(table_->columns, id) && !grouped_.count(id))
           throw NotPushed{fmt::format("{}: column {} is not grouped and not inside a pushed aggregate", where, tok.text)};
       }
       emit(tok, tok.text, tok);
@@ -530,7 +547,7 @@ class Rewriter {
   std::optional<std::string> column_aggregate(const std::string& fn, Span args) {
     const bool distinct = args.size() == 2 && args[0].is_kw("DISTINCT");
     const Span col = distinct ? args.subspan(1) : args;
-    if (col.size() != 1 || !col[0].is_name() || !among(kGroupable, col[0].ident())) return std::nullopt;
+    if (col.size() != 1 || !col[0].is_name() || !among(table_->groupable, col[0].ident())) return std::nullopt;
     const std::string id = col[0].ident();
     const std::string key = distinct ? fn + " DISTINCT" : fn;
     for (const ColumnAggregate& a : kColumnAggregates) {
@@ -544,6 +561,7 @@ class Rewriter {
   }
 
   std::vector<Token> toks_;
+  const Table* table_ = nullptr;
   std::set<std::string> grouped_, used_, added_, aliases_;
   std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
   std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups

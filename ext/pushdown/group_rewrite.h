@@ -1,8 +1,9 @@
 // Aggregate pushdown for a user's own GROUP BY (docs/pushdown.md): a query over rocpd_ops that
-// groups by any of db, gpu, kind, name and aggregates the duration with aggregates the per-member
-// engine computes (count, sum, total, avg, min, max, median, stddev) is rewritten into SQL over
-// rocpd_op_groups, which computes partial groups per member on every core and merges them; SQLite
-// then sees one small row per group. Anything else is left as written.
+// groups by any of db, gpu, kind, name (or over rocpd_apis grouping by any of db, pid, tid, domain,
+// name) and aggregates the duration with aggregates the per-member engine computes (count, sum,
+// total, avg, min, max, median, stddev) is rewritten into SQL over rocpd_op_groups (rocpd_api_groups),
+// which computes partial groups per member on every core and merges them; SQLite then sees one
+// small row per group. Anything else is left as written.
 #pragma once
 #include <string>
 #include <string_view>
@@ -15,7 +16,7 @@ struct Rewrite {
   bool pushed = false;
   std::string sql;     // what answers the query: the rewrite, or the query unchanged
   std::string reason;  // why not pushed (empty when pushed)
-  std::string engine;  // when pushed: the rocpd_op_groups call, e.g. rocpd_op_groups('name', 'kernel')
+  std::string engine;  // when pushed: the engine call, e.g. rocpd_op_groups('name', 'kernel')
 };
 
 // Rewrites `sql` when its shape is one the engine answers exactly (docs/pushdown.md lists them).

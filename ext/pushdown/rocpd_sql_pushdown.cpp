@@ -1,5 +1,6 @@
 // rocpd_sql_pushdown(sql): whether rocpd_sql_rewrite pushes `sql` down to the per-member engine and
-// why not (docs/pushdown.md): 'pushed: rocpd_op_groups(...)' or 'not pushed: <reason>'.
+// why not (docs/pushdown.md): 'pushed: rocpd_op_groups(...)' (or rocpd_api_groups(...)) or
+// 'not pushed: <reason>'.
 #include "pushdown/group_rewrite.h"
 #include "pushdown/sql_names.h"
 

@@ -1,5 +1,6 @@
 // rocpd_sql_rewrite(sql): the SQL that answers `sql` (docs/pushdown.md): the GROUP BY rewrite over
-// rocpd_op_groups when the query is one the per-member engine answers exactly, else `sql` itself.
+// rocpd_op_groups (rocpd_api_groups) when the query is one the per-member engine answers exactly,
+// else `sql` itself.
 // Not deterministic (it depends on the schema and on ROCPD_PUSHDOWN) and direct-only: it prepares
 // the query, which a view or trigger of an untrusted database has no business making it do.
 #include "pushdown/group_rewrite.h"

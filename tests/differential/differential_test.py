@@ -46,7 +46,7 @@ SUMMARY = "@@differential-summary@@ "
 # The summary engine refuses, as SQL's sum() and interval_union do, totals an integer cannot hold.
 REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilization): member .*: "
                      r"(gpu|start|end) must be an integer"
-                     r"|rocpd_op_groups: (interval_union: (the union is \d+ ns long, more than an integer holds"
+                     r"|rocpd_(op|api)_groups: (interval_union: (the union is \d+ ns long, more than an integer holds"
                      r"|(start|end) must be an integer)"
                      r"|integer overflow)"
                      # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
@@ -463,10 +463,13 @@ NAMED_CANDIDATES = ["rocpd_op", "rocpd_api", "rocpd_api_ops", "rocpd_string", "r
 
 NAMED_VIEWS = {"top", "op", "api", "kernel", "copyop", "busy", "kernels", "memory_copies", "regions"}
 
-# rocpd_sql tables (docs/pushdown.md): a GROUP BY the rewrite pushes down to rocpd_op_groups and one
-# it runs as typed. Integer aggregates only: their copy must equal the query run directly, exactly.
+# rocpd_sql tables (docs/pushdown.md): GROUP BYs the rewrite pushes down to rocpd_op_groups and
+# rocpd_api_groups and one it runs as typed. Integer aggregates only: their copy must equal the query
+# run directly, exactly.
 SQL_TABLES = [("s_pushed", "SELECT db, gpu, kind, count(*) AS n, sum(duration) AS total, min(duration) AS lo, "
                            "max(duration) AS hi FROM rocpd_ops GROUP BY db, gpu, kind"),
+              ("s_pushed_apis", "SELECT db, tid, name, count(*) AS n, sum(duration) AS total, max(duration) AS hi "
+                                "FROM rocpd_apis GROUP BY db, tid, name"),
               ("s_typed", "SELECT name, kind, count(*) AS n, max(start) AS last FROM rocpd_ops GROUP BY name, kind")]
 
 
@@ -487,6 +490,8 @@ class Catalog:
         for key, args in (("g_dbgpu", "'db,gpu'"), ("g_dbgpukind", "'db,gpu,kind'"), ("g_kindname", "'kind,name'"),
                           ("g_kernels", "'name', 'kernel'"), ("g_dbname", "'db,name', 'copy'")):
             specs.append((key, "groups", "rocpd_op_groups(%s)" % args))
+        for key, args in (("ag_name", "'name'"), ("ag_dbpidtid", "'db,pid,tid'"), ("ag_domainname", "'domain,name'")):
+            specs.append((key, "groups", "rocpd_api_groups(%s)" % args))
         objects = member_objects(cfg.member_paths())
         named = [o for o in NAMED_CANDIDATES if o in objects]
         rng.shuffle(named)
@@ -531,8 +536,9 @@ class Catalog:
         """The rocpd_sql tables, whose copies must also equal their query run directly (the rewrite
         against the plain path). A query SQLite itself refuses on this data has nothing to compare."""
         for key, sql in SQL_TABLES:
-            if self.cfg.seq is not None and self.cfg.seq.qualify:  # another schema holds a decoy rocpd_ops
-                sql = sql.replace(" FROM rocpd_ops ", " FROM temp.rocpd_ops ")
+            if self.cfg.seq is not None and self.cfg.seq.qualify:  # another schema holds decoy rocpd_ops, rocpd_apis
+                sql = sql.replace(" FROM rocpd_ops ", " FROM temp.rocpd_ops ").replace(" FROM rocpd_apis ",
+                                                                                       " FROM temp.rocpd_apis ")
             try:
                 direct = self.con.execute(sql).fetchall()
             except sqlite3.Error as e:

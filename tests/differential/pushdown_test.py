@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Differential tester of the GROUP BY pushdown (docs/pushdown.md, issue 34).
 
-Random GROUP BY queries over rocpd_ops, from a seeded generator, in three labels:
-  push    the shapes the rewrite promises to answer through rocpd_op_groups: rocpd_sql_pushdown(q)
+Random GROUP BY queries over rocpd_ops (and a fifth over rocpd_apis), from a seeded generator, in
+three labels:
+  push    the shapes the rewrite promises to answer through rocpd_op_groups (rocpd_api_groups for
+          rocpd_apis: grouped by db, pid, tid, domain, name): rocpd_sql_pushdown(q)
           must say 'pushed: ...' (and rocpd_sql_rewrite(q) differ from q);
   nopush  near misses, one step outside those shapes (min(start), count(DISTINCT name), GROUP BY
           lower(name), WHERE gpu = 0 with gpu not grouped, joins, subqueries, window functions,
@@ -10,7 +12,7 @@ Random GROUP BY queries over rocpd_ops, from a seeded generator, in three labels
   any     shapes the promise does not settle (a table alias, no GROUP BY, comments, ...): no
           assertion on the decision.
 Whatever the label, the rows of rocpd_sql_rewrite(q) run on the federated connection must equal
-the rows of q run on a native copy (the rows of rocpd_ops and rocpd_members in plain tables of an
+the rows of q run on a native copy (the rows of rocpd_ops, rocpd_apis and rocpd_members in plain tables of an
 in-memory database, the extension loaded for median/stddev): same column names, same values and
 types (typeof) of every cell, as multisets, or in order under a total ORDER BY; both fail or
 neither. stddev columns are compared within a relative 1e-9 (the engine sums exactly in integers).
@@ -44,6 +46,7 @@ FIXTURES = os.environ.get("ROCPD_FIXTURES", "")
 DEFAULT_QUERIES = 300
 REL_TOL = 1e-9
 GROUPABLE = ("db", "gpu", "kind", "name")
+GROUPABLE_APIS = ("db", "pid", "tid", "domain", "name")
 # Pure functions the rewrite's promise does not list: a query using them is labelled 'any'.
 UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
 # The aggregates the engine computes, each over duration (count(*) aside).
@@ -118,7 +121,7 @@ def native_copy(fed, tag):
     nat = sqlite3.connect(uri, uri=True, isolation_level=None)
     load(nat)
     fed.execute("ATTACH ? AS nat", (uri,))
-    for t in ("rocpd_ops", "rocpd_members"):
+    for t in ("rocpd_ops", "rocpd_apis", "rocpd_members"):
         fed.execute("CREATE TABLE nat.%s AS SELECT * FROM temp.%s" % (t, t))
         nat.execute("DROP TABLE temp.%s" % t)
         nat.execute("CREATE TEMP TABLE %s AS SELECT * FROM main.%s" % (t, t))
@@ -146,9 +149,18 @@ class Data:
         # Sums of REALs depend on the order rows are added in, which SQL leaves open: where a duration
         # is a REAL, or a sum of integer durations may pass 2^53 (then avg's double sum rounds; SQLite's
         # sum() turns REAL past int64), REALs are compared within REL_TOL too. Elsewhere exactly.
-        reals, big = nat.execute("SELECT count(*) FILTER (WHERE typeof(duration) = 'real'), "
-                                 "max(abs(CAST(duration AS REAL))) FROM rocpd_ops").fetchone()
-        self.exact_reals = reals == 0 and (big or 0) * max(1, self.nrows) < 2.0 ** 53
+        self.exact_reals = True
+        for table in ("rocpd_ops", "rocpd_apis"):
+            n, reals, big = nat.execute("SELECT count(*), count(*) FILTER (WHERE typeof(duration) = 'real'), "
+                                        "max(abs(CAST(duration AS REAL))) FROM %s" % table).fetchone()
+            self.exact_reals &= reals == 0 and (big or 0) * max(1, n) < 2.0 ** 53
+        # rocpd_apis (rocpd_api_groups)
+        self.napis = nat.execute("SELECT count(*) FROM rocpd_apis").fetchone()[0]
+        self.api_names = col("SELECT DISTINCT name FROM rocpd_apis WHERE typeof(name) = 'text' AND length(name) < 120 "
+                             "ORDER BY 1") or [b"hipLaunchKernel"]
+        self.domains = col("SELECT DISTINCT domain FROM rocpd_apis WHERE typeof(domain) = 'text' ORDER BY 1") or [b"hip"]
+        self.pids = col("SELECT DISTINCT pid FROM rocpd_apis WHERE typeof(pid) = 'integer' ORDER BY 1") or [0]
+        self.tids = col("SELECT DISTINCT tid FROM rocpd_apis WHERE typeof(tid) = 'integer' ORDER BY 1") or [0]
         self.formats = col("SELECT DISTINCT format FROM rocpd_members WHERE typeof(format) = 'text'") or [b"rpd"]
         # Bare columns whose value is the same on every row of a group (for GROUP BY g): a query
         # selecting them unaggregated has one answer, which both paths must give.
@@ -190,6 +202,7 @@ class Gen:
     def __init__(self, rng, data):
         self.r, self.d = rng, data
         self.beyond = False  # the query being built uses something beyond the promise's letter
+        self.apis = False  # the query being built reads rocpd_apis
 
     # -- spelling
     def kw(self, word):
@@ -212,8 +225,9 @@ class Gen:
         return s
 
     def table(self):
-        t = self.r.choice(["rocpd_ops"] * 5 + ["temp.rocpd_ops"] * 3 + ["TEMP.rocpd_ops", "ROCPD_OPS"])
-        self.beyond |= t not in ("rocpd_ops", "temp.rocpd_ops")
+        name = "rocpd_apis" if self.apis else "rocpd_ops"
+        t = self.r.choice([name] * 5 + ["temp." + name] * 3 + ["TEMP." + name, name.upper()])
+        self.beyond |= t not in (name, "temp." + name)
         return t
 
     # -- pieces
@@ -267,6 +281,9 @@ class Gen:
             "kind": ["%s", "upper(%s)", "lower(%s)", "%s || ':' || %s", "nullif(%s, 'copy')", "length(%s)"],
             "name": ["%s", "lower(%s)", "length(%s)", "substr(%s, 1, 8)", "ifnull(%s, '?')", "upper(%s)",
                      "instr(%s, 'e')", "replace(%s, 'a', 'A')", "trim(%s)"],
+            "pid": ["%s", "%s + 1", "coalesce(%s, -1)", "%s % 10", "CAST(%s AS TEXT)", "typeof(%s)"],
+            "tid": ["%s", "%s - 1", "ifnull(%s, 0)", "iif(%s > 100, 'hi', 'lo')", "%s * 0.5"],
+            "domain": ["%s", "upper(%s)", "length(%s)", "%s || '/' || %s", "nullif(%s, 'hip')"],
         }[g]
         f = r.choice(forms)
         self.beyond |= f.startswith(UNLISTED)
@@ -278,6 +295,20 @@ class Gen:
     def group_term(self, g):
         """A WHERE term over grouped column g only."""
         r, c, d = self.r, self.ident(g), self.d
+        if g in ("pid", "tid"):
+            a, b = sorted(self.value(d.pids if g == "pid" else d.tids, 2))
+            return r.choice(["%s = %d" % (c, a), "%s IN (%d, %d)" % (c, a, b), "%s >= %d" % (c, a),
+                             "%s BETWEEN %d AND %d" % (c, a, b), "%s IS NOT NULL" % c, "%s IS NULL" % c,
+                             "%s <> %d" % (c, a), "%s IN (%d, '%d')" % (c, a, b)])
+        if g == "domain":
+            a, b = self.value(d.domains, 2)
+            return r.choice(["%s = %s" % (c, text_lit(a)), "%s IN (%s, %s)" % (c, text_lit(a), text_lit(b)),
+                             "%s <> %s" % (c, text_lit(a)), "%s LIKE 'h%%'" % c, "%s IS NULL" % c])
+        if g == "name" and self.apis:
+            a, b = self.value(d.api_names, 2)
+            return r.choice(["%s LIKE 'hip%%'" % c, "%s IN (%s, %s)" % (c, text_lit(a), text_lit(b)),
+                             "%s = %s" % (c, text_lit(a)), "length(%s) > 12" % c, "%s IS NULL" % c,
+                             "%s BETWEEN %s AND %s" % (c, text_lit(min(a, b)), text_lit(max(a, b)))])
         if g == "db" and d.dbs:
             a, b = sorted(self.value(d.dbs, 2))
             return r.choice(["%s = %s" % (c, text_lit(a)), "%s <> %s" % (c, text_lit(a)),
@@ -322,11 +353,12 @@ class Gen:
         return t
 
     # -- queries
-    def pushable(self):
-        """A query of the promised shape. Returns Query with label 'push'."""
+    def pushable(self, apis=False):
+        """A query of the promised shape (over rocpd_apis with `apis`). Returns Query with label 'push'."""
         r = self.r
         self.beyond = False
-        gcols = r.sample(GROUPABLE, r.randint(1, 4))
+        self.apis = apis
+        gcols = r.sample(GROUPABLE_APIS if apis else GROUPABLE, r.randint(1, 4))
         n_items = r.randint(1, 5)
         items = []
         for i in range(n_items):
@@ -359,7 +391,7 @@ class Gen:
         distinct = r.random() < 0.1 and not any(it.sd for it in items)
         where = []
         kf = None
-        if r.random() < 0.45:
+        if r.random() < 0.45 and not apis:
             kf = self.kind_filter()
             where.append(kf)
         for _ in range(r.choice([0, 0, 1, 1, 2, 3])):
@@ -392,6 +424,8 @@ class Gen:
         if bare_or:
             # (a kind filter inside an OR: kind joins the engine's grouping, the rows are regrouped)
             shape = label + ("_or_with_kind" if kind_ungrouped else "_bare_or")
+        if apis:
+            shape = "apis_" + shape
         return Query(sql, label, shape, ordered=ordered, tol_cols=tol), items, gcols
 
     def order_by(self, items, gcols, distinct):
@@ -539,6 +573,51 @@ class Gen:
                                                           if others else [])), gl)
         return Query(sql, label, shape, params=params)
 
+    def api_query(self):
+        """A query over rocpd_apis: of the promised shape (label 'push'); another groupable column in
+        WHERE or in a count/min/max/DISTINCT aggregate (pushed, regrouped: 'push'); or one step outside
+        (a column that is not groupable in WHERE, an aggregate of one, GROUP BY an expression or
+        another column: 'nopush')."""
+        r, d = self.r, self.d
+        q, _, gcols = self.pushable(apis=True)
+        if r.random() < 0.5:
+            return q
+        g = self.ident(r.choice(gcols))
+        gl = ", ".join(self.ident(c) for c in gcols)
+        others = [c for c in GROUPABLE_APIS if c not in gcols]
+        k = r.choice(d.durs)
+        label = "nopush"
+        shape = r.choice(["where_ungrouped", "where_finer", "other_agg", "finer_agg", "group_other_col",
+                          "group_lower", "count_distinct"])
+        if shape == "where_ungrouped":
+            cond = r.choice(["duration > %d" % k, "category IS NOT NULL", "args LIKE '%%a%%'", "start > 0",
+                             "correlation_id > 0", "length(args) > 3"])
+            sql = "SELECT %s, count(*), sum(duration) FROM rocpd_apis WHERE %s GROUP BY %s" % (g, cond, gl)
+        elif shape == "where_finer" and others:
+            self.apis = True
+            sql = "SELECT %s, count(*), sum(duration), median(duration) FROM rocpd_apis WHERE %s GROUP BY %s" % (
+                g, self.group_term(r.choice(others)), gl)
+            label = "push"
+        elif shape == "other_agg":
+            sql = "SELECT %s, %s, count(*) FROM rocpd_apis GROUP BY %s" % (
+                g, r.choice(["min(start)", 'max("end")', "max(api_id)", "median(start)", "count(args)"]), gl)
+        elif shape == "finer_agg" or shape == "where_finer":
+            shape = "finer_agg"
+            sql = "SELECT %s, %s, sum(duration) FROM rocpd_apis GROUP BY %s" % (g, r.choice([
+                "count(DISTINCT %s)", "min(%s)", "max(DISTINCT %s)", "count(%s)", "sum(DISTINCT %s)",
+                "length(group_concat(DISTINCT %s))"]) % r.choice(GROUPABLE_APIS), gl)
+            label = "push"
+        elif shape == "group_other_col":
+            c = r.choice(["category", "args", "correlation_id", "node"])
+            sql = "SELECT %s, %s, count(*), avg(duration) FROM rocpd_apis GROUP BY %s, %s" % (g, c, gl, c)
+        elif shape == "group_lower":
+            e = r.choice(["lower(name)", "tid % 2", "db || domain", "duration > %d" % k, "substr(name, 1, 3)"])
+            sql = "SELECT %s AS g, count(*), sum(duration) FROM rocpd_apis GROUP BY %s" % (e, e)
+        else:
+            sql = "SELECT %s, count(DISTINCT %s), max(duration) FROM rocpd_apis GROUP BY %s" % (
+                g, r.choice(["category", "args", "start", "api_id"]), gl)
+        return Query(sql, label, "apis_" + shape)
+
     def undecided(self):
         """Shapes the promise does not settle either way: compared, the decision not asserted."""
         r, d = self.r, self.d
@@ -643,6 +722,8 @@ class Gen:
         return q
 
     def query(self):
+        if self.r.random() < 0.2:
+            return self.api_query()
         x = self.r.random()
         if x < 0.5:
             return self.pushable()[0]
@@ -789,8 +870,8 @@ class Tester:
         nat = native_copy(fed, name)
         data = Data(nat)
         setup = time.monotonic() - t0
-        print("== %s: %d ops, %d queries (open %s%s; set up in %.1f s)" % (
-            name, data.nrows, n if only is None else 1, ", ".join(os.path.basename(d) for d in dirs),
+        print("== %s: %d ops, %d api calls, %d queries (open %s%s; set up in %.1f s)" % (
+            name, data.nrows, data.napis, n if only is None else 1, ", ".join(os.path.basename(d) for d in dirs),
             "; attach " + ", ".join(a for a, _ in attach) if attach else "", setup), flush=True)
         rf, rn = Runner(fed, self.args.timeout), Runner(nat, self.args.timeout)
         for i in range(n) if only is None else [only]:

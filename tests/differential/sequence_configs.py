@@ -35,7 +35,8 @@ WARM_UP = ["SELECT count(*), sum(duration) FROM rocpd_ops", "SELECT count(*) FRO
 # Our names a user's objects take in temp_clash (before loading) and in the decoy database.
 CLASH_TEMP = {"rocpd_members": "TABLE", "rocpd_busy": "VIEW"}
 DECOYS = ("rocpd_ops", "rocpd_apis", "rocpd_members", "rocpd_op_launches", "rocpd_queue_steps", "rocpd_comm_classes",
-          "rocpd_busy_intervals", "rocpd_gaps", "rocpd_kernels", "rocpd_kernel_stacks", "rocpd_op_groups")
+          "rocpd_busy_intervals", "rocpd_gaps", "rocpd_kernels", "rocpd_kernel_stacks", "rocpd_op_groups",
+          "rocpd_api_groups")
 
 
 class Sequence:

@@ -56,6 +56,27 @@ PUSHED = [
     "WHERE db <> 'rank2' AND gpu > 0 GROUP BY kind",
     "SELECT gpu, count(*) FROM rocpd_ops WHERE kind = 'kernel' AND gpu = 1 OR gpu = 2 GROUP BY gpu",
 ]
+# The same over rocpd_apis (rocpd_api_groups: grouped by db, pid, tid, domain, name; no kind argument).
+PUSHED_APIS = [
+    "SELECT name, count(*), sum(duration), median(duration) FROM rocpd_apis GROUP BY name",
+    "SELECT db, pid, tid, count(*), avg(duration), stddev(duration) FROM temp.rocpd_apis GROUP BY db, pid, tid",
+    "SELECT domain, name, min(duration), max(duration), total(duration) FROM rocpd_apis GROUP BY name, domain",
+    "SELECT tid, count(duration) AS n FROM rocpd_apis WHERE tid > 0 GROUP BY tid HAVING n > 10 ORDER BY n DESC, tid",
+    "SELECT db, name, sum(duration) FROM rocpd_apis WHERE db = 'rank2' AND name LIKE 'hip%' GROUP BY db, name "
+    "ORDER BY 3 DESC LIMIT 5",
+    "SELECT domain, count(*) FROM rocpd_apis WHERE domain = 'no such domain' GROUP BY domain",
+    # Another groupable column in WHERE or in an aggregate: rocpd_api_groups groups by it too, SQL regroups.
+    "SELECT name, count(*), median(duration), count(DISTINCT tid) AS threads FROM rocpd_apis WHERE domain = 'hip' "
+    "GROUP BY name",
+]
+NOT_PUSHED_APIS = [
+    ("SELECT name, count(*) FROM rocpd_apis WHERE category = 'x' GROUP BY name", "WHERE: column category"),
+    ("SELECT name, args, count(*) FROM rocpd_apis GROUP BY name", "column args is not grouped"),
+    ("SELECT args, count(*) FROM rocpd_apis GROUP BY args",
+     "GROUP BY args: the engine groups rocpd_apis by db, pid, tid, domain, name only"),
+    ("SELECT name, max(start) FROM rocpd_apis GROUP BY name", "max(start)"),
+    ("SELECT db, count(*) FROM rocpd_apis, rocpd_members USING (db) GROUP BY db", "',' where the query should end"),
+]
 NOT_PUSHED = [
     ("SELECT lower(name), count(*) FROM rocpd_ops GROUP BY lower(name)", "GROUP BY lower"),
     ("SELECT name, min(start) FROM rocpd_ops GROUP BY name", "min(start)"),
@@ -79,7 +100,7 @@ NOT_PUSHED = [
     ("SELECT name, sum(duration) FROM rocpd_ops GROUP BY name COLLATE NOCASE", "GROUP BY name COLLATE"),
     # As written, "count(*)" is a string here (no column has that name); the rewrite names a column so.
     ("SELECT name, count(*) FROM rocpd_ops GROUP BY name ORDER BY \"count(*)\"", "would mean something else"),
-    ("SELECT name, count(*) FROM rocpd_apis GROUP BY name", "FROM is not rocpd_ops"),
+    ("SELECT name, count(*) FROM rocpd_kernels GROUP BY name", "FROM is not rocpd_ops or rocpd_apis alone"),
     ("SELECT name, gpu, count(DISTINCT db) FROM rocpd_ops GROUP BY name", "column gpu is not grouped"),
     ("SELECT name, group_concat(db) FROM rocpd_ops GROUP BY name", "group_concat(db)"),
     ("SELECT name, count(DISTINCT pid) FROM rocpd_ops GROUP BY name", "count(DISTINCT pid)"),
@@ -100,9 +121,11 @@ class Rewrite(unittest.TestCase):
         cls.con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),)).fetchall()
         # The native copy: a plain table of the same rows (CREATE TABLE AS keeps each column's affinity).
         cls.con.execute("CREATE TEMP TABLE native_ops AS SELECT * FROM rocpd_ops")
+        cls.con.execute("CREATE TEMP TABLE native_apis AS SELECT * FROM rocpd_apis")
 
     def as_written(self, sql):
         native = sql.replace("temp.rocpd_ops", "native_ops").replace("rocpd_ops", "native_ops")
+        native = native.replace("temp.rocpd_apis", "native_apis").replace("rocpd_apis", "native_apis")
         cur = self.con.execute(native)
         return [d[0] for d in cur.description], cur.fetchall()
 
@@ -125,17 +148,20 @@ class Rewrite(unittest.TestCase):
                 else:
                     self.assertEqual(typed(a), typed(b), sql)
 
-    def test_pushed_queries_answer_as_written(self):
-        for sql in PUSHED:
+    def check_pushed(self, queries, engine):
+        for sql in queries:
             with self.subTest(sql=sql):
                 verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
-                self.assertTrue(verdict.startswith("pushed: rocpd_op_groups("), verdict)
+                self.assertTrue(verdict.startswith(f"pushed: {engine}("), verdict)
                 text, names, rows = self.through_rewrite(sql)
-                self.assertIn("rocpd_op_groups", text)
+                self.assertIn(engine, text)
                 want_names, want = self.as_written(sql)
                 self.assertEqual(names, want_names)
                 self.assertEqual(len(rows) > 0, len(want) > 0)
                 self.assert_same_rows(sql, rows, want)
+
+    def test_pushed_queries_answer_as_written(self):
+        self.check_pushed(PUSHED, "rocpd_op_groups")
         # the cases are not vacuous: most have rows
         self.assertGreater(sum(1 for q in PUSHED if self.as_written(q)[1]), len(PUSHED) - 4)
 
@@ -153,6 +179,14 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(elements(rows), elements(want))
         self.assertTrue(any(len(r[1].split(",")) > 2 for r in want))  # not vacuous
 
+    def test_pushed_api_queries_answer_as_written(self):
+        self.check_pushed(PUSHED_APIS, "rocpd_api_groups")
+        self.assertEqual(sum(1 for q in PUSHED_APIS if self.as_written(q)[1]), len(PUSHED_APIS) - 1)
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED_APIS[2],)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_api_groups('domain,name')")
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED_APIS[-1],)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_api_groups('tid,domain,name') regrouped by name")
+
     def test_engine_call_names_grouping_and_kind(self):
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[0],)).fetchone()[0]
         self.assertEqual(verdict, "pushed: rocpd_op_groups('name', 'kernel')")
@@ -160,7 +194,7 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(verdict, "pushed: rocpd_op_groups('db,name', 'copy')")
 
     def test_other_queries_run_unchanged(self):
-        for sql, reason in NOT_PUSHED:
+        for sql, reason in NOT_PUSHED + NOT_PUSHED_APIS:
             with self.subTest(sql=sql):
                 verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
                 self.assertTrue(verdict.startswith("not pushed: "), verdict)
