@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Ad-hoc GROUP BY over the federated tables (issue 34; docs/pushdown.md, docs/federation.md
-"Grouped scans"): a user's own aggregate query over rocpd_ops against SQLite over ONE native table
-holding the same canonical rows (db, gpu, kind, name, start, end, duration; what a user gets by
+"Grouped scans"): a user's own aggregate query over rocpd_ops (or rocpd_apis) against SQLite over
+ONE native table holding the same canonical rows (db, gpu, kind, name, start, end, duration; for the
+API calls db, pid, tid, domain, name, start, end, duration, in a second file; what a user gets by
 merging first). Our sides: "pushed" runs what rocpd_sql_rewrite(query) returns (the rewrite over
 the per-member engine when the query's shape allows, else the query unchanged; the rewrite call is
 timed too), as the CLI and the Python package do; "as written" runs the query itself (grouped
@@ -24,20 +25,25 @@ import subprocess
 import sys
 import time
 
+# (label, query, grouped by the scan, table: {t} is rocpd_<table> on our side, <table> natively)
 CASES = [
     ("GROUP BY name: count, sum, median (kernels)",
-     "SELECT name, count(*), sum(duration), median(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True),
+     "SELECT name, count(*), sum(duration), median(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True,
+     "ops"),
     ("GROUP BY db, gpu, kind: count, sum",
-     "SELECT db, gpu, kind, count(*), sum(duration) FROM {t} GROUP BY db, gpu, kind", True),
+     "SELECT db, gpu, kind, count(*), sum(duration) FROM {t} GROUP BY db, gpu, kind", True, "ops"),
     ("not grouped by the scan: GROUP BY lower(name)",
-     "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)", False),
+     "SELECT lower(name), count(*), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY lower(name)", False,
+     "ops"),
     ("regrouped: count(DISTINCT gpu) by name",
-     "SELECT name, count(DISTINCT gpu), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True),
+     "SELECT name, count(DISTINCT gpu), sum(duration) FROM {t} WHERE kind = 'kernel' GROUP BY name", True, "ops"),
     ("GROUP BY name: percentile 90, 99 (kernels)",
      "SELECT name, percentile(duration, 90), percentile(duration, 99) FROM {t} WHERE kind = 'kernel' GROUP BY name",
-     True),
+     True, "ops"),
     ("regrouped: WHERE gpu = 0 GROUP BY name: count, median",
-     "SELECT name, count(*), median(duration) FROM {t} WHERE gpu = 0 GROUP BY name", True),
+     "SELECT name, count(*), median(duration) FROM {t} WHERE gpu = 0 GROUP BY name", True, "ops"),
+    ("API calls GROUP BY name: count, sum, median",
+     "SELECT name, count(*), sum(duration), median(duration) FROM {t} GROUP BY name", True, "apis"),
 ]
 SIDES = ("pushed", "ours", "ours, member queries", "ours, not grouped", "native")
 
@@ -98,18 +104,26 @@ def main():
         con.execute("ATTACH ? AS m", (merged,))
         con.execute("CREATE TABLE m.ops AS SELECT db, gpu, kind, name, start, \"end\", duration FROM rocpd_ops")
         con.execute("DETACH m")
+    merged_apis = os.path.join(args.work, f"merged_apis_{args.files}x{args.ops}.sqlite")
+    if not os.path.exists(merged_apis):
+        con.execute("ATTACH ? AS m", (merged_apis,))
+        con.execute("CREATE TABLE m.apis AS SELECT db, pid, tid, domain, name, start, \"end\", duration FROM rocpd_apis")
+        con.execute("DETACH m")
     native = connect(args.ext, merged)  # median() is ours on both sides
+    native.execute("ATTACH ? AS a", (f"file:{merged_apis}?mode=ro",))
     ops = native.execute("SELECT count(*) FROM ops").fetchone()[0]
-    print(f"data: {len(files)} rpd v3 files x {args.ops} ops = {ops} ops, {size / 1e9:.2f} GB; merged native table "
-          f"{os.path.getsize(merged) / 1e9:.2f} GB; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    apis = native.execute("SELECT count(*) FROM apis").fetchone()[0]
+    print(f"data: {len(files)} rpd v3 files x {args.ops} ops = {ops} ops and {apis} API calls, {size / 1e9:.2f} GB; "
+          f"merged native tables {os.path.getsize(merged) / 1e9:.2f} GB (ops), {os.path.getsize(merged_apis) / 1e9:.2f} "
+          f"GB (API calls); {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
     con.execute("SELECT count(*) FROM rocpd_ops").fetchone()  # members' connections open, files cached
 
     best, rewrite_s, unchanged = {}, {}, {}
-    for label, sql, _ in CASES:
-        verdict = con.execute("SELECT rocpd_sql_pushdown(?)", (sql.format(t="rocpd_ops"),)).fetchone()[0]
+    for label, sql, _, table in CASES:
+        verdict = con.execute("SELECT rocpd_sql_pushdown(?)", (sql.format(t="rocpd_" + table),)).fetchone()[0]
         print(f"{label}: {verdict}")
     for round_no in range(args.rounds):
-        for label, sql, pushed in CASES:
+        for label, sql, pushed, table in CASES:
             # "pushed" and "as written" run next to each other, each first in every other round: the
             # first run after another case's native query pays for the caches that query took.
             pair = ("pushed", "ours") if round_no % 2 == 0 else ("ours", "pushed")
@@ -117,15 +131,15 @@ def main():
                 if side == "ours, member queries" and not pushed:
                     continue  # the same plan as "ours"
                 if side == "pushed":
-                    t, rows, rw, text = run_pushed(con, sql.format(t="rocpd_ops"))
+                    t, rows, rw, text = run_pushed(con, sql.format(t="rocpd_" + table))
                     rewrite_s[label] = min(rw, rewrite_s.get(label, rw))
-                    unchanged[label] = text == sql.format(t="rocpd_ops") + " /* grouped */"
+                    unchanged[label] = text == sql.format(t="rocpd_" + table) + " /* grouped */"
                 elif side == "native":
                     t0 = time.perf_counter()
-                    rows = native.execute(sql.format(t="ops")).fetchall()
+                    rows = native.execute(sql.format(t=table)).fetchall()
                     t = time.perf_counter() - t0
                 else:
-                    t, rows = run(con, sql.format(t="rocpd_ops"), side != "ours, not grouped",
+                    t, rows = run(con, sql.format(t="rocpd_" + table), side != "ours, not grouped",
                                   side != "ours, member queries")
                 key = (label, side)
                 prev = best.get(key)
@@ -135,7 +149,7 @@ def main():
     print(f"{'query':48s} {'pushed s':>9s} {'as written s':>13s} {'member queries s':>17s} {'not grouped s':>14s} "
           f"{'native s':>9s} {'native/pushed':>14s} {'as written/pushed':>18s} {'rewrite call ms':>16s} "
           f"{'rewrite call %':>15s}")
-    for label, _, pushed in CASES:
+    for label, _, pushed, _ in CASES:
         pu, ours, nog, nat = (best[(label, s)] for s in ("pushed", "ours", "ours, not grouped", "native"))
         mq = best.get((label, "ours, member queries"), ours)
         assert pu[1] == ours[1] == nog[1] == nat[1] == mq[1], label
@@ -147,7 +161,7 @@ def main():
     # rewrite returns it unchanged): the pushed path adds the rewrite call, nothing else; the
     # measured ratio of two runs of one statement is this machine's noise.
     print("verdicts:")
-    for label, _, _ in CASES:
+    for label, _, _, _ in CASES:
         pu, ours, nat = (best[(label, s)][0] for s in ("pushed", "ours", "native"))
         if unchanged[label]:
             print(f"  {label}: not pushed, the same statement runs; the rewrite call adds "
