@@ -3,6 +3,7 @@ of db, pid, tid, domain, name against SQLite's own GROUP BY over a native copy o
 independent computation), members attached and opened alike; row order; `db =` pruning and rowids;
 NULL keys; the SQL fallback for a real time; argument errors."""
 import itertools
+import json
 import os
 import shutil
 import sqlite3
@@ -77,6 +78,17 @@ class ApiGroups(unittest.TestCase):
             with self.subTest(group_by=keys):
                 # Rows come in GROUP BY's order (db in natural order: rank names sort alike here).
                 self.assert_same(engine_groups(self.con, keys), native_groups(self.con, keys), keys)
+
+    def test_durations_are_the_groups_durations(self):
+        for keys in (("name",), ("db", "tid")):
+            with self.subTest(group_by=keys):
+                got = {tuple(r[:-1]): sorted(json.loads(r[-1])) for r in self.con.execute(
+                    f"SELECT {', '.join(keys)}, durations FROM rocpd_api_groups(?)", (",".join(keys),))}
+                want = {tuple(r[:-1]): sorted(json.loads(r[-1])) for r in self.con.execute(
+                    f"SELECT {', '.join(keys)}, json_group_array(duration) FILTER (WHERE duration IS NOT NULL) "
+                    f"FROM native_apis GROUP BY {', '.join(keys)}")}
+                self.assertEqual(got, want)
+                self.assertGreater(sum(len(v) for v in got.values()), 16000)
 
     def test_db_pruning_keeps_rows_and_rowids(self):
         full = self.con.execute("SELECT rowid, * FROM rocpd_api_groups('db,tid,name')").fetchall()
@@ -175,6 +187,18 @@ class NullsAndFallback(unittest.TestCase):
             self.assertEqual(con.execute("SELECT count(*) FROM rocpd_apis WHERE typeof(start) = 'real'").fetchone(),
                              (1,))
             self.check_all(con)
+            # durations on this path: a JSON array for groups of integer durations, NULL for the real one's.
+            got = dict(con.execute("SELECT name, durations FROM rocpd_api_groups('name')").fetchall())
+            want = {}
+            for name, value in con.execute("SELECT name, duration FROM native_apis"):
+                want.setdefault(name, []).append(value)
+            self.assertEqual(set(got), set(want))
+            self.assertEqual(sum(1 for v in got.values() if v is None), 1)
+            for name, values in want.items():
+                if any(isinstance(v, float) for v in values):
+                    self.assertIsNone(got[name], name)
+                else:
+                    self.assertEqual(sorted(json.loads(got[name])), sorted(v for v in values if v is not None), name)
         finally:
             shutil.rmtree(d)
 
