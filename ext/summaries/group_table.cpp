@@ -52,13 +52,15 @@ struct GroupsVtab : sqlite3_vtab {
 };
 
 // The declared affinity of each column (the SQL path's values are returned as a plain table of
-// those types stores them: sum() = 7455.0 of REAL durations is 7455 in total_ns INTEGER).
+// those types stores them). total_ns, med_ns, min_ns and max_ns are declared without a type: they
+// hold exactly what sum(), median(), min() and max() give, a real when the SQL path sums real
+// durations (8267.0), as the pushdown's rewrite must return (an aggregate has no affinity).
 std::vector<Affinity> affinities(const GroupTableDef& def) {
   const Cols col(def);
   std::vector<Affinity> out(static_cast<size_t>(col.durations) + 1, Affinity::Integer);
   for (size_t i = 0; i < def.keys.size(); ++i) out[i] = def.keys[i].integer ? Affinity::Integer : Affinity::Text;
   out[static_cast<size_t>(col.avg)] = out[static_cast<size_t>(col.stddev)] = Affinity::Real;
-  out[static_cast<size_t>(col.median)] = Affinity::Numeric;
+  for (int c : {col.total, col.median, col.min, col.max}) out[static_cast<size_t>(c)] = Affinity::Blob;
   for (int c : {col.group_by, col.of_kind, col.durations})
     if (c >= 0) out[static_cast<size_t>(c)] = Affinity::Text;
   return out;

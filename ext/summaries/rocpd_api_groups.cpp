@@ -15,7 +15,7 @@ const GroupTableDef kApiGroups{
     .table = federation::TableKind::Apis,
     .source = "temp.rocpd_apis",
     .schema = "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, domain TEXT, name TEXT, instances INTEGER, "
-              "total_ns INTEGER, avg_ns REAL, med_ns NUMERIC, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, "
+              "total_ns, avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, "
               "first_start INTEGER, last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, durations TEXT HIDDEN)",
     .usage = "use rocpd_api_groups(group_by) with group_by a comma-separated list of db, pid, tid, domain, name "
              "(e.g. 'name' or 'db,tid')",

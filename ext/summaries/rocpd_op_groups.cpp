@@ -16,8 +16,8 @@ const GroupTableDef kOpGroups{
     .name = "rocpd_op_groups",
     .table = federation::TableKind::Ops,
     .source = "temp.rocpd_ops",
-    .schema = "CREATE TABLE x(db TEXT, gpu INTEGER, kind TEXT, name TEXT, instances INTEGER, total_ns INTEGER, "
-              "avg_ns REAL, med_ns NUMERIC, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, busy_ns INTEGER, "
+    .schema = "CREATE TABLE x(db TEXT, gpu INTEGER, kind TEXT, name TEXT, instances INTEGER, total_ns, "
+              "avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, busy_ns INTEGER, "
               "first_start INTEGER, last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, of_kind TEXT HIDDEN, "
               "durations TEXT HIDDEN)",
     .usage = "use rocpd_op_groups(group_by [, of_kind]) with group_by a comma-separated list of db, gpu, kind, name "

@@ -26,10 +26,10 @@ def groupings():
 
 
 # rocpd_api_groups' declared types: a plain table of these columns stores what the table must return
-# (an INTEGER column holds sum() = 7455.0 as 7455).
-TYPED = ("db TEXT, pid INTEGER, tid INTEGER, domain TEXT, name TEXT, instances INTEGER, total_ns INTEGER, "
-         "avg_ns REAL, med_ns NUMERIC, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, first_start INTEGER, "
-         "last_end INTEGER, timed INTEGER")
+# (instances INTEGER holds 3 as 3; total_ns, med_ns, min_ns, max_ns are untyped: a sum() of real
+# durations stays 7455.0, as the aggregate gives it; first_start INTEGER holds a min(start) of 12.0 as 12).
+TYPED = ("db TEXT, pid INTEGER, tid INTEGER, domain TEXT, name TEXT, instances INTEGER, total_ns, avg_ns REAL, "
+         "med_ns, min_ns, max_ns, stddev_ns REAL, first_start INTEGER, last_end INTEGER, timed INTEGER")
 
 
 def native_groups(con, keys, where=""):
@@ -103,6 +103,10 @@ class ApiGroups(unittest.TestCase):
         every = [r[0] for keys in groupings()
                  for r in self.con.execute("SELECT rowid FROM rocpd_api_groups(?)", (",".join(keys),))]
         self.assertEqual(len(every), len(set(every)))
+
+    def test_declared_types(self):
+        got = [(r[1], r[2]) for r in self.con.execute("PRAGMA table_info(rocpd_api_groups)")]
+        self.assertEqual(got, [tuple(c.split(" ")) if " " in c else (c, "") for c in TYPED.split(", ")])
 
     def test_argument_errors(self):
         cases = {
