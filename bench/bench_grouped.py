@@ -16,7 +16,7 @@ the rewrite call's own time (what the pushed path adds to such a query) is print
 and as a share of the query's time.
 
   bench_grouped.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen \\
-                   [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 4]
+                   [--files 64] [--ops 100000] [--work /tmp/rocpd_bench] [--rounds 4] [--match TEXT]
 """
 import argparse
 import os
@@ -91,7 +91,9 @@ def main():
     ap.add_argument("--ops", type=int, default=100000)
     ap.add_argument("--work", default="/tmp/rocpd_bench")
     ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--match", default="", help="only the cases whose label contains this text")
     args = ap.parse_args()
+    cases = [c for c in CASES if args.match in c[0]]
 
     job = os.path.join(args.work, f"job_{args.files}x{args.ops}")
     generate(args.gen, job, args.files, args.ops)
@@ -119,11 +121,11 @@ def main():
     con.execute("SELECT count(*) FROM rocpd_ops").fetchone()  # members' connections open, files cached
 
     best, rewrite_s, unchanged = {}, {}, {}
-    for label, sql, _, table in CASES:
+    for label, sql, _, table in cases:
         verdict = con.execute("SELECT rocpd_sql_pushdown(?)", (sql.format(t="rocpd_" + table),)).fetchone()[0]
         print(f"{label}: {verdict}")
     for round_no in range(args.rounds):
-        for label, sql, pushed, table in CASES:
+        for label, sql, pushed, table in cases:
             # "pushed" and "as written" run next to each other, each first in every other round: the
             # first run after another case's native query pays for the caches that query took.
             pair = ("pushed", "ours") if round_no % 2 == 0 else ("ours", "pushed")
@@ -149,7 +151,7 @@ def main():
     print(f"{'query':48s} {'pushed s':>9s} {'as written s':>13s} {'member queries s':>17s} {'not grouped s':>14s} "
           f"{'native s':>9s} {'native/pushed':>14s} {'as written/pushed':>18s} {'rewrite call ms':>16s} "
           f"{'rewrite call %':>15s}")
-    for label, _, pushed, _ in CASES:
+    for label, _, pushed, _ in cases:
         pu, ours, nog, nat = (best[(label, s)] for s in ("pushed", "ours", "ours, not grouped", "native"))
         mq = best.get((label, "ours, member queries"), ours)
         assert pu[1] == ours[1] == nog[1] == nat[1] == mq[1], label
@@ -161,7 +163,7 @@ def main():
     # rewrite returns it unchanged): the pushed path adds the rewrite call, nothing else; the
     # measured ratio of two runs of one statement is this machine's noise.
     print("verdicts:")
-    for label, _, _, _ in CASES:
+    for label, _, _, _ in cases:
         pu, ours, nat = (best[(label, s)][0] for s in ("pushed", "ours", "native"))
         if unchanged[label]:
             print(f"  {label}: not pushed, the same statement runs; the rewrite call adds "
