@@ -313,7 +313,8 @@ class MemberScan {
   // so a member's busy time is one union per group.
   JobGroups groups() {
     std::map<GroupKey, LocalGroup> merged;
-    for (const auto& [key, idx] : local_) {
+    for (const auto& entry : local_) {
+      const LocalKey& key = entry.first;
       GroupKey out;
       if (spec_.by_db) out.member = index_;
       auto int_of = [&](size_t i) { return key.ints_null & (1u << i) ? std::nullopt : std::optional(key.ints[i]); };
@@ -324,7 +325,7 @@ class MemberScan {
       if (spec_.by_tid) out.tid = int_of(1);
       if (spec_.by_domain) out.domain = text();
       if (spec_.by_name) out.name = slot_name_[key.name_slot];
-      LocalGroup& g = groups_[idx];
+      LocalGroup& g = groups_[entry.second];
       auto [it, inserted] = merged.try_emplace(std::move(out));
       if (inserted) {
         it->second = std::move(g);
