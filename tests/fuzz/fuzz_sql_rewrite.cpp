@@ -1,6 +1,7 @@
 // Fuzz target: bytes as the text of a query given to rocpd_sql_rewrite (docs/pushdown.md), on a
 // connection with two small rpd members open (NULL gpus and names, untimed ops, an end before its
-// start, a time stored as text, which sends rocpd_op_groups to its SQL fallback). Besides crashes,
+// start, a time stored as text, which sends rocpd_op_groups to its SQL fallback; API calls with a
+// NULL pid and tid, roctx markers, a text start for rocpd_api_groups' fallback). Besides crashes,
 // hangs and leaks, the check: whenever the rewrite is pushed, the query as written and its rewrite
 // both fail or both succeed, with the same column names and the same rows (as multisets; reals to
 // 1e-9 relative, as stddev may differ in the last bits; only the row count under a LIMIT, where
@@ -49,8 +50,9 @@ std::string make_member(const char* name, const char* ops) {
        "CREATE TABLE rocpd_api_ops(id INTEGER PRIMARY KEY, api_id INTEGER, op_id INTEGER);"
        "INSERT INTO rocpd_metadata(tag, value) VALUES ('schema_version', '3');"
        "INSERT INTO rocpd_string VALUES (1, ''), (2, 'KernelExecution'), (3, 'CopyHostToDevice'),"
-       " (4, 'FillBuffer'), (5, 'kernel_a'), (6, 'Kernel_B'), (7, 'gemm_f16'), (8, NULL);"
-       "INSERT INTO rocpd_ustring VALUES (1, '');");
+       " (4, 'FillBuffer'), (5, 'kernel_a'), (6, 'Kernel_B'), (7, 'gemm_f16'), (8, NULL), (9, 'hipLaunchKernel'),"
+       " (10, 'hipMemcpy'), (11, 'UserMarker');"
+       "INSERT INTO rocpd_ustring VALUES (1, ''), (2, 'step 1'), (3, 'step 2');");
   exec(db, ops);
   sqlite3_close(db);
   return path;
@@ -128,12 +130,17 @@ Connection& connection() {
         "INSERT INTO rocpd_op(gpuId, start, \"end\", description_id, opType_id) VALUES"
         " (0, 100, 250, 5, 2), (0, 300, 420, 5, 2), (1, 150, 900, 6, 2), (1, 1000, 1003, 7, 2),"
         " (NULL, 50, 75, 1, 3), (0, 500, 480, 5, 2), (2, NULL, 700, 7, 2), (2, 800, NULL, 8, 4),"
-        " (1, 2000, 2600, 8, 3), (0, 3000, 3010, 7, 2);");
+        " (1, 2000, 2600, 8, 3), (0, 3000, 3010, 7, 2);"
+        "INSERT INTO rocpd_api(pid, tid, start, \"end\", apiName_id, args_id) VALUES"
+        " (1, 1, 90, 95, 9, 1), (1, 2, 280, 300, 9, 1), (1, 1, 400, 460, 10, 1), (1, 2, 50, NULL, 10, 1),"
+        " (1, 3, 10, 900, 11, 2), (NULL, 3, 5, 9, 9, 1), (1, 3, 950, 990, 11, 3);");
     const std::string b = make_member(
         "rank1.rpd",
         "INSERT INTO rocpd_op(gpuId, start, \"end\", description_id, opType_id) VALUES"
         " (0, 10, 20, 5, 2), (0, 30, 90, 7, 2), (3, 40, 41, 6, 3), (NULL, NULL, NULL, 8, NULL),"
-        " (1, '120', 500, 5, 2), (1, 600, 601, 6, 4);");
+        " (1, '120', 500, 5, 2), (1, 600, 601, 6, 4);"
+        "INSERT INTO rocpd_api(pid, tid, start, \"end\", apiName_id, args_id) VALUES"
+        " (7, 7, 5, 8, 9, 1), (7, 8, '12', 30, 10, 1), (7, NULL, 40, 44, 11, 2);");
     auto* c = new Connection();
     const std::string dir = a.substr(0, a.rfind('/'));
     fuzz_check(!c->first_row("SELECT rocpd_open(?1)", {dir + "/rank*.rpd"}).empty(), "rocpd_open failed");
