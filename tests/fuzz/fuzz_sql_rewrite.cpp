@@ -1,7 +1,7 @@
 // Fuzz target: bytes as the text of a query given to rocpd_sql_rewrite (docs/pushdown.md), on a
 // connection with two small rpd members open (NULL gpus and names, untimed ops, an end before its
 // start, a time stored as text, which sends rocpd_op_groups to its SQL fallback; API calls with a
-// NULL pid and tid, roctx markers, a text start for rocpd_api_groups' fallback). Besides crashes,
+// NULL pid and tid, roctx markers, a real start for rocpd_api_groups' fallback). Besides crashes,
 // hangs and leaks, the check: whenever the rewrite is pushed, the query as written and its rewrite
 // both fail or both succeed, with the same column names and the same rows (as multisets; reals to
 // 1e-9 relative, as stddev may differ in the last bits; only the row count under a LIMIT, where
@@ -140,7 +140,7 @@ Connection& connection() {
         " (0, 10, 20, 5, 2), (0, 30, 90, 7, 2), (3, 40, 41, 6, 3), (NULL, NULL, NULL, 8, NULL),"
         " (1, '120', 500, 5, 2), (1, 600, 601, 6, 4);"
         "INSERT INTO rocpd_api(pid, tid, start, \"end\", apiName_id, args_id) VALUES"
-        " (7, 7, 5, 8, 9, 1), (7, 8, '12', 30, 10, 1), (7, NULL, 40, 44, 11, 2);");
+        " (7, 7, 5, 8, 9, 1), (7, 8, 12.5, 30, 10, 1), (7, NULL, 40, 44, 11, 2);");
     auto* c = new Connection();
     const std::string dir = a.substr(0, a.rfind('/'));
     fuzz_check(!c->first_row("SELECT rocpd_open(?1)", {dir + "/rank*.rpd"}).empty(), "rocpd_open failed");
