@@ -37,7 +37,13 @@ struct Blob {
   std::string bytes;
   auto operator<=>(const Blob&) const = default;
 };
-using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob>;
+// A group's durations, written as JSON only when SQLite reads the cell (a query picking some groups
+// formats only theirs).
+struct Durations {
+  std::vector<int64_t> values;
+  auto operator<=>(const Durations&) const = default;
+};
+using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob, Durations>;
 using Row = std::vector<Cell>;
 
 struct Aux {
@@ -80,6 +86,9 @@ struct GroupsCursor : sqlite3_vtab_cursor {
   std::map<std::string, uint32_t, std::less<>> ordinals;  // member name -> ordinal, for rowids
   std::string last_db;
   int64_t position = 0, rowid = 0;
+  // The JSON of the durations of the row at json_pos (SQLite reads the column more than once).
+  std::string json;
+  size_t json_pos = SIZE_MAX;
 };
 void step_streamed(GroupsCursor& cur);
 
@@ -157,13 +166,12 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
       r[col.min] = f.min;
       r[col.max] = f.max;
       if (auto sd = stats::sample_stddev(f.durations, stats::RealMoments{})) r[col.stddev] = *sd;
-      if (spec.want_values) r[col.durations] = json_array(f.values);
       if (spec.want_median && !f.values.empty()) {
         const stats::Number med = stats::percentile_select(f.values, 50.0);
         r[col.median] = std::visit([](auto x) { return Cell(x); }, med);
-        f.values.clear();
-        f.values.shrink_to_fit();
       }
+      if (spec.want_values) r[col.durations] = Durations{std::move(f.values)};
+      f.values = {};
     }
     if (spec.want_busy) {
       if (f.busy_length > static_cast<uint64_t>(INT64_MAX))
@@ -174,7 +182,7 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
     }
     r[col.first_start] = optional_cell(f.first_start);
     r[col.last_end] = optional_cell(f.last_end);
-    if (spec.want_values && n == 0) r[col.durations] = std::string("[]");
+    if (spec.want_values && n == 0) r[col.durations] = Durations{};
     rows.push_back(std::move(r));
   }
   return rows;
@@ -340,6 +348,7 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     cur->rows.clear();
     cur->rowids.clear();
     cur->pos = 0;
+    cur->json_pos = SIZE_MAX;
     cur->stmt.reset();
     cur->streaming = cur->done = false;
     if (!(idx_num & 1)) throw Error(fmt::format("{}: no grouping given; {}", def.name, def.usage));
@@ -447,7 +456,7 @@ int x_eof(sqlite3_vtab_cursor* c) {
 }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
-  const auto* cur = static_cast<GroupsCursor*>(c);
+  auto* cur = static_cast<GroupsCursor*>(c);
   const Cols cols(def_of(*cur));
   if (col == cols.group_by) {
     sqlite3_result_text(ctx, cur->group_by.data(), static_cast<int>(cur->group_by.size()), SQLITE_TRANSIENT);
@@ -473,7 +482,18 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
           sqlite3_result_text(ctx, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
         else if constexpr (std::is_same_v<T, Blob>)
           sqlite3_result_blob(ctx, v.bytes.data(), static_cast<int>(v.bytes.size()), SQLITE_TRANSIENT);
-        else sqlite3_result_null(ctx);
+        else if constexpr (std::is_same_v<T, Durations>) {
+          if (cur->json_pos != cur->pos) {
+            try {
+              cur->json = json_array(v.values);
+            } catch (const std::bad_alloc&) {
+              sqlite3_result_error_nomem(ctx);
+              return;
+            }
+            cur->json_pos = cur->pos;
+          }
+          sqlite3_result_text64(ctx, cur->json.data(), cur->json.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+        } else sqlite3_result_null(ctx);
       },
       cell);
   return SQLITE_OK;
