@@ -67,11 +67,11 @@ constexpr std::array<Aggregate, 9> kAggregates{{{"count*", "+instances"},
 
 // Aggregates of the duration answered from each group's durations (rocpd_op_groups' durations
 // column: exactly the group's non-NULL durations, as a JSON array): SQLite runs the query's own
-// function over the same values, so the answer is the query's as written. Only functions whose
-// answer does not depend on the order of the values qualify (not group_concat, json_group_array).
-constexpr std::array<std::string_view, 11> kValueAggregates{"percentile", "histogram", "histogram_log2", "count",
+// function over the same values, so the answer is the query's as written. group_concat lists them
+// in ascending order (SQL leaves the order open without ORDER BY in the aggregate).
+constexpr std::array<std::string_view, 12> kValueAggregates{"percentile", "histogram", "histogram_log2", "count",
                                                             "sum",        "total",     "avg",            "min",
-                                                            "max",        "median",    "stddev"};
+                                                            "max",        "median",    "stddev",         "group_concat"};
 
 // Aggregates of a groupable column other than the grouping (`count(DISTINCT gpu) ... GROUP BY name`):
 // the engine groups by that column too, and SQL regroups its rows; each stands for the SQL over the
@@ -152,6 +152,7 @@ bool valid_value_arguments(std::string_view fn, const std::vector<Span>& rest) {
     const auto origin = rest.size() == 2 ? number_literal(rest[1], true) : std::optional<double>(0.0);
     return width && std::isfinite(*width) && *width > 0 && origin && std::isfinite(*origin);
   }
+  if (fn == "group_concat") return rest.empty() || (rest.size() == 1 && rest[0].size() == 1 && rest[0][0].kind == Token::String);
   return rest.empty();
 }
 

@@ -134,7 +134,7 @@ int64_t checked_sum(const GroupTableDef& def, __int128 sum) {
   return static_cast<int64_t>(sum);
 }
 
-// The durations as SQL's json_group_array(duration) writes integers (in another order).
+// The durations as SQL's json_group_array(duration) writes integers (ascending).
 std::string json_array(const std::vector<int64_t>& values) {
   fmt::memory_buffer out;
   out.push_back('[');
@@ -170,7 +170,11 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
         const stats::Number med = stats::percentile_select(f.values, 50.0);
         r[col.median] = std::visit([](auto x) { return Cell(x); }, med);
       }
-      if (spec.want_values) r[col.durations] = Durations{std::move(f.values)};
+      if (spec.want_values) {
+        // Ascending: the same text in every run (the members' values arrive in any order).
+        std::sort(f.values.begin(), f.values.end());
+        r[col.durations] = Durations{std::move(f.values)};
+      }
       f.values = {};
     }
     if (spec.want_busy) {

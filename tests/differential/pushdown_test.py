@@ -52,7 +52,7 @@ UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
 # The aggregates the engine computes, each over duration (count(*) aside).
 AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
 # Aggregates answered from each group's durations (docs/pushdown.md): SQLite's own function over the values.
-VALUE_AGGS = ("percentile", "histogram", "histogram_log2", "distinct")
+VALUE_AGGS = ("percentile", "histogram", "histogram_log2", "distinct", "group_concat")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations: (name, weight, directories opened with rocpd_open, files ATTACHed)
@@ -241,6 +241,8 @@ class Gen:
             return "histogram(duration, %s)" % r.choice(["1000", "50000", "1e6", "250000, -7", "123.5, 10"]), False
         if a == "histogram_log2":
             return "histogram_log2(duration)", False
+        if a == "group_concat":  # its order is open: compared through its length in bytes
+            return "length(CAST(group_concat(duration%s) AS BLOB))" % r.choice(["", "", ", ';'", ", ''"]), False
         if a == "distinct":
             fn = r.choice(["count", "sum", "total", "avg", "min", "max", "median", "stddev", "histogram_log2"])
             return "%s(DISTINCT duration)" % fn, fn == "stddev"
@@ -493,7 +495,7 @@ class Gen:
             label = "push"
         elif shape == "group_concat":
             sql = "SELECT %s, length(group_concat(%s)), count(*) FROM rocpd_ops GROUP BY %s" % (
-                g, r.choice(["name", "kind", "duration"]), gl)
+                g, r.choice(["name", "kind", "pid", "duration, gpu"]), gl)
         elif shape == "group_lower":
             e = r.choice(["lower(name)", "substr(name, 1, 4)", "gpu % 2", "db || kind", "duration > %d" % k,
                           "name COLLATE NOCASE", "coalesce(gpu, 0)"])
