@@ -607,7 +607,7 @@ class Gen:
             shape = "finer_agg"
             sql = "SELECT %s, %s, sum(duration) FROM rocpd_apis GROUP BY %s" % (g, r.choice([
                 "count(DISTINCT %s)", "min(%s)", "max(DISTINCT %s)", "count(%s)", "sum(DISTINCT %s)",
-                "length(group_concat(DISTINCT %s))"]) % r.choice(GROUPABLE_APIS), gl)
+                "length(CAST(group_concat(DISTINCT %s) AS BLOB))"]) % r.choice(GROUPABLE_APIS), gl)
             label = "push"
         elif shape == "group_other_col":
             c = r.choice(["category", "args", "correlation_id", "node"])
