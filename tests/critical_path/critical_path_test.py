@@ -271,7 +271,7 @@ class Surface(unittest.TestCase):
     def test_generator_options(self):
         out = os.path.join(TMP, "bad")
         for args, message in (
-                (["--critical-path", "disk"], "option --critical-path must be cpu, gpu, sync or loader, got 'disk'"),
+                (["--critical-path", "disk"], "option --critical-path must be cpu, gpu, sync, loader, queue, event, event_untraced, copy or hostbound, got 'disk'"),
                 (["--steps", "2", "--critical-path", "loader", "--loader", "9:200000"], "option --loader names rank 9, but there are 8 ranks"),
                 (["--steps", "2", "--critical-path", "loader", "--loader", "5:100"], "option --loader must be between 100001"),
                 (["--steps", "2", "--critical-path", "cpu", "--loader", "1:200000"], "option --loader needs --critical-path loader"),

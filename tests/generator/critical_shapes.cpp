@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +31,11 @@ constexpr int64_t kLoaderOperator = 50'000;  // loader: the operator before each
 constexpr int64_t kOtherLoader = 100'000;    // loader: every other rank's data loader
 constexpr int64_t kAllReduce = 100'000;      // loader: the all-reduce once every rank has arrived
 constexpr int64_t kRankTail = 10;            // loader: rank r's synchronize returns r x this later
+constexpr int64_t kSlotReturn = 3'000;       // queue: a blocked launch returns this long after its slot frees
+constexpr int64_t kEventCall = 2'000;        // event: hipEventRecord and hipStreamWaitEvent each
+constexpr int64_t kCopy = 50'000;            // copy: the synchronous copy
+constexpr int64_t kLateStart = 60'000;       // hostbound: a kernel starts this long after its launch returns
+constexpr int64_t kSlowMalloc = 150'000;     // hostbound: every third hipMalloc (the others take kLaunch)
 
 constexpr int kStepMarkerOperator = 8;    // "aten::addmm" (workload.cpp's marker messages)
 constexpr int kStepMarkerLoader = 4;      // "DataLoader.__next__"
@@ -42,6 +48,13 @@ size_t pool_index(std::string_view prefix) {
 }
 
 int64_t per_step(const ShapeParams& p) { return p.ops / p.steps; }
+bool gemm_shape(const ShapeParams& p) { return p.shape == "queue" || p.shape.starts_with("event") || p.shape == "copy"; }
+// hostbound: whether item i's hipMalloc is slow, and the items' hipMalloc time in a step.
+bool slow_malloc(int64_t i) { return i % 3 == 2; }
+int64_t malloc_ns(int64_t items) {
+  const int64_t slow = items / 3;  // i = 2, 5, 8, ... below items
+  return slow * kSlowMalloc + (items - slow) * kLaunch;
+}
 int64_t loader_of(const ShapeParams& p, int rank) { return rank == p.loader_rank ? p.loader_ns : kOtherLoader; }
 
 // One step's length on `rank` from its start to its end, by formula.
@@ -50,6 +63,16 @@ int64_t step_length(const ShapeParams& p, int rank) {
   if (p.shape == "cpu")
     return kLead + m * (kCpuOperator + kOpGap + kLaunch) + (m - 1) * kNextGap + kLatency + kShortKernel + kSyncReturn + kTail;
   if (p.shape == "gpu") return kLead + kLaunch + kLatency + m * kLongKernel + (m - 1) * kDispatch + kSyncReturn + kTail;
+  const int64_t g = p.gemm_ns;
+  if (p.shape == "queue") return kLead + kLaunch + kLatency + m * g + (m - 1) * kDispatch + kSyncReturn + kTail;
+  if (p.shape.starts_with("event"))
+    return kLead + kLaunch + kLatency + (m - 1) * g + (m - 1) * kDispatch + kAllReduce + kSyncReturn + kTail;
+  if (p.shape == "copy")
+    return kLead + kLaunch + kLatency + (m - 1) * g + (m - 1) * kDispatch + kCopy + kSyncReturn + kNextGap + kCpuOperator +
+           kOpGap + kLaunch + kLatency + kShortKernel + kSyncReturn + kTail;
+  if (p.shape == "hostbound")
+    return kLead + kLaunch + kNextGap + (m - 1) * (kCpuOperator + 2 * kOpGap + kLaunch) + malloc_ns(m - 1) +
+           (m - 2) * kNextGap + kLatency + kShortKernel + kSyncReturn + kTail;
   if (p.shape == "sync") {
     const int64_t m1 = std::max<int64_t>(1, m / 2), m2 = m - m1;
     return kLead + kLaunch + kLatency + m1 * kLongKernel + (m1 - 1) * kDispatch + kSyncReturn + kNextGap +
@@ -60,6 +83,13 @@ int64_t step_length(const ShapeParams& p, int rank) {
   const int64_t slowest = std::max(p.loader_ns, kOtherLoader);
   return kLead + slowest + kNextGap + compute * (kLoaderOperator + kOpGap + kLaunch + kNextGap) + kLaunch + kLatency +
          kAllReduce + kSyncReturn + kRankTail * rank + kTail;
+}
+
+// queue: launches that find every slot taken. Launch `depth` starts before the first GEMM ends
+// (options.cpp asks gemm_ns >= depth x (kLaunch + kOpGap)), and from there on each launch starts
+// kSlotReturn + kOpGap after a GEMM ends, before the next one ends: all but the first `depth` block.
+int64_t blocked_launches(const ShapeParams& p) {
+  return p.shape == "queue" ? std::max<int64_t>(0, per_step(p) - p.queue_depth) : 0;
 }
 
 int64_t job_step_length(const ShapeParams& p) {
@@ -94,6 +124,18 @@ class Writer {
     t_.ops.push_back(o);
     t_.calls[call].op = static_cast<int32_t>(t_.ops.size() - 1);
   }
+  void copy(uint32_t call, int64_t start, int64_t end, uint16_t queue) {
+    Op o;
+    o.start = start;
+    o.end = end;
+    o.kind = OpKind::CopyDeviceToHost;
+    o.bytes = 1 << 20;
+    o.call = call;
+    o.gpu = 0;
+    o.queue = queue;
+    t_.ops.push_back(o);
+    t_.calls[call].op = static_cast<int32_t>(t_.ops.size() - 1);
+  }
   // An operator range, then its launch: returns the launch call's end.
   int64_t operator_and_launch(int64_t c, int64_t length, int marker, size_t kernel, int64_t kernel_ns) {
     call(HostApi::UserMarker, c, c + length, marker);
@@ -103,17 +145,37 @@ class Writer {
     return ls + kLaunch;
   }
   // Long kernels launched back to back from c: returns (last launch end, last kernel end).
-  std::pair<int64_t, int64_t> burst(int64_t c, int64_t count, size_t kernel) {
+  std::pair<int64_t, int64_t> burst(int64_t c, int64_t count, size_t kernel, int64_t kernel_ns = kLongKernel) {
     int64_t free = 0, le = 0;
     for (int64_t i = 0; i < count; ++i) {
       const int64_t ls = c + i * (kLaunch + kOpGap);
       le = ls + kLaunch;
       const uint32_t l = call(HostApi::HipLaunchKernel, ls, le);
       const int64_t ks = i == 0 ? le + kLatency : free + kDispatch;
-      op(l, kernel, ks, ks + kLongKernel, 0);
-      free = ks + kLongKernel;
+      op(l, kernel, ks, ks + kernel_ns, 0);
+      free = ks + kernel_ns;
     }
     return {le, free};
+  }
+  // queue: `count` kernels into a queue of `depth` slots: a launch that finds `depth` ops in
+  // flight blocks until the oldest ends and returns kSlotReturn after. Returns (last launch end,
+  // last kernel end, launches that blocked).
+  std::tuple<int64_t, int64_t, int64_t> queued(int64_t c, int64_t count, int depth, size_t kernel, int64_t kernel_ns) {
+    std::vector<int64_t> ends;
+    int64_t le = 0, blocked = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t ls = i == 0 ? c : le + kOpGap;
+      le = ls + kLaunch;
+      if (i >= depth && ends[static_cast<size_t>(i - depth)] > ls) {
+        le = std::max(le, ends[static_cast<size_t>(i - depth)] + kSlotReturn);
+        ++blocked;
+      }
+      const uint32_t l = call(HostApi::HipLaunchKernel, ls, le);
+      const int64_t ks = i == 0 ? le + kLatency : std::max(le + kLatency, ends.back() + kDispatch);
+      op(l, kernel, ks, ks + kernel_ns, 0);
+      ends.push_back(ks + kernel_ns);
+    }
+    return {le, ends.back(), blocked};
   }
 
  private:
@@ -121,6 +183,12 @@ class Writer {
 };
 
 }  // namespace
+
+bool known_shape(std::string_view shape) {
+  for (std::string_view s : {"cpu", "gpu", "sync", "loader", "queue", "event", "event_untraced", "copy", "hostbound"})
+    if (shape == s) return true;
+  return false;
+}
 
 ProcessTrace shape_process(const ShapeParams& p, int rank) {
   ProcessTrace t;
@@ -163,6 +231,50 @@ ProcessTrace shape_process(const ShapeParams& p, int rank) {
     } else if (p.shape == "gpu") {
       const auto [le, free] = w.burst(c, m, gemm);
       w.call(HostApi::HipDeviceSynchronize, le + kOpGap, free + kSyncReturn);
+    } else if (p.shape == "queue") {
+      const auto [le, free, blocked] = w.queued(c, m, p.queue_depth, gemm, p.gemm_ns);
+      if (blocked != blocked_launches(p))
+        throw std::logic_error(fmt::format("critical path shape queue: {} launches blocked, the formula says {}", blocked,
+                                           blocked_launches(p)));
+      w.call(HostApi::HipDeviceSynchronize, le + kOpGap, free + kSyncReturn);
+    } else if (p.shape.starts_with("event")) {
+      // The all-reduce on queue 1 waits for the GEMMs on queue 0 through an event recorded after them.
+      const auto [le, free] = w.burst(c, m - 1, gemm, p.gemm_ns);
+      const int64_t record = le + kOpGap, wait = record + kEventCall + kOpGap, ls = wait + kEventCall + kOpGap;
+      if (p.shape == "event") {
+        w.call(HostApi::HipEventRecord, record, record + kEventCall);
+        w.call(HostApi::HipStreamWaitEvent, wait, wait + kEventCall);
+      }
+      const uint32_t l = w.call(HostApi::HipLaunchKernel, ls, ls + kLaunch);
+      const int64_t ar = std::max(ls + kLaunch + kLatency, free + kDispatch);
+      w.op(l, allreduce, ar, ar + kAllReduce, 1);
+      w.call(HostApi::HipDeviceSynchronize, ls + kLaunch + kOpGap, ar + kAllReduce + kSyncReturn);
+    } else if (p.shape == "copy") {
+      const auto [le, free] = w.burst(c, m - 1, gemm, p.gemm_ns);
+      // A synchronous device-to-host copy: queued behind the GEMMs, its call returns after it.
+      const int64_t cs = le + kOpGap, copy_start = free + kDispatch;
+      const uint32_t mc = w.call(HostApi::HipMemcpy, cs, copy_start + kCopy + kSyncReturn);
+      w.copy(mc, copy_start, copy_start + kCopy, 0);
+      const int64_t l2 = w.operator_and_launch(copy_start + kCopy + kSyncReturn + kNextGap, kCpuOperator, kStepMarkerOperator,
+                                               small, kShortKernel);
+      w.call(HostApi::HipDeviceSynchronize, l2 + kNextGap, l2 + kLatency + kShortKernel + kSyncReturn);
+    } else if (p.shape == "hostbound") {
+      // A kernel on queue 1 that starts late while no other op ends near it (no wait to infer).
+      const uint32_t trap = w.call(HostApi::HipLaunchKernel, c, c + kLaunch);
+      w.op(trap, small, c + kLaunch + kLateStart, c + kLaunch + kLateStart + kShortKernel, 1);
+      c += kLaunch + kNextGap;
+      int64_t le = 0;
+      for (int64_t i = 0; i + 1 < m; ++i) {
+        w.call(HostApi::UserMarker, c, c + kCpuOperator, kStepMarkerOperator);
+        const int64_t ms = c + kCpuOperator + kOpGap, me = ms + (slow_malloc(i) ? kSlowMalloc : kLaunch);
+        w.call(HostApi::HipMalloc, ms, me);
+        const int64_t ls = me + kOpGap;
+        le = ls + kLaunch;
+        const uint32_t l = w.call(HostApi::HipLaunchKernel, ls, le);
+        w.op(l, small, le + kLatency, le + kLatency + kShortKernel, 0);
+        c = le + kNextGap;
+      }
+      w.call(HostApi::HipDeviceSynchronize, c, le + kLatency + kShortKernel + kSyncReturn);
     } else {
       const int64_t loader = loader_of(p, rank);
       w.call(HostApi::UserMarker, c, c + loader, kStepMarkerLoader);
@@ -212,7 +324,9 @@ std::string shape_truth_json(const ShapeParams& p, int rank) {
   const int anchor = p.shape == "loader" ? p.procs - 1 : 0;
   const int slow = p.shape == "loader" ? p.loader_rank : 0;  // its loader is the slowest (--loader NS > 100 us)
   const size_t gemm = pool_index("Cijk_"), small = pool_index("triton_");
-  const std::string gemm_name(kernel_pool()[gemm].name), small_name(kernel_pool()[small].name);
+  const std::string gemm_name(kernel_pool()[gemm].name), small_name(kernel_pool()[small].name),
+      allreduce_name(kernel_pool()[pool_index("ncclDevKernel_AllReduce_Sum_bf16")].name);
+  std::map<std::string, std::string> waits;  // kind -> the op its waits wait for
   if (p.shape == "cpu" && rank == anchor) {
     add("cpu_op", step_name, kLead + m * kOpGap + (m - 1) * kNextGap + kTail);
     add("cpu_op", "aten::addmm", m * kCpuOperator);
@@ -235,6 +349,41 @@ std::string shape_truth_json(const ShapeParams& p, int rank) {
     add("cpu_op", "aten::addmm", m2 * kCpuOperator);
     add("kernel", small_name, kShortKernel);
     add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+  } else if (p.shape == "queue" && rank == anchor) {
+    // The launches that blocked are off the path: the GEMMs bind every op after the first.
+    add("cpu_op", step_name, kLead + kTail);
+    add("launch", "hipLaunchKernel", kLaunch + kLatency);
+    add("kernel", gemm_name, m * p.gemm_ns);
+    add("idle_gap", "", (m - 1) * kDispatch);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+  } else if (p.shape.starts_with("event") && rank == anchor) {
+    add("cpu_op", step_name, kLead + kTail);
+    add("launch", "hipLaunchKernel", kLaunch + kLatency);
+    add("kernel", gemm_name, (m - 1) * p.gemm_ns);
+    add("idle_gap", "", (m - 2) * kDispatch);
+    add("stream_wait", allreduce_name, kDispatch);
+    add("collective_wait", allreduce_name, kAllReduce);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+    waits["stream_wait"] = gemm_name;
+  } else if (p.shape == "copy" && rank == anchor) {
+    add("cpu_op", step_name, kLead + kNextGap + kOpGap + kTail);
+    add("launch", "hipLaunchKernel", 2 * (kLaunch + kLatency));
+    add("kernel", gemm_name, (m - 1) * p.gemm_ns);
+    add("idle_gap", "", (m - 1) * kDispatch);
+    add("copy", "CopyDeviceToHost", kCopy);
+    add("gpu_wait", "hipMemcpy", kSyncReturn);
+    add("cpu_op", "aten::addmm", kCpuOperator);
+    add("kernel", small_name, kShortKernel);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+    waits["gpu_wait"] = "CopyDeviceToHost";
+  } else if (p.shape == "hostbound" && rank == anchor) {
+    const int64_t items = m - 1;
+    add("cpu_op", step_name, kLead + kNextGap + items * 2 * kOpGap + (items - 1) * kNextGap + kTail);
+    add("launch", "hipLaunchKernel", (items + 1) * kLaunch + kLatency);
+    add("cpu_op", "aten::addmm", items * kCpuOperator);
+    add("cpu_op", "hipMalloc", malloc_ns(items));
+    add("kernel", small_name, kShortKernel);
+    add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
   } else if (p.shape == "loader") {
     if (rank == anchor) {
       add("cpu_op", step_name, kTail);
@@ -254,11 +403,17 @@ std::string shape_truth_json(const ShapeParams& p, int rank) {
     for (const auto& [key, ns] : values) out += fmt::format("{}\"{}\":{}", out.size() > 1 ? "," : "", key, ns);
     return out + "}";
   };
+  std::string waited = "{";
+  for (const auto& [kind, name] : waits) waited += fmt::format("{}\"{}\":\"{}\"", waited.size() > 1 ? "," : "", kind, name);
+  waited += "}";
   return fmt::format(
       "{{\"shape\":\"{}\",\"steps\":{},\"ops_per_step\":{},\"step_ns\":{},\"job_step_ns\":{},\"loader_rank\":{},"
-      "\"loader_ns\":{},\"path_rank\":{},\"path_kinds\":{},\"path_names\":{}}}",
+      "\"loader_ns\":{},\"queue_depth\":{},\"gemm_ns\":{},\"blocked_launches\":{},\"stream_waits\":{},"
+      "\"path_rank\":{},\"path_kinds\":{},\"path_names\":{},\"path_waited_for\":{}}}",
       p.shape, p.steps, m, step_length(p, rank), job_step_length(p), p.shape == "loader" ? p.loader_rank : -1,
-      p.shape == "loader" ? loader_of(p, rank) : 0, rank == anchor || rank == slow ? 1 : 0, object(kinds), object(names));
+      p.shape == "loader" ? loader_of(p, rank) : 0, p.shape == "queue" ? p.queue_depth : 0,
+      gemm_shape(p) ? p.gemm_ns : 0, blocked_launches(p), p.shape.starts_with("event") ? 1 : 0,
+      rank == anchor || rank == slow ? 1 : 0, object(kinds), object(names), waited);
 }
 
 }  // namespace rocpd_gen

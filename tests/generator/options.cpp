@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "critical_shapes.h"
+
 namespace rocpd_gen {
 namespace {
 
@@ -35,7 +37,7 @@ std::string_view usage_text() {
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2021|2022|2023|2025|2026] [--kineto-version V]\n"
          "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
-         "                 [--steps N --critical-path cpu|gpu|sync|loader [--loader RANK:NS]]\n"
+         "                 [--steps N --critical-path SHAPE [--loader RANK:NS] [--queue-depth N] [--gemm NS]]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
          "rank<i>.rpd for rpd2/rpd3, rank<i>.db for rocpd/rocpd4/rocprofsys, rank<i>.sqlite for nsys,\n"
@@ -69,8 +71,11 @@ std::string_view usage_text() {
          "  --step-collectives C  collectives per step (default 4), 1..64\n"
          "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
          "  --straggler RANK:NS  RANK starts its collectives NS ns late in every odd step\n"
-         "  --critical-path S steps whose critical path is known by construction (cpu, gpu, sync, loader)\n"
+         "  --critical-path S steps whose critical path is known by construction (cpu, gpu, sync, loader,\n"
+         "                    queue, event, event_untraced, copy, hostbound)\n"
          "  --loader RANK:NS  loader shape: RANK's data loader takes NS ns per step (default rank 5, 3 ms)\n"
+         "  --queue-depth N   queue shape: ops in flight before a launch blocks (default 8), 2..64\n"
+         "  --gemm NS         queue, event, event_untraced, copy: a GEMM's duration (default 200000)\n"
          "  --help            this text\n";
 }
 
@@ -98,6 +103,7 @@ Options parse_options(const std::vector<std::string_view>& args) {
                                                   "--rpd-nodes", "--host-skew", "--diagnosis", "--rpd-counters",
                                                   "--steps", "--step-collectives", "--collective-jitter",
                                                   "--straggler", "--memsets", "--nsys-schema", "--critical-path", "--loader",
+                                                  "--queue-depth", "--gemm",
                                                   "--kineto-version"};
     if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
       throw UsageError(fmt::format("unknown option '{}'", name));
@@ -194,8 +200,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.straggler_delay = parse_integer(name, value.substr(colon + 1), 0, 1'000'000'000);
       have_step_option = true;
     } else if (name == "--critical-path") {
-      if (value != "cpu" && value != "gpu" && value != "sync" && value != "loader")
-        throw UsageError(fmt::format("option --critical-path must be cpu, gpu, sync or loader, got '{}'", value));
+      if (!known_shape(value))
+        throw UsageError(fmt::format("option --critical-path must be cpu, gpu, sync, loader, queue, event, "
+                                     "event_untraced, copy or hostbound, got '{}'",
+                                     value));
       o.critical_path = value;
     } else if (name == "--loader") {
       const size_t colon = value.find(':');
@@ -203,6 +211,10 @@ Options parse_options(const std::vector<std::string_view>& args) {
       o.loader_rank = static_cast<int>(parse_integer(name, value.substr(0, colon), 0, 99'999));
       // Longer than every other rank's loader (100 us): the slow rank is the last to arrive.
       o.loader_ns = parse_integer(name, value.substr(colon + 1), 100'001, 1'000'000'000);
+    } else if (name == "--queue-depth") {
+      o.queue_depth = static_cast<int>(parse_integer(name, value, 2, 64));
+    } else if (name == "--gemm") {
+      o.gemm_ns = parse_integer(name, value, 10'000, 1'000'000'000);
     }
   }
   if (!have_out) throw UsageError("missing required option --out");
@@ -243,6 +255,17 @@ Options parse_options(const std::vector<std::string_view>& args) {
       throw UsageError(fmt::format("option --straggler names rank {}, but there are {} ranks", o.straggler_rank, o.procs));
   }
   if (o.loader_rank >= 0 && o.critical_path != "loader") throw UsageError("option --loader needs --critical-path loader");
+  if (o.queue_depth > 0 && o.critical_path != "queue") throw UsageError("option --queue-depth needs --critical-path queue");
+  if (o.gemm_ns > 0 && o.critical_path != "queue" && o.critical_path != "event" && o.critical_path != "event_untraced" &&
+      o.critical_path != "copy")
+    throw UsageError("option --gemm needs --critical-path queue, event, event_untraced or copy");
+  if (o.queue_depth <= 0) o.queue_depth = 8;
+  if (o.gemm_ns <= 0) o.gemm_ns = 200'000;
+  // Every launch after the first `depth` ones finds the queue full (critical_shapes.cpp).
+  if (o.critical_path == "queue" && o.gemm_ns < o.queue_depth * int64_t{6'000})
+    throw UsageError(fmt::format("option --gemm with --queue-depth {} must be at least {} (the launches must fill the "
+                                 "queue before the first GEMM ends)",
+                                 o.queue_depth, o.queue_depth * int64_t{6'000}));
   if (!o.critical_path.empty()) {
     if (o.steps == 0) throw UsageError("option --critical-path needs --steps");
     if (have_step_option || o.host_skew > 0 || o.merge > 0 || o.rpd_nodes > 0 || o.memsets > 0 || o.counters > 0 ||

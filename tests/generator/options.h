@@ -49,9 +49,11 @@ struct Options {
   int64_t straggler_delay = 0;
   // --critical-path SHAPE (docs/generator.md, "Critical path shapes"): steps whose critical path is
   // known by construction, instead of the canonical workload; --loader RANK:NS for the loader shape.
-  std::string critical_path;  // "" | cpu | gpu | sync | loader
+  std::string critical_path;  // "" | a shape of critical_shapes.h
   int loader_rank = -1;
   int64_t loader_ns = 0;
+  int queue_depth = 0;   // --queue-depth (queue shape; 0: not given, then 8)
+  int64_t gemm_ns = 0;   // --gemm (queue, event, event_untraced, copy; 0: not given, then 200 us)
   bool help = false;
 };
 

@@ -89,7 +89,9 @@ std::string json_list(const std::vector<std::string>& items) {
 FileTruth produce_file(const Options& o, const WorkloadParams& params, const FilePlan& plan,
                        const StepInstances* step_instances) {
   std::vector<ProcessTrace> traces;
-  const ShapeParams shape{o.critical_path, o.seed, o.procs, o.steps, o.ops, o.loader_rank, o.loader_ns};
+  const ShapeParams shape{o.critical_path, o.seed,        o.procs,       o.steps,
+                          o.ops,           o.loader_rank, o.loader_ns,   o.queue_depth,
+                          o.gemm_ns};
   for (int rank : plan.ranks)
     for (int s = 0; s < sessions_of(o, plan, rank); ++s) {
       traces.push_back(o.critical_path.empty() ? generate_process(params, rank, s) : shape_process(shape, rank));
