@@ -115,8 +115,10 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
       if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit))
         profiles[i] = set.registry->profile(set.members[i], &watch);
     BigAllocReuse reuse;
-    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, profiles[i].get(), table), paths, watch);
+    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t lane) {
+      const bool host = lane == 0;
+      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, host, profiles[i].get(), table), paths,
+                            watch, host);
     });
   } catch (...) {
     federation::InterruptWatch host(conn);
@@ -138,16 +140,23 @@ class PathWriter {
  public:
   PathWriter(std::vector<PathRow>& rows, int64_t step) : rows_(rows), step_(step), first_(rows.size()) {}
   // Segments come from the end of the step backward.
-  void add(uint32_t member, Kind kind, uint32_t place, uint32_t name, int64_t start, int64_t end) {
+  void add(uint32_t member, const Attribution& what, int64_t start, int64_t end) {
     if (end <= start) return;
     if (rows_.size() > first_) {
       PathRow& last = rows_.back();
-      if (last.member == member && last.kind == kind && last.place == place && last.name == name && last.start == end) {
+      if (last.member == member && last.what.key() == what.key() && last.start == end) {
         last.start = start;
         return;
       }
     }
-    rows_.push_back({member, step_, kind, place, name, start, end});
+    rows_.push_back({member, step_, what, start, end});
+  }
+  void add(uint32_t member, Kind kind, uint32_t place, uint32_t name, int64_t start, int64_t end) {
+    Attribution what;
+    what.kind = kind;
+    what.place = place;
+    what.name = name;
+    add(member, what, start, end);
   }
   void finish() { std::reverse(rows_.begin() + static_cast<std::ptrdiff_t>(first_), rows_.end()); }
 
@@ -175,6 +184,7 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
     std::pair<uint32_t, uint32_t> anchor{0, 0};
     for (const auto& [m, s] : steps) {
       const MemberStep& st = out.per_member[m].steps[s];
+      out.inferred[k] += st.inferred;
       start = std::min(start, st.start);
       if (st.end > end) {
         end = st.end;
@@ -194,7 +204,7 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
         writer.add(m, Kind::IdleGap, at.place, kNone, start, en.to);
         break;
       }
-      writer.add(m, at.kind, at.place, at.name, std::max(from, start), en.to);
+      writer.add(m, at, std::max(from, start), en.to);
       if (from <= start) break;
       if (en.next >= 0) {
         cur = en.next;
@@ -257,6 +267,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
       row.start = std::min(row.start, st.start);
       row.measured_end = std::max(row.measured_end, st.end);
       row.matches += mx.matches;
+      row.inferred += st.inferred;
       const std::string& name = st.name == kNone ? std::string() : pm.names[st.name];
       if (w == 0 || name < row.name) row.name = name;
       outputs[w] = mx.base;

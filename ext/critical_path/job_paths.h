@@ -4,6 +4,7 @@
 // participant's arrival). A job step is the n-th step range of every member process.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,7 @@ using diagnosis::MemberRef;
 struct PathRow {
   uint32_t member = 0;  // index into JobPaths::members
   int64_t step = 0;
-  Kind kind = Kind::IdleGap;
-  uint32_t place = 0, name = kNone;  // in the member's tables
+  Attribution what;  // kind, place, name, waited (in the member's tables)
   int64_t start = 0, end = 0;
 };
 
@@ -28,6 +28,7 @@ struct JobPaths {
   std::vector<MemberRef> members;
   std::vector<MemberPaths> per_member;
   std::vector<PathRow> rows;  // by step, then start
+  std::map<int64_t, int64_t> inferred;  // per step: edges inferred from the timing inside its windows
 };
 
 // The longest path of every job step whose ranges are LIKE `pattern`.
@@ -39,6 +40,7 @@ struct WhatIfRow {
   int64_t ranks = 0;  // member processes with this step
   int64_t start = 0, measured_end = 0, predicted_end = 0;
   int64_t matches = 0;  // ops, ranges and calls inside the step whose name matched
+  int64_t inferred = 0;  // edges inferred from the timing inside the step's windows
 };
 
 // The step times when every op, range or call whose name is LIKE `name_pattern` takes `factor`

@@ -12,6 +12,11 @@
 #include <unordered_map>
 
 #include "common/corr_slots.h"
+#include "critical_path/call_names.h"
+#include "critical_path/device_ops.h"
+#include "critical_path/gpu_waits.h"
+#include "critical_path/stream_waits.h"
+#include "critical_path/sync_records.h"
 #include "diagnosis/comm_class.h"
 #include "diagnosis/diag_read.h"
 #include "members/member_columns.h"
@@ -28,6 +33,8 @@ const char* kind_name(Kind k) {
     case Kind::SyncWait: return "sync_wait";
     case Kind::CollectiveWait: return "collective_wait";
     case Kind::IdleGap: return "idle_gap";
+    case Kind::GpuWait: return "gpu_wait";
+    case Kind::StreamWait: return "stream_wait";
   }
   return "";
 }
@@ -67,36 +74,25 @@ ValueKey key_of(const Cell& c) {
   return {c.type, c.type == SQLITE_INTEGER ? c.i : 0};
 }
 
-bool contains_nocase(std::string_view text, std::string_view word) {
-  if (word.size() > text.size()) return false;
-  for (size_t i = 0; i + word.size() <= text.size(); ++i) {
-    size_t j = 0;
-    while (j < word.size()) {
-      char c = text[i + j];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != word[j]) break;
-      ++j;
-    }
-    if (j == word.size()) return true;
-  }
-  return false;
-}
-
 class Builder {
  public:
-  Builder(const federation::Member& m, const GraphRequest& request, const federation::InterruptWatch& watch,
+  Builder(const federation::Member& m, const GraphRequest& request, federation::InterruptWatch& watch, bool host_thread,
           const char* table)
-      : m_(m), request_(request), watch_(watch), table_(table) {}
+      : m_(m), request_(request), watch_(watch), host_thread_(host_thread), table_(table) {}
 
   Graph build(sqlite3* conn, const federation::Profile* profile) {
     read_ops(conn, profile);
     read_apis(conn);
+    if (sync_rows_) records_ = read_sync_records(m_, conn, sync_calls_, tick_);
+    sync_calls_ = {};
     classify_calls();
     merge_backward_threads();
     find_steps();
     make_nodes();
+    const DeviceOps devices = device_ops(g_, tick_);
+    add_gpu_waits(devices);
     add_gpu_edges();
-    add_sync_edges();
+    add_stream_waits(devices);
     add_chain_edges();
     finish_edges();
     order_nodes();
@@ -105,8 +101,12 @@ class Builder {
   }
 
  private:
+  // On the host thread the host connection is looked at itself (nobody else polls it meanwhile).
+  void check() {
+    if (host_thread_ ? watch_.poll() : watch_.stopped()) federation::InterruptWatch::raise();
+  }
   void tick() {
-    if ((++read_ & 0xffff) == 0 && watch_.stopped()) federation::InterruptWatch::raise();
+    if ((++read_ & 0xffff) == 0) check();
   }
 
   uint32_t process(const Cell& pid) {
@@ -240,7 +240,9 @@ class Builder {
                                      : std::string_view();
       const bool range = d == "marker";
       if (range && end <= *start) continue;  // marks enclose nothing
-      // GPU-side spans of Kineto traces: no CPU thread's time.
+      // GPU-side spans of Kineto traces, host waits of nsys: no CPU thread's time of its own
+      // (a cuda_sync row's facts are read after, sync_records.h).
+      if (d == "cuda_sync") sync_rows_ = true;
       if (d == "gpu_annotation" || d == "cuda_sync") continue;
       CpuEvent e;
       e.start = *start;
@@ -261,6 +263,14 @@ class Builder {
       const auto idx = static_cast<int32_t>(g_.cpu.size());
       if (!range) {
         const StoredValue corr = rows[kCorr];
+        if (corr.type == SQLITE_INTEGER && e.name != kNone) {
+          if (e.name >= sync_name_.size()) sync_name_.resize(g_.names.size(), 2);
+          if (sync_name_[e.name] == 2) {
+            const std::string& n = g_.names[e.name];
+            sync_name_[e.name] = synchronize_call(n) || event_record_call(n) || stream_wait_call(n);
+          }
+          if (sync_name_[e.name]) sync_calls_.emplace(corr.i, static_cast<uint32_t>(idx));
+        }
         if (corr.type == SQLITE_INTEGER) {
           if (const int64_t slot = wanted.find(corr.i); slot >= 0) {
             Best& b = best[static_cast<size_t>(slot)];
@@ -283,7 +293,7 @@ class Builder {
     for (const GpuOp& op : g_.ops)
       if (op.call >= 0) g_.cpu[static_cast<size_t>(op.call)].type = CpuType::Launch;
     for (CpuEvent& e : g_.cpu)
-      if (e.type == CpuType::Other && e.name != kNone && contains_nocase(g_.names[e.name], "synchronize"))
+      if (e.type == CpuType::Other && e.name != kNone && synchronize_call(g_.names[e.name]))
         e.type = CpuType::Sync;
   }
 
@@ -368,7 +378,7 @@ class Builder {
     }
   }
 
-  void add(uint32_t u, uint32_t v, int64_t min_lag, EdgeClass cls, uint32_t owner, bool scaled) {
+  void add(uint32_t u, uint32_t v, int64_t min_lag, EdgeClass cls, uint32_t owner, bool scaled, bool inferred = false) {
     // Every edge runs forward in time and takes no more than the measured time.
     if (g_.t[u] > g_.t[v] || min_lag < 0 || g_.t[v] - g_.t[u] < min_lag) return;
     Edge e;
@@ -377,7 +387,26 @@ class Builder {
     e.min_lag = min_lag;
     e.cls = cls;
     e.scaled = scaled;
+    e.inferred = inferred;
     raw_.push_back({v, e});
+  }
+
+  // Calls that waited for GPU work: the op's end -> the call's end (gpu_waits.h).
+  void add_gpu_waits(const DeviceOps& devices) {
+    GpuWaits w = find_gpu_waits(g_, devices, records_, tick_);
+    for (const CallWait& e : w.edges)
+      add(g_.op_start(e.op) + 1, 2 * e.call + 1, 0, e.cls, e.call, false, e.inferred);
+    waits_ = std::move(w.waits);
+    own_ = std::move(w.own);
+  }
+
+  // The least time of a call before its end may come: its measured time, or for a call that waited
+  // for the GPU its own time (gpu_waits.h: the quantile of its name's calls when inferred, none
+  // when recorded).
+  int64_t own_time(uint32_t e, int64_t measured) const {
+    if (!waits_[e]) return measured;
+    const auto it = own_.find(e);
+    return it == own_.end() ? 0 : std::min(it->second, measured);
   }
 
   void add_gpu_edges() {
@@ -388,12 +417,16 @@ class Builder {
       const uint32_t s = g_.op_start(o);
       add(s, s + 1, op.end - op.start, EdgeClass::Duration, o, op.scaled);
       if (op.call >= 0) {
-        const CpuEvent& c = g_.cpu[static_cast<size_t>(op.call)];
-        add(2 * static_cast<uint32_t>(op.call), s, std::min(op.start, c.end) - c.start, EdgeClass::Launch,
-            static_cast<uint32_t>(op.call), c.scaled);
+        const auto call = static_cast<uint32_t>(op.call);
+        const CpuEvent& c = g_.cpu[call];
+        // Up to the call's return (or the op's start, if earlier); a call that waited for the GPU
+        // takes its own time only.
+        add(2 * call, s, own_time(call, std::min(op.start, c.end) - c.start), EdgeClass::Launch, call, c.scaled);
       }
     }
+    ahead_end_.assign(g_.ops.size(), INT64_MIN);
     for (uint32_t lane = 0; lane < per_lane.size(); ++lane) {
+      tick();
       auto& list = per_lane[lane];
       std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
         const GpuOp &x = g_.ops[a], &y = g_.ops[b];
@@ -403,8 +436,10 @@ class Builder {
       int64_t ahead = -1;
       for (uint32_t o : list) {
         const GpuOp& op = g_.ops[o];
-        if (ahead >= 0 && ahead_end <= op.start)
+        if (ahead >= 0 && ahead_end <= op.start) {
           add(g_.op_start(static_cast<size_t>(ahead)) + 1, g_.op_start(o), 0, EdgeClass::Stream, lane, false);
+          ahead_end_[o] = ahead_end;
+        }
         if (op.end > ahead_end || ahead < 0) {
           ahead_end = op.end;
           ahead = o;
@@ -413,44 +448,12 @@ class Builder {
     }
   }
 
-  void add_sync_edges() {
-    waits_.assign(g_.cpu.size(), 0);
-    // A call whose own op ends inside it waited for it (synchronous copies).
-    for (uint32_t o = 0; o < g_.ops.size(); ++o) {
-      const GpuOp& op = g_.ops[o];
-      if (op.call < 0) continue;
-      const CpuEvent& c = g_.cpu[static_cast<size_t>(op.call)];
-      if (op.end >= c.start && op.end <= c.end && op.start >= c.start) {
-        add(g_.op_start(o) + 1, 2 * static_cast<uint32_t>(op.call) + 1, 0, EdgeClass::Sync,
-            static_cast<uint32_t>(op.call), false);
-        waits_[static_cast<size_t>(op.call)] = 1;
-      }
-    }
-    // A *Synchronize* call waits for the last op launched before it on each lane of its process.
-    std::vector<std::vector<std::pair<int64_t, uint32_t>>> launched(g_.lanes.size());
-    for (uint32_t o = 0; o < g_.ops.size(); ++o)
-      if (g_.ops[o].call >= 0) launched[g_.ops[o].lane].push_back({g_.cpu[static_cast<size_t>(g_.ops[o].call)].start, o});
-    std::vector<std::vector<uint32_t>> lanes_of_proc(g_.proc_pid.size());
-    for (uint32_t lane = 0; lane < launched.size(); ++lane) {
-      std::sort(launched[lane].begin(), launched[lane].end());
-      if (!launched[lane].empty()) lanes_of_proc[g_.lanes[lane].first].push_back(lane);
-    }
-    for (uint32_t e = 0; e < g_.cpu.size(); ++e) {
-      const CpuEvent& c = g_.cpu[e];
-      if (c.type != CpuType::Sync) continue;
-      tick();
-      for (uint32_t lane : lanes_of_proc[g_.threads[c.thread].first]) {
-        const auto& list = launched[lane];
-        auto it = std::lower_bound(list.begin(), list.end(), std::pair<int64_t, uint32_t>{c.start, 0});
-        if (it == list.begin()) continue;
-        const uint32_t o = std::prev(it)->second;
-        const GpuOp& op = g_.ops[o];
-        if (op.end >= c.start && op.end <= c.end) {
-          add(g_.op_start(o) + 1, 2 * e + 1, 0, EdgeClass::Sync, e, false);
-          waits_[e] = 1;
-        }
-      }
-    }
+  // Ops that waited for an op of another stream: its end -> their start (stream_waits.h).
+  void add_stream_waits(const DeviceOps& devices) {
+    for (const OpWait& w : find_stream_waits(g_, devices, records_, ahead_end_, tick_))
+      add(g_.op_start(w.from) + 1, g_.op_start(w.to), 0, EdgeClass::StreamWait, w.to, false, w.inferred);
+    ahead_end_ = {};
+    records_ = {};
   }
 
   void add_chain_edges() {
@@ -498,9 +501,11 @@ class Builder {
         if (i + 1 == points.size()) break;
         while (!open.empty() && ended[open.back()]) open.pop_back();
         const uint32_t next = points[i + 1].node;
-        // The end of a call that waited for GPU work may come as soon as that work is done.
-        const bool waits = next % 2 == 1 && waits_[next / 2];
-        add(node, next, waits ? 0 : points[i + 1].t - points[i].t, EdgeClass::Chain, open.empty() ? kNone : open.back(),
+        // The end of a call that waited for GPU work may come as soon as that work is done and the
+        // call's own time has passed.
+        const int64_t gap = points[i + 1].t - points[i].t;
+        const bool waits = next % 2 == 1 && next / 2 < g_.cpu.size() && waits_[next / 2];
+        add(node, next, waits ? own_time(next / 2, gap) : gap, EdgeClass::Chain, open.empty() ? kNone : open.back(),
             open_scaled > 0);
       }
     }
@@ -591,8 +596,10 @@ class Builder {
 
   static int priority(EdgeClass c) {
     switch (c) {
-      case EdgeClass::Sync: return 4;
-      case EdgeClass::Stream: return 3;
+      case EdgeClass::Sync:
+      case EdgeClass::GpuWait: return 5;
+      case EdgeClass::Stream: return 4;
+      case EdgeClass::StreamWait: return 3;
       case EdgeClass::Launch: return 2;
       case EdgeClass::Duration: return 1;
       case EdgeClass::Chain: return 0;
@@ -601,7 +608,7 @@ class Builder {
   }
 
   // Of a node's predecessors the one ready last (t + min_lag) binds it; ties: the later
-  // predecessor, then sync, stream, launch, duration, chain.
+  // predecessor, then sync and GPU waits, stream, stream waits, launch, duration, chain.
   void bind_nodes() {
     const size_t n = g_.nodes();
     g_.bind.assign(n, -1);
@@ -627,7 +634,8 @@ class Builder {
 
   const federation::Member& m_;
   const GraphRequest& request_;
-  const federation::InterruptWatch& watch_;
+  federation::InterruptWatch& watch_;
+  bool host_thread_;
   const char* table_;
   uint64_t read_ = 0;
   Graph g_;
@@ -635,15 +643,23 @@ class Builder {
   BigVector<std::optional<int64_t>> op_corr_;
   std::vector<uint8_t> scaled_;
   std::vector<uint32_t> chain_of_thread_;
-  std::vector<uint8_t> waits_;  // per CPU event: it has a sync edge
+  std::vector<uint8_t> waits_;                 // per CPU event: it waited for GPU work (gpu_waits.h)
+  std::unordered_map<uint32_t, int64_t> own_;  // per call whose wait was inferred: its own time
+  bool sync_rows_ = false;                     // the member has cuda_sync rows
+  std::vector<uint8_t> sync_name_;             // per name: a synchronize, event record or stream wait call (2: unknown)
+  std::unordered_map<int64_t, uint32_t> sync_calls_;  // such calls by correlation id
+  std::vector<SyncRecord> records_;
+  BigVector<int64_t> ahead_end_;               // per op: the end of the op ahead on its lane
+  std::function<void()> tick_ = [this] { check(); };
   BigVector<std::pair<uint32_t, Edge>> raw_;
 };
 
 }  // namespace
 
 Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
-                  const federation::InterruptWatch& watch, const federation::Profile* profile, const char* table) {
-  return Builder(m, request, watch, table).build(conn, profile);
+                  federation::InterruptWatch& watch, bool host_thread, const federation::Profile* profile,
+                  const char* table) {
+  return Builder(m, request, watch, host_thread, table).build(conn, profile);
 }
 
 }  // namespace rocpd::critical_path

@@ -7,8 +7,11 @@
 //   - a launch call's start -> its ops' starts (correlation id, docs/diagnosis.md's launch rule);
 //   - the end of the op ahead on the same (gpu, queue, stream) -> an op's start (stream order);
 //   - an op's end -> the end of a call that waited for it: a call whose own op ends inside it
-//     (synchronous copies), and a *Synchronize* call for the last op launched before it on each
-//     lane of its process that ends inside it;
+//     (synchronous copies), a *Synchronize* call for the last op launched before it on each
+//     lane of its process that ends inside it, and a call that blocked until the GPU released it
+//     (launch back-pressure), inferred from the timing (gpu_waits.h);
+//   - an op's end -> the start of an op made to wait for it on another stream (stream waits:
+//     recorded, or inferred from the timing, stream_waits.h);
 //   - an op's start -> its end (its duration).
 //
 // Collectives (the kernels rocpd_collectives matches) are cut at their end: the job level decides
@@ -36,11 +39,13 @@ using diagnosis::CellStore;
 using diagnosis::Strings;
 
 // The kinds of a path segment (column `kind` of rocpd_critical_path).
-enum class Kind : uint8_t { CpuOp, Launch, Kernel, Copy, SyncWait, CollectiveWait, IdleGap };
-inline constexpr int kKinds = 7;
+enum class Kind : uint8_t { CpuOp, Launch, Kernel, Copy, SyncWait, CollectiveWait, IdleGap, GpuWait, StreamWait };
+inline constexpr int kKinds = 9;
 const char* kind_name(Kind k);
 
-enum class EdgeClass : uint8_t { Chain, Launch, Stream, Sync, Duration };
+// Sync: into the end of a *Synchronize* call; GpuWait: into the end of another call that waited for
+// an op; StreamWait: from an op's end to the start of an op of another stream that waited for it.
+enum class EdgeClass : uint8_t { Chain, Launch, Stream, Sync, Duration, GpuWait, StreamWait };
 
 inline constexpr uint32_t kNone = UINT32_MAX;
 
@@ -51,12 +56,13 @@ struct Place {
 
 struct Edge {
   uint32_t u = 0;       // the predecessor node
-  uint32_t owner = kNone;  // Chain: the innermost open CPU event (kNone: idle); Launch, Sync: the call;
-                           // Stream: the lane; Duration: the op
+  uint32_t owner = kNone;  // Chain: the innermost open CPU event (kNone: idle); Launch, Sync, GpuWait: the
+                           // call; Stream: the lane; Duration, StreamWait: the op (the one waiting)
   int64_t min_lag = 0;  // the least time from u to the node
   EdgeClass cls = EdgeClass::Chain;
   bool scaled = false;  // the what-if's factor applies to this edge's lag
   bool live = true;     // false: dropped (it would close a cycle between nodes of one instant)
+  bool inferred = false;  // made from the timing alone (gpu_waits.h, stream_waits.h), not recorded
 };
 
 enum class CpuType : uint8_t { Range, Launch, Sync, Other };
@@ -86,6 +92,7 @@ struct MemberStep {
   uint32_t name = kNone;
   uint32_t place = 0;  // its thread
   uint32_t end_node = 0;
+  int64_t inferred = 0;  // edges inferred from the timing into its process's nodes inside it
 };
 
 // A collective of the member: a kernel rocpd_collectives counts (docs/ranks.md), with what the job
@@ -132,8 +139,10 @@ struct Graph {
   int64_t lag(uint32_t v, uint32_t i, double factor) const;
 };
 
-// Reads member `m` and builds its graph. Errors name `table` and the member.
+// Reads member `m` and builds its graph. Errors name `table` and the member. `host_thread`: the
+// caller runs on the host connection's thread (it then polls `watch` itself for an interrupt).
 Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
-                  const federation::InterruptWatch& watch, const federation::Profile* profile, const char* table);
+                  federation::InterruptWatch& watch, bool host_thread, const federation::Profile* profile,
+                  const char* table);
 
 }  // namespace rocpd::critical_path

@@ -10,8 +10,8 @@ namespace {
 
 class Summarizer {
  public:
-  Summarizer(Graph& g, const PathsRequest& request, const federation::InterruptWatch& watch)
-      : g_(g), request_(request), watch_(watch) {}
+  Summarizer(Graph& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread)
+      : g_(g), request_(request), watch_(watch), host_thread_(host_thread) {}
 
   MemberPaths run() {
     out_.steps = g_.steps;
@@ -31,6 +31,7 @@ class Summarizer {
       out_.collective_scaled[r] = op.scaled;
     }
     for (size_t s = 0; s < g_.steps.size(); ++s) step_place(s);
+    count_inferred();
     if (request_.walk) walk_all();
     if (request_.matrices) matrices();
     out_.cells = std::move(g_.cells);
@@ -40,7 +41,7 @@ class Summarizer {
 
  private:
   void tick() {
-    if ((++ticks_ & 0xfff) == 0 && watch_.stopped()) federation::InterruptWatch::raise();
+    if ((++ticks_ & 0xfff) == 0 && (host_thread_ ? watch_.poll() : watch_.stopped())) federation::InterruptWatch::raise();
   }
 
   uint32_t place(uint32_t thread, uint32_t lane) {
@@ -70,9 +71,7 @@ class Summarizer {
   }
 
   uint32_t attribution(const Attribution& a) {
-    const uint64_t key = (static_cast<uint64_t>(a.name) << 32) ^ (static_cast<uint64_t>(a.place) << 3) ^
-                         static_cast<uint64_t>(a.kind);
-    auto [it, added] = attributions_.try_emplace(key, static_cast<uint32_t>(out_.attributions.size()));
+    auto [it, added] = attributions_.try_emplace(a.key(), static_cast<uint32_t>(out_.attributions.size()));
     if (added) out_.attributions.push_back(a);
     return it->second;
   }
@@ -102,11 +101,23 @@ class Summarizer {
         en.kind = Kind::IdleGap;
         en.place = place(kNone, e.owner);
         break;
-      case EdgeClass::Sync: {
+      case EdgeClass::Sync:
+      case EdgeClass::GpuWait: {
         const CpuEvent& c = g_.cpu[e.owner];
-        en.kind = Kind::SyncWait;
+        en.kind = e.cls == EdgeClass::Sync ? Kind::SyncWait : Kind::GpuWait;
         en.place = place(c.thread, kNone);
         en.name = c.name;
+        en.waited = g_.ops[(e.u - g_.op_base()) / 2].name;
+        en.inferred = e.inferred;
+        break;
+      }
+      case EdgeClass::StreamWait: {
+        const GpuOp& op = g_.ops[e.owner];
+        en.kind = Kind::StreamWait;
+        en.place = place(kNone, op.lane);
+        en.name = op.name;
+        en.waited = g_.ops[(e.u - g_.op_base()) / 2].name;
+        en.inferred = e.inferred;
         break;
       }
       case EdgeClass::Duration: {
@@ -132,6 +143,26 @@ class Summarizer {
     en.next = -1;
     en.attribution = attribution(a);
     return en;
+  }
+
+  // Per step, the edges inferred from the timing into its process's nodes inside it.
+  void count_inferred() {
+    std::vector<std::vector<uint32_t>> steps_of(g_.proc_pid.size());  // per process, by start
+    for (uint32_t s = 0; s < g_.steps.size(); ++s) steps_of[g_.steps[s].proc].push_back(s);
+    for (uint32_t v = 0; v < g_.nodes(); ++v) {
+      tick();
+      for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i) {
+        if (!g_.preds[i].inferred || !g_.preds[i].live) continue;
+        const auto& list = steps_of[g_.proc[v]];
+        auto it = std::upper_bound(list.begin(), list.end(), g_.t[v],
+                                   [&](int64_t t, uint32_t s) { return t < g_.steps[s].start; });
+        // Steps of a process may overlap (nested ranges of a pattern): every one holding the node counts it.
+        while (it != list.begin()) {
+          --it;
+          if (g_.steps[*it].end >= g_.t[v]) ++out_.steps[*it].inferred;
+        }
+      }
+    }
   }
 
   // The start of the step before the one of process p holding time t (INT64_MIN: none).
@@ -294,10 +325,11 @@ class Summarizer {
 
   Graph& g_;
   const PathsRequest& request_;
-  const federation::InterruptWatch& watch_;
+  federation::InterruptWatch& watch_;
+  bool host_thread_;
   MemberPaths out_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> places_;
-  std::unordered_map<uint64_t, uint32_t> attributions_;
+  std::map<decltype(Attribution{}.key()), uint32_t> attributions_;
   std::vector<std::vector<int64_t>> step_starts_;
   BigVector<int32_t> visited_;
   uint64_t ticks_ = 0;
@@ -305,9 +337,9 @@ class Summarizer {
 
 }  // namespace
 
-MemberPaths member_paths(Graph&& g, const PathsRequest& request, const federation::InterruptWatch& watch) {
+MemberPaths member_paths(Graph&& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread) {
   Graph graph = std::move(g);
-  return Summarizer(graph, request, watch).run();
+  return Summarizer(graph, request, watch, host_thread).run();
 }
 
 }  // namespace rocpd::critical_path

@@ -5,17 +5,22 @@
 // each step's longest-path lengths between the points other members' collectives connect.
 #pragma once
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "critical_path/member_graph.h"
 
 namespace rocpd::critical_path {
 
-// What a stretch of a path is: its kind, place and name.
+// What a stretch of a path is: its kind, place and name; for a wait, the op it waited for and
+// whether that edge was inferred from the timing.
 struct Attribution {
   Kind kind = Kind::IdleGap;
   uint32_t place = 0;
   uint32_t name = kNone;
+  uint32_t waited = kNone;
+  bool inferred = false;
+  auto key() const { return std::tuple(kind, place, name, waited, inferred); }
 };
 
 // The segment into a node of a chain, toward the past: it ends at `to` and starts where the entry
@@ -69,7 +74,7 @@ struct PathsRequest {
   double factor = 1.0;
 };
 
-// Consumes `g`.
-MemberPaths member_paths(Graph&& g, const PathsRequest& request, const federation::InterruptWatch& watch);
+// Consumes `g`. `host_thread` as for build_graph.
+MemberPaths member_paths(Graph&& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread);
 
 }  // namespace rocpd::critical_path

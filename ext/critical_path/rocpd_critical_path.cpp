@@ -18,7 +18,8 @@ namespace {
 constexpr const char* kTable = "rocpd_critical_path";
 
 enum Column {
-  kDb, kPid, kTid, kGpu, kQueue, kStream, kKind, kName, kStart, kEnd, kDuration, kStep, kPattern
+  kDb, kPid, kTid, kGpu, kQueue, kStream, kKind, kName, kStart, kEnd, kDuration, kStep, kWaitedFor, kInferred,
+  kStepInferred, kPattern
 };
 
 struct Table : sqlite3_vtab {
@@ -37,7 +38,8 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
     int rc = sqlite3_declare_vtab(db,
                                   "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, gpu INTEGER, queue INTEGER, "
                                   "stream INTEGER, kind TEXT, name TEXT, start INTEGER, \"end\" INTEGER, "
-                                  "duration INTEGER, step INTEGER, step_pattern HIDDEN)");
+                                  "duration INTEGER, step INTEGER, waited_for TEXT, inferred INTEGER, step_inferred_edges INTEGER, "
+                                  "step_pattern HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     auto table = std::make_unique<Table>();
@@ -92,7 +94,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
   auto* c = static_cast<Cursor*>(cur);
   const PathRow& r = c->paths.rows[c->row];
   const MemberPaths& pm = c->paths.per_member[r.member];
-  const Place& place = pm.places[r.place];
+  const Place& place = pm.places[r.what.place];
   switch (col) {
     case kDb: {
       const std::string& db = c->paths.members[r.member].db;
@@ -104,13 +106,18 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kGpu: pm.cells.result(ctx, place.gpu); break;
     case kQueue: pm.cells.result(ctx, place.queue); break;
     case kStream: pm.cells.result(ctx, place.stream); break;
-    case kKind: sqlite3_result_text(ctx, kind_name(r.kind), -1, SQLITE_STATIC); break;
+    case kKind: sqlite3_result_text(ctx, kind_name(r.what.kind), -1, SQLITE_STATIC); break;
     case kName:
-      if (r.name != kNone) {
-        const std::string& n = pm.names[r.name];
+    case kWaitedFor: {
+      const uint32_t name = col == kName ? r.what.name : r.what.waited;
+      if (name != kNone) {
+        const std::string& n = pm.names[name];
         sqlite3_result_text(ctx, n.data(), static_cast<int>(n.size()), SQLITE_TRANSIENT);
       }
       break;
+    }
+    case kInferred: sqlite3_result_int(ctx, r.what.inferred ? 1 : 0); break;
+    case kStepInferred: sqlite3_result_int64(ctx, c->paths.inferred.at(r.step)); break;
     case kStart: sqlite3_result_int64(ctx, r.start); break;
     case kEnd: sqlite3_result_int64(ctx, r.end); break;
     case kDuration: sqlite3_result_int64(ctx, r.end - r.start); break;

@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kTable = "rocpd_what_if";
 
 enum Column {
-  kStep, kName, kRanks, kStart, kMeasured, kPredicted, kChange, kMatches, kStepPattern, kNamePattern, kFactor
+  kStep, kName, kRanks, kStart, kMeasured, kPredicted, kChange, kMatches, kInferred, kStepPattern, kNamePattern, kFactor
 };
 
 struct Table : sqlite3_vtab {
@@ -38,6 +38,7 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
     int rc = sqlite3_declare_vtab(db,
                                   "CREATE TABLE x(step INTEGER, name TEXT, ranks INTEGER, start INTEGER, "
                                   "measured_ns INTEGER, predicted_ns INTEGER, change_ns INTEGER, matches INTEGER, "
+                                  "inferred_edges INTEGER, "
                                   "step_pattern HIDDEN, name_pattern HIDDEN, factor HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
@@ -124,6 +125,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kPredicted: sqlite3_result_int64(ctx, predicted); break;
     case kChange: sqlite3_result_int64(ctx, predicted - measured); break;
     case kMatches: sqlite3_result_int64(ctx, r.matches); break;
+    case kInferred: sqlite3_result_int64(ctx, r.inferred); break;
     case kStepPattern:
       sqlite3_result_text(ctx, c->step_pattern.data(), static_cast<int>(c->step_pattern.size()), SQLITE_TRANSIENT);
       break;

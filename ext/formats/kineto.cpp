@@ -103,7 +103,15 @@ SourceSql apis(const Member& m) {
   b.col(kApisDomain, "c.domain");
   b.col(kApisCategory, "k.string", {"k"});
   b.col(kApisName, "n.string", {"n"});
-  b.col(kApisArgs, "c.args");
+  // A cuda_sync event's args as written, with the calls and stream they name under the keys the
+  // critical path reads for every format (docs/formats.md): `call` (the synchronizing runtime
+  // call's correlation_id), `event_call` and `event_stream` (the event's record call and stream).
+  b.col(kApisArgs,
+        "CASE WHEN c.domain = 'cuda_sync' AND json_valid(c.args) THEN json_set(c.args, '$.call', "
+        "json_extract(c.args, '$.correlation'), '$.event_call', json_extract(c.args, "
+        "'$.wait_on_cuda_event_record_corr_id'), '$.event_stream', json_extract(c.args, '$.wait_on_stream')) "
+        "ELSE c.args END");
+  b.src().unpushable |= uint64_t{1} << kApisArgs;
   b.col(kApisStart, "c.start");
   b.col(kApisEnd, "c.\"end\"");
   b.col(kApisDuration, duration_sql("c"));

@@ -291,6 +291,9 @@ SourceSql sync_calls(const Member& m) {
   for (const auto& [key, column] : {std::pair{"device", "deviceId"}, std::pair{"stream", "streamId"},
                                     std::pair{"correlation", "correlationId"}, std::pair{"event", "eventId"}})
     if (y.has(column)) args.push_back(fmt::format("'{}', y.\"{}\"", key, column));
+  // The synchronizing call as rocpd_apis names it (its correlation_id), for the critical path.
+  if (y.has("correlationId") && y.has("globalPid"))
+    args.push_back(fmt::format("'call', {}", correlation(y("correlationId"), y("globalPid"))));
   b.col(kApisArgs, args.empty() ? "NULL" : fmt::format("json_object({})", fmt::join(args, ", ")));
   b.src().unpushable |= uint64_t{1} << kApisArgs;  // json_object of values of any type
   b.col(kApisStart, y("start"));

@@ -1,7 +1,8 @@
 -- rocpd_critical_path_summary: per job step (rocpd_critical_path with its default pattern
 -- 'ProfilerStep#%'), what its time is made of (docs/critical_path.md):
 --   step, step_ns         the step, and its time (the path's segments summed: the step's span)
---   cpu_op_pct .. idle_gap_pct   the share of the step on the path per kind (the seven add up to 100)
+--   cpu_op_pct .. idle_gap_pct, gpu_wait_pct, stream_wait_pct   the share of the step on the path per
+--                         kind (the nine add up to 100)
 --   members               members (db) the path runs through
 --   by_member             JSON object: per member, its share of the step in percent
 --   top                   the three largest items of the path, one (kind, name) each, largest
@@ -27,6 +28,8 @@ SELECT s.step, s.step_ns,
        round(100.0 * (SELECT total(ns) FROM per_kind p WHERE p.step = s.step AND kind = 'sync_wait') / s.step_ns, 1) AS sync_wait_pct,
        round(100.0 * (SELECT total(ns) FROM per_kind p WHERE p.step = s.step AND kind = 'collective_wait') / s.step_ns, 1) AS collective_wait_pct,
        round(100.0 * (SELECT total(ns) FROM per_kind p WHERE p.step = s.step AND kind = 'idle_gap') / s.step_ns, 1) AS idle_gap_pct,
+       round(100.0 * (SELECT total(ns) FROM per_kind p WHERE p.step = s.step AND kind = 'gpu_wait') / s.step_ns, 1) AS gpu_wait_pct,
+       round(100.0 * (SELECT total(ns) FROM per_kind p WHERE p.step = s.step AND kind = 'stream_wait') / s.step_ns, 1) AS stream_wait_pct,
        (SELECT count(*) FROM members m WHERE m.step = s.step) AS members,
        (SELECT json_group_object(db, round(100.0 * ns / s.step_ns, 1))
           FROM (SELECT db, ns FROM members m WHERE m.step = s.step ORDER BY ns DESC, db)) AS by_member,

@@ -32,6 +32,7 @@ constexpr int64_t kOtherLoader = 100'000;    // loader: every other rank's data 
 constexpr int64_t kAllReduce = 100'000;      // loader: the all-reduce once every rank has arrived
 constexpr int64_t kRankTail = 10;            // loader: rank r's synchronize returns r x this later
 constexpr int64_t kSlotReturn = 3'000;       // queue: a blocked launch returns this long after its slot frees
+constexpr int64_t kQueueTail = 4'000'000;    // queue: the optimizer.step range after the last launch
 constexpr int64_t kEventCall = 2'000;        // event: hipEventRecord and hipStreamWaitEvent each
 constexpr int64_t kCopy = 50'000;            // copy: the synchronous copy
 constexpr int64_t kLateStart = 60'000;       // hostbound: a kernel starts this long after its launch returns
@@ -39,6 +40,7 @@ constexpr int64_t kSlowMalloc = 150'000;     // hostbound: every third hipMalloc
 
 constexpr int kStepMarkerOperator = 8;    // "aten::addmm" (workload.cpp's marker messages)
 constexpr int kStepMarkerLoader = 4;      // "DataLoader.__next__"
+constexpr int kStepMarkerOptimizer = 3;   // "optimizer.step"
 
 size_t pool_index(std::string_view prefix) {
   const auto pool = kernel_pool();
@@ -64,7 +66,12 @@ int64_t step_length(const ShapeParams& p, int rank) {
     return kLead + m * (kCpuOperator + kOpGap + kLaunch) + (m - 1) * kNextGap + kLatency + kShortKernel + kSyncReturn + kTail;
   if (p.shape == "gpu") return kLead + kLaunch + kLatency + m * kLongKernel + (m - 1) * kDispatch + kSyncReturn + kTail;
   const int64_t g = p.gemm_ns;
-  if (p.shape == "queue") return kLead + kLaunch + kLatency + m * g + (m - 1) * kDispatch + kSyncReturn + kTail;
+  if (p.shape == "queue") {
+    // The path leaves the GPU through the last launch, released by GEMM m - 1 - depth.
+    const int64_t m1 = m - p.queue_depth;
+    return kLead + kLaunch + kLatency + m1 * g + (m1 - 1) * kDispatch + kSlotReturn + 2 * kOpGap + kQueueTail +
+           kSyncReturn + kTail;
+  }
   if (p.shape.starts_with("event"))
     return kLead + kLaunch + kLatency + (m - 1) * g + (m - 1) * kDispatch + kAllReduce + kSyncReturn + kTail;
   if (p.shape == "copy")
@@ -236,14 +243,18 @@ ProcessTrace shape_process(const ShapeParams& p, int rank) {
       if (blocked != blocked_launches(p))
         throw std::logic_error(fmt::format("critical path shape queue: {} launches blocked, the formula says {}", blocked,
                                            blocked_launches(p)));
-      w.call(HostApi::HipDeviceSynchronize, le + kOpGap, free + kSyncReturn);
+      // CPU work longer than the GEMMs still queued: the path runs through the last launch's wait.
+      const int64_t os = le + kOpGap, ss = os + kQueueTail + kOpGap;
+      if (free >= ss) throw std::logic_error("critical path shape queue: the GEMMs outlast the optimizer step");
+      w.call(HostApi::UserMarker, os, os + kQueueTail, kStepMarkerOptimizer);
+      w.call(HostApi::HipDeviceSynchronize, ss, ss + kSyncReturn);
     } else if (p.shape.starts_with("event")) {
       // The all-reduce on queue 1 waits for the GEMMs on queue 0 through an event recorded after them.
       const auto [le, free] = w.burst(c, m - 1, gemm, p.gemm_ns);
       const int64_t record = le + kOpGap, wait = record + kEventCall + kOpGap, ls = wait + kEventCall + kOpGap;
       if (p.shape == "event") {
         w.call(HostApi::HipEventRecord, record, record + kEventCall);
-        w.call(HostApi::HipStreamWaitEvent, wait, wait + kEventCall);
+        t.calls[w.call(HostApi::HipStreamWaitEvent, wait, wait + kEventCall)].wait_queue = 1;
       }
       const uint32_t l = w.call(HostApi::HipLaunchKernel, ls, ls + kLaunch);
       const int64_t ar = std::max(ls + kLaunch + kLatency, free + kDispatch);
@@ -350,12 +361,17 @@ std::string shape_truth_json(const ShapeParams& p, int rank) {
     add("kernel", small_name, kShortKernel);
     add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
   } else if (p.shape == "queue" && rank == anchor) {
-    // The launches that blocked are off the path: the GEMMs bind every op after the first.
-    add("cpu_op", step_name, kLead + kTail);
+    // The GEMMs bind every op after the first; the last launch waited for GEMM m - 1 - depth, then
+    // the CPU's optimizer step outlasts the GEMMs still queued.
+    const int64_t m1 = m - p.queue_depth;
+    add("cpu_op", step_name, kLead + 2 * kOpGap + kTail);
     add("launch", "hipLaunchKernel", kLaunch + kLatency);
-    add("kernel", gemm_name, m * p.gemm_ns);
-    add("idle_gap", "", (m - 1) * kDispatch);
+    add("kernel", gemm_name, m1 * p.gemm_ns);
+    add("idle_gap", "", (m1 - 1) * kDispatch);
+    add("gpu_wait", "hipLaunchKernel", kSlotReturn);
+    add("cpu_op", "optimizer.step", kQueueTail);
     add("sync_wait", "hipDeviceSynchronize", kSyncReturn);
+    waits["gpu_wait"] = gemm_name;
   } else if (p.shape.starts_with("event") && rank == anchor) {
     add("cpu_op", step_name, kLead + kTail);
     add("launch", "hipLaunchKernel", kLaunch + kLatency);

@@ -266,6 +266,14 @@ Options parse_options(const std::vector<std::string_view>& args) {
     throw UsageError(fmt::format("option --gemm with --queue-depth {} must be at least {} (the launches must fill the "
                                  "queue before the first GEMM ends)",
                                  o.queue_depth, o.queue_depth * int64_t{6'000}));
+  // ... and the GEMMs queued behind the last launch must end within the 4 ms optimizer step.
+  if (o.critical_path == "queue" && o.queue_depth * (o.gemm_ns + 2'000) > 4'000'000)
+    throw UsageError(fmt::format("option --gemm with --queue-depth {} must be at most {} (the GEMMs queued behind the "
+                                 "last launch must end within the 4 ms optimizer step)",
+                                 o.queue_depth, 4'000'000 / o.queue_depth - 2'000));
+  if (o.critical_path == "queue" && o.ops / o.steps <= o.queue_depth)
+    throw UsageError(fmt::format("option --critical-path queue with --queue-depth {} needs more than {} ops per step",
+                                 o.queue_depth, o.queue_depth));
   if (!o.critical_path.empty()) {
     if (o.steps == 0) throw UsageError("option --critical-path needs --steps");
     if (have_step_option || o.host_skew > 0 || o.merge > 0 || o.rpd_nodes > 0 || o.memsets > 0 || o.counters > 0 ||

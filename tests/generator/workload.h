@@ -56,6 +56,7 @@ struct HostCall {
   int32_t marker = -1;  // index into marker_messages() for markers
   uint32_t tid = 0;
   HostApi api = HostApi::HipGetLastError;
+  int16_t wait_queue = -1;  // hipStreamWaitEvent of the critical path shapes: the queue made to wait
 };
 
 struct WorkloadParams {

@@ -211,7 +211,8 @@ void write_memset(Db& db, const std::vector<ProcessTrace>& traces, const std::ve
 }
 
 // CUPTI's synchronization record of every synchronizing call (nsys_sync_type): the call's times
-// and correlation id; streams and events of gpu 0.
+// and correlation id; streams and events of gpu 0 (a stream wait's stream: the queue the call names,
+// HostCall::wait_queue, else queue 0).
 void write_sync(Db& db, const std::vector<ProcessTrace>& traces, uint64_t salt) {
   Rows rows;
   for (size_t p = 0; p < traces.size(); ++p)
@@ -226,7 +227,8 @@ void write_sync(Db& db, const std::vector<ProcessTrace>& traces, uint64_t salt) 
     const ProcessTrace& t = traces[p];
     const HostCall& c = t.calls[i];
     const int type = nsys_sync_type(c.api);
-    insert.add(c.start, c.end, context_id(p, 0), type == 2 || type == 3 ? cuda_stream(0) : 0,
+    const int queue = type == 2 && c.wait_queue >= 0 ? c.wait_queue : 0;  // the stream made to wait
+    insert.add(c.start, c.end, context_id(p, 0), type == 2 || type == 3 ? cuda_stream(queue) : 0,
                static_cast<int64_t>(i) + 1, global_pid(t.pid), type, type, type <= 2 ? static_cast<int64_t>(i) + 1 : 0);
   }
   insert.finish();

@@ -55,6 +55,7 @@ TEST(GenCriticalShapes, QueueLaunchesBlockOnAFullQueue) {
       for (const Op& o : t.ops)
         if (t.calls[o.call].start < c.start && o.end > c.start) in_flight.push_back(o.end);
       const bool full = static_cast<int>(in_flight.size()) >= depth;
+      // The last launch of a step returns before the optimizer step, whose end no GEMM outlasts.
       EXPECT_EQ(c.end - c.start > 5'000, full) << "a launch blocks exactly when the queue is full";
       if (full) {
         ++blocked;
@@ -63,6 +64,11 @@ TEST(GenCriticalShapes, QueueLaunchesBlockOnAFullQueue) {
       }
     }
     EXPECT_EQ(blocked, 3 * (64 - depth));
+    // The optimizer step that follows the last launch outlasts the GEMMs: the synchronize waits for none.
+    for (const HostCall& c : t.calls) {
+      if (c.api != HostApi::HipDeviceSynchronize) continue;
+      for (const Op& o : t.ops) EXPECT_FALSE(o.end > c.start && o.end <= c.end);
+    }
     EXPECT_EQ(truth_int(shape_truth_json(p, 0), "blocked_launches"), 64 - depth);
     // The queue runs its ops one after the other.
     for (size_t i = 1; i < t.ops.size(); ++i) EXPECT_GE(t.ops[i].start, t.ops[i - 1].end);
@@ -164,6 +170,12 @@ TEST(GenCriticalShapes, Options) {
             "option --gemm needs --critical-path queue, event, event_untraced or copy");
   EXPECT_EQ(error({"--critical-path", "queue", "--queue-depth", "64", "--gemm", "100000"}),
             "option --gemm with --queue-depth 64 must be at least 384000 (the launches must fill the queue before the "
+            "first GEMM ends)");
+  EXPECT_EQ(error({"--critical-path", "queue", "--queue-depth", "8", "--gemm", "600000"}),
+            "option --gemm with --queue-depth 8 must be at most 498000 (the GEMMs queued behind the last launch must "
+            "end within the 4 ms optimizer step)");
+  EXPECT_EQ(error({"--critical-path", "queue", "--queue-depth", "32", "--gemm", "100000"}),
+            "option --gemm with --queue-depth 32 must be at least 192000 (the launches must fill the queue before the "
             "first GEMM ends)");
   EXPECT_NE(error({"--critical-path", "queue", "--queue-depth", "1"}).find("--queue-depth"), std::string::npos);
   EXPECT_NE(error({"--critical-path", "disk"}).find("queue, event, event_untraced, copy or hostbound"), std::string::npos);

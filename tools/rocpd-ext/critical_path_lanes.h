@@ -10,10 +10,10 @@ namespace rocpd_cli {
 
 // The kinds of rocpd_critical_path and their colours (none is a heatmap or kernel-bar colour but
 // idle_gap's grey).
-inline constexpr const char* kPathKinds[7] = {"cpu_op", "launch", "kernel", "copy", "sync_wait", "collective_wait",
-                                              "idle_gap"};
-inline constexpr const char* kPathColors[7] = {"#7b3294", "#c2a5cf", "#d7191c", "#a6611a", "#dfc27d", "#e7298a",
-                                               "#bdbdbd"};
+inline constexpr const char* kPathKinds[9] = {"cpu_op", "launch",          "kernel",   "copy",       "sync_wait",
+                                              "gpu_wait", "stream_wait", "collective_wait", "idle_gap"};
+inline constexpr const char* kPathColors[9] = {"#7b3294", "#c2a5cf", "#d7191c", "#a6611a", "#dfc27d",
+                                               "#1b7837", "#5aae61", "#e7298a", "#bdbdbd"};
 
 // Draws nothing when the job has no step. A segment's lane: its member and thread when it has a
 // thread (CPU segments and launches), else its member, GPU and queue, else its member alone. The
