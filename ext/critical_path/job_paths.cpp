@@ -297,7 +297,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
           const auto& own = per_member[m].collectives[r];
           const Participant b = mt.binding[m][r];
           int64_t work = own.end - mt.row(b).start;
-          if (per_member[m].collective_scaled[r]) work = static_cast<int64_t>(std::llround(static_cast<double>(work) * factor));
+          if (per_member[m].collective_scaled[r]) work = scaled_lag(work, factor);
           const Participant self{m, r};
           const std::span<const Participant> parts =
               inst >= 0 ? std::span<const Participant>(mt.instances[static_cast<size_t>(inst)]) : std::span(&self, 1);
@@ -306,7 +306,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
             if (pr.start > own.end) continue;
             auto a = arrival.find({p.member, p.row});
             const int64_t at = a == arrival.end() ? pr.start : a->second;
-            value = std::max(value, at + work);
+            value = std::max(value, saturated_add(at, work));
           }
           if (value != cuts[it.window][it.index]) {
             cuts[it.window][it.index] = value;
@@ -317,7 +317,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
           value = mx.base[it.index];
           for (size_t i = 0; i < inputs; ++i) {
             const int64_t d = mx.d[it.index * inputs + i], c = cuts[it.window][i];
-            if (d != kNeg && c != kNeg) value = std::max(value, c + d);
+            if (d != kNeg && c != kNeg) value = std::max(value, saturated_add(c, d));
           }
           if (value != outputs[it.window][it.index]) {
             outputs[it.window][it.index] = value;
@@ -330,6 +330,11 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
     }
     row.predicted_end = INT64_MIN;
     for (uint32_t w = 0; w < steps.size(); ++w) row.predicted_end = std::max(row.predicted_end, outputs[w].back());
+    // Saturated sums (member_graph.h) reach kTimeLimit only when the factor made some path too long.
+    if (row.predicted_end >= kTimeLimit)
+      throw Error(fmt::format("{}: step {}: the predicted step end lies beyond 2^62 ns (146 years): factor {} makes "
+                              "the ops, ranges or calls matching '{}' too long to predict",
+                              table, k, factor, name_pattern));
     out.push_back(std::move(row));
   }
   return out;

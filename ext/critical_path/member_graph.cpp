@@ -45,9 +45,7 @@ int64_t Graph::lag(uint32_t v, uint32_t i, double factor) const {
   if (!e.scaled || factor == 1.0) return base;
   // A launch edge scales with its call (the part up to the call's return), not the latency after.
   const int64_t part = e.cls == EdgeClass::Launch ? e.min_lag : base;
-  // Lags stay far below 2^62: a sum of a path's lags cannot overflow.
-  const double scaled = std::round(static_cast<double>(base - part) + static_cast<double>(part) * factor);
-  return scaled >= 4e18 ? int64_t{4'000'000'000'000'000'000} : static_cast<int64_t>(scaled);
+  return saturated_add(base - part, scaled_lag(part, factor));
 }
 
 namespace {
@@ -57,7 +55,7 @@ using federation::TableKind;
 
 // The graph adds and subtracts times and lags in int64: times within +-2^62 ns (146 years around
 // 1970) keep every difference inside it. A time beyond is refused, by name, rather than wrapped.
-constexpr int64_t kTimeBound = int64_t{1} << 62;
+constexpr int64_t kTimeBound = kTimeLimit;
 std::optional<int64_t> graph_time(const StoredValue& v, const char* table, const std::string& db, const char* what) {
   const auto t = diagnosis::time_value(v, table, db, what);
   if (t && (*t <= -kTimeBound || *t >= kTimeBound))

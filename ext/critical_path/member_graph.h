@@ -21,6 +21,7 @@
 // every measured time, which the walks (chains.h) and the what-if (what_if.h) rely on.
 #pragma once
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +49,17 @@ const char* kind_name(Kind k);
 enum class EdgeClass : uint8_t { Chain, Launch, Stream, Sync, Duration, GpuWait, StreamWait };
 
 inline constexpr uint32_t kNone = UINT32_MAX;
+
+// The what-if's times and lags saturate here (2^62 ns, 146 years): a prediction that reaches it is
+// refused (job_paths.h) rather than wrapped around. Measured times lie within (-2^62, 2^62).
+inline constexpr int64_t kTimeLimit = int64_t{1} << 62;
+// a + b for b in [0, kTimeLimit], a in [-kTimeLimit, kTimeLimit]: at most kTimeLimit.
+inline int64_t saturated_add(int64_t a, int64_t b) { return a > kTimeLimit - b ? kTimeLimit : a + b; }
+// The lag d x factor, rounded, at most kTimeLimit.
+inline int64_t scaled_lag(int64_t d, double factor) {
+  const double x = std::round(static_cast<double>(d) * factor);
+  return x >= static_cast<double>(kTimeLimit) ? kTimeLimit : static_cast<int64_t>(x);
+}
 
 // Where a segment ran: a thread (pid, tid), a lane (pid, gpu, queue, stream), or both (a launch).
 struct Place {
@@ -135,7 +147,7 @@ struct Graph {
   bool is_op_node(uint32_t v) const { return v >= op_base(); }
   size_t nodes() const { return t.size(); }
   // The lag of pred edge i into v: the measured difference when it binds v, else its min_lag;
-  // times `factor` when the edge is scaled.
+  // times `factor` when the edge is scaled (at most kTimeLimit).
   int64_t lag(uint32_t v, uint32_t i, double factor) const;
 };
 

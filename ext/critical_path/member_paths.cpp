@@ -307,7 +307,7 @@ class Summarizer {
             const int32_t su = slot[e.u];
             const int64_t from = su >= 0 ? val[static_cast<size_t>(su)] : base ? g_.t[e.u] : kNeg;
             if (from == kNeg) continue;
-            best = std::max(best, from + g_.lag(v, i, request_.factor));
+            best = std::max(best, saturated_add(from, g_.lag(v, i, request_.factor)));
           }
           if (!any) best = base ? g_.t[v] : kNeg;
           val[k] = best;

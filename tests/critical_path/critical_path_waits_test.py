@@ -17,6 +17,7 @@ generator's formulas, never from this extension):
 """
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 import unittest
@@ -158,6 +159,31 @@ class WhatIf(unittest.TestCase):
                         "SELECT step, measured_ns, predicted_ns FROM rocpd_what_if(NULL, 'hipLaunchKernel', 0.5)"):
                     self.assertLess(measured - predicted, 0.01 * measured)
                     self.assertGreaterEqual(measured, predicted)
+
+    def test_long_ops_saturate_or_are_refused(self):
+        # A copy of a one-step event job whose all-reduce (and the calls waiting for it) last 10^13 ns
+        # longer: x1000 still predicts (no wrap-around: longer than measured, by 999 times the
+        # all-reduce's work); x10^6 would pass 2^62 ns and is refused by name.
+        out = os.path.join(TMP, "long")
+        generate(out, 1, "rpd3", 8, 7, "--steps", 1, "--critical-path", "event")
+        path = os.path.join(out, "rank0.rpd")
+        db = sqlite3.connect(path)
+        db.executescript(
+            "CREATE TEMP TABLE ar AS SELECT o.id, o.\"end\" AS e FROM rocpd_op o JOIN rocpd_string s "
+            "ON s.id = o.description_id WHERE s.string LIKE 'nccl%';"
+            "UPDATE rocpd_api SET \"end\" = \"end\" + 10000000000000 WHERE \"end\" >= (SELECT e FROM ar);"
+            "UPDATE rocpd_op SET \"end\" = \"end\" + 10000000000000 WHERE id IN (SELECT id FROM ar);")
+        db.commit()
+        db.close()
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        work = 100_000 + 10_000_000_000_000
+        (measured, predicted), = con.execute("SELECT measured_ns, predicted_ns FROM rocpd_what_if(NULL, 'nccl%', 1000)")
+        self.assertEqual(predicted - measured, 999 * work)
+        with self.assertRaises(sqlite3.Error) as cm:
+            con.execute("SELECT * FROM rocpd_what_if(NULL, 'nccl%', 1e6)").fetchall()
+        self.assertIn("rocpd_what_if: step 0: the predicted step end lies beyond 2^62 ns (146 years): factor 1000000 "
+                      "makes the ops, ranges or calls matching 'nccl%' too long to predict", str(cm.exception))
 
     def test_monotone_in_the_factor(self):
         for key in ("queue", "event_untraced", "copy", "hostbound"):
