@@ -11,9 +11,12 @@ FROM rocpd_ops`). The data size is printed.
          2,000 ops, 10 steps)
   job small: 16 members x 20k ops, 10 steps (a quick check of the ratios, not the issue's target;
          run with --only small)
+  job big: one member of 1M ops, 10 steps (issue 41's limits: peak RSS, and how long after
+         sqlite3_interrupt() each table stops when interrupted at fractions of its own time;
+         run with --only big)
 
   bench_critical_path.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen
-                         [--work BUILD/bench_data/critical_path] [--only 1|2|small]
+                         [--work BUILD/bench_data/critical_path] [--only 1|2|small|big]
 """
 import argparse
 import json
@@ -44,6 +47,25 @@ out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
 
+# Interrupts a query at `fraction` of `whole` seconds: how long after the interrupt it stopped.
+INTERRUPT = r"""
+import json, sqlite3, sys, threading, time
+ext, job, sql, delay = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension(ext)
+con.execute("SELECT rocpd_open(?)", (job,))
+timer = threading.Timer(delay, con.interrupt)
+t = time.perf_counter()
+timer.start()
+try:
+    con.execute(sql).fetchall()
+    out = {"stopped": None}
+except sqlite3.Error as e:
+    out = {"stopped": time.perf_counter() - t - delay, "error": str(e)}
+print(json.dumps(out))
+"""
+
 QUERIES = [
     ("full scan, summary engine (baseline)", "SELECT count(*), sum(duration) FROM rocpd_ops"),
     ("full scan of every row's times", 'SELECT count(*), sum("end" - start) FROM rocpd_ops'),
@@ -58,6 +80,8 @@ JOBS = {
                                 "--gpus", "1", "--straggler", "5:300000"]),
     "2": ("job_1000x2000_s10", ["--procs", "1000", "--format", "rpd3", "--ops", "2000", "--seed", "22", "--steps", "10",
                                 "--gpus", "1", "--straggler", "17:200000"]),
+    "big": ("job_1x1000000_s10", ["--procs", "1", "--format", "rpd3", "--ops", "1000000", "--seed", "33", "--steps",
+                                  "10", "--gpus", "1"]),
     "small": ("job_16x20000_s10", ["--procs", "16", "--format", "rpd3", "--ops", "20000", "--seed", "33", "--steps",
                                    "10", "--gpus", "1", "--straggler", "5:300000"]),
 }
@@ -76,8 +100,8 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     for key, (name, args) in JOBS.items():
-        # Without --only: the issue's two jobs (the small one only when asked for).
-        if key != a.only and (a.only is not None or key == "small"):
+        # Without --only: issue 33's two jobs (the small and big ones only when asked for).
+        if key != a.only and (a.only is not None or key in ("small", "big")):
             continue
         job = os.path.join(a.work, name)
         if not os.path.exists(os.path.join(job, "truth.json")):
@@ -106,6 +130,14 @@ def main():
                   f"{rows_ratio:>7s} {r['peak_rss_mb']:7.0f} MB")
             if "critical" in label or "what_if" in label:
                 print(f"    first rows: {r['rows'][:2]}")
+            if key == "big" and ("rocpd_critical_path:" in label or "what_if" in label):
+                stops = []
+                for fraction in (0.1, 0.3, 0.5, 0.7, 0.9):
+                    q = subprocess.run([sys.executable, "-c", INTERRUPT, a.ext, job, sql, str(fraction * first)],
+                                       capture_output=True, text=True)
+                    got = json.loads(q.stdout)["stopped"] if q.returncode == 0 else None
+                    stops.append("done" if got is None else f"{got:.3f}")
+                print(f"    interrupted at 10/30/50/70/90 % of its time: stopped after {', '.join(stops)} s")
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

@@ -88,32 +88,38 @@ class Finder {
   // The quantile of each (thread, name)'s call durations; calls far longer than theirs that
   // returned right after an op of their device ended.
   void inferred() {
-    std::vector<uint32_t> calls;
+    // The calls of each (thread, name), grouped by a counting sort of their group numbers.
+    std::unordered_map<uint64_t, uint32_t> group_of;
+    std::vector<uint32_t> group(g_.cpu.size(), kNone);
+    for (uint32_t e = 0; e < g_.cpu.size(); ++e) {
+      const CpuEvent& c = g_.cpu[e];
+      if (c.type != CpuType::Launch && c.type != CpuType::Other) continue;
+      const uint64_t key = (uint64_t{c.thread} << 32) | c.name;
+      group[e] = group_of.try_emplace(key, static_cast<uint32_t>(group_of.size())).first->second;
+    }
+    std::vector<uint32_t> begin(group_of.size() + 1, 0);
+    for (uint32_t gr : group)
+      if (gr != kNone) ++begin[gr + 1];
+    for (size_t k = 0; k + 1 < begin.size(); ++k) begin[k + 1] += begin[k];
+    std::vector<uint32_t> calls(begin.back()), next(begin.begin(), begin.end() - 1);
     for (uint32_t e = 0; e < g_.cpu.size(); ++e)
-      if (g_.cpu[e].type == CpuType::Launch || g_.cpu[e].type == CpuType::Other) calls.push_back(e);
-    size_t compared = 0;
-    std::sort(calls.begin(), calls.end(), [&](uint32_t a, uint32_t b) {
-      if ((++compared & 0xffff) == 0) tick_();
-      const CpuEvent &x = g_.cpu[a], &y = g_.cpu[b];
-      if (x.thread != y.thread) return x.thread < y.thread;
-      if (x.name != y.name) return x.name < y.name;
-      return x.end - x.start < y.end - y.start;
-    });
+      if (group[e] != kNone) calls[next[group[e]]++] = e;
+    group = {};
     std::vector<std::pair<uint32_t, int64_t>> candidates;  // (call, its quantile)
-    for (size_t lo = 0; lo < calls.size();) {
+    std::vector<int64_t> durations;
+    for (size_t gr = 0; gr + 1 < begin.size(); ++gr) {
       tick_();
-      size_t hi = lo + 1;
-      const CpuEvent& first = g_.cpu[calls[lo]];
-      while (hi < calls.size() && g_.cpu[calls[hi]].thread == first.thread && g_.cpu[calls[hi]].name == first.name) ++hi;
-      const size_t at = lo + static_cast<size_t>(kWaitQuantile * static_cast<double>(hi - lo - 1));
-      const int64_t typical = g_.cpu[calls[at]].end - g_.cpu[calls[at]].start;
-      for (size_t k = hi; k > lo; --k) {  // longest first: stop at the first that is not long
-        const uint32_t e = calls[k - 1];
+      const size_t lo = begin[gr], hi = begin[gr + 1];
+      durations.clear();
+      for (size_t k = lo; k < hi; ++k) durations.push_back(g_.cpu[calls[k]].end - g_.cpu[calls[k]].start);
+      const auto at = durations.begin() + static_cast<std::ptrdiff_t>(kWaitQuantile * static_cast<double>(hi - lo - 1));
+      std::nth_element(durations.begin(), at, durations.end());
+      const int64_t typical = *at;
+      for (size_t k = lo; k < hi; ++k) {
+        const uint32_t e = calls[k];
         const int64_t d = g_.cpu[e].end - g_.cpu[e].start;
-        if (d < kWaitFactor * typical || d - typical < kWaitMargin) break;
-        if (!out_.waits[e]) candidates.push_back({e, typical});
+        if (d >= kWaitFactor * typical && d - typical >= kWaitMargin && !out_.waits[e]) candidates.push_back({e, typical});
       }
-      lo = hi;
     }
     if (candidates.empty()) return;
     // A launch's device is its op's.

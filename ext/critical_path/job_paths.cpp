@@ -114,8 +114,12 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
     for (size_t i = 0; i < set.members.size(); ++i)
       if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit))
         profiles[i] = set.registry->profile(set.members[i], &watch);
-    BigAllocReuse reuse;
-    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t lane) {
+    federation::MemberPool pool(*set.registry, watch);
+    // Freed arrays are kept for the next member of the core (no page faults for its arrays) only
+    // when a core reads several: they would add to the peak memory of a large member read alone.
+    std::optional<BigAllocReuse> reuse;
+    if (set.members.size() > pool.lanes()) reuse.emplace();
+    pool.run(set.members, [&](size_t i, sqlite3* db, size_t lane) {
       const bool host = lane == 0;
       out[i] = member_paths(build_graph(*set.members[i], db, request, watch, host, profiles[i].get(), table), paths,
                             watch, host);
@@ -196,6 +200,7 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
     int32_t cur = out.per_member[m].step_entry[anchor.second];
     // Every entry is visited at most once per path; the budget only guards against a defect.
     for (size_t guard = 0; cur >= 0 && guard < budget; ++guard) {
+      if ((guard & 0xffff) == 0xffff) host.check();
       const MemberPaths& pm = out.per_member[m];
       const Entry& en = pm.entries[static_cast<size_t>(cur)];
       const Attribution& at = pm.attributions[en.attribution];

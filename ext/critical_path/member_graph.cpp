@@ -41,10 +41,10 @@ const char* kind_name(Kind k) {
 
 int64_t Graph::lag(uint32_t v, uint32_t i, double factor) const {
   const Edge& e = preds[i];
-  const int64_t base = bind[v] == static_cast<int32_t>(i) ? t[v] - t[e.u] : e.min_lag;
-  if (!e.scaled || factor == 1.0) return base;
+  const int64_t base = bind[v] == static_cast<int32_t>(i) ? time(v) - time(e.u) : e.min_lag();
+  if (!e.scaled() || factor == 1.0) return base;
   // A launch edge scales with its call (the part up to the call's return), not the latency after.
-  const int64_t part = e.cls == EdgeClass::Launch ? e.min_lag : base;
+  const int64_t part = e.cls() == EdgeClass::Launch ? e.min_lag() : base;
   return saturated_add(base - part, scaled_lag(part, factor));
 }
 
@@ -87,10 +87,13 @@ class Builder {
     merge_backward_threads();
     find_steps();
     make_nodes();
-    const DeviceOps devices = device_ops(g_, tick_);
-    add_gpu_waits(devices);
-    add_gpu_edges();
-    add_stream_waits(devices);
+    sort_nodes();
+    {
+      const DeviceOps devices = device_ops(g_, tick_);
+      add_gpu_waits(devices);
+      add_gpu_edges();
+      add_stream_waits(devices);
+    }
     add_chain_edges();
     finish_edges();
     order_nodes();
@@ -149,7 +152,7 @@ class Builder {
       GpuOp op;
       op.start = *start;
       op.end = *end;
-      op.rowid = rows.rowid();
+      const int64_t rowid = rows.rowid();
       const Cell pid = g_.cells.keep(rows[kPid]);
       const Cell gpu = g_.cells.keep(rows[kGpu]), queue = g_.cells.keep(rows[kQueue]),
                  stream = g_.cells.keep(rows[kStream]);
@@ -184,7 +187,7 @@ class Builder {
           // matches them, those that cannot be placed in the graph (end before start) too.
           op.kind = Kind::CollectiveWait;
           MemberCollective c;
-          c.rowid = op.rowid;
+          c.rowid = rowid;
           c.start = op.start;
           c.end = op.end;
           c.pid = pid;
@@ -352,46 +355,29 @@ class Builder {
   }
 
   void make_nodes() {
-    const size_t n = 2 * g_.cpu.size() + 2 * g_.ops.size();
     g_.arrival.assign(g_.collectives.size(), -1);
-    raw_.reserve(n + 2 * g_.ops.size());  // a chain edge per CPU point; duration, launch, stream, sync per op
-    g_.t.resize(n);
-    g_.proc.resize(n);
-    g_.cut.assign(n, -1);
-    for (size_t e = 0; e < g_.cpu.size(); ++e) {
-      g_.t[2 * e] = g_.cpu[e].start;
-      g_.t[2 * e + 1] = g_.cpu[e].end;
-      g_.proc[2 * e] = g_.proc[2 * e + 1] = g_.threads[g_.cpu[e].thread].first;
-    }
+    g_.chain_owner.assign(2 * g_.cpu.size(), kNone);
+    // A chain edge per CPU point; a duration, launch, stream and stream wait edge per op at most;
+    // the GPU waits (add_gpu_waits() adds to this). Pages never touched take no memory.
+    g_.preds.reserve(2 * g_.cpu.size() + 4 * g_.ops.size() + 1024);
     for (size_t o = 0; o < g_.ops.size(); ++o) {
-      const uint32_t s = g_.op_start(o);
-      g_.t[s] = g_.ops[o].start;
-      g_.t[s + 1] = g_.ops[o].end;
-      g_.proc[s] = g_.proc[s + 1] = g_.lanes[g_.ops[o].lane].first;
       const int32_t c = g_.ops[o].collective;
-      if (c >= 0) {  // decided across members from every participant's arrival
-        g_.arrival[static_cast<size_t>(c)] = static_cast<int32_t>(s);
-        g_.cut[s + 1] = c;
-      }
+      if (c >= 0) g_.arrival[static_cast<size_t>(c)] = static_cast<int32_t>(g_.op_start(o));  // its end is cut
     }
   }
 
+  // `owner`: for a chain edge, the innermost CPU event open (the others' follow from their nodes).
   void add(uint32_t u, uint32_t v, int64_t min_lag, EdgeClass cls, uint32_t owner, bool scaled, bool inferred = false) {
     // Every edge runs forward in time and takes no more than the measured time.
-    if (g_.t[u] > g_.t[v] || min_lag < 0 || g_.t[v] - g_.t[u] < min_lag) return;
-    Edge e;
-    e.u = u;
-    e.owner = owner;
-    e.min_lag = min_lag;
-    e.cls = cls;
-    e.scaled = scaled;
-    e.inferred = inferred;
-    raw_.push_back({v, e});
+    if (g_.time(u) > g_.time(v) || min_lag < 0 || g_.time(v) - g_.time(u) < min_lag) return;
+    if (cls == EdgeClass::Chain) g_.chain_owner[v] = owner;
+    g_.preds.emplace_back(u, v, min_lag, cls, scaled, inferred);
   }
 
   // Calls that waited for GPU work: the op's end -> the call's end (gpu_waits.h).
   void add_gpu_waits(const DeviceOps& devices) {
     GpuWaits w = find_gpu_waits(g_, devices, records_, tick_);
+    g_.preds.reserve(g_.preds.capacity() + w.edges.size());
     for (const CallWait& e : w.edges)
       add(g_.op_start(e.op) + 1, 2 * e.call + 1, 0, e.cls, e.call, false, e.inferred);
     waits_ = std::move(w.waits);
@@ -466,29 +452,39 @@ class Builder {
         const CpuEvent &x = g_.cpu[a], &y = g_.cpu[b];
         return x.start != y.start ? x.start < y.start : x.end != y.end ? x.end > y.end : a < b;
       });
+      // Points in time order; at one instant, ends of ranges that took time (inner first) before
+      // starts and instants (outer first). 16 bytes a point: the order within an instant is a
+      // number from which the point is found again: (class << 40) + rank order + 2^39, where the
+      // class is 0 for an end that took time (order -rank), 1 for a start (2 rank) and the end of
+      // an instant (2 rank + 1).
       struct Point {
-        int64_t t;
-        int cls;
-        int64_t ord;
-        uint32_t node;
+        int64_t t, key;
       };
-      std::vector<Point> points;
+      constexpr int64_t kOffset = int64_t{1} << 39;
+      BigVector<Point> points;
       points.reserve(2 * events.size());
       for (size_t r = 0; r < events.size(); ++r) {
-        const uint32_t e = events[r];
-        const CpuEvent& c = g_.cpu[e];
+        const CpuEvent& c = g_.cpu[events[r]];
         const auto rank = static_cast<int64_t>(r);
-        points.push_back({c.start, 1, 2 * rank, 2 * e});
-        if (c.end > c.start) points.push_back({c.end, 0, -rank, 2 * e + 1});
-        else points.push_back({c.end, 1, 2 * rank + 1, 2 * e + 1});
+        points.push_back({c.start, (int64_t{1} << 40) + 2 * rank + kOffset});
+        if (c.end > c.start) points.push_back({c.end, -rank + kOffset});
+        else points.push_back({c.end, (int64_t{1} << 40) + 2 * rank + 1 + kOffset});
       }
-      std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) {
-        return std::tie(a.t, a.cls, a.ord) < std::tie(b.t, b.cls, b.ord);
+      uint64_t compared = 0;
+      std::sort(points.begin(), points.end(), [&](const Point& a, const Point& b) {
+        if ((++compared & 0xfffff) == 0) check();
+        return a.t != b.t ? a.t < b.t : a.key < b.key;
       });
+      auto node_of = [&](const Point& p) -> uint32_t {
+        const int64_t ord = (p.key & ((int64_t{1} << 40) - 1)) - kOffset;
+        if (p.key >> 40 == 0) return 2 * events[static_cast<size_t>(-ord)] + 1;
+        return ord % 2 == 0 ? 2 * events[static_cast<size_t>(ord / 2)] : 2 * events[static_cast<size_t>(ord / 2)] + 1;
+      };
       std::vector<uint32_t> open;
       int open_scaled = 0;
       for (size_t i = 0; i < points.size(); ++i) {
-        const uint32_t node = points[i].node, e = node / 2;
+        if ((i & 0xffff) == 0) check();
+        const uint32_t node = node_of(points[i]), e = node / 2;
         if (node % 2 == 0) {
           open.push_back(e);
           if (g_.cpu[e].scaled) ++open_scaled;
@@ -498,47 +494,67 @@ class Builder {
         }
         if (i + 1 == points.size()) break;
         while (!open.empty() && ended[open.back()]) open.pop_back();
-        const uint32_t next = points[i + 1].node;
+        const uint32_t next = node_of(points[i + 1]);
         // The end of a call that waited for GPU work may come as soon as that work is done and the
         // call's own time has passed.
         const int64_t gap = points[i + 1].t - points[i].t;
-        const bool waits = next % 2 == 1 && next / 2 < g_.cpu.size() && waits_[next / 2];
+        const bool waits = next % 2 == 1 && waits_[next / 2];
         add(node, next, waits ? own_time(next / 2, gap) : gap, EdgeClass::Chain, open.empty() ? kNone : open.back(),
             open_scaled > 0);
       }
     }
   }
 
-  // The edges by node (a counting sort: each node's edges keep the order they were made in).
+  // The edges by node, sorted in place (no second array of edges). Within a node the order is
+  // fixed by the edges' contents, so that ties in bind_nodes() fall the same way on every run.
   void finish_edges() {
-    g_.pred_begin.assign(g_.nodes() + 1, 0);
-    for (const auto& [v, e] : raw_) ++g_.pred_begin[v + 1];
-    for (size_t v = 0; v < g_.nodes(); ++v) g_.pred_begin[v + 1] += g_.pred_begin[v];
-    g_.preds.resize(raw_.size());
-    BigVector<uint32_t> next(g_.pred_begin.begin(), g_.pred_begin.end() - 1);
-    for (const auto& [v, e] : raw_) g_.preds[next[v]++] = e;
-    raw_ = {};
+    uint64_t compared = 0;
+    std::sort(g_.preds.begin(), g_.preds.end(), [&](const Edge& a, const Edge& b) {
+      if ((++compared & 0xfffff) == 0) check();
+      const uint64_t ka = (uint64_t{a.v} << 32) | a.u, kb = (uint64_t{b.v} << 32) | b.u;
+      if (ka != kb) return ka < kb;
+      return a.bits() < b.bits();
+    });
+    const size_t n = g_.nodes();
+    g_.pred_begin.assign(n + 1, 0);
+    for (const Edge& e : g_.preds) ++g_.pred_begin[e.v + 1];
+    for (size_t v = 0; v < n; ++v) g_.pred_begin[v + 1] += g_.pred_begin[v];
   }
 
-  // Nodes by time; within one instant, the order of their edges (Kahn), an edge that would close a
-  // cycle between nodes of one instant dropped.
+  // Nodes by time, then number (before any edge exists: the times and numbers are sorted together,
+  // while the graph is still small).
+  void sort_nodes() {
+    const size_t n = g_.nodes();
+    BigVector<std::pair<int64_t, uint32_t>> keyed(n);
+    for (uint32_t v = 0; v < n; ++v) {
+      if ((v & 0xffff) == 0) check();
+      keyed[v] = {g_.time(v), v};
+    }
+    uint64_t compared = 0;
+    std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+      if ((++compared & 0xfffff) == 0) check();
+      return a < b;
+    });
+    g_.order.resize(n);
+    for (size_t i = 0; i < n; ++i) g_.order[i] = keyed[i].second;
+  }
+
   void order_nodes() {
     const size_t n = g_.nodes();
-    g_.order.resize(n);
-    std::iota(g_.order.begin(), g_.order.end(), 0u);
-    std::sort(g_.order.begin(), g_.order.end(),
-              [&](uint32_t a, uint32_t b) { return g_.t[a] != g_.t[b] ? g_.t[a] < g_.t[b] : a < b; });
     BigVector<uint32_t> pos(n);
     for (size_t i = 0; i < n; ++i) pos[g_.order[i]] = static_cast<uint32_t>(i);
     for (size_t a = 0; a < n;) {
+      if ((a & 0xffff) == 0) check();
       size_t b = a + 1;
-      while (b < n && g_.t[g_.order[b]] == g_.t[g_.order[a]]) ++b;
+      while (b < n && g_.time(g_.order[b]) == g_.time(g_.order[a])) ++b;
       if (b - a > 1) fix_instant(a, b, pos);
       a = b;
     }
-    for (uint32_t v = 0; v < n; ++v)
+    for (uint32_t v = 0; v < n; ++v) {
+      if ((v & 0xffff) == 0) check();
       for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i)
-        if (pos[g_.preds[i].u] >= pos[v]) g_.preds[i].live = false;
+        if (pos[g_.preds[i].u] >= pos[v]) g_.preds[i].drop();
+    }
   }
 
   void fix_instant(size_t a, size_t b, BigVector<uint32_t>& pos) {
@@ -547,7 +563,7 @@ class Builder {
       const uint32_t v = g_.order[i];
       for (uint32_t k = g_.pred_begin[v]; k < g_.pred_begin[v + 1]; ++k) {
         const uint32_t u = g_.preds[k].u;
-        if (g_.t[u] == g_.t[v] && pos[u] > pos[v]) backward = true;
+        if (g_.time(u) == g_.time(v) && pos[u] > pos[v]) backward = true;
       }
     }
     if (!backward) return;
@@ -559,7 +575,7 @@ class Builder {
       const uint32_t v = g_.order[i];
       for (uint32_t k = g_.pred_begin[v]; k < g_.pred_begin[v + 1]; ++k) {
         const uint32_t u = g_.preds[k].u;
-        if (u == v || g_.t[u] != g_.t[v]) continue;
+        if (u == v || g_.time(u) != g_.time(v)) continue;
         succ[pos[u] - a].push_back(static_cast<uint32_t>(i - a));
         ++indeg[i - a];
       }
@@ -611,15 +627,16 @@ class Builder {
     const size_t n = g_.nodes();
     g_.bind.assign(n, -1);
     for (uint32_t v = 0; v < n; ++v) {
+      if ((v & 0xffff) == 0) check();
       int32_t best = -1;
       int64_t best_ready = 0, best_t = 0;
       for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i) {
         const Edge& e = g_.preds[i];
-        if (!e.live) continue;
-        const int64_t ready = g_.t[e.u] + e.min_lag, tu = g_.t[e.u];
+        if (!e.live()) continue;
+        const int64_t ready = g_.time(e.u) + e.min_lag(), tu = g_.time(e.u);
         const bool better = best < 0 || ready > best_ready || (ready == best_ready && tu > best_t) ||
                             (ready == best_ready && tu == best_t &&
-                             priority(e.cls) > priority(g_.preds[static_cast<size_t>(best)].cls));
+                             priority(e.cls()) > priority(g_.preds[static_cast<size_t>(best)].cls()));
         if (better) {
           best = static_cast<int32_t>(i);
           best_ready = ready;
@@ -649,7 +666,6 @@ class Builder {
   std::vector<SyncRecord> records_;
   BigVector<int64_t> ahead_end_;               // per op: the end of the op ahead on its lane
   std::function<void()> tick_ = [this] { check(); };
-  BigVector<std::pair<uint32_t, Edge>> raw_;
 };
 
 }  // namespace

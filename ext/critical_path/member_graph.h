@@ -20,6 +20,7 @@
 // edge takes the measured time. Recomputing the longest path with the measured lags reproduces
 // every measured time, which the walks (chains.h) and the what-if (what_if.h) rely on.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -66,15 +67,30 @@ struct Place {
   Cell pid, tid, gpu, queue, stream;
 };
 
-struct Edge {
-  uint32_t u = 0;       // the predecessor node
-  uint32_t owner = kNone;  // Chain: the innermost open CPU event (kNone: idle); Launch, Sync, GpuWait: the
-                           // call; Stream: the lane; Duration, StreamWait: the op (the one waiting)
-  int64_t min_lag = 0;  // the least time from u to the node
-  EdgeClass cls = EdgeClass::Chain;
-  bool scaled = false;  // the what-if's factor applies to this edge's lag
-  bool live = true;     // false: dropped (it would close a cycle between nodes of one instant)
-  bool inferred = false;  // made from the timing alone (gpu_waits.h, stream_waits.h), not recorded
+// 16 bytes: a member keeps one per edge while its graph lives (about 1.5 a node). What the edge
+// belongs to (its owner) follows from its class and nodes (Graph::owner). A least time is kept up
+// to 2^56 - 1 ns (2.3 years; more is taken as that: an edge may take longer, never less).
+class Edge {
+ public:
+  uint32_t u = 0;  // the predecessor node
+  uint32_t v = 0;  // the node
+
+  Edge() = default;
+  Edge(uint32_t from, uint32_t to, int64_t min_lag, EdgeClass cls, bool scaled, bool inferred)
+      : u(from), v(to),
+        bits_(static_cast<uint64_t>(std::min(min_lag, kMaxLag)) | static_cast<uint64_t>(cls) << 56 |
+              uint64_t{scaled} << 59 | uint64_t{1} << 60 | uint64_t{inferred} << 61) {}
+  int64_t min_lag() const { return static_cast<int64_t>(bits_ & static_cast<uint64_t>(kMaxLag)); }
+  EdgeClass cls() const { return static_cast<EdgeClass>((bits_ >> 56) & 7); }
+  bool scaled() const { return (bits_ >> 59) & 1; }  // the what-if's factor applies to its lag
+  bool live() const { return (bits_ >> 60) & 1; }    // false: dropped (it would close a cycle between nodes of one instant)
+  bool inferred() const { return (bits_ >> 61) & 1; }  // made from the timing alone (gpu_waits.h, stream_waits.h)
+  void drop() { bits_ &= ~(uint64_t{1} << 60); }
+  uint64_t bits() const { return bits_; }
+
+ private:
+  static constexpr int64_t kMaxLag = (int64_t{1} << 56) - 1;
+  uint64_t bits_ = 0;
 };
 
 enum class CpuType : uint8_t { Range, Launch, Sync, Other };
@@ -88,7 +104,7 @@ struct CpuEvent {
 };
 
 struct GpuOp {
-  int64_t start = 0, end = 0, rowid = 0;
+  int64_t start = 0, end = 0;
   uint32_t lane = 0;
   uint32_t name = kNone;
   int32_t call = -1;         // index of its launch call in Graph::cpu, or -1
@@ -130,14 +146,13 @@ struct Graph {
   BigVector<CpuEvent> cpu;
   BigVector<GpuOp> ops;
   std::vector<MemberStep> steps;  // per process in start order
-  // Nodes: CPU event e has 2e (start) and 2e+1 (end); op o has base + 2o and base + 2o + 1.
-  BigVector<int64_t> t;
-  BigVector<uint32_t> proc;         // per node
+  // Nodes: CPU event e has 2e (start) and 2e+1 (end); op o has base + 2o and base + 2o + 1. A
+  // node's time, process and cut come from its event or op (no array per node but these three).
   BigVector<uint32_t> pred_begin;   // CSR: preds of node v are preds[pred_begin[v] .. pred_begin[v+1])
-  BigVector<Edge> preds;
+  BigVector<Edge> preds;            // by v
   BigVector<int32_t> bind;          // per node: index into preds of its binding edge, -1 for a root
+  BigVector<uint32_t> chain_owner;  // per CPU node: the innermost CPU event open before it (kNone: idle)
   BigVector<uint32_t> order;        // a topological order (by time, then fixed within an instant)
-  BigVector<int32_t> cut;           // per node: the collective whose end it is, else -1
   std::vector<MemberCollective> collectives;  // in read order
   std::vector<std::string> families;          // member-local family ids
   std::vector<int32_t> arrival;     // per collective: its start node, -1 without one
@@ -145,7 +160,31 @@ struct Graph {
   uint32_t op_base() const { return static_cast<uint32_t>(2 * cpu.size()); }
   uint32_t op_start(size_t o) const { return op_base() + static_cast<uint32_t>(2 * o); }
   bool is_op_node(uint32_t v) const { return v >= op_base(); }
-  size_t nodes() const { return t.size(); }
+  size_t nodes() const { return 2 * cpu.size() + 2 * ops.size(); }
+  int64_t time(uint32_t v) const {
+    if (v < op_base()) return v & 1 ? cpu[v >> 1].end : cpu[v >> 1].start;
+    const GpuOp& op = ops[(v - op_base()) >> 1];
+    return v & 1 ? op.end : op.start;
+  }
+  uint32_t proc_of(uint32_t v) const {
+    return v < op_base() ? threads[cpu[v >> 1].thread].first : lanes[ops[(v - op_base()) >> 1].lane].first;
+  }
+  // What edge e belongs to: Chain: the innermost open CPU event (kNone: idle); Launch, Sync, GpuWait:
+  // the call; Stream: the lane; Duration, StreamWait: the op (the one waiting).
+  uint32_t owner(const Edge& e) const {
+    switch (e.cls()) {
+      case EdgeClass::Chain: return chain_owner[e.v];
+      case EdgeClass::Launch: return e.u / 2;
+      case EdgeClass::Sync:
+      case EdgeClass::GpuWait: return e.v / 2;
+      case EdgeClass::Stream: return ops[(e.v - op_base()) / 2].lane;
+      case EdgeClass::Duration:
+      case EdgeClass::StreamWait: return (e.v - op_base()) / 2;
+    }
+    return kNone;
+  }
+  // The collective whose end node v is (decided across members), else -1.
+  int32_t cut(uint32_t v) const { return v >= op_base() && (v & 1) ? ops[(v - op_base()) >> 1].collective : -1; }
   // The lag of pred edge i into v: the measured difference when it binds v, else its min_lag;
   // times `factor` when the edge is scaled (at most kTimeLimit).
   int64_t lag(uint32_t v, uint32_t i, double factor) const;

@@ -32,6 +32,10 @@ class Summarizer {
     }
     for (size_t s = 0; s < g_.steps.size(); ++s) step_place(s);
     count_inferred();
+    if (!request_.matrices) {  // only the what-if's windows need the order and every node's edges
+      g_.order = {};
+      g_.pred_begin = {};
+    }
     if (request_.walk) walk_all();
     if (request_.matrices) matrices();
     out_.cells = std::move(g_.cells);
@@ -78,20 +82,21 @@ class Summarizer {
 
   Entry attribute(uint32_t v, const Edge& e) {
     Attribution en;
-    switch (e.cls) {
+    const uint32_t owner = g_.owner(e);
+    switch (e.cls()) {
       case EdgeClass::Chain:
-        if (e.owner == kNone) {
+        if (owner == kNone) {
           en.kind = Kind::IdleGap;
           en.place = node_place(v);
         } else {
-          const CpuEvent& c = g_.cpu[e.owner];
+          const CpuEvent& c = g_.cpu[owner];
           en.kind = c.type == CpuType::Launch ? Kind::Launch : c.type == CpuType::Sync ? Kind::SyncWait : Kind::CpuOp;
           en.place = place(c.thread, kNone);
           en.name = c.name;
         }
         break;
       case EdgeClass::Launch: {
-        const CpuEvent& c = g_.cpu[e.owner];
+        const CpuEvent& c = g_.cpu[owner];
         en.kind = Kind::Launch;
         en.place = place(c.thread, g_.ops[(v - g_.op_base()) / 2].lane);
         en.name = c.name;
@@ -99,29 +104,29 @@ class Summarizer {
       }
       case EdgeClass::Stream:
         en.kind = Kind::IdleGap;
-        en.place = place(kNone, e.owner);
+        en.place = place(kNone, owner);
         break;
       case EdgeClass::Sync:
       case EdgeClass::GpuWait: {
-        const CpuEvent& c = g_.cpu[e.owner];
-        en.kind = e.cls == EdgeClass::Sync ? Kind::SyncWait : Kind::GpuWait;
+        const CpuEvent& c = g_.cpu[owner];
+        en.kind = e.cls() == EdgeClass::Sync ? Kind::SyncWait : Kind::GpuWait;
         en.place = place(c.thread, kNone);
         en.name = c.name;
         en.waited = g_.ops[(e.u - g_.op_base()) / 2].name;
-        en.inferred = e.inferred;
+        en.inferred = e.inferred();
         break;
       }
       case EdgeClass::StreamWait: {
-        const GpuOp& op = g_.ops[e.owner];
+        const GpuOp& op = g_.ops[owner];
         en.kind = Kind::StreamWait;
         en.place = place(kNone, op.lane);
         en.name = op.name;
         en.waited = g_.ops[(e.u - g_.op_base()) / 2].name;
-        en.inferred = e.inferred;
+        en.inferred = e.inferred();
         break;
       }
       case EdgeClass::Duration: {
-        const GpuOp& op = g_.ops[e.owner];
+        const GpuOp& op = g_.ops[owner];
         en.kind = op.kind;
         en.place = place(kNone, op.lane);
         en.name = op.name;
@@ -129,7 +134,7 @@ class Summarizer {
       }
     }
     Entry out;
-    out.to = g_.t[v];
+    out.to = g_.time(v);
     out.attribution = attribution(en);
     return out;
   }
@@ -139,7 +144,7 @@ class Summarizer {
     a.kind = Kind::IdleGap;
     a.place = node_place(v);
     Entry en;
-    en.to = g_.t[v];
+    en.to = g_.time(v);
     en.next = -1;
     en.attribution = attribution(a);
     return en;
@@ -152,14 +157,14 @@ class Summarizer {
     for (uint32_t v = 0; v < g_.nodes(); ++v) {
       tick();
       for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i) {
-        if (!g_.preds[i].inferred || !g_.preds[i].live) continue;
-        const auto& list = steps_of[g_.proc[v]];
-        auto it = std::upper_bound(list.begin(), list.end(), g_.t[v],
+        if (!g_.preds[i].inferred() || !g_.preds[i].live()) continue;
+        const auto& list = steps_of[g_.proc_of(v)];
+        auto it = std::upper_bound(list.begin(), list.end(), g_.time(v),
                                    [&](int64_t t, uint32_t s) { return t < g_.steps[s].start; });
         // Steps of a process may overlap (nested ranges of a pattern): every one holding the node counts it.
         while (it != list.begin()) {
           --it;
-          if (g_.steps[*it].end >= g_.t[v]) ++out_.steps[*it].inferred;
+          if (g_.steps[*it].end >= g_.time(v)) ++out_.steps[*it].inferred;
         }
       }
     }
@@ -185,15 +190,15 @@ class Summarizer {
     uint32_t v = a;
     for (;;) {
       tick();
-      if (g_.t[v] <= clip || g_.bind[v] < 0) {
+      if (g_.time(v) <= clip || g_.bind[v] < 0) {
         out_.entries[static_cast<size_t>(cur)] = terminal(v);
         break;
       }
       const Edge& e = g_.preds[static_cast<size_t>(g_.bind[v])];
       Entry en = attribute(v, e);
       const uint32_t u = e.u;
-      if (g_.cut[u] >= 0) {
-        en.next = -2 - g_.cut[u];
+      if (g_.cut(u) >= 0) {
+        en.next = -2 - g_.cut(u);
         out_.entries[static_cast<size_t>(cur)] = en;
         break;
       }
@@ -217,6 +222,9 @@ class Summarizer {
     step_starts_.assign(g_.proc_pid.size(), {});
     for (const MemberStep& s : g_.steps) step_starts_[s.proc].push_back(s.start);
     visited_.assign(g_.nodes(), -1);
+    // Each node walked once at most: no copy of the entries while they grow (untouched capacity
+    // takes no memory).
+    out_.entries.reserve(g_.nodes() + 1);
     // Anchors with the deepest limit first: a walk stopped at its limit never cuts short a later
     // walk that may go further back.
     struct Anchor {
@@ -234,7 +242,7 @@ class Summarizer {
     for (size_t r = 0; r < g_.arrival.size(); ++r)
       if (g_.arrival[r] >= 0) {
         const auto node = static_cast<uint32_t>(g_.arrival[r]);
-        anchors.push_back({clip_for(g_.proc[node], g_.t[node]), node, -1, static_cast<int32_t>(r)});
+        anchors.push_back({clip_for(g_.proc_of(node), g_.time(node)), node, -1, static_cast<int32_t>(r)});
       }
     std::stable_sort(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) { return a.clip < b.clip; });
     for (const Anchor& a : anchors) {
@@ -243,7 +251,6 @@ class Summarizer {
       else out_.arrival_entry[static_cast<size_t>(a.row)] = entry;
     }
     visited_ = {};
-    out_.entries.shrink_to_fit();
   }
 
   // The what-if's matrices: one longest-path pass per window from its fixed sources, and one from
@@ -259,17 +266,17 @@ class Summarizer {
       StepMatrix& mx = out_.matrices[s];
       // The window: the process's nodes with start <= t <= end, in topological order.
       std::vector<uint32_t> nodes;
-      auto lo = std::partition_point(g_.order.begin(), g_.order.end(), [&](uint32_t v) { return g_.t[v] < st.start; });
-      for (auto it = lo; it != g_.order.end() && g_.t[*it] <= st.end; ++it) {
+      auto lo = std::partition_point(g_.order.begin(), g_.order.end(), [&](uint32_t v) { return g_.time(v) < st.start; });
+      for (auto it = lo; it != g_.order.end() && g_.time(*it) <= st.end; ++it) {
         const uint32_t v = *it;
-        if (g_.proc[v] != st.proc) continue;
+        if (g_.proc_of(v) != st.proc) continue;
         slot[v] = static_cast<int32_t>(nodes.size());
         nodes.push_back(v);
       }
       std::vector<uint32_t> input_nodes, output_nodes;
       for (uint32_t v : nodes) {
-        if (g_.cut[v] >= 0) {
-          mx.inputs.push_back(static_cast<uint32_t>(g_.cut[v]));
+        if (g_.cut(v) >= 0) {
+          mx.inputs.push_back(static_cast<uint32_t>(g_.cut(v)));
           input_nodes.push_back(v);
         }
         if (auto it = row_of_arrival.find(v); it != row_of_arrival.end()) {
@@ -294,7 +301,7 @@ class Summarizer {
         for (size_t k = 0; k < nodes.size(); ++k) {
           tick();
           const uint32_t v = nodes[k];
-          if (g_.cut[v] >= 0) {
+          if (g_.cut(v) >= 0) {
             val[k] = v == input ? 0 : kNeg;
             continue;
           }
@@ -302,14 +309,14 @@ class Summarizer {
           bool any = false;
           for (uint32_t i = g_.pred_begin[v]; i < g_.pred_begin[v + 1]; ++i) {
             const Edge& e = g_.preds[i];
-            if (!e.live) continue;
+            if (!e.live()) continue;
             any = true;
             const int32_t su = slot[e.u];
-            const int64_t from = su >= 0 ? val[static_cast<size_t>(su)] : base ? g_.t[e.u] : kNeg;
+            const int64_t from = su >= 0 ? val[static_cast<size_t>(su)] : base ? g_.time(e.u) : kNeg;
             if (from == kNeg) continue;
             best = std::max(best, saturated_add(from, g_.lag(v, i, request_.factor)));
           }
-          if (!any) best = base ? g_.t[v] : kNeg;
+          if (!any) best = base ? g_.time(v) : kNeg;
           val[k] = best;
         }
         for (size_t o = 0; o < outs; ++o) {

@@ -11,6 +11,8 @@ namespace {
 
 bool stream_is(const Cell& c, int64_t v) { return c.type == SQLITE_INTEGER && c.i == v; }
 
+constexpr size_t kWaitingLaunches = 64;
+
 class Finder {
  public:
   Finder(const Graph& g, const DeviceOps& d, const BigVector<int64_t>& ahead_end, const std::function<void()>& tick)
@@ -74,13 +76,16 @@ class Finder {
       }
     }
     if (a == kNone) return;
-    // B: the first op launched on the wait's thread after it, on the waiting stream.
+    // B: the first op launched on the wait's thread after it on the waiting stream (looked for
+    // among the next kWaitingLaunches launches); without a recorded stream, the next launch, unless
+    // it goes to the event's own lane (a wait there changes nothing).
     const auto& list = launched_[c.thread];
-    for (auto it = std::lower_bound(list.begin(), list.end(), std::pair<int64_t, uint32_t>{c.start, 0});
-         it != list.end(); ++it) {
+    auto it = std::lower_bound(list.begin(), list.end(), std::pair<int64_t, uint32_t>{c.start, 0});
+    for (size_t n = 0; it != list.end() && n < kWaitingLaunches; ++it, ++n) {
       const uint32_t o = it->second;
       const uint32_t lane = g_.ops[o].lane;
-      if (stream >= 0 ? !stream_is(g_.lanes[lane].second[2], stream) : lane == g_.ops[a].lane) continue;
+      if (stream >= 0 && !stream_is(g_.lanes[lane].second[2], stream)) continue;
+      if (stream < 0 && lane == g_.ops[a].lane) break;
       if (g_.ops[a].end <= g_.ops[o].start) out_.push_back({a, o, false});
       waited_[o] = 1;
       break;

@@ -1,7 +1,8 @@
 // Ops made to wait for an op of another stream (docs/critical_path.md, "Waits between streams"):
 //   - recorded: a stream wait (a `cuda_sync` 'Stream Wait Event' record, else a call named like
 //     *StreamWaitEvent*) makes the first op launched after it on its thread (on the stream the
-//     record names, else on another lane than the event's) wait for the last op launched before the
+//     record names, among the next 64 launches; else the next launch, if on another lane than the
+//     event's) wait for the last op launched before the
 //     event's record call (the record's `event_call`, else the last *EventRecord* call of the thread
 //     before the wait) on the event's stream (`event_stream`, else any lane);
 //   - inferred from the timing: an op that started at least kLateStart after both its launch call
