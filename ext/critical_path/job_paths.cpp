@@ -6,6 +6,7 @@
 #include <bit>
 #include <span>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "formats/adapter.h"
@@ -34,7 +35,7 @@ struct Matching {
   const MemberCollective& row(const Participant& p) const { return (*members)[p.member].collectives[p.row]; }
 };
 
-Matching match_job(const std::vector<MemberPaths>& per_member, sqlite3* conn, const char* table) {
+Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& runs, sqlite3* conn, const char* table) {
   Matching mt;
   mt.members = &per_member;
   using Key = std::pair<int, int64_t>;
@@ -43,7 +44,7 @@ Matching match_job(const std::vector<MemberPaths>& per_member, sqlite3* conn, co
     if (c.type == SQLITE_TEXT || c.type == SQLITE_BLOB) return {c.type, static_cast<int64_t>(c.text)};
     return {c.type, c.type == SQLITE_INTEGER ? c.i : 0};
   };
-  std::map<std::string, uint32_t> family_index;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> family_index;  // (run, family): runs never match
   std::map<std::tuple<uint32_t, Key, Key>, uint32_t> participants;  // (member, pid, gpu)
   std::vector<ranks::Collective> all;
   std::vector<Participant> where;
@@ -53,7 +54,8 @@ Matching match_job(const std::vector<MemberPaths>& per_member, sqlite3* conn, co
     const MemberPaths& pm = per_member[m];
     std::vector<uint32_t> families;
     for (const std::string& f : pm.families)
-      families.push_back(family_index.try_emplace(f, static_cast<uint32_t>(family_index.size())).first->second);
+      families.push_back(
+          family_index.try_emplace({runs.of_member[m], f}, static_cast<uint32_t>(family_index.size())).first->second);
     mt.instance_of[m].assign(pm.collectives.size(), -1);
     for (uint32_t r = 0; r < pm.collectives.size(); ++r) {
       const MemberCollective& c = pm.collectives[r];
@@ -132,17 +134,38 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
   return out;
 }
 
-// The member steps of each job step: (member, index into its steps), by step number.
-std::map<int64_t, std::vector<std::pair<uint32_t, uint32_t>>> job_steps(const std::vector<MemberPaths>& per_member) {
-  std::map<int64_t, std::vector<std::pair<uint32_t, uint32_t>>> steps;
+// The member steps of each job step: (member, index into its steps), by run and step number.
+std::map<StepKey, std::vector<std::pair<uint32_t, uint32_t>>> job_steps(const std::vector<MemberPaths>& per_member,
+                                                                        const JobRuns& runs) {
+  std::map<StepKey, std::vector<std::pair<uint32_t, uint32_t>>> steps;
   for (uint32_t m = 0; m < per_member.size(); ++m)
-    for (uint32_t s = 0; s < per_member[m].steps.size(); ++s) steps[per_member[m].steps[s].index].push_back({m, s});
+    for (uint32_t s = 0; s < per_member[m].steps.size(); ++s)
+      steps[{runs.of_member[m], per_member[m].steps[s].index}].push_back({m, s});
   return steps;
+}
+
+// The members' run labels (rocpd_runs, docs/diagnosis.md "Comparing runs").
+JobRuns job_runs(sqlite3* conn, const std::vector<MemberRef>& members) {
+  JobRuns out;
+  std::map<std::string, std::string> label_of;
+  Stmt s = prepare(conn, "SELECT db, run FROM temp.rocpd_runs WHERE run IS NOT NULL", "reading rocpd_runs");
+  while (step(s.get(), "reading rocpd_runs")) label_of[std::string(column_text(s.get(), 0))] = column_text(s.get(), 1);
+  std::set<std::string> labels;
+  for (const auto& [db, run] : label_of) labels.insert(run);
+  out.labels.assign(labels.begin(), labels.end());
+  for (const MemberRef& m : members) {
+    const auto it = label_of.find(m.db);
+    out.of_member.push_back(it == label_of.end() ? 0
+                                                 : 1 + static_cast<uint32_t>(std::lower_bound(out.labels.begin(),
+                                                                                              out.labels.end(), it->second) -
+                                                                             out.labels.begin()));
+  }
+  return out;
 }
 
 class PathWriter {
  public:
-  PathWriter(std::vector<PathRow>& rows, int64_t step) : rows_(rows), step_(step), first_(rows.size()) {}
+  PathWriter(std::vector<PathRow>& rows, StepKey step) : rows_(rows), step_(step), first_(rows.size()) {}
   // Segments come from the end of the step backward.
   void add(uint32_t member, const Attribution& what, int64_t start, int64_t end) {
     if (end <= start) return;
@@ -153,7 +176,7 @@ class PathWriter {
         return;
       }
     }
-    rows_.push_back({member, step_, what, start, end});
+    rows_.push_back({member, step_.first, step_.second, what, start, end});
   }
   void add(uint32_t member, Kind kind, uint32_t place, uint32_t name, int64_t start, int64_t end) {
     Attribution what;
@@ -166,7 +189,7 @@ class PathWriter {
 
  private:
   std::vector<PathRow>& rows_;
-  int64_t step_;
+  StepKey step_;
   size_t first_;
 };
 
@@ -177,12 +200,13 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
   out.members = intervals::member_dbs(conn, std::nullopt);
   GraphRequest request;
   request.step_pattern = pattern;
+  out.runs = job_runs(conn, out.members);
   out.per_member = read_members(conn, out.members, request, PathsRequest{}, table);
-  const Matching mt = match_job(out.per_member, conn, table);
+  const Matching mt = match_job(out.per_member, out.runs, conn, table);
   federation::InterruptWatch host(conn);
   size_t budget = 16;
   for (const auto& pm : out.per_member) budget += pm.entries.size() + pm.arrival_entry.size();
-  for (const auto& [k, steps] : job_steps(out.per_member)) {
+  for (const auto& [k, steps] : job_steps(out.per_member, out.runs)) {
     host.check();
     int64_t start = INT64_MAX, end = INT64_MIN;
     std::pair<uint32_t, uint32_t> anchor{0, 0};
@@ -243,15 +267,18 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
   paths.walk = false;
   paths.matrices = true;
   paths.factor = factor;
-  const std::vector<MemberPaths> per_member =
-      read_members(conn, intervals::member_dbs(conn, std::nullopt), request, paths, table);
-  const Matching mt = match_job(per_member, conn, table);
+  const std::vector<MemberRef> members = intervals::member_dbs(conn, std::nullopt);
+  const JobRuns runs = job_runs(conn, members);
+  const std::vector<MemberPaths> per_member = read_members(conn, members, request, paths, table);
+  const Matching mt = match_job(per_member, runs, conn, table);
   federation::InterruptWatch host(conn);
   std::vector<WhatIfRow> out;
-  for (const auto& [k, steps] : job_steps(per_member)) {
+  for (const auto& [k, steps] : job_steps(per_member, runs)) {
     host.check();
     WhatIfRow row;
-    row.step = k;
+    row.run = k.first;
+    if (const std::string* label = runs.label(k.first)) row.run_label = *label;
+    row.step = k.second;
     row.start = INT64_MAX;
     row.measured_end = INT64_MIN;
     row.ranks = static_cast<int64_t>(steps.size());
@@ -337,9 +364,10 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
     for (uint32_t w = 0; w < steps.size(); ++w) row.predicted_end = std::max(row.predicted_end, outputs[w].back());
     // Saturated sums (member_graph.h) reach kTimeLimit only when the factor made some path too long.
     if (row.predicted_end >= kTimeLimit)
-      throw Error(fmt::format("{}: step {}: the predicted step end lies beyond 2^62 ns (146 years): factor {} makes "
+      throw Error(fmt::format("{}: {}step {}: the predicted step end lies beyond 2^62 ns (146 years): factor {} makes "
                               "the ops, ranges or calls matching '{}' too long to predict",
-                              table, k, factor, name_pattern));
+                              table, row.run_label ? "run '" + *row.run_label + "' " : std::string(), row.step, factor,
+                              name_pattern));
     out.push_back(std::move(row));
   }
   return out;

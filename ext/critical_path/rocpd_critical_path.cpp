@@ -1,7 +1,7 @@
 // rocpd_critical_path([step_pattern]): eponymous-only virtual table, one row per segment of the
 // longest path of each job step (docs/critical_path.md): the n-th step range (a marker range LIKE
-// the pattern, default 'ProfilerStep#%') of every member process, from the first of them to start
-// to the last to end. The segments of a step tile that span. Every member is read (paths cross
+// the pattern, default 'ProfilerStep#%') of every member process of one run (rocpd_runs), from the
+// first of them to start to the last to end. The segments of a step tile that span. Every member is read (paths cross
 // members where collectives end); SQLite applies every constraint but the argument. Rowids number
 // the rows from 1 in step, then time order.
 #include <fmt/format.h>
@@ -19,7 +19,7 @@ constexpr const char* kTable = "rocpd_critical_path";
 
 enum Column {
   kDb, kPid, kTid, kGpu, kQueue, kStream, kKind, kName, kStart, kEnd, kDuration, kStep, kWaitedFor, kInferred,
-  kStepInferred, kPattern
+  kStepInferred, kRun, kPattern
 };
 
 struct Table : sqlite3_vtab {
@@ -39,7 +39,7 @@ int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, cha
                                   "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, gpu INTEGER, queue INTEGER, "
                                   "stream INTEGER, kind TEXT, name TEXT, start INTEGER, \"end\" INTEGER, "
                                   "duration INTEGER, step INTEGER, waited_for TEXT, inferred INTEGER, step_inferred_edges INTEGER, "
-                                  "step_pattern HIDDEN)");
+                                  "run TEXT, step_pattern HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     auto table = std::make_unique<Table>();
@@ -117,7 +117,11 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
       break;
     }
     case kInferred: sqlite3_result_int(ctx, r.what.inferred ? 1 : 0); break;
-    case kStepInferred: sqlite3_result_int64(ctx, c->paths.inferred.at(r.step)); break;
+    case kStepInferred: sqlite3_result_int64(ctx, c->paths.inferred.at({r.run, r.step})); break;
+    case kRun:
+      if (const std::string* label = c->paths.runs.label(r.run))
+        sqlite3_result_text(ctx, label->data(), static_cast<int>(label->size()), SQLITE_TRANSIENT);
+      break;
     case kStart: sqlite3_result_int64(ctx, r.start); break;
     case kEnd: sqlite3_result_int64(ctx, r.end); break;
     case kDuration: sqlite3_result_int64(ctx, r.end - r.start); break;

@@ -6,6 +6,7 @@
 // from 1 in step order.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -19,7 +20,8 @@ namespace {
 constexpr const char* kTable = "rocpd_what_if";
 
 enum Column {
-  kStep, kName, kRanks, kStart, kMeasured, kPredicted, kChange, kMatches, kInferred, kStepPattern, kNamePattern, kFactor
+  kStep, kName, kRanks, kStart, kMeasured, kPredicted, kChange, kMatches, kInferred, kRun, kWarning, kStepPattern,
+  kNamePattern, kFactor
 };
 
 struct Table : sqlite3_vtab {
@@ -33,12 +35,19 @@ struct Cursor : sqlite3_vtab_cursor {
   size_t row = 0;
 };
 
+// A pattern that matches nothing predicts the measured time: said, not left to be taken for a result.
+std::string no_match_warning(const std::string& pattern) {
+  return fmt::format("name_pattern '{}' matches no op, range or call of the step (LIKE, ASCII case-insensitive): "
+                     "predicted_ns is the measured time",
+                     pattern);
+}
+
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
   return guard(err, [&] {
     int rc = sqlite3_declare_vtab(db,
                                   "CREATE TABLE x(step INTEGER, name TEXT, ranks INTEGER, start INTEGER, "
                                   "measured_ns INTEGER, predicted_ns INTEGER, change_ns INTEGER, matches INTEGER, "
-                                  "inferred_edges INTEGER, "
+                                  "inferred_edges INTEGER, run TEXT, warning TEXT, "
                                   "step_pattern HIDDEN, name_pattern HIDDEN, factor HIDDEN)");
     if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
@@ -98,6 +107,11 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
       throw Error(fmt::format("{}: factor must be a number between 0 and 1e6, got {}", kTable, c->factor));
     c->rows = job_what_if(conn, c->step_pattern, c->name_pattern, c->factor, kTable);
     c->row = 0;
+    // The project's warnings: sqlite3_log (for hosts that log) and, per step, the `warning` column.
+    if (!c->rows.empty() && std::all_of(c->rows.begin(), c->rows.end(), [](const WhatIfRow& r) { return r.matches == 0; }))
+      sqlite3_log(SQLITE_WARNING,
+                  "%s: name_pattern '%s' matches no op, range or call in any step: every predicted_ns is the measured time",
+                  kTable, c->name_pattern.c_str());
     return SQLITE_OK;
   });
 }
@@ -126,6 +140,15 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kChange: sqlite3_result_int64(ctx, predicted - measured); break;
     case kMatches: sqlite3_result_int64(ctx, r.matches); break;
     case kInferred: sqlite3_result_int64(ctx, r.inferred); break;
+    case kRun:
+      if (r.run_label) sqlite3_result_text(ctx, r.run_label->data(), static_cast<int>(r.run_label->size()), SQLITE_TRANSIENT);
+      break;
+    case kWarning:
+      if (r.matches == 0) {
+        const std::string w = no_match_warning(c->name_pattern);
+        sqlite3_result_text(ctx, w.data(), static_cast<int>(w.size()), SQLITE_TRANSIENT);
+      }
+      break;
     case kStepPattern:
       sqlite3_result_text(ctx, c->step_pattern.data(), static_cast<int>(c->step_pattern.size()), SQLITE_TRANSIENT);
       break;

@@ -62,19 +62,28 @@ def path_rows(con, pattern=None):
     return [dict(zip(names, r)) for r in cur]
 
 
-def step_spans(con, pattern="ProfilerStep#%"):
-    """Per step: the first start and the last end over every member process (from rocpd_apis)."""
+def step_spans(con, pattern="ProfilerStep#%", dbs=None):
+    """Per step: the first start and the last end over every member process (from rocpd_apis), of
+    the members `dbs` (all by default)."""
     spans = {}
     for db, pid, start, end in con.execute(
             "SELECT db, pid, start, \"end\" FROM rocpd_apis WHERE domain = 'marker' AND \"end\" > start "
             "AND name LIKE ? ORDER BY db, pid, start", (pattern,)):
-        spans.setdefault((db, pid), []).append((start, end))
+        if dbs is None or db in dbs:
+            spans.setdefault((db, pid), []).append((start, end))
     out = {}
     for ranges in spans.values():
         for k, (s, e) in enumerate(ranges):
             lo, hi = out.get(k, (s, e))
             out[k] = (min(lo, s), max(hi, e))
     return out
+
+
+def path_rows_with_run(con):
+    cur = con.execute("SELECT run, db, kind, name, start, \"end\", duration, step FROM rocpd_critical_path "
+                      "ORDER BY run, step, start")
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur]
 
 
 class Tiling:
@@ -223,6 +232,47 @@ class Ranks(unittest.TestCase, Tiling):
                 con.execute("SELECT step, measured_ns, predicted_ns FROM rocpd_what_if(NULL, 'nccl%', 2)").fetchall()):
             self.assertLessEqual(p1, m1)
             self.assertGreaterEqual(p2, m2)
+
+
+class Runs(unittest.TestCase, Tiling):
+    """Members opened as runs (rocpd_open(pattern, run)): each run has steps and paths of its own,
+    even when the runs were recorded days apart (another seed: another clock base)."""
+
+    def test_runs_have_steps_of_their_own(self):
+        other = os.path.join(TMP, "loader_half_later")
+        later = generate(other, 8, "rpd3", 30, 9, "--steps", STEPS, "--critical-path", "loader", "--loader", "5:1500000")
+        con = connect()
+        con.execute("SELECT rocpd_open(?, 'control'), rocpd_open(?, 'test')", (JOBS["loader"][0], other))
+        step_ns = {"control": JOBS["loader"][1]["files"][0]["critical_path"]["job_step_ns"],
+                   "test": later["files"][0]["critical_path"]["job_step_ns"]}
+        self.assertNotEqual(step_ns["control"], step_ns["test"])
+        rows = {}
+        for r in path_rows_with_run(con):
+            rows.setdefault(r["run"], []).append(r)
+        self.assertEqual(sorted(rows), ["control", "test"])
+        for run, got in rows.items():
+            dbs = [d for (d,) in con.execute("SELECT db FROM rocpd_runs WHERE run = ?", (run,))]
+            self.assertEqual(len(dbs), 8)
+            self.assertTrue(all(r["db"] in dbs for r in got), run)
+            self.assert_tiles(got, step_spans(con, dbs=dbs))
+            for k in range(STEPS):
+                self.assertEqual(sum(r["duration"] for r in got if r["step"] == k), step_ns[run])
+        summary = con.execute("SELECT run, step, step_ns, idle_gap_pct FROM rocpd_critical_path_summary").fetchall()
+        self.assertEqual(summary, [(run, k, step_ns[run], 0.0) for run in ("control", "test") for k in range(STEPS)])
+        # The control run's loader at 0.5 predicts the test run (its loader half as long), step by step.
+        what = con.execute("SELECT run, step, measured_ns, predicted_ns, matches, warning "
+                           "FROM rocpd_what_if(NULL, 'DataLoader%', 0.5) WHERE run = 'control'").fetchall()
+        self.assertEqual(what, [("control", k, step_ns["control"], step_ns["test"], 8, None) for k in range(STEPS)])
+
+    def test_a_pattern_matching_nothing_warns(self):
+        con = opened(JOBS["cpu"][0])
+        got = con.execute("SELECT step, measured_ns, predicted_ns, matches, warning "
+                          "FROM rocpd_what_if(NULL, 'no_such_op%', 0.5)").fetchall()
+        self.assertEqual(len(got), STEPS)
+        for step, measured, predicted, matches, warning in got:
+            self.assertEqual((predicted, matches), (measured, 0))
+            self.assertEqual(warning, "name_pattern 'no_such_op%' matches no op, range or call of the step (LIKE, "
+                                      "ASCII case-insensitive): predicted_ns is the measured time")
 
 
 @unittest.skipUnless(SHARED_DATA and os.path.exists(os.path.join(SHARED_DATA, "kineto_rank0.json.gz")),
