@@ -18,6 +18,7 @@ generator's formulas over the shapes' constants, never from this extension):
 - Errors, hidden arguments, rowids, DIRECTONLY, and the generator's option errors.
 """
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -202,6 +203,14 @@ class Ranks(unittest.TestCase, Tiling):
             self.assertEqual(members, 2)
             self.assertAlmostEqual(wait_pct, round(100.0 * 100_000 / step_ns, 1))
             self.assertTrue(top.startswith("%.1f %% rank5 cpu_op DataLoader.__next__" % (100.0 * loader / step_ns)), top)
+        # What bounds it: rank5, most of the path, CPU work there (all but the all-reduce's work).
+        rank5 = sum(files["rank5"]["path_kinds"].values())
+        for (text,) in con.execute("SELECT bound_by FROM rocpd_critical_path_summary"):
+            m = re.fullmatch(r"waiting for rank5 \(([\d.]+) % of the path\): CPU-bound: CPU ([\d.]+) % of the path "
+                             r"\(cpu_op DataLoader.__next__ ([\d.]+) %\)", text)
+            self.assertIsNotNone(m, text)
+            for got, want in zip(m.groups(), (rank5, step_ns - 100_000, loader)):
+                self.assertAlmostEqual(float(got), 100.0 * want / step_ns, delta=0.051)
 
     def test_e_what_if_loader(self):
         _, truth = JOBS["loader"]

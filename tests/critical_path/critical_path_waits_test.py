@@ -16,6 +16,7 @@ generator's formulas, never from this extension):
 - predictions are monotone in the factor.
 """
 import os
+import re
 import shutil
 import sqlite3
 import sys
@@ -134,6 +135,38 @@ class Shapes(unittest.TestCase):
             with self.subTest(key=key):
                 _, got = self.check(key, 0)
                 self.assertFalse([r for r in got if r["kind"] in ("gpu_wait", "stream_wait")])
+
+
+class BoundBy(unittest.TestCase):
+    """rocpd_critical_path_summary.bound_by against the truth's kinds and names (shares to 0.1 %)."""
+
+    def check(self, text, pattern, *numbers_and_names):
+        m = re.fullmatch(pattern, text)
+        self.assertIsNotNone(m, text)
+        for got, want in zip(m.groups(), numbers_and_names):
+            if isinstance(want, float):
+                self.assertAlmostEqual(float(got), want, delta=0.051, msg=text)
+            else:
+                self.assertEqual(got, want, text)
+
+    def test_gpu_bound(self):
+        t = truth("queue")
+        con = opened("queue")
+        gemm = [n for n in t["path_names"] if n.startswith("Cijk_")][0]
+        shown = con.execute("SELECT rocpd_display_name(?)", (gemm,)).fetchone()[0]
+        for (text,) in con.execute("SELECT bound_by FROM rocpd_critical_path_summary"):
+            self.check(text, r"GPU-bound: kernels ([\d.]+) % of the path \((.+) ([\d.]+) %\)",
+                       100.0 * t["path_kinds"]["kernel"] / t["job_step_ns"], shown,
+                       100.0 * t["path_names"][gemm] / t["job_step_ns"])
+
+    def test_cpu_bound(self):
+        t = truth("hostbound")
+        con = opened("hostbound")
+        cpu = t["job_step_ns"] - t["path_kinds"]["kernel"]
+        for (text,) in con.execute("SELECT bound_by FROM rocpd_critical_path_summary"):
+            self.check(text, r"CPU-bound: CPU ([\d.]+) % of the path \(cpu_op (aten::addmm) ([\d.]+) %\)",
+                       100.0 * cpu / t["job_step_ns"], "aten::addmm",
+                       100.0 * t["path_names"]["aten::addmm"] / t["job_step_ns"])
 
 
 class WhatIf(unittest.TestCase):
