@@ -13,6 +13,7 @@
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
 #include "critical_path/sql_names.h"
+#include "diagnosis/step_ranges.h"
 
 namespace rocpd::critical_path {
 namespace {
@@ -93,7 +94,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
         if (k >= argc) throw Error(fmt::format("{}: inconsistent query plan", kTable));
         args[arg] = argv[k++];
       }
-    c->step_pattern = kDefaultStepPattern;
+    c->step_pattern = diagnosis::default_step_pattern(conn);
     if (args[0]) step_pattern_arg(args[0], kTable, c->step_pattern);
     if (!args[1] || sqlite3_value_type(args[1]) != SQLITE_TEXT)
       throw Error(fmt::format("{}: name_pattern must be text (a LIKE pattern of op, range or call names such as 'Cijk%')",

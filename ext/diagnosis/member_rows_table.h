@@ -24,6 +24,7 @@
 
 #include "common/vtab_util.h"
 #include "diagnosis/diag_read.h"
+#include "diagnosis/step_ranges.h"
 #include "diagnosis/member_batches.h"
 
 namespace rocpd::diagnosis {
@@ -116,6 +117,10 @@ class MemberRowsTable {
     auto* c = static_cast<Cursor*>(cur);
     return guard(cur->pVtab, [&] {
       c->sel = decode(Def::kTableName, idx_str, argc, argv);
+      // A table of steps without a pattern takes the connection's (rocpd_step_pattern()).
+      if constexpr (requires { Def::kPlan.pattern; })
+        if (Def::kPlan.pattern >= 0 && !c->sel.pattern)
+          c->sel.pattern = default_step_pattern(static_cast<Table*>(cur->pVtab)->conn);
       const Selection& sel = c->sel;
       sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
       typename MemberBatches<Rows>::Compute compute;

@@ -143,7 +143,7 @@ Rows member_rows(const federation::Member& m, sqlite3* conn, const federation::I
   }
   Rows out;
   if (gpus.empty()) return out;
-  const auto steps = read_step_ranges(m, conn, watch, sel.pattern.value_or(kDefaultStepPattern), kTable);
+  const auto steps = read_step_ranges(m, conn, watch, sel.pattern.value_or(kDefaultStepPattern), kTable);  // set in filter
   for (auto& [key, g] : gpus) {
     if (watch.stopped()) InterruptWatch::raise();
     GpuLists lists;

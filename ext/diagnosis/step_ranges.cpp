@@ -6,6 +6,13 @@
 
 namespace rocpd::diagnosis {
 
+std::string default_step_pattern(sqlite3* conn) {
+  Stmt s = prepare(conn, "SELECT rocpd_step_pattern()", "reading rocpd_step_pattern()");
+  if (!step(s.get(), "reading rocpd_step_pattern()") || sqlite3_column_type(s.get(), 0) != SQLITE_TEXT)
+    return kDefaultStepPattern;
+  return std::string(column_text(s.get(), 0));
+}
+
 std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Member& m, sqlite3* conn,
                                                           const federation::InterruptWatch& watch,
                                                           const std::string& pattern, const char* table) {

@@ -15,6 +15,10 @@ namespace rocpd::diagnosis {
 // PyTorch profiler's ranges, one per iteration (as roctx, NVTX or Kineto record them).
 inline constexpr const char* kDefaultStepPattern = "ProfilerStep#%";
 
+// The pattern the step tables take when given none: the connection's rocpd_step_pattern()
+// (ext/ranks/rocpd_step_pattern.cpp; kDefaultStepPattern unless set).
+std::string default_step_pattern(sqlite3* conn);
+
 struct StepRange {
   GpuKey tid;
   std::string name;

@@ -178,7 +178,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
-    c->pattern = kDefaultPattern;
+    c->pattern = diagnosis::default_step_pattern(conn);  // the connection's, rocpd_step_pattern()
     c->pattern_given = false;
     if (idx_num == 1 && argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL) {
       if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
@@ -239,8 +239,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kIdleNs: result_length(ctx, static_cast<uint64_t>(r.end) - static_cast<uint64_t>(r.start) - r.busy_ns); break;
     case kCollectives: sqlite3_result_int64(ctx, r.collectives); break;
     case kPattern:
-      if (c->pattern_given) sqlite3_result_text(ctx, c->pattern.data(), static_cast<int>(c->pattern.size()), SQLITE_TRANSIENT);
-      else sqlite3_result_text(ctx, kDefaultPattern, -1, SQLITE_STATIC);
+      sqlite3_result_text(ctx, c->pattern.data(), static_cast<int>(c->pattern.size()), SQLITE_TRANSIENT);
       break;
   }
   return SQLITE_OK;

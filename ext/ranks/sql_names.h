@@ -5,4 +5,5 @@
 namespace rocpd::ranks {
 void register_collectives(sqlite3* db);
 void register_steps(sqlite3* db);
+void register_step_pattern(sqlite3* db);
 }  // namespace rocpd::ranks

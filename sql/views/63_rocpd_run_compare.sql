@@ -13,15 +13,15 @@ CREATE TEMP VIEW IF NOT EXISTS rocpd_run_kernels AS
 SELECT run, kernel, calls, total_ns, med_ns FROM temp.rocpd_run_kernels_full
 WHERE rocpd_require_members('rocpd_run_kernels');
 
--- rocpd_run_steps: per run label, its steps: the ProfilerStep#k ranges rocpd_steps finds (marker
--- ranges with end > start named LIKE 'ProfilerStep#%'), counted over the run's members and
+-- rocpd_run_steps: per run label, its steps: the ranges rocpd_steps finds (marker ranges with
+-- end > start named LIKE rocpd_step_pattern(), 'ProfilerStep#%' unless set), counted over the run's members and
 -- processes (a rank's step counts once per rank: 2 ranks x 10 iterations are 20 steps). Runs
 -- without steps have no row.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_run_steps AS
 SELECT r.run, count(*) AS steps
 FROM temp.rocpd_runs AS r
 JOIN temp.rocpd_apis AS a ON a.db = r.db
-WHERE r.run IS NOT NULL AND a.domain = 'marker' AND a."end" > a.start AND a.name LIKE 'ProfilerStep#%'
+WHERE r.run IS NOT NULL AND a.domain = 'marker' AND a."end" > a.start AND a.name LIKE rocpd_step_pattern()
   AND rocpd_require_members('rocpd_run_steps')
 GROUP BY r.run;
 

@@ -301,7 +301,8 @@ class Summary(unittest.TestCase):
         self.assertGreater(unmatched, 0)
         self.assertIn("(none: the members' collectives do not match across members", self.out["table"])
         self.assertIn("(none: no member has step ranges", self.out["table"])
-        self.assertIn("(none: no member has step ranges, the ProfilerStep#N ranges rocpd_critical_path follows)",
+        self.assertIn("(none: no member has step ranges, the ProfilerStep#N ranges rocpd_critical_path follows; "
+                      "--steps PATTERN chooses them)",
                       self.out["table"])
 
     def test_idle_causes_add_up_to_the_gaps(self):
@@ -545,14 +546,15 @@ class CriticalPath(unittest.TestCase):
             self.assertIn(title, out, fmt)
             self.assertIn(note, out, fmt)
             self.assertIn("DataLoader.__next__", out, fmt)
-            # The title and two rows (html: and the chart's title).
-            self.assertEqual(out.count("slowest"), 3 + (fmt == "html"), fmt)
+            # The title and two rows (html: and the chart's title), the headline's line aside.
+            self.assertEqual(out.count("slowest") - out.count("critical path, slowest step"), 3 + (fmt == "html"), fmt)
 
     def test_html_draws_the_slowest_steps_path(self):
         # One rect per segment of the slowest step (chosen here, ties: the lower step), on the lane
         # of its thread or GPU queue, filled with its kind's colour (docs/cli.md).
         colors = {"cpu_op": "#7b3294", "launch": "#c2a5cf", "kernel": "#d7191c", "copy": "#a6611a",
-                  "sync_wait": "#dfc27d", "collective_wait": "#e7298a", "idle_gap": "#bdbdbd"}
+                  "sync_wait": "#dfc27d", "gpu_wait": "#1b7837", "stream_wait": "#5aae61", "collective_wait": "#e7298a",
+                  "idle_gap": "#bdbdbd"}
         con = connect(self.job)
         segs = con.execute("SELECT step, db, tid, gpu, queue, kind, duration FROM rocpd_critical_path").fetchall()
         con.close()

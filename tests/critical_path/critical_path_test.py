@@ -327,6 +327,27 @@ class Surface(unittest.TestCase):
             con.execute("SELECT * FROM d.v").fetchall()
         self.assertIn("unsafe use of virtual table", str(cm.exception))
 
+    def test_step_pattern_setting(self):
+        # rocpd_step_pattern (docs/ranks.md): the default every step table and view follows.
+        con = connect()
+        con.execute("SELECT rocpd_open(?, 'r')", (JOBS["loader"][0],))
+        self.assertEqual(con.execute("SELECT rocpd_step_pattern()").fetchone(), ("ProfilerStep#%",))
+        self.assertEqual(con.execute("SELECT rocpd_step_pattern('DataLoader%')").fetchone(), ("DataLoader%",))
+        self.assertEqual(con.execute("SELECT count(*), min(pattern) FROM rocpd_steps").fetchone(), (8 * STEPS, "DataLoader%"))
+        self.assertEqual(con.execute("SELECT DISTINCT name, step_pattern FROM rocpd_critical_path").fetchall(),
+                         [("DataLoader.__next__", "DataLoader%")])
+        self.assertEqual(con.execute("SELECT DISTINCT pattern FROM rocpd_time_breakdown").fetchall(), [("DataLoader%",)])
+        self.assertEqual(con.execute("SELECT steps FROM rocpd_run_steps").fetchall(), [(8 * STEPS,)])
+        # An argument still wins; NULL restores the default.
+        self.assertEqual(con.execute("SELECT count(DISTINCT step) FROM rocpd_critical_path('ProfilerStep#1')").fetchone(), (1,))
+        self.assertEqual(con.execute("SELECT rocpd_step_pattern(NULL)").fetchone(), ("ProfilerStep#%",))
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_steps").fetchone(), (8 * STEPS,))
+        for sql, message in (("SELECT rocpd_step_pattern(1)", "rocpd_step_pattern: the pattern must be text"),
+                             ("SELECT rocpd_step_pattern('')", "rocpd_step_pattern: the pattern must not be empty")):
+            with self.assertRaises(sqlite3.Error) as cm:
+                con.execute(sql).fetchall()
+            self.assertIn(message, str(cm.exception))
+
     def test_generator_options(self):
         out = os.path.join(TMP, "bad")
         for args, message in (

@@ -16,8 +16,9 @@ inline constexpr const char* kPathColors[9] = {"#7b3294", "#c2a5cf", "#d7191c", 
                                                "#1b7837", "#5aae61", "#e7298a", "#bdbdbd"};
 
 // Draws nothing when the job has no step. A segment's lane: its member and thread when it has a
-// thread (CPU segments and launches), else its member, GPU and queue, else its member alone. The
-// first `max_lanes` lanes in order of first use are drawn; a note says how many segments were left out.
+// thread (CPU segments and launches), else its member, GPU, queue and stream, else its member
+// alone. Every GPU lane the path runs through is drawn, first, then threads up to `max_lanes` lanes
+// in all (in order of first use); a note says how many segments were left out.
 void write_critical_path_svg(std::ostream& out, Session& session, long long max_lanes);
 
 }  // namespace rocpd_cli

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
     }
     // Read by rocpd_open when it converts a trace (docs/formats.md, "The conversion cache").
     if (o.no_cache) ::setenv("ROCPD_CACHE", "0", 1);
+    // The connections' rocpd_step_pattern() (docs/ranks.md, "Steps"): every step table and view follows it.
+    if (o.steps) ::setenv("ROCPD_STEP_PATTERN", o.steps->c_str(), 1);
     std::unique_ptr<OutputFile> file;
     if (o.output) file = std::make_unique<OutputFile>(*o.output);
     std::ostream& out = file ? file->stream() : std::cout;

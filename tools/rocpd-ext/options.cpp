@@ -41,9 +41,10 @@ bool takes(const std::string& command, std::string_view opt) {
   if (opt == "--progress" || opt == "--output" || opt == "--no-cache") return true;
   if (command == "summary")
     return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--buckets" || opt == "--timeunit" ||
-           opt == "--by-rank";
+           opt == "--by-rank" || opt == "--steps";
   if (command == "compare")
-    return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label";
+    return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label" ||
+           opt == "--steps";
   if (command == "query") return opt == "--format" || opt == "--allow-write";
   if (command == "export") return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db";
   return false;
@@ -165,6 +166,9 @@ Options parse_options(int argc, char** argv) {
       o.range = value;
     } else if (name == "--db") {
       o.dbs.push_back(value);
+    } else if (name == "--steps") {
+      if (value.empty()) usage_error(o.command, "--steps needs a LIKE pattern of step range names such as 'train_step%'");
+      o.steps = value;
     }
   }
   if (o.command == "query") {
@@ -201,7 +205,7 @@ std::string usage(const std::string& command) {
   if (command == "summary")
     return R"(usage: rocpd-ext summary PATH... [-f|--format table|csv|json|md|html] [-n|--top N]
                          [--section NAME]... [--timeunit auto|ns|us|ms|s] [--by-rank]
-                         [--buckets N] [-o|--output FILE] [--progress] [--no-cache]
+                         [--buckets N] [--steps PATTERN] [-o|--output FILE] [--progress] [--no-cache]
 
 The job's headline over every member PATH names. The first line: where the GPUs' time went
 (compute, communication, copies, idle); then the sections: the job, its members, the breakdown per
@@ -220,6 +224,8 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
                   it, 1.23 ms), or every one in ns, us, ms or s; csv and json are always ns
   --by-rank       one headline line per member after the job's
   --buckets N     columns of the html heatmap (default 100)
+  --steps P       the step ranges: marker ranges named LIKE P (default 'ProfilerStep#%'), for the
+                  steps and critical path sections (rocpd_step_pattern)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
@@ -269,7 +275,7 @@ Prints the number of events written.
   if (command == "compare")
     return R"(usage: rocpd-ext compare A B [--label NAME_A [--label NAME_B]] [-f|--format table|csv|json|md|html]
                         [-n|--top N] [--section NAME]... [--timeunit auto|ns|us|ms|s]
-                        [-o|--output FILE] [--progress] [--no-cache]
+                        [--steps PATTERN] [-o|--output FILE] [--progress] [--no-cache]
 
 Compares two runs: A and B are each a trace file, a directory or a quoted glob. First what
 differs in the runs themselves (devices, world size, framework and driver versions, span,
@@ -283,6 +289,8 @@ API calls and copies.
   --section NAME  print only this section (repeatable): )" +
            compare_section_names() + R"(
   --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
+  --steps P       the step ranges the time per step counts: marker ranges named LIKE P (default
+                  'ProfilerStep#%'; rocpd_step_pattern)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache

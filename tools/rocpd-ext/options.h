@@ -28,6 +28,7 @@ struct Options {
   bool allow_write = false;        // query: the connection may write files
   bool progress = false;
   bool no_cache = false;           // ROCPD_CACHE=0: Kineto traces are converted into temporary databases
+  std::optional<std::string> steps;  // summary, compare: ROCPD_STEP_PATTERN, the step ranges' LIKE pattern
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members
 };

@@ -154,6 +154,7 @@ Summary build_summary(Session& session, const Options& o) {
     if (name == "critical_path") {
       prepare_critical_path(session);
       rs = critical_path_section(session, o.top);
+      for (auto& line : critical_path_bounds(session)) out.headline.push_back(std::move(line));
     } else {
       std::vector<Param> params;
       if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
@@ -163,10 +164,12 @@ Summary build_summary(Session& session, const Options& o) {
     rs.title = s.title;
     if (name == "job") out.headline.push_back(job_line(rs));
     if (name == "stragglers") judge_stragglers(rs);
+    const std::string ranges = o.steps ? "ranges named like '" + *o.steps + "'" : "ProfilerStep#N ranges";
     if (name == "steps" && rs.rows.empty())
-      rs.note = "(none: no member has step ranges, the ProfilerStep#N ranges rocpd_steps finds)";
+      rs.note = "(none: no member has step ranges, the " + ranges + " rocpd_steps finds; --steps PATTERN chooses them)";
     if (name == "critical_path" && rs.rows.empty())
-      rs.note = "(none: no member has step ranges, the ProfilerStep#N ranges rocpd_critical_path follows)";
+      rs.note = "(none: no member has step ranges, the " + ranges +
+                " rocpd_critical_path follows; --steps PATTERN chooses them)";
     if (name != "critical_path") cut(rs, o.top, name == "stragglers" || name == "steps");
     if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
   }
