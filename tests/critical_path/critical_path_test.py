@@ -164,6 +164,31 @@ class SingleRank(unittest.TestCase, Tiling):
         self.assertEqual([r["name"] for r in rows if r["step"] == 0 and r["kind"] == "sync_wait"],
                          ["hipStreamSynchronize", "hipDeviceSynchronize"])
 
+    def test_back_to_back_ops(self):
+        # The gpu shape with every GEMM starting exactly where the one ahead ends (2 us earlier than
+        # generated): the stream edge holds for touching ops too (end <= start), so the path runs
+        # through the GEMMs without a gap, their launches off it.
+        path, truth = JOBS["gpu"]
+        f = truth["files"][0]["critical_path"]
+        out = os.path.join(TMP, "touching")
+        os.makedirs(out, exist_ok=True)
+        db_path = os.path.join(out, "rank0.rpd")
+        shutil.copy(os.path.join(path, "rank0.rpd"), db_path)
+        db = sqlite3.connect(db_path)
+        changed = db.execute(
+            "UPDATE rocpd_op SET start = start - 2000 WHERE EXISTS (SELECT 1 FROM rocpd_op AS a "
+            "WHERE a.queueId = rocpd_op.queueId AND a.\"end\" = rocpd_op.start - 2000)").rowcount
+        db.commit()
+        db.close()
+        m = f["ops_per_step"]
+        self.assertEqual(changed, STEPS * (m - 1))
+        rows = path_rows(opened(db_path))
+        for k in range(STEPS):
+            want = dict(f["path_kinds"])
+            want["kernel"] += want.pop("idle_gap")
+            self.assertEqual(by_kind(rows, k), want, "step %d" % k)
+            self.assertEqual(len([r for r in rows if r["step"] == k and r["kind"] == "kernel"]), 1)
+
     def test_factor_one_reproduces(self):
         for shape in ("cpu", "gpu", "sync", "loader"):
             con = opened(JOBS[shape][0])
