@@ -24,7 +24,7 @@ namespace rocpd::critical_path {
 
 inline constexpr double kWaitQuantile = 0.05;
 inline constexpr int64_t kWaitFactor = 4;
-inline constexpr int64_t kWaitMargin = 20'000;      // ns
+inline constexpr int64_t kWaitMargin = 50'000;      // ns
 
 struct CallWait {
   uint32_t op = 0, call = 0;  // op's end -> call's end

@@ -19,7 +19,7 @@
 
 namespace rocpd::critical_path {
 
-inline constexpr int64_t kLateStart = 20'000;  // ns
+inline constexpr int64_t kLateStart = 50'000;  // ns
 
 struct OpWait {
   uint32_t from = 0, to = 0;  // op from's end -> op to's start
