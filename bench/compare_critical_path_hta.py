@@ -48,7 +48,8 @@ def hta(hta_dir, trace, annotation, instance):
     logging.disable(logging.WARNING)
     from hta.analyzers.critical_path_analysis import CPEdgeType
     from hta.trace_analysis import TraceAnalysis
-    t = TraceAnalysis(trace_files={0: trace}, trace_dir=os.path.dirname(trace) or ".")
+    # The last ProfilerStep too (HTA drops it by default as possibly incomplete).
+    t = TraceAnalysis(trace_files={0: trace}, trace_dir=os.path.dirname(trace) or ".", include_last_profiler_step=True)
     graph, ok = t.critical_path_analysis(rank=0, annotation=annotation, instance_id=instance)
     out = {"ok": ok}
     df = graph.get_critical_path_breakdown()
