@@ -23,6 +23,9 @@ FIXTURES = {
     # data loader 3 ms (the others 100 us), and the same job with it 1.5 ms.
     "loader8": "--procs 8 --format rpd3 --ops 40 --seed 7 --steps 3 --critical-path loader --loader 5:3000000",
     "loader8_half": "--procs 8 --format rpd3 --ops 40 --seed 7 --steps 3 --critical-path loader --loader 5:1500000",
+    # docs/critical_path.md: one rank bound by a full launch queue, and the same job with GEMMs half as long.
+    "queue1": "--procs 1 --format rpd3 --ops 192 --seed 7 --steps 3 --critical-path queue",
+    "queue1_half": "--procs 1 --format rpd3 --ops 192 --seed 7 --steps 3 --critical-path queue --gemm 100000",
 }
 
 
