@@ -148,8 +148,13 @@ std::map<StepKey, std::vector<std::pair<uint32_t, uint32_t>>> job_steps(const st
 JobRuns job_runs(sqlite3* conn, const std::vector<MemberRef>& members) {
   JobRuns out;
   std::map<std::string, std::string> label_of;
-  Stmt s = prepare(conn, "SELECT db, run FROM temp.rocpd_runs WHERE run IS NOT NULL", "reading rocpd_runs");
-  while (step(s.get(), "reading rocpd_runs")) label_of[std::string(column_text(s.get(), 0))] = column_text(s.get(), 1);
+  // The view comes with the SQL views (sql/views); a connection without them labels no run.
+  Stmt has = prepare(conn, "SELECT 1 FROM sqlite_temp_master WHERE type = 'view' AND name = 'rocpd_runs'",
+                     "reading rocpd_runs");
+  if (step(has.get(), "reading rocpd_runs")) {
+    Stmt s = prepare(conn, "SELECT db, run FROM temp.rocpd_runs WHERE run IS NOT NULL", "reading rocpd_runs");
+    while (step(s.get(), "reading rocpd_runs")) label_of[std::string(column_text(s.get(), 0))] = column_text(s.get(), 1);
+  }
   std::set<std::string> labels;
   for (const auto& [db, run] : label_of) labels.insert(run);
   out.labels.assign(labels.begin(), labels.end());
