@@ -16,17 +16,20 @@
 --                         "waiting for rank5 (97.3 % of the path): " when most of the path runs on
 --                         another member than the one whose step ends last
 CREATE TEMP VIEW IF NOT EXISTS rocpd_critical_path_summary AS
-WITH segs AS (
-  SELECT run, step, kind, db, name, duration, "end", step_inferred_edges,
+WITH per_kind AS (  -- one pass over the path: the rest reads these groups
+  SELECT run, step, kind, db, name,
          CASE WHEN kind IN ('kernel', 'copy', 'stream_wait') OR (kind = 'idle_gap' AND tid IS NULL AND gpu IS NOT NULL)
-              THEN 'gpu' WHEN kind = 'collective_wait' THEN 'collective' ELSE 'cpu' END AS side
+              THEN 'gpu' WHEN kind = 'collective_wait' THEN 'collective' ELSE 'cpu' END AS side,
+         sum(duration) AS ns, max("end") AS last_end, max(step_inferred_edges) AS inferred
+  -- rocpd-ext summary runs this statement over its copy of the segments: one line ends with
+  -- "FROM rocpd_critical_path" (tools/rocpd-ext/critical_path_section.cpp).
   FROM rocpd_critical_path
-), per_kind AS (
-  SELECT run, step, kind, db, name, side, sum(duration) AS ns FROM segs GROUP BY run, step, kind, db, name, side
+  GROUP BY run, step, kind, db, name, side
+), last AS (  -- the member whose step ends last (SQLite: the bare column of the one max() row)
+  SELECT run, step, db AS last_db, max(last_end) FROM per_kind GROUP BY run, step
 ), steps AS (
-  SELECT run, step, sum(duration) AS step_ns, max(step_inferred_edges) AS inferred_edges,
-         (SELECT db FROM segs l WHERE l.run IS s.run AND l.step = s.step ORDER BY "end" DESC LIMIT 1) AS last_db
-  FROM segs s GROUP BY run, step
+  SELECT p.run, p.step, sum(p.ns) AS step_ns, max(p.inferred) AS inferred_edges, l.last_db
+  FROM per_kind p JOIN last l ON l.run IS p.run AND l.step = p.step GROUP BY p.run, p.step
 ), items AS (
   SELECT run, step, kind, name, sum(ns) AS ns, count(DISTINCT db) AS dbs, min(db) AS db,
          row_number() OVER (PARTITION BY run, step ORDER BY sum(ns) DESC, kind, name) AS rank
