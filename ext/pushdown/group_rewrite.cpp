@@ -449,6 +449,21 @@ class Rewriter {
     return out;
   }
 
+  // The words of `e` that name no column: a collation after COLLATE, the type of a CAST(x AS type).
+  static std::vector<bool> not_column_names(Span e) {
+    std::vector<bool> out(e.size(), false);
+    for (size_t j = 0; j < e.size(); ++j) {
+      if (e[j].is_kw("COLLATE") && j + 1 < e.size()) out[j + 1] = true;
+      if (!e[j].is_kw("CAST") || j + 1 >= e.size() || !e[j + 1].is("(")) continue;
+      const size_t close = closing_paren(e, j + 1);
+      size_t as = close;
+      for (size_t k = j + 2; k < close; ++k)
+        if (e[k].depth == e[j + 1].depth + 1 && e[k].is_kw("AS")) as = k;
+      for (size_t k = as + 1; k < close; ++k) out[k] = true;
+    }
+    return out;
+  }
+
   // `kind = '<text>'` (or `==`, or the other way round): what rocpd_op_groups' of_kind filters.
   static bool kind_equality(Span term) {
     if (term.size() != 3 || !(term[1].is("=") || term[1].is("=="))) return false;
@@ -461,6 +476,7 @@ class Rewriter {
   // `finer_ok`: a groupable column that is not grouped may appear (WHERE: the engine then groups by
   // it too, and the rows are regrouped).
   std::string substitute(Span e, bool aggregates_allowed, std::string_view where, bool finer_ok = false) {
+    const std::vector<bool> not_names = not_column_names(e);
     // The query's own text between the tokens (spaces, line breaks, comments) is kept.
     std::string out;
     const char* last_end = nullptr;
@@ -507,8 +523,15 @@ class Rewriter {
         emit(tok, tok.text, tok);
         continue;
       }
-      if (tok.is_name()) {
+      if (tok.is_name() && !not_names[j]) {
         const std::string id = tok.ident();
+        // WHERE moves into the groups' subquery, where a name that is no column of the query's table
+        // (as written: a result alias, or a double-quoted string) could name a column of the engine's
+        // table (instances, total_ns, of_kind, ...). Only the table's own columns resolve alike there.
+        if (finer_ok && !among(table_->columns, id))
+          throw NotPushed{fmt::format("{}: {} is not a column of {} (as written an alias or a string; the "
+                                      "groups' subquery would read it otherwise)",
+                                      where, tok.text, table_->name)};
         if (id.rfind("rocpd_sql:", 0) == 0 || added_.count(id))
           throw NotPushed{fmt::format("{}: the name {} would mean something else in the rewrite", where, tok.text)};
         if (finer_ok && among(table_->groupable, id)) finer_.insert(id);

@@ -202,6 +202,41 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(sorted(rows), ascending)
         self.assertEqual(self.through_rewrite(sql)[2], rows)
 
+    def test_where_names_resolve_as_written(self):
+        # A name in WHERE that is no column of the table is, as written, a result alias or (double
+        # quoted) a string; in the groups' subquery the same name would be a column of
+        # rocpd_op_groups / rocpd_api_groups (instances, total_ns, med_ns, of_kind, timed, ...).
+        queries = [
+            "SELECT name, 1 AS instances FROM rocpd_ops WHERE instances = 1 GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE \"instances\" = 'instances' GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE \"med_ns\" IS 'med_ns' GROUP BY name",
+            "SELECT name, 1000 AS total_ns FROM rocpd_ops WHERE total_ns > 5000000 GROUP BY name",
+            "SELECT name, 1000 AS total_ns FROM rocpd_ops WHERE total_ns < 5000000 GROUP BY name",
+            "SELECT name, 'x' AS of_kind, count(*) FROM rocpd_ops WHERE of_kind = 'x' GROUP BY name",
+            "SELECT name, 0 AS durations FROM rocpd_ops WHERE durations IS 0 AND kind = 'kernel' GROUP BY name",
+            "SELECT gpu, 5 AS min_ns, count(*) FROM rocpd_ops WHERE min_ns = 5 GROUP BY gpu",
+            "SELECT kind, count(*) FROM rocpd_ops WHERE \"group_by\" = 'group_by' GROUP BY kind",
+            "SELECT name, median(duration), 2 AS timed FROM rocpd_ops WHERE timed = 2 GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE gpu = 0 AND \"stddev_ns\" = 'stddev_ns' GROUP BY name",
+            "SELECT name, 1 AS timed FROM rocpd_apis WHERE timed = 1 GROUP BY name",
+            "SELECT name, count(*), 'y' AS first_start FROM rocpd_apis WHERE first_start = 'y' GROUP BY name",
+            "SELECT domain, count(*) FROM rocpd_apis WHERE \"avg_ns\" = 'avg_ns' GROUP BY domain",
+        ]
+        for sql in queries:
+            with self.subTest(sql=sql):
+                text, names, rows = self.through_rewrite(sql)
+                want_names, want = self.as_written(sql)
+                self.assertEqual(names, want_names)
+                self.assert_same_rows(sql, rows, want)
+        self.assertGreater(sum(1 for q in queries if self.as_written(q)[1]), len(queries) - 2)  # not vacuous
+        # The names the query's table has resolve alike in both: still pushed.
+        sql = "SELECT name, 1 AS gpu, count(*) FROM rocpd_ops WHERE \"gpu\" = 0 AND name = 'x' COLLATE NOCASE " \
+              "AND CAST(gpu AS TEXT) = '0' GROUP BY name"
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('gpu,name') regrouped by name")
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (queries[0],)).fetchone()[0]
+        self.assertIn("not pushed: WHERE: instances is not a column of rocpd_ops", verdict)
+
     def test_engine_call_names_grouping_and_kind(self):
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[0],)).fetchone()[0]
         self.assertEqual(verdict, "pushed: rocpd_op_groups('name', 'kernel')")
