@@ -1,4 +1,5 @@
 #include "diagnosis/diag_read.h"
+#include "common/terminal_text.h"
 
 #include <fmt/format.h>
 
@@ -155,7 +156,7 @@ std::optional<int64_t> time_value_other(const StoredValue& v, const char* table,
   }
   const std::string bytes(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
   if (v.type == SQLITE_TEXT)
-    throw Error(fmt::format("{}: {} must be an integer (ns), got text '{:.40}'", fn, what, bytes));
+    throw Error(fmt::format("{}: {} must be an integer (ns), got text {}", fn, what, quoted_text(bytes)));
   throw Error(fmt::format("{}: {} must be an integer (ns), got a blob", fn, what));
 }
 

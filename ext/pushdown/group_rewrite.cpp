@@ -234,6 +234,7 @@ std::string text_of(Span s) {
 // and over its rows of rocpd_ops or rocpd_apis (`o.duration`).
 struct ValueCall {
   std::string over_values, over_rows;
+  bool double_sum = false;  // avg, total: a running double sum, whose rounding depends on the order
 };
 
 class Rewriter {
@@ -315,7 +316,10 @@ class Rewriter {
     }
     for (size_t c = 0; c < exprs.size(); ++c) {
       outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
-      if (c < alias_of.size() && !alias_of[c].empty()) aggregate_alias_[alias_of[c]] |= term_use(exprs[c]).aggregate;
+      if (!alias_of[c].empty()) {
+        aggregate_alias_[alias_of[c]] |= term_use(exprs[c]).aggregate;
+        alias_expr_.try_emplace(alias_of[c], exprs[c]);  // (SQLite resolves a repeated alias to its first)
+      }
     }
 
     // WHERE terms pick groups before their aggregates are computed, HAVING filters them after.
@@ -346,8 +350,6 @@ class Rewriter {
         after.push_back("(" + substitute(term, true, "HAVING") + ")");
         continue;
       }
-      if (use.alias)
-        throw NotPushed{fmt::format("HAVING: {}: a term without an aggregate that names a result alias", text_of(term))};
       q.picks.push_back("(" + substitute(term, false, "HAVING", false, true) + ")");
     }
     if (!after.empty()) q.tail = fmt::format(" WHERE {}", fmt::join(after, " AND "));
@@ -384,12 +386,14 @@ class Rewriter {
   };
 
   // `over` (SQL over the group's durations `values`, unnested by `from`) when the durations are
-  // there, else `over_rows` over the group's rows.
-  std::string by_values_or_rows(std::string_view values, std::string_view from, std::string_view over_values,
-                                std::string_view over_rows, std::string_view rows, const std::string& name) const {
-    return fmt::format("CASE WHEN {0} IS NOT NULL THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
+  // there (and, for a double sum, `exact` holds: the values, ascending, would round otherwise than
+  // the rows in the order they are read), else `over_rows` over the group's rows.
+  std::string by_values_or_rows(std::string_view values, std::string_view from, const ValueCall& call,
+                                std::string_view rows, const std::string& name, std::string_view exact) const {
+    return fmt::format("CASE WHEN {0} IS NOT NULL{7} THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
                        "WHERE {4}) END AS {5}",
-                       values, over_values, from, over_rows, rows, name, table_->name);
+                       values, call.over_values, from, call.over_rows, rows, name, table_->name,
+                       call.double_sum ? fmt::format(" AND {}", exact) : "");
   }
 
   // The engine grouped as the query groups: one row of its table (rocpd_op_groups, rocpd_api_groups) per group.
@@ -406,8 +410,8 @@ class Rewriter {
         inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
     }
     for (const auto& [call, exprs] : value_calls_)
-      inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs.over_values, exprs.over_rows, rows,
-                                        internal_name(call)));
+      inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs, rows, internal_name(call),
+                                        kExactDoubleSum));
     engine = q.engine();
     // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them,
     // an overflowing sum, fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups'
@@ -442,9 +446,11 @@ class Rewriter {
     for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
     // The finer groups' durations as one array of arrays; NULL when one of them has no exact
     // durations (then the group's rows are aggregated by SQL).
-    if (!over_values.empty())
+    if (!over_values.empty()) {
       middle.push_back("CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
                        "\"rocpd_sql:durations\"");
+      middle.push_back(fmt::format("{} AS \"rocpd_sql:exact_sum\"", kExactDoubleSumRegrouped));
+    }
     engine = fmt::format("{} regrouped by {}", q.engine(), fmt::join(q.grouping, ","));
     // (The LIMIT keeps the finer groups' subquery apart: flattened into the GROUP BY, its total_ns
     // would be read before the CASE guarding it.)
@@ -458,8 +464,8 @@ class Rewriter {
       const std::string group_rows = q.rows_of_group("rocpd_sql:m");
       for (const auto& [call, e] : over_values)
         exprs.push_back(by_values_or_rows("\"rocpd_sql:durations\"",
-                                          "json_tree(\"rocpd_sql:durations\") WHERE type = 'integer'", e.over_values,
-                                          e.over_rows, group_rows, internal_name(call)));
+                                          "json_tree(\"rocpd_sql:durations\") WHERE type = 'integer'", e, group_rows,
+                                          internal_name(call), "\"rocpd_sql:exact_sum\""));
       groups = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), groups);
     }
     else
@@ -504,7 +510,7 @@ class Rewriter {
   // refused by substitute()), a name that is a result alias (no column of the table: SQLite looks up
   // the table's columns first).
   struct TermUse {
-    bool aggregate = false, alias = false;
+    bool aggregate = false;
   };
   TermUse term_use(Span e) const {
     TermUse use;
@@ -525,7 +531,6 @@ class Rewriter {
       // An alias stands for its expression (an aggregate, or a term SQLite may move to WHERE).
       const auto it = aggregate_alias_.find(tok.ident());
       if (it != aggregate_alias_.end() && it->second) use.aggregate = true;
-      else use.alias = true;
     }
     return use;
   }
@@ -632,6 +637,11 @@ class Rewriter {
         // WHERE moves into the groups' subquery, where a name that is no column of the query's table
         // (as written: a result alias, or a double-quoted string) could name a column of the engine's
         // table (instances, total_ns, of_kind, ...). Only the table's own columns resolve alike there.
+        if (columns_only && !among(table_->columns, id) && alias_expr_.count(id)) {
+          // A HAVING term moved into the groups' subquery: the alias's expression (no aggregate) in its place.
+          emit(tok, "(" + substitute(alias_expr_.at(id), false, where, false, true) + ")", tok);
+          continue;
+        }
         if (columns_only && !among(table_->columns, id))
           throw NotPushed{fmt::format("{}: {} is not a column of {} (as written an alias or a string; the "
                                       "groups' subquery would read it otherwise)",
@@ -666,7 +676,8 @@ class Rewriter {
     const std::string dist = distinct ? "DISTINCT " : "";
     const std::string call = fmt::format("{}({}duration{})", fn, dist, extra);
     value_calls_.try_emplace(call, ValueCall{fmt::format("{}({}value{})", fn, dist, extra),
-                                             fmt::format("{}({}o.duration{})", fn, dist, extra)});
+                                             fmt::format("{}({}o.duration{})", fn, dist, extra),
+                                             fn == "avg" || fn == "total"});
     return "+" + internal_name(call);
   }
 
@@ -692,6 +703,7 @@ class Rewriter {
   const Table* table_ = nullptr;
   std::set<std::string> grouped_, used_, added_, aliases_;
   std::map<std::string, bool> aggregate_alias_;  // alias -> whether its expression holds an aggregate
+  std::map<std::string, Span> alias_expr_;        // alias -> its expression
   std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
   std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups
   std::map<std::string, ValueCall> value_calls_;     // call -> its SQL over the values, over the rows

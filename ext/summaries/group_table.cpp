@@ -486,7 +486,7 @@ void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& co
                        static_cast<__int128>(sqlite3_column_int64(st, parts + 3)) * (__int128{1} << 20) +
                        sqlite3_column_int64(st, parts + 4);
   if (sum > INT64_MAX || sum < INT64_MIN) {
-    sqlite3_result_error(ctx, fmt::format("{}: integer overflow", def_of(cur).name).c_str(), -1);
+    result_error(ctx, fmt::format("{}: integer overflow", def_of(cur).name));
     return;
   }
   sqlite3_result_int64(ctx, static_cast<int64_t>(sum));
@@ -535,7 +535,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
           }
           sqlite3_result_text64(ctx, cur->json.data(), cur->json.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
         } else if constexpr (std::is_same_v<T, Overflow>) {
-          sqlite3_result_error(ctx, fmt::format("{}: integer overflow", def_of(*cur).name).c_str(), -1);
+          result_error(ctx, fmt::format("{}: integer overflow", def_of(*cur).name));
         } else sqlite3_result_null(ctx);
       },
       cell);

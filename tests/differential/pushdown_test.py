@@ -796,7 +796,7 @@ class Gen:
             sql = "SELECT %s, %s AS %s, count(*)%s FROM %s WHERE %s %s %s%s GROUP BY %s" % (
                 gg, v, self.ident(c), r.choice(["", ", sum(duration)", ", median(duration)", ", max(duration)"]), table,
                 self.ident(c), op, v, r.choice(["", " AND %s IS NOT NULL" % gg]), gg)
-            label = "nopush"
+            label = "push"  # (the alias's expression in its place)
         elif shape == "where_dq_engine":
             # A double-quoted name that is no column: a string as written, a column in the groups' subquery.
             c = r.choice(ENGINE_COLUMNS)
