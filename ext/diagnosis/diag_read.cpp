@@ -1,4 +1,5 @@
 #include "diagnosis/diag_read.h"
+#include "common/like_pattern.h"
 #include "common/terminal_text.h"
 
 #include <fmt/format.h>
@@ -62,12 +63,9 @@ Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value
     sqlite3_value* v = argv[i];
     const char code = codes[static_cast<size_t>(i)];
     if (code == 'P') {
-      const int type = sqlite3_value_type(v);
-      if (type == SQLITE_NULL) continue;  // the default
-      if (type != SQLITE_TEXT)
-        throw Error(fmt::format("{}: pattern must be text (a LIKE pattern such as 'ProfilerStep#%')", table));
-      const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)),
-                             static_cast<size_t>(sqlite3_value_bytes(v)));
+      const auto pattern = like_pattern_arg(v, table, "pattern", "ProfilerStep#%");
+      if (!pattern) continue;  // the default
+      const std::string& text = *pattern;
       if (s.pattern && *s.pattern != text) s.nothing = true;
       s.pattern = text;
       continue;
