@@ -317,7 +317,7 @@ class Rewriter {
     for (size_t c = 0; c < exprs.size(); ++c) {
       outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
       if (!alias_of[c].empty()) {
-        aggregate_alias_[alias_of[c]] |= term_use(exprs[c]).aggregate;
+        aggregate_alias_[alias_of[c]] |= has_aggregate(exprs[c]);
         alias_expr_.try_emplace(alias_of[c], exprs[c]);  // (SQLite resolves a repeated alias to its first)
       }
     }
@@ -339,14 +339,13 @@ class Rewriter {
     // the other terms filter the computed groups.
     std::vector<std::string> after;
     for (Span term : having.empty() ? std::vector<Span>{} : split_and_nested(having)) {
-      const TermUse use = term_use(term);
       if (always_false(term)) {
         // Not a constant in the rewrite either: SQLite would test a constant once, before any group
         // is computed, where HAVING tests each computed group.
         after.push_back(fmt::format("iif({} IS NULL, 0, 0)", quote_id(*grouped_.begin())));
         continue;
       }
-      if (use.aggregate) {
+      if (has_aggregate(term)) {
         after.push_back("(" + substitute(term, true, "HAVING") + ")");
         continue;
       }
@@ -506,14 +505,10 @@ class Rewriter {
     return out;
   }
 
-  // What a term of HAVING holds: a call that is no scalar function (an aggregate; anything else is
-  // refused by substitute()), a name that is a result alias (no column of the table: SQLite looks up
-  // the table's columns first).
-  struct TermUse {
-    bool aggregate = false;
-  };
-  TermUse term_use(Span e) const {
-    TermUse use;
+  // Whether `e` holds an aggregate: a call that is no scalar function (anything else is refused by
+  // substitute()), or a result alias whose expression holds one (a name that is no column of the
+  // table: SQLite looks up the table's columns first).
+  bool has_aggregate(Span e) const {
     const std::vector<bool> not_names = not_column_names(e);
     for (size_t j = 0; j < e.size(); ++j) {
       const Token& tok = e[j];
@@ -524,15 +519,14 @@ class Rewriter {
         const std::string fn = tok.ident();
         const size_t close = closing_paren(e, j + 1);
         const bool several = split_commas(e.subspan(j + 2, close - j - 2)).size() > 1;
-        if (!among(kScalars, fn) || ((fn == "min" || fn == "max") && !several)) use.aggregate = true;
+        if (!among(kScalars, fn) || ((fn == "min" || fn == "max") && !several)) return true;
         continue;
       }
       if (!tok.is_name() || not_names[j] || !aliases_.count(tok.ident()) || among(table_->columns, tok.ident())) continue;
-      // An alias stands for its expression (an aggregate, or a term SQLite may move to WHERE).
       const auto it = aggregate_alias_.find(tok.ident());
-      if (it != aggregate_alias_.end() && it->second) use.aggregate = true;
+      if (it != aggregate_alias_.end() && it->second) return true;
     }
-    return use;
+    return false;
   }
 
   // SQLite's "always false" expression: the integer literal 0 (or FALSE), which it never moves out of HAVING.
@@ -637,9 +631,13 @@ class Rewriter {
         // WHERE moves into the groups' subquery, where a name that is no column of the query's table
         // (as written: a result alias, or a double-quoted string) could name a column of the engine's
         // table (instances, total_ns, of_kind, ...). Only the table's own columns resolve alike there.
-        if (columns_only && !among(table_->columns, id) && alias_expr_.count(id)) {
-          // A HAVING term moved into the groups' subquery: the alias's expression (no aggregate) in its place.
-          emit(tok, "(" + substitute(alias_expr_.at(id), false, where, false, true) + ")", tok);
+        if (columns_only && !among(table_->columns, id) && alias_expr_.count(id) && !in_alias_) {
+          // A result alias (in WHERE, or in a HAVING term moved there) stands for its expression, as
+          // SQLite resolves it; a name in that expression is a column or a string, never an alias.
+          in_alias_ = true;  // (a NotPushed ends the rewrite: no need to reset it then)
+          const std::string expr = substitute(alias_expr_.at(id), false, where, false, true);
+          in_alias_ = false;
+          emit(tok, "(" + expr + ")", tok);
           continue;
         }
         if (columns_only && !among(table_->columns, id))
@@ -704,6 +702,7 @@ class Rewriter {
   std::set<std::string> grouped_, used_, added_, aliases_;
   std::map<std::string, bool> aggregate_alias_;  // alias -> whether its expression holds an aggregate
   std::map<std::string, Span> alias_expr_;        // alias -> its expression
+  bool in_alias_ = false;                          // substituting an alias's expression
   std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
   std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups
   std::map<std::string, ValueCall> value_calls_;     // call -> its SQL over the values, over the rows

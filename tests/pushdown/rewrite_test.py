@@ -228,6 +228,9 @@ class Rewrite(AsWritten, unittest.TestCase):
             "SELECT name, 1 AS timed FROM rocpd_apis WHERE timed = 1 GROUP BY name",
             "SELECT name, count(*), 'y' AS first_start FROM rocpd_apis WHERE first_start = 'y' GROUP BY name",
             "SELECT domain, count(*) FROM rocpd_apis WHERE \"avg_ns\" = 'avg_ns' GROUP BY domain",
+            # An alias of a double-quoted string named like itself: the string, as written.
+            "SELECT name, \"timed\" AS timed, count(*) FROM rocpd_ops WHERE timed = 'timed' GROUP BY name",
+            "SELECT name, count(*), length(name) AS n FROM rocpd_ops GROUP BY name HAVING n > 30 AND count(*) > 1",
         ]
         for sql in queries:
             with self.subTest(sql=sql):
