@@ -4,7 +4,12 @@ names of their own, against the same aggregation as a plain SQL GROUP BY over ro
 same run: wall time and peak RSS of each query, each in a fresh process (its peak measured from
 the query's start: /proc/self/clear_refs, then VmHWM).
 
-  bench_many_names.py --ext build/librocpd_ext [--sizes 500000,2000000] [--work DIR] [--repeat 3]
+  bench_many_names.py --ext build/librocpd_ext [--sizes 500000,2000000] [--work DIR] [--repeat 3] [--peak-only]
+
+Then (issue 42) the whole process's peak RSS (VmHWM: the extension loaded, the member opened,
+the query run; nothing read before) of rocpd_union('top') and of a GROUP BY db, name over
+rocpd_ops (a grouped scan), each in a fresh process, beside the same with ROCPD_GROUPED_SCANS=0
+(SQLite's own sort); --peak-only runs only these.
 
 The member is an rpd v2 file written here: N kernels on 4 gpus, each with a name of its own
 (`kernel_<i>_<hash>`, 22-27 bytes), 1-100 us long, no API calls. Ratios are ours / GROUP BY
@@ -69,6 +74,36 @@ print(seconds, rows, before, status("VmHWM:"))
 """
 
 
+# Issue 42's measure: the whole process's peak, fresh, without the profile pass first.
+PEAK_QUERIES = [("rocpd_union('top')", "SELECT * FROM rocpd_union('top')"),
+                ("GROUP BY db, name", "SELECT db, name, count(*), sum(duration), min(duration), max(duration) "
+                                      "FROM rocpd_ops GROUP BY db, name")]
+PEAK_CHILD = r"""
+import sqlite3, sys, time
+ext, member, sql = sys.argv[1:4]
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension(ext)
+con.execute("SELECT rocpd_open(?)", (member,)).fetchone()
+t0 = time.perf_counter()
+rows = sum(1 for _ in con.execute(sql))
+seconds = time.perf_counter() - t0
+with open("/proc/self/status") as f:
+    peak = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))
+print(seconds, rows, peak)
+"""
+
+
+def peak_run(ext, member, sql, repeat, env=None):
+    best = None
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", PEAK_CHILD, ext, member, sql], check=True, capture_output=True,
+                             text=True, env=dict(os.environ, **(env or {}))).stdout.split()
+        r = (float(out[0]), int(out[1]), int(out[2]))
+        best = r if best is None or r[2] > best[2] else best  # the largest peak of the runs
+    return best
+
+
 def write_member(path, n, seed=1):
     if os.path.exists(path):
         return
@@ -126,8 +161,22 @@ def main():
     ap.add_argument("--sizes", default="500000,2000000")
     ap.add_argument("--work", default="/tmp/rocpd_bench_names")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--peak-only", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    print(f"library {a.ext}; whole-process peak RSS (VmHWM), each query in a fresh process, largest of "
+          f"{a.repeat} runs")
+    print(f"{'query':22} {'names':>9} {'peak MB':>8} {'s':>7} {'SQLite sort MB':>15} {'s':>7} {'rows':>9}")
+    for n in (int(x) for x in a.sizes.split(",")):
+        member = os.path.join(a.work, f"names_{n}.rpd")
+        write_member(member, n)
+        for label, sql in PEAK_QUERIES:
+            o = peak_run(a.ext, member, sql, a.repeat)
+            b = peak_run(a.ext, member, sql, a.repeat, {"ROCPD_GROUPED_SCANS": "0"})
+            print(f"{label:22} {n:>9} {o[2] / 2**20:>8.1f} {o[0]:>7.2f} {b[2] / 2**20:>15.1f} {b[0]:>7.2f} {o[1]:>9}")
+            sys.stdout.flush()
+    if a.peak_only:
+        return
     print(f"library {a.ext}; best of {a.repeat} runs, each in a fresh process; peak = RSS growth during the query")
     print(f"{'query':28} {'names':>9} {'baseline':18} {'base s':>7} {'ours s':>7} {'ratio':>6} "
           f"{'base MB':>8} {'ours MB':>8} {'rows':>9}")

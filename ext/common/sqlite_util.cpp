@@ -1,4 +1,6 @@
 #include "common/sqlite_util.h"
+
+#include "common/terminal_text.h"
 #include "common/temp_clash.h"
 
 #include <fmt/format.h>
@@ -61,6 +63,13 @@ std::string quote_id(std::string_view id) {
 
 char* sqlite_strdup(std::string_view msg) {
   return sqlite3_mprintf("%.*s", static_cast<int>(msg.size()), msg.data());
+}
+
+std::string error_text(std::string_view msg) { return terminal_text(msg); }
+
+void result_error(sqlite3_context* ctx, std::string_view msg) {
+  const std::string text = error_text(msg);
+  sqlite3_result_error(ctx, text.data(), static_cast<int>(text.size()));
 }
 
 void refuse_temp_clash(sqlite3* db, std::string_view name, std::string_view made_by) {

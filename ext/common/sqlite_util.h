@@ -60,6 +60,11 @@ std::string_view column_text(sqlite3_stmt* stmt, int col);
 std::string quote_id(std::string_view id);
 // sqlite3_mprintf'd copy of `msg`, for zErrMsg / pzErrMsg out-parameters.
 char* sqlite_strdup(std::string_view msg);
+// An error message as SQLite is handed it: escaped as text on a terminal (common/terminal_text.h),
+// since messages quote trace values and arguments, and sqlite3 shells print them as they are.
+std::string error_text(std::string_view msg);
+// sqlite3_result_error with error_text(msg).
+void result_error(sqlite3_context* ctx, std::string_view msg);
 
 // Runs `body` for a scalar/aggregate function callback; any exception becomes sqlite3_result_error.
 template <class F>
@@ -67,12 +72,12 @@ void guard(sqlite3_context* ctx, F&& body) noexcept {
   try {
     body();
   } catch (const Error& e) {
-    sqlite3_result_error(ctx, e.what(), -1);
+    result_error(ctx, e.what());
     if (e.code() != SQLITE_ERROR) sqlite3_result_error_code(ctx, e.code());
   } catch (const std::bad_alloc&) {
     sqlite3_result_error_nomem(ctx);
   } catch (const std::exception& e) {
-    sqlite3_result_error(ctx, e.what(), -1);
+    result_error(ctx, e.what());
   } catch (...) {
     sqlite3_result_error(ctx, "rocpd_ext: unknown internal error", -1);
   }
@@ -85,13 +90,13 @@ int guard(sqlite3_vtab* vtab, F&& body) noexcept {
     return body();
   } catch (const Error& e) {
     sqlite3_free(vtab->zErrMsg);
-    vtab->zErrMsg = sqlite_strdup(e.what());
+    vtab->zErrMsg = sqlite_strdup(error_text(e.what()));
     return e.code();
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   } catch (const std::exception& e) {
     sqlite3_free(vtab->zErrMsg);
-    vtab->zErrMsg = sqlite_strdup(e.what());
+    vtab->zErrMsg = sqlite_strdup(error_text(e.what()));
     return SQLITE_ERROR;
   } catch (...) {
     return SQLITE_ERROR;
@@ -104,12 +109,12 @@ int guard(char** err, F&& body) noexcept {
   try {
     return body();
   } catch (const Error& e) {
-    if (err) *err = sqlite_strdup(e.what());
+    if (err) *err = sqlite_strdup(error_text(e.what()));
     return e.code();
   } catch (const std::bad_alloc&) {
     return SQLITE_NOMEM;
   } catch (const std::exception& e) {
-    if (err) *err = sqlite_strdup(e.what());
+    if (err) *err = sqlite_strdup(error_text(e.what()));
     return SQLITE_ERROR;
   } catch (...) {
     return SQLITE_ERROR;

@@ -1,4 +1,6 @@
 #include "diagnosis/diag_read.h"
+#include "common/like_pattern.h"
+#include "common/terminal_text.h"
 
 #include <fmt/format.h>
 
@@ -61,12 +63,9 @@ Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value
     sqlite3_value* v = argv[i];
     const char code = codes[static_cast<size_t>(i)];
     if (code == 'P') {
-      const int type = sqlite3_value_type(v);
-      if (type == SQLITE_NULL) continue;  // the default
-      if (type != SQLITE_TEXT)
-        throw Error(fmt::format("{}: pattern must be text (a LIKE pattern such as 'ProfilerStep#%')", table));
-      const std::string text(reinterpret_cast<const char*>(sqlite3_value_text(v)),
-                             static_cast<size_t>(sqlite3_value_bytes(v)));
+      const auto pattern = like_pattern_arg(v, table, "pattern", "ProfilerStep#%");
+      if (!pattern) continue;  // the default
+      const std::string& text = *pattern;
       if (s.pattern && *s.pattern != text) s.nothing = true;
       s.pattern = text;
       continue;
@@ -155,7 +154,7 @@ std::optional<int64_t> time_value_other(const StoredValue& v, const char* table,
   }
   const std::string bytes(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
   if (v.type == SQLITE_TEXT)
-    throw Error(fmt::format("{}: {} must be an integer (ns), got text '{:.40}'", fn, what, bytes));
+    throw Error(fmt::format("{}: {} must be an integer (ns), got text {}", fn, what, quoted_text(bytes)));
   throw Error(fmt::format("{}: {} must be an integer (ns), got a blob", fn, what));
 }
 

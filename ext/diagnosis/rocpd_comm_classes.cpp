@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "diagnosis/comm_class.h"
+#include "common/terminal_text.h"
 #include "diagnosis/diag_read.h"
 #include "diagnosis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
@@ -45,8 +46,7 @@ std::optional<int64_t> union_time(const StoredValue& v, const char* what) {
   }
   const std::string bytes(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
   if (v.type == SQLITE_TEXT)
-    throw Error(fmt::format("interval_union: {} must be an integer (ns), got text '{:.40}'", what,
-                            bytes.substr(0, bytes.find('\0'))));
+    throw Error(fmt::format("interval_union: {} must be an integer (ns), got text {}", what, quoted_text(bytes)));
   throw Error(fmt::format("interval_union: {} must be an integer (ns), got a blob", what));
 }
 

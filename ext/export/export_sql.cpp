@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/sqlite_util.h"
+#include "common/terminal_text.h"
 #include "export/trace_export.h"
 
 namespace rocpd::exporter {
@@ -34,7 +35,8 @@ std::optional<int64_t> bound_arg(sqlite3_value* v, const char* what) {
   }
   if (type == SQLITE_TEXT) {
     const char* t = reinterpret_cast<const char*>(sqlite3_value_text(v));
-    throw Error(fmt::format("{}: {} must be an integer (ns), got text '{}'", kFn, what, t ? t : ""));
+    throw Error(fmt::format("{}: {} must be an integer (ns), got text {}", kFn, what,
+                            quoted_text(std::string_view(t ? t : "", t ? static_cast<size_t>(sqlite3_value_bytes(v)) : 0))));
   }
   throw Error(fmt::format("{}: {} must be an integer (ns), got {}", kFn, what, type_name(type)));
 }

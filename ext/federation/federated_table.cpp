@@ -188,6 +188,9 @@ struct FedCursor : sqlite3_vtab_cursor {
   std::optional<BigAllocReuse> grouped_reuse;
   std::unique_ptr<GroupedRows> grouped;
   bool grouped_eof = true;
+  // Past kManyGroups groups the scan is read again with names as text (no reader keeps every name
+  // read by key) into a temporary database: set for the rest of the filter.
+  bool names_as_text = false;
   const Member* last_member = nullptr;         // member_index of the last row collected
   uint32_t last_member_index = 0;
 
@@ -485,7 +488,7 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   if (items.empty()) return;
   // A grouped scan (every constraint but db's checked again by SQLite) reads op names by key.
   const bool derived_used = t.derived_col >= 0 && (cur->plan.used & (uint64_t{1} << t.derived_col));
-  const bool by_columns = !cur->plan.group.empty() && !derived_used && grouped_by_columns() &&
+  const bool by_columns = !cur->plan.group.empty() && !derived_used && grouped_by_columns() && !cur->names_as_text &&
                           (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
   try {
     cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, std::move(items),
@@ -683,6 +686,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     }
     plan_work(cur, reg, t);
     order_work_by_name(cur, t);
+    cur->names_as_text = false;
     start_prefetch(cur, reg, t);
     cur->next = 0;
     cur->eof = false;
@@ -783,6 +787,26 @@ size_t grouped_budget() {
   return kGroupedBudget;
 }
 
+// Reads the scan again from work item `first` (the first item of the rows collected so far), its
+// members through their member queries (names as text) instead of by key.
+void restart_with_names_as_text(FedCursor* cur, Registry* reg, const CanonicalTable& t, size_t first) {
+  cur->prefetch.reset();
+  cur->batch.reset();
+  if (cur->mode == Mode::Stmt && cur->query) sqlite3_reset(cur->query->q.stmt.get());
+  cur->mode = Mode::None;
+  cur->query = nullptr;
+  cur->member.reset();
+  cur->source = -1;
+  cur->last_member = nullptr;
+  cur->work.erase(cur->work.begin(), cur->work.begin() + static_cast<std::ptrdiff_t>(std::min(first, cur->work.size())));
+  for (auto& w : cur->work) w.prefetched = false;
+  cur->names_as_text = true;
+  start_prefetch(cur, reg, t);
+  cur->next = 0;
+  cur->eof = false;
+  advance(cur, reg, t);
+}
+
 // Collects the scan's rows (led by db: the current member's rows only) into the cursor's groups
 // and makes their first row current.
 void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
@@ -801,17 +825,33 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   cur->grouped.reset();
   cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->members->names, grouped_budget(),
                                                cur->watch.get());
-  GroupedRows& g = *cur->grouped;
+  GroupedRows* g = cur->grouped.get();
+  if (cur->names_as_text) g->spill();
   std::vector<RowValue> values(t.columns.size());
   std::string derived;
   const Member* segment = cur->member.get();
+  const size_t first_item = cur->next > 0 ? cur->next - 1 : 0;  // the work item of the first row
   size_t n = 0;
   size_t item = SIZE_MAX;  // the batch's item: texts numbered by key are numbered per item
   while (!cur->eof) {
+    if (g->many_groups()) {
+      if (cur->prefetch && !cur->names_as_text) {
+        // Names read by key (each kept by its reader, and by the groups): read these rows again,
+        // names as text, into the temporary database.
+        restart_with_names_as_text(cur, reg, t, first_item);
+        cur->grouped = std::make_unique<GroupedRows>(plan.group, stored, t.db_col, cur->members->names,
+                                                     grouped_budget(), cur->watch.get());
+        g = cur->grouped.get();
+        segment = cur->member.get();
+        item = SIZE_MAX;
+      }
+      g->spill();
+      continue;
+    }
     if (by_member && cur->member.get() != segment) break;
     if (cur->mode == Mode::Batch && cur->batch->item != item) {
       item = cur->batch->item;
-      g.new_text_numbers();
+      g->new_text_numbers();
     }
     if (cur->member.get() != cur->last_member) {
       cur->last_member = cur->member.get();
@@ -833,15 +873,15 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     }
     const CurrentCell rc = current_cell(cur, -1);
     const int64_t own = rc.stmt ? sqlite3_column_int64(rc.stmt, rc.index) : rc.block->at(rc.row, 0).i;
-    g.add(cur->last_member_index, cur->source, own, values.data());
+    g->add(cur->last_member_index, cur->source, own, values.data());
     if ((++n & 4095) == 0) cur->watch->check();
     advance(cur, reg, t);
   }
-  g.finish();
+  g->finish();
   auto& scan = reg->last_scan;
-  scan.groups = std::max<int64_t>(scan.groups, 0) + static_cast<int64_t>(g.groups());
-  scan.spilled = scan.spilled || g.spilled();
-  cur->grouped_eof = g.done();
+  scan.groups = std::max<int64_t>(scan.groups, 0) + static_cast<int64_t>(g->groups());
+  scan.spilled = scan.spilled || g->spilled();
+  cur->grouped_eof = g->done();
 }
 
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {

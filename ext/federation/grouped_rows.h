@@ -10,6 +10,9 @@
 // Memory: each row keeps its member, rowid and the statement's other columns (text interned per
 // column); past a budget (kGroupedBudget, or ROCPD_GROUPED_BUDGET bytes) the rows go to a private
 // temporary SQLite database instead and are read back with ORDER BY, as SQLite's sorter spills.
+// So do they past kManyGroups groups (or distinct texts of a column): every group and text costs memory (and the readers
+// keep each name read by key), and grouping that many rows in memory gains nothing over a sort; the
+// scan then reads its rows again with names as text (federated_table.cpp) into that database.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -134,6 +137,7 @@ class RowColumn {
 };
 
 inline constexpr size_t kGroupedBudget = size_t{384} << 20;
+inline constexpr size_t kManyGroups = size_t{1} << 16;
 
 // One value of a row, as its canonical column stores it; text and blob bytes stay valid until the
 // row source moves on.
@@ -189,6 +193,18 @@ class GroupedRows {
   size_t rows() const { return rows_; }
   size_t groups() const { return group_count_; }
   bool spilled() const { return static_cast<bool>(spill_db_); }
+  // Past kManyGroups groups, or distinct texts of a column, in memory.
+  bool many_groups() const {
+    if (spill_db_) return false;
+    if (group_count_ > kManyGroups) return true;
+    for (const Dict& d : text_)
+      if (d.values.size() > kManyGroups) return true;
+    return false;
+  }
+  // The rows so far and every row to come go to the temporary database.
+  void spill() {
+    if (!spill_db_) start_spill();
+  }
 
  private:
   // Text or blob values of one column, each stored once, numbered in arrival order.

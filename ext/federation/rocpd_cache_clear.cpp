@@ -1,10 +1,15 @@
 // rocpd_cache_clear(): removes every entry of the conversion cache and returns what it removed as
-// JSON, {"directory":..., "entries":N, "bytes":B}. It removes files: DIRECTONLY, so that a hostile
-// database's views or triggers cannot call it. Members open on an entry keep reading it (they read
-// their own hard link of it, members/conversion_cache.h).
+// JSON, {"directory":..., "entries":N, "bytes":B, "not_removed":[{"name":..., "why":...}]}, with
+// "why" when there is no cache to clear (off, or its directory refused). It removes files:
+// DIRECTONLY, so that a hostile database's views or triggers cannot call it. Members open on an
+// entry keep reading it (they read their own hard link of it, members/conversion_cache.h).
 #include "federation/rocpd_cache_clear.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <string>
+#include <vector>
 
 #include "members/conversion_cache.h"
 
@@ -25,10 +30,13 @@ std::string json_string(const std::string& s) {
 void rocpd_cache_clear_fn(sqlite3_context* ctx, int, sqlite3_value**) {
   guard(ctx, [&] {
     const CacheCleared cleared = clear_cache();
-    const std::string json =
-        fmt::format(R"({{"directory":{},"entries":{},"bytes":{}}})",
-                    cleared.directory.empty() ? "null" : json_string(cleared.directory), cleared.entries,
-                    cleared.bytes);
+    std::vector<std::string> left;
+    for (const auto& l : cleared.not_removed)
+      left.push_back(fmt::format(R"({{"name":{},"why":{}}})", json_string(l.name), json_string(l.why)));
+    const std::string json = fmt::format(
+        R"({{"directory":{},"entries":{},"bytes":{},"not_removed":[{}]{}}})",
+        cleared.directory.empty() ? "null" : json_string(cleared.directory), cleared.entries, cleared.bytes,
+        fmt::join(left, ","), cleared.directory.empty() ? R"(,"why":)" + json_string(cleared.why) : "");
     sqlite3_result_text(ctx, json.c_str(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
   });
 }

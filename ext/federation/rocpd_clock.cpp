@@ -25,6 +25,7 @@
 // with a match keeps its offset and is the reference. All DIRECTONLY: a view or trigger stored in
 // a database may not move the clocks.
 #include "federation/rocpd_clock.h"
+#include "common/like_pattern.h"
 
 #include <fmt/format.h>
 
@@ -200,7 +201,12 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
     std::map<std::string, int64_t> at;
     std::string what;
     if (method == "collective") {
-      const std::string pattern = argc > 1 ? text_arg(argv[1], "rocpd_align", "the kernel name pattern") : "%AllReduce%";
+      std::string pattern = "%AllReduce%";
+      if (argc > 1) {
+        auto given = like_pattern_arg(argv[1], "rocpd_align", "the kernel name pattern", "%AllReduce%");
+        if (!given) throw Error("rocpd_align: the kernel name pattern must be text");
+        pattern = std::move(*given);
+      }
       const std::string which = argc > 2 ? text_arg(argv[2], "rocpd_align", "which kernel ('first' or 'last')") : "first";
       if (which != "first" && which != "last")
         throw Error(fmt::format("rocpd_align: which kernel must be 'first' or 'last', got '{}'", which));

@@ -1,4 +1,5 @@
 #include "intervals/sql_args.h"
+#include "common/terminal_text.h"
 
 #include <fmt/format.h>
 
@@ -21,7 +22,9 @@ std::optional<int64_t> int64_arg(sqlite3_value* v, const char* fn, const char* w
     }
     case SQLITE_TEXT: {
       const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(v));
-      throw Error(fmt::format("{}: {} must be an integer ({}), got text '{:.40}'", fn, what, unit, text ? text : ""));
+      throw Error(fmt::format("{}: {} must be an integer ({}), got text {}", fn, what, unit,
+                              quoted_text(std::string_view(text ? text : "",
+                                                           text ? static_cast<size_t>(sqlite3_value_bytes(v)) : 0))));
     }
     default:
       throw Error(fmt::format("{}: {} must be an integer ({}), got a blob", fn, what, unit));

@@ -65,6 +65,16 @@ constexpr std::array<Aggregate, 9> kAggregates{{{"count*", "+instances"},
                                                  {"median", "+med_ns"},
                                                  {"stddev", "+stddev_ns"}}};
 
+// Where a group's durations add up, in any order, as exactly in a double as in an integer: every
+// partial sum is at most 2^53 in magnitude. There SQLite's avg() and total() (a running double sum)
+// equal the engine's (the exact sum, rounded once); elsewhere (and where the integer sum overflows,
+// reading total_ns fails) avg and total are SQLite's own over the group's rows.
+constexpr std::string_view kExactDoubleSum =
+    "(timed = 0 OR (max_ns * timed <= 9007199254740992 AND min_ns * timed >= -9007199254740992))";
+constexpr std::string_view kExactDoubleSumRegrouped =
+    "(sum(timed) = 0 OR (max(max_ns) * sum(timed) <= 9007199254740992 AND min(min_ns) * sum(timed) >= "
+    "-9007199254740992))";
+
 // Aggregates of the duration answered from each group's durations (rocpd_op_groups' durations
 // column: exactly the group's non-NULL durations, as a JSON array): SQLite runs the query's own
 // function over the same values, so the answer is the query's as written. group_concat lists them
@@ -224,6 +234,7 @@ std::string text_of(Span s) {
 // and over its rows of rocpd_ops or rocpd_apis (`o.duration`).
 struct ValueCall {
   std::string over_values, over_rows;
+  bool double_sum = false;  // avg, total: a running double sum, whose rounding depends on the order
 };
 
 class Rewriter {
@@ -288,19 +299,28 @@ class Rewriter {
     // string in the query as written but would name that column in the rewrite.
     std::vector<std::string> outer_items;
     std::vector<Span> exprs;
+    std::vector<std::string> alias_of(items.size());
     for (size_t c = 0; c < items.size(); ++c) {
       Span e = items[c];
       const bool as_alias = e.size() >= 3 && e[e.size() - 2].is_kw("AS");
       const bool bare_alias = !as_alias && e.size() >= 2 && e.back().is_name() && ends_expression(e[e.size() - 2]);
-      if (as_alias || bare_alias) aliases_.insert(e.back().kind == Token::String ? lower(names[c]) : e.back().ident());
+      if (as_alias || bare_alias) {
+        alias_of[c] = e.back().kind == Token::String ? lower(names[c]) : e.back().ident();
+        aliases_.insert(alias_of[c]);
+      }
       if (as_alias) e = e.first(e.size() - 2);
       else if (bare_alias) e = e.first(e.size() - 1);
       else if (!(e.size() == 1 && e[0].is_name())) added_.insert(lower(names[c]));
       if (e.size() == 1 && e[0].is("*")) throw NotPushed{"SELECT *"};
       exprs.push_back(e);
     }
-    for (size_t c = 0; c < exprs.size(); ++c)
+    for (size_t c = 0; c < exprs.size(); ++c) {
       outer_items.push_back(substitute(exprs[c], true, "the select list") + " AS " + quote_id(names[c]));
+      if (!alias_of[c].empty()) {
+        aggregate_alias_[alias_of[c]] |= has_aggregate(exprs[c]);
+        alias_expr_.try_emplace(alias_of[c], exprs[c]);  // (SQLite resolves a repeated alias to its first)
+      }
+    }
 
     // WHERE terms pick groups before their aggregates are computed, HAVING filters them after.
     Query q;
@@ -310,10 +330,28 @@ class Rewriter {
         q.kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
-      q.picks.push_back("(" + substitute(term, false, "WHERE", true) + ")");
+      q.picks.push_back("(" + substitute(term, false, "WHERE", true, true) + ")");
     }
     q.outer = fmt::format("SELECT {}{}", distinct, fmt::join(outer_items, ", "));
-    if (!having.empty()) q.tail = " WHERE (" + substitute(having, true, "HAVING") + ")";
+    // As written, SQLite moves each AND term of HAVING without an aggregate (grouped columns and
+    // constants only) into WHERE, unless it is a literal false: the groups it drops never have their
+    // aggregates computed (an aggregate that would fail there does not). The rewrite does the same;
+    // the other terms filter the computed groups.
+    std::vector<std::string> after;
+    for (Span term : having.empty() ? std::vector<Span>{} : split_and_nested(having)) {
+      if (always_false(term)) {
+        // Not a constant in the rewrite either: SQLite would test a constant once, before any group
+        // is computed, where HAVING tests each computed group.
+        after.push_back(fmt::format("iif({} IS NULL, 0, 0)", quote_id(*grouped_.begin())));
+        continue;
+      }
+      if (has_aggregate(term)) {
+        after.push_back("(" + substitute(term, true, "HAVING") + ")");
+        continue;
+      }
+      q.picks.push_back("(" + substitute(term, false, "HAVING", false, true) + ")");
+    }
+    if (!after.empty()) q.tail = fmt::format(" WHERE {}", fmt::join(after, " AND "));
     if (!order.empty()) q.tail += " ORDER BY " + order_by(order);
     if (!limit.empty()) q.tail += " LIMIT " + substitute(limit, false, "LIMIT");
     for (auto g : table_->groupable) {
@@ -347,29 +385,38 @@ class Rewriter {
   };
 
   // `over` (SQL over the group's durations `values`, unnested by `from`) when the durations are
-  // there, else `over_rows` over the group's rows.
-  std::string by_values_or_rows(std::string_view values, std::string_view from, std::string_view over_values,
-                                std::string_view over_rows, std::string_view rows, const std::string& name) const {
-    return fmt::format("CASE WHEN {0} IS NOT NULL THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
+  // there (and, for a double sum, `exact` holds: the values, ascending, would round otherwise than
+  // the rows in the order they are read), else `over_rows` over the group's rows.
+  std::string by_values_or_rows(std::string_view values, std::string_view from, const ValueCall& call,
+                                std::string_view rows, const std::string& name, std::string_view exact) const {
+    return fmt::format("CASE WHEN {0} IS NOT NULL{7} THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
                        "WHERE {4}) END AS {5}",
-                       values, over_values, from, over_rows, rows, name, table_->name);
+                       values, call.over_values, from, call.over_rows, rows, name, table_->name,
+                       call.double_sum ? fmt::format(" AND {}", exact) : "");
   }
 
   // The engine grouped as the query groups: one row of its table (rocpd_op_groups, rocpd_api_groups) per group.
   std::string one_level(const Query& q, std::string& engine) {
     std::vector<std::string> inner = q.grouping;
-    for (const Aggregate& a : kAggregates)
-      if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
     const std::string rows = q.rows_of_group("rocpd_sql:g");
+    for (const Aggregate& a : kAggregates) {
+      if (!used_.count(std::string(a.call))) continue;
+      if (a.call == "avg" || a.call == "total")  // a double sum: the engine's only where it is SQLite's
+        inner.push_back(fmt::format("+CASE WHEN {} THEN {} ELSE (SELECT {}(o.duration) FROM temp.{} AS o WHERE {}) END AS {}",
+                                    kExactDoubleSum, a.expr.substr(1), a.call, table_->name, rows,
+                                    internal_name(a.call)));
+      else
+        inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
+    }
     for (const auto& [call, exprs] : value_calls_)
-      inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs.over_values, exprs.over_rows, rows,
-                                        internal_name(call)));
+      inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs, rows, internal_name(call),
+                                        kExactDoubleSum));
     engine = q.engine();
-    // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them
-    // fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups' subquery, so that
-    // the durations' aggregates are computed for the groups HAVING then drops too.
-    return fmt::format("{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{}{}){}", q.outer, fmt::join(inner, ", "),
-                       engine, q.pick_sql(), value_calls_.empty() ? "" : " LIMIT -1", q.tail);
+    // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them,
+    // an overflowing sum, fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups'
+    // subquery, so that they are computed for the groups HAVING then drops too.
+    return fmt::format("{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{} LIMIT -1){}", q.outer,
+                       fmt::join(inner, ", "), engine, q.pick_sql(), q.tail);
   }
 
   // The engine grouped by finer columns (q.fine), its rows regrouped by SQL as the query groups.
@@ -383,11 +430,14 @@ class Rewriter {
         over_values.emplace(key, ValueCall{fmt::format("{}(value)", key), fmt::format("{}(o.duration)", key)});
       } else if (key == "sum" || key == "total" || key == "avg") {
         // Sums of integers add up exactly; a finer group's sum of other values (the SQL fallback met
-        // reals) would round otherwise than the query's running sum: that group's rows by SQL.
+        // reals) would round otherwise than the query's running sum, and one past 2^53 may be an
+        // overflow (read, it fails): that group's rows by SQL. A double sum (total, avg) is the
+        // engine's only where SQLite's running sum is exact too.
         middle.push_back(fmt::format(
-            "CASE WHEN count(*) = count(iif(typeof(total_ns) IN ('integer', 'null'), 1, NULL)) THEN {} ELSE "
-            "(SELECT {}(o.duration) FROM temp.{} AS o WHERE {}) END AS {}",
-            a->expr, key, table_->name, rows, internal_name(key)));
+            "CASE WHEN count(*) = count(CASE WHEN \"rocpd_sql:exact\" THEN iif(typeof(total_ns) IN ('integer', "
+            "'null'), 1, NULL) END){} THEN {} ELSE (SELECT {}(o.duration) FROM temp.{} AS o WHERE {}) END AS {}",
+            key == "sum" ? "" : fmt::format(" AND {}", kExactDoubleSumRegrouped), a->expr, key, table_->name, rows,
+            internal_name(key)));
       } else {
         middle.push_back(fmt::format("{} AS {}", a->expr, internal_name(key)));
       }
@@ -395,24 +445,30 @@ class Rewriter {
     for (const auto& [call, expr] : column_calls_) middle.push_back(fmt::format("{} AS {}", expr, internal_name(call)));
     // The finer groups' durations as one array of arrays; NULL when one of them has no exact
     // durations (then the group's rows are aggregated by SQL).
-    if (!over_values.empty())
+    if (!over_values.empty()) {
       middle.push_back("CASE WHEN count(*) = count(durations) THEN json_group_array(json(durations)) END AS "
                        "\"rocpd_sql:durations\"");
+      middle.push_back(fmt::format("{} AS \"rocpd_sql:exact_sum\"", kExactDoubleSumRegrouped));
+    }
     engine = fmt::format("{} regrouped by {}", q.engine(), fmt::join(q.grouping, ","));
+    // (The LIMIT keeps the finer groups' subquery apart: flattened into the GROUP BY, its total_ns
+    // would be read before the CASE guarding it.)
     std::string groups = fmt::format(
-        "SELECT {} FROM (SELECT {}, instances, timed, total_ns, min_ns, max_ns{} FROM temp.{}{}) AS \"rocpd_sql:f\" "
-        "GROUP BY {}",
-        fmt::join(middle, ", "), fmt::join(q.fine, ", "), over_values.empty() ? "" : ", durations", q.engine(),
-        q.pick_sql(), fmt::join(q.grouping, ", "));
+        "SELECT {} FROM (SELECT {}, instances, timed, {} AS \"rocpd_sql:exact\", CASE WHEN {} THEN total_ns END AS "
+        "total_ns, min_ns, max_ns{} FROM temp.{}{} LIMIT -1) AS \"rocpd_sql:f\" GROUP BY {}",
+        fmt::join(middle, ", "), fmt::join(q.fine, ", "), kExactDoubleSum, kExactDoubleSum,
+        over_values.empty() ? "" : ", durations", q.engine(), q.pick_sql(), fmt::join(q.grouping, ", "));
     if (!over_values.empty()) {
       std::vector<std::string> exprs;
       const std::string group_rows = q.rows_of_group("rocpd_sql:m");
       for (const auto& [call, e] : over_values)
         exprs.push_back(by_values_or_rows("\"rocpd_sql:durations\"",
-                                          "json_tree(\"rocpd_sql:durations\") WHERE type = 'integer'", e.over_values,
-                                          e.over_rows, group_rows, internal_name(call)));
+                                          "json_tree(\"rocpd_sql:durations\") WHERE type = 'integer'", e, group_rows,
+                                          internal_name(call), "\"rocpd_sql:exact_sum\""));
       groups = fmt::format("SELECT *, {} FROM ({}) AS \"rocpd_sql:m\" LIMIT -1", fmt::join(exprs, ", "), groups);
     }
+    else
+      groups += " LIMIT -1";  // as one_level's
     return fmt::format("{} FROM ({}){}", q.outer, groups, q.tail);
   }
   static std::string lower(std::string s) {
@@ -449,6 +505,66 @@ class Rewriter {
     return out;
   }
 
+  // Whether `e` holds an aggregate: a call that is no scalar function (anything else is refused by
+  // substitute()), or a result alias whose expression holds one (a name that is no column of the
+  // table: SQLite looks up the table's columns first).
+  bool has_aggregate(Span e) const {
+    const std::vector<bool> not_names = not_column_names(e);
+    for (size_t j = 0; j < e.size(); ++j) {
+      const Token& tok = e[j];
+      const bool call = j + 1 < e.size() && e[j + 1].is("(") && (tok.kind == Token::Word || tok.kind == Token::QuotedId) &&
+                        !std::any_of(kOperatorKeywords.begin(), kOperatorKeywords.end(),
+                                     [&](std::string_view kw) { return tok.is_kw(kw); });
+      if (call) {
+        const std::string fn = tok.ident();
+        const size_t close = closing_paren(e, j + 1);
+        const bool several = split_commas(e.subspan(j + 2, close - j - 2)).size() > 1;
+        if (!among(kScalars, fn) || ((fn == "min" || fn == "max") && !several)) return true;
+        continue;
+      }
+      if (!tok.is_name() || not_names[j] || !aliases_.count(tok.ident()) || among(table_->columns, tok.ident())) continue;
+      const auto it = aggregate_alias_.find(tok.ident());
+      if (it != aggregate_alias_.end() && it->second) return true;
+    }
+    return false;
+  }
+
+  // SQLite's "always false" expression: the integer literal 0 (or FALSE), which it never moves out of HAVING.
+  static bool always_false(Span e) {
+    if (e.size() != 1) return false;
+    if (e[0].kind == Token::Word) return e[0].ident() == "false";
+    if (e[0].kind != Token::Number || e[0].text.find_first_of(".eE") != std::string_view::npos) return false;
+    return e[0].text.find_first_not_of("0_xX") == std::string_view::npos;
+  }
+
+  // The AND terms of `s`, also inside parentheses that wrap a whole term (SQLite walks every AND).
+  static std::vector<Span> split_and_nested(Span s) {
+    std::vector<Span> out;
+    for (Span term : split_and(s)) {
+      if (term.size() >= 2 && term.front().is("(") && closing_paren(term, 0) == term.size() - 1) {
+        for (Span inner : split_and_nested(term.subspan(1, term.size() - 2))) out.push_back(inner);
+      } else {
+        out.push_back(term);
+      }
+    }
+    return out;
+  }
+
+  // The words of `e` that name no column: a collation after COLLATE, the type of a CAST(x AS type).
+  static std::vector<bool> not_column_names(Span e) {
+    std::vector<bool> out(e.size(), false);
+    for (size_t j = 0; j < e.size(); ++j) {
+      if (e[j].is_kw("COLLATE") && j + 1 < e.size()) out[j + 1] = true;
+      if (!e[j].is_kw("CAST") || j + 1 >= e.size() || !e[j + 1].is("(")) continue;
+      const size_t close = closing_paren(e, j + 1);
+      size_t as = close;
+      for (size_t k = j + 2; k < close; ++k)
+        if (e[k].depth == e[j + 1].depth + 1 && e[k].is_kw("AS")) as = k;
+      for (size_t k = as + 1; k < close; ++k) out[k] = true;
+    }
+    return out;
+  }
+
   // `kind = '<text>'` (or `==`, or the other way round): what rocpd_op_groups' of_kind filters.
   static bool kind_equality(Span term) {
     if (term.size() != 3 || !(term[1].is("=") || term[1].is("=="))) return false;
@@ -460,7 +576,10 @@ class Rewriter {
   // anything whose value could differ between the query as written and the rewrite.
   // `finer_ok`: a groupable column that is not grouped may appear (WHERE: the engine then groups by
   // it too, and the rows are regrouped).
-  std::string substitute(Span e, bool aggregates_allowed, std::string_view where, bool finer_ok = false) {
+  // `columns_only`: the text moves into the groups' subquery, so every name must be a column of the table.
+  std::string substitute(Span e, bool aggregates_allowed, std::string_view where, bool finer_ok = false,
+                         bool columns_only = false) {
+    const std::vector<bool> not_names = not_column_names(e);
     // The query's own text between the tokens (spaces, line breaks, comments) is kept.
     std::string out;
     const char* last_end = nullptr;
@@ -507,8 +626,24 @@ class Rewriter {
         emit(tok, tok.text, tok);
         continue;
       }
-      if (tok.is_name()) {
+      if (tok.is_name() && !not_names[j]) {
         const std::string id = tok.ident();
+        // WHERE moves into the groups' subquery, where a name that is no column of the query's table
+        // (as written: a result alias, or a double-quoted string) could name a column of the engine's
+        // table (instances, total_ns, of_kind, ...). Only the table's own columns resolve alike there.
+        if (columns_only && !among(table_->columns, id) && alias_expr_.count(id) && !in_alias_) {
+          // A result alias (in WHERE, or in a HAVING term moved there) stands for its expression, as
+          // SQLite resolves it; a name in that expression is a column or a string, never an alias.
+          in_alias_ = true;  // (a NotPushed ends the rewrite: no need to reset it then)
+          const std::string expr = substitute(alias_expr_.at(id), false, where, false, true);
+          in_alias_ = false;
+          emit(tok, "(" + expr + ")", tok);
+          continue;
+        }
+        if (columns_only && !among(table_->columns, id))
+          throw NotPushed{fmt::format("{}: {} is not a column of {} (as written an alias or a string; the "
+                                      "groups' subquery would read it otherwise)",
+                                      where, tok.text, table_->name)};
         if (id.rfind("rocpd_sql:", 0) == 0 || added_.count(id))
           throw NotPushed{fmt::format("{}: the name {} would mean something else in the rewrite", where, tok.text)};
         if (finer_ok && among(table_->groupable, id)) finer_.insert(id);
@@ -539,7 +674,8 @@ class Rewriter {
     const std::string dist = distinct ? "DISTINCT " : "";
     const std::string call = fmt::format("{}({}duration{})", fn, dist, extra);
     value_calls_.try_emplace(call, ValueCall{fmt::format("{}({}value{})", fn, dist, extra),
-                                             fmt::format("{}({}o.duration{})", fn, dist, extra)});
+                                             fmt::format("{}({}o.duration{})", fn, dist, extra),
+                                             fn == "avg" || fn == "total"});
     return "+" + internal_name(call);
   }
 
@@ -564,6 +700,9 @@ class Rewriter {
   std::vector<Token> toks_;
   const Table* table_ = nullptr;
   std::set<std::string> grouped_, used_, added_, aliases_;
+  std::map<std::string, bool> aggregate_alias_;  // alias -> whether its expression holds an aggregate
+  std::map<std::string, Span> alias_expr_;        // alias -> its expression
+  bool in_alias_ = false;                          // substituting an alias's expression
   std::set<std::string> finer_;  // groupable columns the engine groups by beyond the query's grouping
   std::map<std::string, std::string> column_calls_;  // call -> its SQL over the finer groups
   std::map<std::string, ValueCall> value_calls_;     // call -> its SQL over the values, over the rows

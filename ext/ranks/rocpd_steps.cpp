@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "common/vtab_util.h"
+#include "common/like_pattern.h"
 #include "diagnosis/member_rows_table.h"
 #include "diagnosis/step_ranges.h"
 #include "members/interrupt.h"
@@ -180,11 +181,11 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
     sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
     c->pattern = diagnosis::default_step_pattern(conn);  // the connection's, rocpd_step_pattern()
     c->pattern_given = false;
-    if (idx_num == 1 && argc == 1 && sqlite3_value_type(argv[0]) != SQLITE_NULL) {
-      if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-        throw Error(fmt::format("{}: pattern must be text (a LIKE pattern such as '{}')", kTable, kDefaultPattern));
-      c->pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-      c->pattern_given = true;
+    if (idx_num == 1 && argc == 1) {
+      if (auto pattern = like_pattern_arg(argv[0], kTable, "pattern", kDefaultPattern)) {
+        c->pattern = std::move(*pattern);
+        c->pattern_given = true;
+      }
     }
     const JobCollectives job = read_job_collectives(conn, kTable);
     c->members = job.members;

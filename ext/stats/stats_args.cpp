@@ -1,4 +1,5 @@
 #include "stats/stats_args.h"
+#include "common/terminal_text.h"
 
 #include <fmt/format.h>
 
@@ -23,15 +24,7 @@ std::string describe_value(sqlite3_value* v) {
       return fmt::format("a blob of {} bytes", sqlite3_value_bytes(v));
     default: {
       auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-      std::string_view text(p ? p : "", p ? static_cast<std::size_t>(sqlite3_value_bytes(v)) : 0);
-      constexpr std::size_t kShown = 40;
-      if (text.size() > kShown) {
-        // Cut before a UTF-8 continuation byte would split a character: messages stay valid UTF-8.
-        std::size_t cut = kShown;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        return fmt::format("text '{}...'", text.substr(0, cut));
-      }
-      return fmt::format("text '{}'", text);
+      return "text " + quoted_text(std::string_view(p ? p : "", p ? static_cast<std::size_t>(sqlite3_value_bytes(v)) : 0));
     }
   }
 }

@@ -43,7 +43,12 @@ struct Durations {
   std::vector<int64_t> values;
   auto operator<=>(const Durations&) const = default;
 };
-using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob, Durations>;
+// A sum an integer cannot hold: reading it fails as SQLite's sum() does, and only reading it (the
+// group's other figures answer; a query that never reads it, or drops the group first, runs).
+struct Overflow {
+  auto operator<=>(const Overflow&) const = default;
+};
+using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob, Durations, Overflow>;
 using Row = std::vector<Cell>;
 
 struct Aux {
@@ -128,9 +133,9 @@ Cell optional_cell(const std::optional<int64_t>& v) { return v ? Cell(*v) : Cell
 
 Cell text_cell(const std::optional<std::string>& v) { return v ? Cell(*v) : Cell(); }
 
-// SQLite's sum() of integers: the exact total, or "integer overflow".
-int64_t checked_sum(const GroupTableDef& def, __int128 sum) {
-  if (sum > INT64_MAX || sum < INT64_MIN) throw Error(fmt::format("{}: integer overflow", def.name));
+// SQLite's sum() of integers: the exact total, or "integer overflow" when it is read.
+Cell checked_sum(__int128 sum) {
+  if (sum > INT64_MAX || sum < INT64_MIN) return Overflow{};
   return static_cast<int64_t>(sum);
 }
 
@@ -160,9 +165,8 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
     const auto n = static_cast<int64_t>(f.durations.n);
     r[col.timed] = n;
     if (n > 0) {
-      const int64_t total = checked_sum(def, f.durations.sum);
-      r[col.total] = total;
-      r[col.avg] = static_cast<double>(total) / static_cast<double>(n);
+      r[col.total] = checked_sum(f.durations.sum);
+      r[col.avg] = static_cast<double>(f.durations.sum) / static_cast<double>(n);
       r[col.min] = f.min;
       r[col.max] = f.max;
       if (auto sd = stats::sample_stddev(f.durations, stats::RealMoments{})) r[col.stddev] = *sd;
@@ -238,6 +242,15 @@ std::vector<Row> engine_rows(const GroupTableDef& def, federation::Registry& reg
 constexpr const char* kDurationsSql =
     "CASE WHEN count(*) FILTER (WHERE typeof(duration) NOT IN ('integer', 'null')) = 0 "
     "THEN json_group_array(duration) FILTER (WHERE duration IS NOT NULL) END";
+// sum(duration) by SQL fails for the whole scan when one group's sum overflows; so the total is
+// computed in parts that cannot overflow (the integer durations in 23 + 20 + 20 bits, summed exactly
+// by the cursor) and fails only when its cell is read, as the engine's. A group holding reals (a
+// duration is an integer, a real or NULL) sums as total() does, which is sum()'s double sum.
+constexpr const char* kSumPartsSql =
+    "count(*) FILTER (WHERE typeof(duration) = 'real'), total(duration), "
+    "sum(duration >> 40) FILTER (WHERE typeof(duration) = 'integer'), "
+    "sum((duration >> 20) & 1048575) FILTER (WHERE typeof(duration) = 'integer'), "
+    "sum(duration & 1048575) FILTER (WHERE typeof(duration) = 'integer')";
 
 Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) {
   std::vector<std::string> keys, selected;
@@ -249,12 +262,13 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
   if (spec.kind) where += " WHERE kind = ?1";
   if (spec.db) where += fmt::format("{} db = ?2", where.empty() ? " WHERE" : " AND");
   const std::string sql = fmt::format(
-      "SELECT {}, count(*), sum(duration), avg(duration), {}, min(duration), max(duration), "
+      "SELECT {}, count(*), NULL, avg(duration), {}, min(duration), max(duration), "
       "stddev(duration), {}min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
-      "count(duration), NULL, {}{} FROM {}{} GROUP BY {} ORDER BY {}",
+      "count(duration), NULL, {}{}, {} FROM {}{} GROUP BY {} ORDER BY {}",
       fmt::join(selected, ", "), spec.want_median ? "median(duration)" : "NULL",
       !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, " : "",
-      spec.want_values ? kDurationsSql : "NULL", def.source, where, fmt::join(keys, ", "), fmt::join(keys, ", "));
+      spec.want_values ? kDurationsSql : "NULL", kSumPartsSql, def.source, where, fmt::join(keys, ", "),
+      fmt::join(keys, ", "));
   Stmt stmt = prepare(host, sql, def.name);
   if (spec.kind) sqlite3_bind_text(stmt.get(), 1, spec.kind->data(), static_cast<int>(spec.kind->size()), SQLITE_TRANSIENT);
   if (spec.db) sqlite3_bind_text(stmt.get(), 2, spec.db->data(), static_cast<int>(spec.db->size()), SQLITE_TRANSIENT);
@@ -459,6 +473,25 @@ int x_eof(sqlite3_vtab_cursor* c) {
   return cur->streaming ? cur->done : cur->pos >= cur->rows.size();
 }
 
+// total_ns on the SQL path, from the parts kSumPartsSql adds after the table's columns.
+void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& cols) {
+  sqlite3_stmt* st = cur.stmt.get();
+  const int parts = cols.durations + 1;
+  if (sqlite3_column_int64(st, cols.timed) == 0) return;  // NULL, as sum() of no value
+  if (sqlite3_column_int64(st, parts) > 0) {
+    sqlite3_result_double(ctx, sqlite3_column_double(st, parts + 1));
+    return;
+  }
+  const __int128 sum = static_cast<__int128>(sqlite3_column_int64(st, parts + 2)) * (__int128{1} << 40) +
+                       static_cast<__int128>(sqlite3_column_int64(st, parts + 3)) * (__int128{1} << 20) +
+                       sqlite3_column_int64(st, parts + 4);
+  if (sum > INT64_MAX || sum < INT64_MIN) {
+    result_error(ctx, fmt::format("{}: integer overflow", def_of(cur).name));
+    return;
+  }
+  sqlite3_result_int64(ctx, static_cast<int64_t>(sum));
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<GroupsCursor*>(c);
   const Cols cols(def_of(*cur));
@@ -469,6 +502,10 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   if (col == cols.of_kind) {
     if (cur->of_kind)
       sqlite3_result_text(ctx, cur->of_kind->data(), static_cast<int>(cur->of_kind->size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (cur->streaming && col == cols.total) {
+    result_streamed_sum(*cur, ctx, cols);
     return SQLITE_OK;
   }
   if (cur->streaming) {
@@ -497,6 +534,8 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
             cur->json_pos = cur->pos;
           }
           sqlite3_result_text64(ctx, cur->json.data(), cur->json.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+        } else if constexpr (std::is_same_v<T, Overflow>) {
+          result_error(ctx, fmt::format("{}: integer overflow", def_of(*cur).name));
         } else sqlite3_result_null(ctx);
       },
       cell);

@@ -145,7 +145,7 @@ def brute_breakdown(con, pattern="ProfilerStep#%"):
 
 
 def key(r):
-    return (r["db"], r["gpu"], r["pid"] is not None, r["pid"] or 0, -1 if r["step"] is None else r["step"])
+    return (r["db"], r["gpu"] is not None, r["gpu"] or 0, r["pid"] is not None, r["pid"] or 0, -1 if r["step"] is None else r["step"])
 
 
 def rows(con, sql, args=()):
@@ -204,6 +204,73 @@ class Generated(unittest.TestCase):
         got = breakdown(con)
         self.assertEqual(got, brute_breakdown(con))
         self.assertTrue(all(r["other_ns"] > 0 for r in got if r["step"] is None))
+
+    # Inputs the generated jobs lack, planted in a copy of the rpd member (each test its own).
+
+    def edited(self, name, edit):
+        """A copy of the job's rpd member changed by edit(connection, brute force rows); its path."""
+        rpd = [f["file"] for f in TRUTH["files"] if f["format"] == "rpd"][0]
+        path = os.path.join(TMP, name + ".rpd")
+        shutil.copy(os.path.join(JOB, rpd), path)
+        want = brute_breakdown(opened(path))
+        w = sqlite3.connect(path)
+        # gpuId may be NULL (the DDL's NOT NULL removed, as a file written by another tool may lack it).
+        w.execute("PRAGMA writable_schema = ON")
+        w.execute("UPDATE sqlite_master SET sql = replace(sql, 'NOT NULL', '') WHERE name = 'rocpd_op'")
+        w.commit()
+        w.close()
+        w = sqlite3.connect(path)
+        edit(w, want)
+        w.commit()
+        w.close()
+        return path
+
+    def gpu0_ops(self, w):
+        return [r[0] for r in w.execute("SELECT id FROM rocpd_op WHERE gpuId = 0 ORDER BY id")]
+
+    def test_ops_straddling_step_edges(self):
+        # Clipped to the step to the nanosecond, at its start and at its end.
+        def edit(w, want):
+            step = next(r for r in want if r["step"] == 1 and r["gpu"] == 0)
+            ops = self.gpu0_ops(w)
+            a, b = ops[len(ops) // 3], ops[len(ops) // 3 + 1]
+            w.execute('UPDATE rocpd_op SET start = ?, "end" = ? WHERE id = ?', (step["start"] - 700, step["start"] + 300, a))
+            w.execute('UPDATE rocpd_op SET start = ?, "end" = ? WHERE id = ?', (step["end"] - 300, step["end"] + 700, b))
+        con = opened(self.edited("straddling", edit))
+        self.assertEqual(breakdown(con), brute_breakdown(con))
+
+    def test_zero_length_first_and_last_ops(self):
+        # A gpu whose first and last ops last 0 ns: they still bound its span.
+        bounds = {}
+
+        def edit(w, want):
+            whole = next(r for r in want if r["step"] is None and r["gpu"] == 0)
+            bounds["span"] = (whole["start"] - 5000, whole["end"] + 5000)
+            ops = self.gpu0_ops(w)
+            w.execute('UPDATE rocpd_op SET start = ?, "end" = ? WHERE id = ?', (bounds["span"][0],) * 2 + (ops[0],))
+            w.execute('UPDATE rocpd_op SET start = ?, "end" = ? WHERE id = ?', (bounds["span"][1],) * 2 + (ops[-1],))
+        con = opened(self.edited("zero_length", edit))
+        got = breakdown(con)
+        self.assertEqual(got, brute_breakdown(con))
+        whole = next(r for r in got if r["step"] is None and r["gpu"] == 0)
+        self.assertEqual((whole["start"], whole["end"]), bounds["span"])
+
+    def test_null_gpu_beside_integer_gpus(self):
+        # Ops with a NULL gpu right after ops of gpu 0 in the member's rows: a gpu of their own.
+        def edit(w, want):
+            n = w.execute("UPDATE rocpd_op SET gpuId = NULL WHERE id IN (SELECT o.id FROM rocpd_op o JOIN rocpd_op p "
+                          "ON p.id = o.id - 1 WHERE p.gpuId = 0 AND o.gpuId = 0 AND o.id % 3 = 0)").rowcount
+            self.assertGreater(n, 5)
+        con = opened(self.edited("null_gpu", edit))
+        got = breakdown(con)
+        self.assertEqual(got, brute_breakdown(con))
+        self.assertEqual(len([r for r in got if r["gpu"] is None and r["step"] is None]), 1)
+        # rocpd_busy and rocpd_comm_classes read the gpus their own ways: the same gpus, the same figures.
+        self.assertEqual(rows(con, "SELECT db, gpu, NULL AS pid, NULL AS step, busy_ns, span_ns FROM rocpd_busy"),
+                         [{k: r[k] for k in ("db", "gpu", "pid", "step", "busy_ns", "span_ns")}
+                          for r in got if r["step"] is None])
+        self.assertEqual(rows(con, "SELECT db, gpu, NULL AS pid, NULL AS step, compute_ns FROM rocpd_comm_classes"),
+                         [{k: r[k] for k in ("db", "gpu", "pid", "step", "compute_ns")} for r in got if r["step"] is None])
 
     def test_pattern_argument_and_hidden_column(self):
         con = opened(JOB)

@@ -19,7 +19,15 @@ neither. stddev columns are compared within a relative 1e-9 (the engine sums exa
 
 Members: a generated mixed job (rpd2, rpd3, rocpd) with an Nsight Systems and a Kineto member; the
 hostile members (NULL and odd-typed gpu, name, duration: the engine must fall back) beside a clean
-set; the hostile members with int64 extremes (integer overflow: both sides fail).
+set; the hostile members with int64 extremes (integer overflow: both sides fail); `overflow`, the
+mixed job with a few names (ops and API calls) whose durations fit an integer while their sum does
+not (sum() fails, avg(), total() and the rest answer; a HAVING that drops such a group decides
+whether the query fails, as SQLite moves HAVING terms without aggregates to WHERE), where integer
+overflow on one side only is a failure.
+
+Names that mean two things (`shadowing`): aliases and double-quoted names in WHERE and HAVING named
+like the columns of rocpd_op_groups / rocpd_api_groups (instances, total_ns, of_kind, timed, ...),
+which the groups' subquery would read as those columns.
 
 ROCPD_DIFF_QUERIES / ROCPD_DIFF_SEED (or --queries / --seed) run it longer or with another seed;
 --only N --config C -v reproduce one query. Run by Debian's /usr/bin/python3; stdlib only.
@@ -30,6 +38,7 @@ import math
 import os
 import random
 import shlex
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -49,6 +58,9 @@ GROUPABLE = ("db", "gpu", "kind", "name")
 GROUPABLE_APIS = ("db", "pid", "tid", "domain", "name")
 # Pure functions the rewrite's promise does not list: a query using them is labelled 'any'.
 UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
+# The columns of rocpd_op_groups / rocpd_api_groups beyond the grouping ones (hidden ones too).
+ENGINE_COLUMNS = ("instances", "timed", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "busy_ns",
+                  "first_start", "last_end", "group_by", "of_kind", "durations")
 # The aggregates the engine computes, each over duration (count(*) aside).
 AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
 # Aggregates answered from each group's durations (docs/pushdown.md): SQLite's own function over the values.
@@ -86,12 +98,40 @@ def configs(tmp, wanted):
     vendors, mixed = generate(tmp)
     hostile = hostile_fixtures.build(os.path.join(FIXTURES, "differential_hostile"))
     out = [
-        ("generated", 0.6, [vendors, mixed], []),
+        ("generated", 0.5, [vendors, mixed], []),
+        ("overflow", 0.15, [overflowing_job(tmp, mixed)], []),
         # The odd members beside a clean one: the engine falls back where it must.
         ("hostile", 0.2, [hostile["hostile"]], [("clean", os.path.join(mixed, "rank1.rpd"))]),
         ("hostile_limits", 0.2, [hostile["hostile_limits"]], []),
     ]
     return [c for c in out if not wanted or c[0] == wanted]
+
+
+OVERFLOW_STEP = 500_000_000_000_000_000  # 5e17 ns: every partial sum of its multiples is a double exactly
+
+
+def overflowing_job(tmp, mixed):
+    """A copy of the mixed job in which every op of three names and every call of two API names of
+    the rpd members lasts a multiple of 5e17 ns: each fits an integer, the group's sum does not."""
+    out = os.path.join(tmp, "overflow")
+    os.makedirs(out)
+    for f in sorted(os.listdir(mixed)):
+        if f.endswith((".rpd", ".db")):
+            shutil.copy(os.path.join(mixed, f), os.path.join(out, f))
+    for f in sorted(os.listdir(out)):
+        if not f.endswith(".rpd"):
+            continue
+        con = sqlite3.connect(os.path.join(out, f))
+        for table, limit in (("rocpd_op", 3), ("rocpd_api", 2)):
+            col = "description_id" if table == "rocpd_op" else "apiName_id"
+            ids = [r[0] for r in con.execute("SELECT %s FROM %s GROUP BY 1 HAVING count(*) BETWEEN 3 AND 40 "
+                                             "ORDER BY count(*), 1 LIMIT %d" % (col, table, limit))]
+            for k, i in enumerate(ids):
+                con.execute('UPDATE %s SET "end" = start + (%d + id %% 3) * %d WHERE %s = ?' % (
+                    table, 8 + k, OVERFLOW_STEP, col), (i,))
+        con.commit()
+        con.close()
+    return out
 
 
 def load(con):
@@ -154,6 +194,11 @@ class Data:
             n, reals, big = nat.execute("SELECT count(*), count(*) FILTER (WHERE typeof(duration) = 'real'), "
                                         "max(abs(CAST(duration AS REAL))) FROM %s" % table).fetchone()
             self.exact_reals &= reals == 0 and (big or 0) * max(1, n) < 2.0 ** 53
+        # Names whose group sum overflows (the overflow configuration)
+        self.big_names = col("SELECT name FROM rocpd_ops WHERE typeof(name) = 'text' GROUP BY name "
+                             "HAVING total(duration) > 9.2e18 ORDER BY 1")
+        self.big_api_names = col("SELECT name FROM rocpd_apis WHERE typeof(name) = 'text' GROUP BY name "
+                                 "HAVING total(duration) > 9.2e18 ORDER BY 1")
         # rocpd_apis (rocpd_api_groups)
         self.napis = nat.execute("SELECT count(*) FROM rocpd_apis").fetchone()[0]
         self.api_names = col("SELECT DISTINCT name FROM rocpd_apis WHERE typeof(name) = 'text' AND length(name) < 120 "
@@ -575,6 +620,43 @@ class Gen:
                                                           if others else [])), gl)
         return Query(sql, label, shape, params=params)
 
+    def overflowing(self):
+        """Over groups whose sum overflows: aggregates that answer, sum() that fails, and HAVING terms that
+        decide whether a failing group's aggregates are computed (a term without an aggregate moves
+        to WHERE as written, unless it is a literal false). Label 'push'."""
+        r, d = self.r, self.d
+        apis = r.random() < 0.25 and d.big_api_names
+        table = "rocpd_apis" if apis else "rocpd_ops"
+        groupable = GROUPABLE_APIS if apis else GROUPABLE
+        bigs = d.big_api_names if apis else d.big_names
+        gcols = ["name"] + r.sample([c for c in groupable if c != "name"], r.choice([0, 0, 1]))
+        answering = ["count(*)", "min(duration)", "max(duration)", "avg(duration)", "total(duration)",
+                     "median(duration)", "count(duration)", "percentile(duration, 90)", "avg(DISTINCT duration)",
+                     "histogram_log2(duration)", "total(DISTINCT duration)", "max(DISTINCT duration)"]
+        failing = ["sum(duration)", "sum(DISTINCT duration)"]
+        items = [self.ident(g) for g in gcols] + r.sample(answering, r.randint(1, 3))
+        tol = []
+        if r.random() < 0.5:
+            items.append(r.choice(failing))
+        if r.random() < 0.15:
+            items.append("stddev(duration)")
+            tol.append(len(items) - 1)
+        if r.random() < 0.3 and len(gcols) > 1:  # another groupable column aggregated: regrouped
+            items.append("count(DISTINCT %s)" % r.choice([c for c in groupable if c not in gcols] or ["db"]))
+        big = lit(Text(r.choice(bigs)))
+        others = ", ".join(lit(Text(b)) for b in bigs)
+        where = r.choice(["", "", " WHERE name NOT IN (%s)" % others, " WHERE name <> %s" % big,
+                          " WHERE %s" % self.group_term(r.choice(gcols)) if not apis else ""])
+        having = r.choice([
+            "", "name <> %s" % big, "name NOT IN (%s)" % others, "0", "count(*) < 0", "count(*) > 1 AND 0",
+            "0 = 1", "NULL", "name <> %s AND count(*) > 0" % big, "(name NOT IN (%s) AND count(*) >= 0)" % others,
+            "sum(duration) > 0", "max(duration) > %d" % OVERFLOW_STEP, "name IN (%s)" % others, "1",
+            "avg(duration) > 1e18 OR name <> %s" % big, "median(duration) >= 0 AND name NOT IN (%s)" % others])
+        sql = "SELECT %s FROM %s%s GROUP BY %s%s" % (", ".join(items), table, where, ", ".join(self.ident(g) for g in gcols),
+                                                    " HAVING " + having if having else "")
+        q = Query(sql, "push", "overflow_" + ("apis" if apis else "ops") + ("_having" if having else ""), tol_cols=tol)
+        return q
+
     def api_query(self):
         """A query over rocpd_apis: of the promised shape (label 'push'); another groupable column in
         WHERE or in a count/min/max/DISTINCT aggregate (pushed, regrouped: 'push'); or one step outside
@@ -673,7 +755,8 @@ class Gen:
         term = self.group_term(g)
         shape = r.choice(["alias_is_grouped", "order_alias_column", "where_alias_grouped", "where_alias_ungrouped",
                           "having_alias_ungrouped", "dq_string", "order_dq", "having_text", "precedence_grouped",
-                          "precedence_kind"])
+                          "precedence_kind", "where_alias_engine", "where_dq_engine", "having_dq_engine",
+                          "having_alias_engine", "apis_where_alias_engine"])
         label, ordered, compare = "push", False, True
         if shape == "alias_is_grouped":
             # HAVING g is the grouped column, ORDER BY g the count.
@@ -703,6 +786,38 @@ class Gen:
             sql = 'SELECT %s, count(*), sum(duration) AS "s" FROM rocpd_ops GROUP BY %s ORDER BY "%s" DESC, 1' % (
                 g, g, r.choice(["count(*)", "s", "sum(duration)", "instances"]))
             label, ordered = "any", True
+        elif shape in ("where_alias_engine", "apis_where_alias_engine"):
+            # An alias named like a column of the groups' table, used in WHERE: as written the alias (no
+            # column of rocpd_ops / rocpd_apis has the name), in the groups' subquery that column.
+            table, gg = ("rocpd_apis", r.choice(GROUPABLE_APIS)) if shape.startswith("apis") else ("rocpd_ops", g)
+            c = r.choice(ENGINE_COLUMNS)
+            v = r.choice(["1", "0", "2", "1000", "'x'", "NULL", "5000000", "%d" % k])
+            op = r.choice(["=", "IS", "<", ">", "<>", "IS NOT"])
+            sql = "SELECT %s, %s AS %s, count(*)%s FROM %s WHERE %s %s %s%s GROUP BY %s" % (
+                gg, v, self.ident(c), r.choice(["", ", sum(duration)", ", median(duration)", ", max(duration)"]), table,
+                self.ident(c), op, v, r.choice(["", " AND %s IS NOT NULL" % gg]), gg)
+            label = "push"  # (the alias's expression in its place)
+        elif shape == "where_dq_engine":
+            # A double-quoted name that is no column: a string as written, a column in the groups' subquery.
+            c = r.choice(ENGINE_COLUMNS)
+            apis = g in ("db", "name") and r.random() < 0.3
+            extra = "" if apis or r.random() < 0.5 else " AND %s" % term
+            sql = 'SELECT %s, count(*), avg(duration) FROM %s WHERE "%s" %s \'%s\'%s GROUP BY %s' % (
+                g, "rocpd_apis" if apis else "rocpd_ops", c, r.choice(["=", "IS", "<>", ">="]),
+                r.choice([c, "x", c.upper()]), extra, g)
+            label = "nopush"
+        elif shape == "having_dq_engine":
+            c = r.choice(ENGINE_COLUMNS)
+            sql = 'SELECT %s, count(*), sum(duration) FROM rocpd_ops GROUP BY %s HAVING "%s" = \'%s\'%s' % (
+                g, g, c, r.choice([c, "x"]), r.choice(["", " AND count(*) > 1", " OR count(*) > 1"]))
+            label = "any"
+        elif shape == "having_alias_engine":
+            # An alias of an aggregate named like a column of rocpd_op_groups, in HAVING and ORDER BY.
+            c = r.choice(ENGINE_COLUMNS)
+            agg = r.choice(["count(*)", "sum(duration)", "max(duration)", "median(duration)", "avg(duration)"])
+            sql = "SELECT %s, %s AS %s FROM rocpd_ops GROUP BY %s HAVING %s > %d ORDER BY %s, %s" % (
+                g, agg, c, g, c, r.choice([0, 2, k]), c, g)
+            ordered = True
         elif shape == "precedence_grouped":
             # `a AND b OR c` is `(a AND b) OR c`: on grouped columns only, pushable, and answered as written.
             sql = "SELECT %s, %s, count(*), sum(duration) FROM rocpd_ops WHERE %s AND %s OR %s GROUP BY %s, %s" % (
@@ -724,6 +839,8 @@ class Gen:
         return q
 
     def query(self):
+        if self.d.big_names and self.r.random() < 0.3:
+            return self.overflowing()
         if self.r.random() < 0.2:
             return self.api_query()
         x = self.r.random()
@@ -932,7 +1049,7 @@ class Tester:
                 st["both_error"] += 1
                 self.errors_both[a[1][:80]] += 1
                 return
-            if "integer overflow" in (a[1] if a[0] == "error" else b[1]):
+            if "integer overflow" in (a[1] if a[0] == "error" else b[1]) and cfg != "overflow":
                 # SQLite's sum() overflows or not depending on the order it adds the rows in (as in
                 # the differential tester, not compared); the engine sums exactly.
                 st["overflow_one_side"] += 1
@@ -963,7 +1080,7 @@ def main():
     ap.add_argument("--seed", type=int, default=int(os.environ.get("ROCPD_DIFF_SEED", "1")))
     ap.add_argument("--queries", type=int, default=int(env_q) if env_q else DEFAULT_QUERIES,
                     help="queries in total over the configurations (env ROCPD_DIFF_QUERIES)")
-    ap.add_argument("--config", help="only this configuration: generated, hostile, hostile_limits, or big "
+    ap.add_argument("--config", help="only this configuration: generated, overflow, hostile, hostile_limits, or big "
                                      "(the fixtures' 25k ops, not in the default run)")
     ap.add_argument("--only", type=int, help="run only query #N (with --config)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per query before it is interrupted")

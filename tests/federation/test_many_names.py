@@ -134,6 +134,70 @@ class Memory(unittest.TestCase):
                     self.assertLess(grown_kb, 80 * 1024, f"{sql}: peak RSS grew by {grown_kb} kB")
 
 
+# The whole process's peak RSS of each query, each in a fresh process (the member opened, nothing
+# read before: the issue's measure).
+PEAK_CHILD = r"""
+import sqlite3, sys
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension(sys.argv[1])
+con.execute("SELECT rocpd_open(?)", (sys.argv[2],)).fetchone()
+rows = sum(1 for _ in con.execute(sys.argv[3]))
+with open("/proc/self/status") as f:
+    print(rows, next(int(l.split()[1]) for l in f if l.startswith("VmHWM:")))
+"""
+
+# The issue's two queries over a member of many names of their own.
+MANY_NAMES_QUERIES = ["SELECT * FROM rocpd_union('top')",
+                      "SELECT db, name, count(*), sum(duration), min(duration), max(duration) FROM rocpd_ops "
+                      "GROUP BY db, name"]
+
+
+class GroupedScanOfManyNames(unittest.TestCase):
+    """Issue 42: a grouped scan (a GROUP BY of rocpd_ops; rocpd_union's SQL for a member past the
+    engine's limit) kept every group and name in memory, and every reader every name it read by
+    key: 259 MB for 500k names. Past kManyGroups (65536) groups or distinct texts it reads its rows
+    again with names as text into a temporary database, sorted there as SQLite's own GROUP BY would."""
+
+    def test_peak_rss_of_250k_names(self):
+        with tempfile.TemporaryDirectory(prefix="many_names_peak_") as d:
+            path = os.path.join(d, "names.rpd")
+            make_member(path, 250_000, 11)
+            for sql in MANY_NAMES_QUERIES:
+                with self.subTest(sql=sql):
+                    out = subprocess.run([sys.executable, "-c", PEAK_CHILD, EXT, path, sql], check=True,
+                                         capture_output=True, text=True, timeout=600).stdout.split()
+                    rows, peak_kb = int(out[0]), int(out[1])
+                    self.assertGreaterEqual(rows, 250_000)
+                    if not SANITIZED:
+                        self.assertLess(peak_kb, 100 * 1024, f"{sql}: peak RSS {peak_kb} kB")
+
+    def test_answers_when_read_again(self):
+        # Two members past kManyGroups names each: grouped by db (a member at a time: the second is read
+        # again alone) and by name (every member read again), against a plain copy of the rows.
+        with tempfile.TemporaryDirectory(prefix="many_names_again_") as d:
+            for i in range(2):
+                make_member(os.path.join(d, f"m{i}.rpd"), 70_000, 20 + i)
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (d,))
+            con.execute("CREATE TEMP TABLE c_ops AS SELECT * FROM rocpd_ops")
+            for sql in ("SELECT db, name, count(*), sum(duration), min(start), max(name) FROM {} GROUP BY db, name",
+                        "SELECT name, count(*), total(duration), group_concat(db) FROM {} GROUP BY name",
+                        "SELECT db, max(name), count(*) FROM {} WHERE gpu >= 0 GROUP BY db",
+                        "SELECT kind, name, count(*) FROM {} GROUP BY kind, name ORDER BY kind DESC, name DESC"):
+                with self.subTest(sql=sql):
+                    got = con.execute(sql.format("rocpd_ops")).fetchall()
+                    scan = con.execute("SELECT rocpd_last_scan()").fetchone()[0]
+                    self.assertIn('"grouped":true', scan)
+                    self.assertIn('"spilled":true', scan)
+                    want = con.execute(sql.format("c_ops")).fetchall()
+                    self.assertGreater(len(want), 1)
+                    if "ORDER BY" in sql:
+                        self.assertEqual(got, want)
+                    else:
+                        self.assertEqual(sorted(got, key=repr), sorted(want, key=repr))
+
+
 class ManyNames(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

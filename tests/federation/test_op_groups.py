@@ -4,6 +4,7 @@ sample stddev, union of intervals, first start / last end), members attached and
 `db =` pruning; the SQL fallback for hostile values; argument errors; interrupts while the
 member threads run."""
 import json
+import math
 import os
 import shutil
 import sqlite3
@@ -230,6 +231,57 @@ class Fallback(unittest.TestCase):
         finally:
             shutil.rmtree(d)
 
+
+
+class OverflowingSum(unittest.TestCase):
+    """A group whose sum of durations an integer cannot hold: reading its total_ns fails, as SQL's
+    sum() does, and only that: the group's other columns answer, and the other groups' total_ns,
+    on the engine and on the SQL path alike."""
+
+    def check(self, odd):
+        d = tempfile.mkdtemp()
+        try:
+            dst = os.path.join(d, "big.rpd")
+            shutil.copy(set_files("same_rpd2")[0], dst)
+            raw = sqlite3.connect(dst)
+            desc = raw.execute("SELECT description_id FROM rocpd_op GROUP BY 1 HAVING count(*) >= 3 ORDER BY 1").fetchone()[0]
+            raw.execute('UPDATE rocpd_op SET "end" = start + 4000000000000000000 WHERE description_id = ?', (desc,))
+            if odd:  # a real start elsewhere: the whole query takes the SQL path
+                raw.execute("UPDATE rocpd_op SET start = start + 0.5 WHERE id = (SELECT min(id) FROM rocpd_op "
+                            "WHERE description_id <> ?)", (desc,))
+            raw.commit()
+            raw.close()
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (dst,))
+            durations = {}
+            for name, start, end in con.execute('SELECT name, start, "end" FROM rocpd_ops'):
+                durations.setdefault(name, []).append(max(end - start, 0))
+            bigs = [k for k, v in durations.items() if sum(v) > 2 ** 63 - 1]  # (a description may name several ops)
+            self.assertTrue(bigs)
+            got = con.execute("SELECT name, instances, timed, avg_ns, min_ns, max_ns, med_ns, stddev_ns "
+                              "FROM rocpd_op_groups('name')").fetchall()
+            self.assertEqual(len(got), len(durations))
+            for name, n, timed, avg, lo, hi, med, sd in got:
+                v = durations[name]
+                self.assertEqual((n, timed, lo, hi), (len(v), len(v), min(v), max(v)), name)
+                self.assertTrue(math.isclose(avg, sum(v) / len(v), rel_tol=1e-12), (name, avg))
+                self.assertTrue(math.isclose(med, statistics.median(v), rel_tol=1e-12), (name, med))
+                if len(v) > 1:
+                    self.assertTrue(math.isclose(sd, statistics.stdev(v), rel_tol=1e-9), (name, sd))
+            with self.assertRaisesRegex(sqlite3.OperationalError, "rocpd_op_groups: integer overflow"):
+                con.execute("SELECT name, total_ns FROM rocpd_op_groups('name')").fetchall()
+            others = con.execute("SELECT name, total_ns FROM rocpd_op_groups('name') WHERE name NOT IN (%s)"
+                                 % ", ".join("?" * len(bigs)), bigs).fetchall()
+            self.assertEqual(sorted(others), sorted((k, sum(v) if all(isinstance(x, int) for x in v) else float(sum(v)))
+                                                    for k, v in durations.items() if k not in bigs))
+        finally:
+            shutil.rmtree(d)
+
+    def test_engine(self):
+        self.check(odd=False)
+
+    def test_sql_path(self):
+        self.check(odd=True)
 
 if __name__ == "__main__":
     main()

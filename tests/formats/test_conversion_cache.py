@@ -128,7 +128,7 @@ class ConversionCache(unittest.TestCase):
         entries = self.entries()
         self.assertEqual(len(entries), 3)
         got = cons[0].execute("SELECT rocpd_cache_clear()").fetchone()[0]
-        self.assertEqual(got, '{"directory":"%s","entries":3,"bytes":%d}'
+        self.assertEqual(got, '{"directory":"%s","entries":3,"bytes":%d,"not_removed":[]}'
                          % (self.cache, sum(st.st_size for st in entries.values())))
         self.assertEqual(self.entries(), {})
         # Open members keep reading their pins.
@@ -137,7 +137,7 @@ class ConversionCache(unittest.TestCase):
             c.close()
         self.assertEqual(os.listdir(self.cache), [])
         self.assertEqual(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0],
-                         '{"directory":"%s","entries":0,"bytes":0}' % self.cache)
+                         '{"directory":"%s","entries":0,"bytes":0,"not_removed":[]}' % self.cache)
         # DIRECTONLY: not from a view.
         con = connect()
         con.execute("CREATE VIEW v AS SELECT rocpd_cache_clear()")
@@ -254,6 +254,213 @@ class ConversionCache(unittest.TestCase):
                        stdout=subprocess.DEVNULL)
         self.assertEqual(sorted(os.listdir(self.cache)), sorted(self.entries()), "the dead reader's pin is removed")
 
+
+    # -- a cache that checks itself (issue 42): what is stored is what is read, or it is converted again
+
+    def stored(self, path):
+        """Opens `path` once (converting and storing it); the name of its entry."""
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, "converted, cached")
+        con.close()
+        (name,) = self.entries()
+        return os.path.join(self.cache, name)
+
+    def test_damaged_entry_converted_again(self):
+        path = self.trace()
+        expected = self.kernels(path)
+
+        def scribble(f, size):
+            f.seek(size // 2)
+            f.write(bytes(range(256)) * 16)
+
+        damages = {
+            "random bytes inside": scribble,
+            "truncated": lambda f, size: f.truncate(size // 3),
+            "emptied": lambda f, size: f.truncate(0),
+            "a page's bytes swapped": lambda f, size: (f.seek(size - 4096), f.write(b"\x00" * 4096)),
+        }
+        for what, damage in damages.items():
+            with self.subTest(damage=what):
+                entry = self.stored(path)
+                with open(entry, "r+b") as f:
+                    damage(f, os.path.getsize(entry))
+                # Converted again (not an error naming the trace), and the entry replaced.
+                con, (how, kernels) = self.open_one(path)
+                self.assertEqual((how, kernels), ("converted, cached", expected))
+                con.close()
+                con, (how, kernels) = self.open_one(path)
+                self.assertEqual((how, kernels), ("cached", expected))
+                con.close()
+                self.assertEqual(len(self.entries()), 1)
+                connect().execute("SELECT rocpd_cache_clear()").fetchone()
+
+    def store(self, path):
+        """Opens `path` once (converting and storing it); the name of its new entry."""
+        before = set(self.entries())
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, "converted, cached")
+        con.close()
+        (name,) = set(self.entries()) - before
+        return os.path.join(self.cache, name)
+
+    def test_foreign_entry_not_read(self):
+        a, b = self.trace(0), self.trace(1)
+        self.assertNotEqual(self.kernels(a), self.kernels(b))
+        ea, eb = self.store(a), self.store(b)
+        # Another file's entry copied over this one's name: its bytes hash to the other name.
+        shutil.copy(eb, ea)
+        con, (how, kernels) = self.open_one(a)
+        self.assertEqual((how, kernels), ("converted, cached", self.kernels(a)))
+        con.close()
+        # Renamed under this file's key with its own hash: its record names the other file.
+        key = os.path.basename(ea)[:-len("0123456789abcdef.db")]
+        os.unlink(ea)
+        os.rename(eb, os.path.join(self.cache, key + os.path.basename(eb)[len(key):]))
+        con, (how, kernels) = self.open_one(a)
+        self.assertEqual((how, kernels), ("converted, cached", self.kernels(a)))
+        con.close()
+
+    def test_symbolic_link_at_entry_name(self):
+        path = self.trace()
+        entry = self.stored(path)
+        target = os.path.join(self.dir, "elsewhere.db")
+        os.rename(entry, target)
+        before = os.stat(target)
+        os.symlink(target, entry)
+        for _ in range(2):
+            con, (how, kernels) = self.open_one(path)
+            self.assertEqual((how, kernels), (f"converted, not cached: '{entry}' is a symbolic link (never read or "
+                                              "written through): the conversion is not stored there",
+                                              self.kernels(path)))
+            con.close()
+        self.assertTrue(os.path.islink(entry))
+        after = os.stat(target)
+        self.assertEqual((after.st_size, after.st_mtime_ns, after.st_ino), (before.st_size, before.st_mtime_ns,
+                                                                            before.st_ino))
+        # rocpd_cache_clear removes the link (never what it names); then the cache works again.
+        got = json.loads(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0])
+        self.assertEqual((got["entries"], got["not_removed"]), (1, []))
+        self.assertFalse(os.path.lexists(entry))
+        self.assertTrue(os.path.exists(target))
+        self.assertEqual(self.stored(path), entry)
+
+    def test_foreign_files_at_entry_names(self):
+        path = self.trace()
+        entry = self.stored(path)
+        if os.geteuid() == 0:
+            os.chown(entry, 54321, 54321)
+            con, (how, _) = self.open_one(path)
+            self.assertEqual(how, f"converted, not cached: '{entry}' belongs to another user (uid 54321): the "
+                                  "conversion is not stored there")
+            con.close()
+            got = json.loads(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0])
+            self.assertEqual(got["not_removed"], [{"name": os.path.basename(entry),
+                                                   "why": "belongs to another user (uid 54321)"}])
+            os.unlink(entry)
+        # A directory at an entry's name: left, and said.
+        odd = os.path.join(self.cache, "kineto-v0-odd.db")
+        os.mkdir(odd)
+        got = json.loads(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0])
+        self.assertEqual(got["not_removed"], [{"name": "kineto-v0-odd.db", "why": "is a directory"}])
+        self.assertTrue(os.path.isdir(odd))
+
+    def test_clear_says_the_cache_is_off(self):
+        os.environ["ROCPD_CACHE"] = "0"
+        self.assertEqual(json.loads(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0]),
+                         {"directory": None, "entries": 0, "bytes": 0, "not_removed": [],
+                          "why": "the cache is off (ROCPD_CACHE=0): nothing was removed"})
+        os.environ.pop("ROCPD_CACHE")
+        os.makedirs(self.xdg)
+        os.symlink(self.dir, self.cache)
+        got = json.loads(connect().execute("SELECT rocpd_cache_clear()").fetchone()[0])
+        self.assertEqual(got["why"], f"'{self.cache}' is a symbolic link (refused: the cache is never written "
+                                     "through one)")
+
+    def test_cache_write_failure_goes_on_without_the_cache(self):
+        # Simulated (ROCPD_FAULT): the conversion into the cache fails as on a full disk.
+        path = self.trace()
+        os.environ["ROCPD_FAULT"] = "cache_full"
+        try:
+            con, (how, kernels) = self.open_one(path)
+        finally:
+            os.environ.pop("ROCPD_FAULT")
+        self.assertRegex(how, r"^converted, not cached: cannot write '%s/rocpd-pin-\w{8}-\w{8}\.db': database or "
+                              r"disk is full$" % re.escape(self.cache))
+        self.assertEqual(kernels, self.kernels(path))
+        con.close()
+        self.assertEqual(self.entries(), {})
+
+    def test_full_disk(self):
+        # A cache directory on a file system too small for the entry (a tmpfs: needs mount rights).
+        mnt = os.path.join(self.dir, "small")
+        os.mkdir(mnt)
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k,mode=0700", "tmpfs", mnt],
+                                 capture_output=True, text=True)
+        if mounted.returncode != 0:
+            self.skipTest("cannot mount a small tmpfs here: " + (mounted.stderr.strip() or "mount failed"))
+        try:
+            os.environ["XDG_CACHE_HOME"] = mnt
+            path = self.trace()
+            script = ("import sqlite3, sys\n"
+                      "c = sqlite3.connect(':memory:'); c.enable_load_extension(True); c.load_extension(sys.argv[1])\n"
+                      "c.execute('SELECT rocpd_open(?)', (sys.argv[2],))\n"
+                      "print(c.execute('SELECT conversion, (SELECT count(*) FROM rocpd_kernels) FROM rocpd_members')"
+                      ".fetchone())\n")
+            out = subprocess.run([sys.executable, "-c", script, EXT, path], capture_output=True, text=True, timeout=120)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            how, kernels = eval(out.stdout)
+            self.assertEqual(kernels, self.kernels(path))
+            self.assertRegex(how, r"^converted, not cached: cannot write '%s/rocpd_ext/rocpd-pin-\w{8}-\w{8}\.db': "
+                                  r"(database or disk is full|disk I/O error)$" % re.escape(mnt))
+            self.assertEqual([n for n in os.listdir(os.path.join(mnt, "rocpd_ext")) if not n.endswith(".lock")], [])
+            # The CLI says so in one line.
+            if os.path.exists(CLI):
+                run = subprocess.run([CLI, "query", path, "SELECT count(*) FROM rocpd_kernels", "--format", "csv"],
+                                     capture_output=True, text=True, timeout=120)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                warnings = [line for line in run.stderr.splitlines() if "conversion cache" in line]
+                self.assertEqual(len(warnings), 1, run.stderr)
+                self.assertRegex(warnings[0], r"^rocpd-ext: warning: conversion cache: cannot write '.*': "
+                                              r"(database or disk is full|disk I/O error)")
+        finally:
+            subprocess.run(["umount", mnt], check=False)
+
+    def test_rewritten_in_place_with_another_size(self):
+        # The same inode, mtime, first 64 KiB and last 4 KiB, but a kernel fewer in the middle: another
+        # size, so another key (and record).
+        path = self.trace()
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertGreater(len(data), 3 * (64 << 10))
+        at = data.index(b'"cat": "kernel"', len(data) // 2)
+        start, end = data.rindex(b"\n", 0, at) + 1, data.index(b"\n", at) + 1
+        self.assertTrue((64 << 10) < start and end < len(data) - (4 << 10))
+        expected = self.kernels(path)
+        self.stored(path)
+        st = os.stat(path)
+        with open(path, "r+b") as f:
+            f.write(data[:start] + data[end:])
+            f.truncate()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        now = os.stat(path)
+        self.assertEqual((now.st_ino, now.st_mtime_ns), (st.st_ino, st.st_mtime_ns))
+        self.assertNotEqual(now.st_size, st.st_size)
+        con, (how, kernels) = self.open_one(path)
+        self.assertEqual((how, kernels), ("converted, cached", expected - 1))
+        con.close()
+
+    def test_size_bound_below_one_entry(self):
+        # The new entry stays even when it alone is larger than the bound; older ones go.
+        path, other = self.trace(0), self.trace(1)
+        self.stored(other)
+        os.environ["ROCPD_CACHE_SIZE"] = "1"
+        con, (how, _) = self.open_one(path)
+        self.assertEqual(how, "converted, cached")
+        con.close()
+        self.assertEqual(len(self.entries()), 1)
+        con, (how, kernels) = self.open_one(path)
+        self.assertEqual((how, kernels), ("cached", self.kernels(path)))
+        con.close()
 
     def test_progress_lines(self):
         """rocpd_progress(1) during a conversion (docs/federation.md, rocpd_progress): lines of the documented

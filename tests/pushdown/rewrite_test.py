@@ -4,8 +4,10 @@ native table holding the same rows (the independent computation: SQLite's GROUP 
 over a plain table). Column names and value types must match too."""
 import math
 import os
+import shutil
 import sqlite3
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
@@ -117,14 +119,8 @@ def typed(v):
     return (type(v).__name__, v)
 
 
-class Rewrite(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.con = connect()
-        cls.con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),)).fetchall()
-        # The native copy: a plain table of the same rows (CREATE TABLE AS keeps each column's affinity).
-        cls.con.execute("CREATE TEMP TABLE native_ops AS SELECT * FROM rocpd_ops")
-        cls.con.execute("CREATE TEMP TABLE native_apis AS SELECT * FROM rocpd_apis")
+class AsWritten:
+    """Each query both ways: through the rewrite on the federated tables, as written on native copies."""
 
     def as_written(self, sql):
         native = sql.replace("temp.rocpd_ops", "native_ops").replace("rocpd_ops", "native_ops")
@@ -150,6 +146,17 @@ class Rewrite(unittest.TestCase):
                     self.assertTrue(math.isclose(a, b, rel_tol=1e-9), (sql, a, b))
                 else:
                     self.assertEqual(typed(a), typed(b), sql)
+
+
+
+class Rewrite(AsWritten, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.con = connect()
+        cls.con.execute("SELECT rocpd_open(?)", (os.path.join(SETS, "mixed8"),)).fetchall()
+        # The native copy: a plain table of the same rows (CREATE TABLE AS keeps each column's affinity).
+        cls.con.execute("CREATE TEMP TABLE native_ops AS SELECT * FROM rocpd_ops")
+        cls.con.execute("CREATE TEMP TABLE native_apis AS SELECT * FROM rocpd_apis")
 
     def check_pushed(self, queries, engine):
         for sql in queries:
@@ -202,6 +209,47 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(sorted(rows), ascending)
         self.assertEqual(self.through_rewrite(sql)[2], rows)
 
+    def test_where_names_resolve_as_written(self):
+        # A name in WHERE that is no column of the table is, as written, a result alias or (double
+        # quoted) a string; in the groups' subquery the same name would be a column of
+        # rocpd_op_groups / rocpd_api_groups (instances, total_ns, med_ns, of_kind, timed, ...).
+        queries = [
+            "SELECT name, 1 AS instances FROM rocpd_ops WHERE instances = 1 GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE \"instances\" = 'instances' GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE \"med_ns\" IS 'med_ns' GROUP BY name",
+            "SELECT name, 1000 AS total_ns FROM rocpd_ops WHERE total_ns > 5000000 GROUP BY name",
+            "SELECT name, 1000 AS total_ns FROM rocpd_ops WHERE total_ns < 5000000 GROUP BY name",
+            "SELECT name, 'x' AS of_kind, count(*) FROM rocpd_ops WHERE of_kind = 'x' GROUP BY name",
+            "SELECT name, 0 AS durations FROM rocpd_ops WHERE durations IS 0 AND kind = 'kernel' GROUP BY name",
+            "SELECT gpu, 5 AS min_ns, count(*) FROM rocpd_ops WHERE min_ns = 5 GROUP BY gpu",
+            "SELECT kind, count(*) FROM rocpd_ops WHERE \"group_by\" = 'group_by' GROUP BY kind",
+            "SELECT name, median(duration), 2 AS timed FROM rocpd_ops WHERE timed = 2 GROUP BY name",
+            "SELECT name, count(*) FROM rocpd_ops WHERE gpu = 0 AND \"stddev_ns\" = 'stddev_ns' GROUP BY name",
+            "SELECT name, 1 AS timed FROM rocpd_apis WHERE timed = 1 GROUP BY name",
+            "SELECT name, count(*), 'y' AS first_start FROM rocpd_apis WHERE first_start = 'y' GROUP BY name",
+            "SELECT domain, count(*) FROM rocpd_apis WHERE \"avg_ns\" = 'avg_ns' GROUP BY domain",
+            # An alias of a double-quoted string named like itself: the string, as written.
+            "SELECT name, \"timed\" AS timed, count(*) FROM rocpd_ops WHERE timed = 'timed' GROUP BY name",
+            "SELECT name, count(*), length(name) AS n FROM rocpd_ops GROUP BY name HAVING n > 30 AND count(*) > 1",
+        ]
+        for sql in queries:
+            with self.subTest(sql=sql):
+                text, names, rows = self.through_rewrite(sql)
+                want_names, want = self.as_written(sql)
+                self.assertEqual(names, want_names)
+                self.assert_same_rows(sql, rows, want)
+        self.assertGreater(sum(1 for q in queries if self.as_written(q)[1]), len(queries) - 2)  # not vacuous
+        # The names the query's table has resolve alike in both: still pushed.
+        sql = "SELECT name, 1 AS gpu, count(*) FROM rocpd_ops WHERE \"gpu\" = 0 AND name = 'x' COLLATE NOCASE " \
+              "AND CAST(gpu AS TEXT) = '0' GROUP BY name"
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('gpu,name') regrouped by name")
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (queries[1],)).fetchone()[0]
+        self.assertIn('not pushed: WHERE: "instances" is not a column of rocpd_ops', verdict)
+        # An alias stands for its expression, as SQLite resolves it.
+        verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (queries[0],)).fetchone()[0]
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('name')")
+
     def test_engine_call_names_grouping_and_kind(self):
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[0],)).fetchone()[0]
         self.assertEqual(verdict, "pushed: rocpd_op_groups('name', 'kernel')")
@@ -246,6 +294,128 @@ class Rewrite(unittest.TestCase):
         self.assertEqual(con.execute(text).fetchall(), con.execute(PUSHED[0]).fetchall())
         self.assertEqual(con.execute(text).fetchall(), [])
 
+
+def overflowing_member(directory):
+    """A copy of mixed8's rank1 (rpd v3) in which every op of two kernel names lasts a multiple of
+    5e17 ns: each duration fits an integer, the sum of either group does not (sum() fails), and every
+    partial sum in any order is a double exactly (so avg() and total() have one answer)."""
+    path = os.path.join(directory, "rank1.rpd")
+    shutil.copy(os.path.join(SETS, "mixed8", "rank1.rpd"), path)
+    con = sqlite3.connect(path)
+    names = con.execute("SELECT s.string, o.description_id FROM rocpd_op o JOIN rocpd_string s ON s.id = o.description_id "
+                        "GROUP BY o.description_id HAVING count(*) BETWEEN 3 AND 6 ORDER BY count(*), s.string "
+                        "LIMIT 2").fetchall()
+    assert len(names) == 2, names
+    for (_, desc), steps in zip(names, ([8], [8, 6, 5, 4, 3, 2])):
+        ids = [r[0] for r in con.execute("SELECT id FROM rocpd_op WHERE description_id = ? ORDER BY id", (desc,))]
+        for i, op in enumerate(ids):
+            con.execute('UPDATE rocpd_op SET "end" = start + ? WHERE id = ?', (steps[i % len(steps)] * 500_000_000_000_000_000, op))
+    con.commit()
+    con.close()
+    return [n for n, _ in names]
+
+
+class OverflowingGroups(AsWritten, unittest.TestCase):
+    """Groups whose sum(duration) overflows: sum() fails, as written, and only sum(); avg() and
+    total() are doubles; min, max, median, stddev, count answer. Both ways the same."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="rocpd_overflow_")
+        cls.big = overflowing_member(cls.tmp.name)
+        cls.con = connect()
+        cls.con.execute("SELECT rocpd_open(?)", (cls.tmp.name,)).fetchall()
+        cls.con.execute("ATTACH ? AS r4", ("file:%s?mode=ro" % os.path.join(SETS, "mixed8", "rank4.rpd"),))
+        cls.con.execute("CREATE TEMP TABLE native_ops AS SELECT * FROM rocpd_ops")
+        cls.con.execute("CREATE TEMP TABLE native_apis AS SELECT * FROM rocpd_apis")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.con.close()
+        cls.tmp.cleanup()
+
+    def both(self, sql):
+        """(rewrite's names, rows) and (as written), each an exception's text when it fails."""
+        try:
+            got = self.through_rewrite(sql)[1:]
+        except sqlite3.Error as e:
+            got = "error: " + str(e)
+        try:
+            want = self.as_written(sql)
+        except sqlite3.Error as e:
+            want = "error: " + str(e)
+        return got, want
+
+    def test_the_fixture_overflows(self):
+        totals = dict(self.con.execute("SELECT name, total(duration) FROM native_ops GROUP BY name"))
+        for name in self.big:
+            self.assertGreater(totals[name], 2.0 ** 63)
+            with self.assertRaisesRegex(sqlite3.OperationalError, "integer overflow"):
+                self.con.execute("SELECT sum(duration) FROM native_ops WHERE name = ?", (name,)).fetchall()
+
+    def test_other_aggregates_answer(self):
+        big = "'%s'" % self.big[0].replace("'", "''")
+        queries = [
+            "SELECT name, count(*), min(duration), max(duration), avg(duration), median(duration), total(duration), "
+            "count(duration) FROM rocpd_ops GROUP BY name",
+            "SELECT name, stddev(duration) FROM rocpd_ops GROUP BY name",
+            "SELECT db, kind, avg(duration), total(duration), max(duration) FROM rocpd_ops GROUP BY db, kind",
+            "SELECT name, avg(duration), total(duration), min(duration) FROM rocpd_ops WHERE gpu >= 0 GROUP BY name",
+            "SELECT kind, avg(duration), total(duration), median(duration), count(DISTINCT gpu) FROM rocpd_ops GROUP BY kind",
+            "SELECT name, percentile(duration, 90), avg(DISTINCT duration) FROM rocpd_ops GROUP BY name",
+            f"SELECT name, sum(duration) FROM rocpd_ops WHERE name <> {big} AND name <> '{self.big[1]}' GROUP BY name",
+        ]
+        for sql in queries:
+            with self.subTest(sql=sql):
+                verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+                self.assertTrue(verdict.startswith("pushed: "), verdict)
+                got, want = self.both(sql)
+                self.assertIsInstance(want, tuple, want)
+                self.assertIsInstance(got, tuple, got)
+                self.assertEqual(got[0], want[0])
+                self.assert_same_rows(sql, got[1], want[1])
+
+    def test_errors_as_written(self):
+        # sum() fails for the group that overflows. As written SQLite computes the aggregates of every
+        # group WHERE keeps; a HAVING term without an aggregate it moves to WHERE (unless it is a
+        # literal false): the groups it drops are never computed. (query, whether it fails as written)
+        big0 = "'%s'" % self.big[0].replace("'", "''")
+        big1 = "'%s'" % self.big[1].replace("'", "''")
+        queries = [
+            ("SELECT name, sum(duration) FROM rocpd_ops GROUP BY name", True),
+            ("SELECT kind, sum(duration) FROM rocpd_ops GROUP BY kind", True),
+            ("SELECT name, sum(duration), count(DISTINCT gpu) FROM rocpd_ops GROUP BY name", True),
+            ("SELECT name, avg(duration) FROM rocpd_ops GROUP BY name HAVING sum(duration) > 0", True),
+            (f"SELECT name, count(*) FROM rocpd_ops GROUP BY name HAVING name <> {big0} AND sum(duration) >= 0", True),
+            (f"SELECT name, sum(duration) FROM rocpd_ops GROUP BY name HAVING name NOT IN ({big0}, {big1})", False),
+            (f"SELECT name, sum(duration) FROM rocpd_ops GROUP BY name HAVING (count(*) > 0 AND (name <> {big0} AND "
+             f"{big1} <> name))", False),
+            (f"SELECT name, sum(DISTINCT duration) FROM rocpd_ops GROUP BY name HAVING name <> {big1}", False),
+            (f"SELECT name, sum(DISTINCT duration) FROM rocpd_ops GROUP BY name HAVING name <> {big0}", True),
+            ("SELECT name, percentile(duration, 50), sum(DISTINCT duration) FROM rocpd_ops GROUP BY name HAVING 0", True),
+            ("SELECT name, percentile(duration, 50), sum(DISTINCT duration) FROM rocpd_ops GROUP BY name "
+             "HAVING count(*) < 0", True),
+            ("SELECT name, sum(DISTINCT duration) FROM rocpd_ops GROUP BY name HAVING count(*) > 1 AND 0", True),
+            ("SELECT name, sum(DISTINCT duration) FROM rocpd_ops GROUP BY name HAVING 0 = 1", False),
+            ("SELECT name, sum(duration) AS s FROM rocpd_ops GROUP BY name HAVING s IS NULL", True),
+            (f"SELECT name, sum(duration), gpu + 0 AS g FROM rocpd_ops WHERE name <> {big0} GROUP BY gpu, name "
+             f"HAVING name <> {big1}", False),
+            (f"SELECT gpu, sum(duration) FROM rocpd_ops WHERE name NOT IN ({big0}, {big1}) GROUP BY gpu", False),
+        ]
+        for sql, fails in queries:
+            with self.subTest(sql=sql):
+                verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
+                self.assertTrue(verdict.startswith("pushed: "), verdict)
+                got, want = self.both(sql)
+                if fails:
+                    self.assertEqual(want, "error: integer overflow")
+                    self.assertIsInstance(got, str, got)
+                    self.assertIn("integer overflow", got)
+                else:
+                    self.assertIsInstance(want, tuple, want)
+                    self.assertIsInstance(got, tuple, got)
+                    self.assertEqual(got[0], want[0])
+                    self.assert_same_rows(sql, got[1], want[1])
 
 if __name__ == "__main__":
     main()

@@ -19,7 +19,7 @@ from rocpd_ext import recipes  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 sys.path.insert(0, HERE)
 from compare import same_rows  # noqa: E402
-from rocpd_testlib import SETS, main  # noqa: E402
+from rocpd_testlib import GEN, SETS, main  # noqa: E402
 
 try:
     import distributed  # noqa: F401
@@ -65,6 +65,22 @@ class DaskRecipe(unittest.TestCase):
                 # The CSV round trip keeps text as text: names that look like numbers would not, and
                 # the fixtures have none.
                 same_rows(self, got, want, recipes.COLUMNS[query])
+
+    def test_stragglers_of_single_participant_collectives(self):
+        # One rank alone on one gpu: every family has one participant, last at every instance but
+        # holding nobody back (times_last 0, as the view says).
+        tmp = tempfile.mkdtemp(prefix="rocpd_dask_single_")
+        try:
+            subprocess.run([GEN, "--out", tmp, "--procs", "1", "--gpus", "1", "--format", "rpd3", "--ops", "400",
+                            "--seed", "5"], check=True, stdout=subprocess.DEVNULL)
+            p = run("--local", "2", "--query", "stragglers", tmp)
+            self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+            got = self.csv_rows(p.stdout, "stragglers")
+            want = recipes.view_rows("stragglers", recipes.expand(tmp), 1000000)
+            same_rows(self, got, want, recipes.COLUMNS["stragglers"])
+            self.assertEqual(dict(zip(recipes.COLUMNS["stragglers"], got[0]))["times_last"], 0)
+        finally:
+            shutil.rmtree(tmp)
 
     def test_usage_errors(self):
         p = run("--local", "2", "--query", "utilization", os.path.join(SETS, "mixed8"))

@@ -3,6 +3,7 @@
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -16,7 +17,7 @@ from rocpd_ext import recipes  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 sys.path.insert(0, HERE)
 from compare import same_rows  # noqa: E402
-from rocpd_testlib import SETS, main  # noqa: E402
+from rocpd_testlib import GEN, SETS, main  # noqa: E402
 
 BUCKET_NS = 1_000_000
 
@@ -44,6 +45,25 @@ class Recipes(unittest.TestCase):
 
     def test_one_share_per_file(self):
         self.check("same_rocpd", [(i, i + 1) for i in range(4)])
+
+    def test_single_participant_collectives(self):
+        # A rank alone on its gpu: every collective family has one participant, who waits for nobody
+        # and holds nobody back (times_last counts instances among two or more participants).
+        tmp = tempfile.mkdtemp(prefix="rocpd_single_")
+        try:
+            subprocess.run([GEN, "--out", tmp, "--procs", "1", "--gpus", "1", "--format", "rpd3", "--ops", "400",
+                            "--seed", "5"], check=True, stdout=subprocess.DEVNULL)
+            files = recipes.expand(tmp)
+            got = recipes.reduce("stragglers", [recipes.partial("stragglers", files)])
+            want = recipes.view_rows("stragglers", files, BUCKET_NS)
+            same_rows(self, got, want, recipes.COLUMNS["stragglers"])
+            col = recipes.COLUMNS["stragglers"]
+            self.assertEqual(len(want), 1)
+            row = dict(zip(col, want[0]))
+            self.assertGreater(row["collectives"], 10)
+            self.assertEqual((row["times_last"], row["caused_wait_ns"], row["wait_ns"]), (0, 0, 0))
+        finally:
+            shutil.rmtree(tmp)
 
     def test_expand(self):
         d = os.path.join(SETS, "same_rpd2")

@@ -9,6 +9,7 @@
 #include "html_report.h"
 #include "session.h"
 #include "summary.h"
+#include "text_clean.h"
 
 namespace rocpd_cli {
 
@@ -23,7 +24,7 @@ int run_summary(const Options& o, std::ostream& out, const OutputFile* target) {
   Session session;
   open_job(session, o, target);
   Summary s = build_summary(session, o);
-  for (const auto& w : s.warnings) std::cerr << "rocpd-ext: warning: " << w << '\n';
+  for (const auto& w : s.warnings) std::cerr << "rocpd-ext: warning: " << terminal_text(w) << '\n';
   // Written whole once complete: an error part-way leaves stdout empty.
   std::ostringstream page;
   write_summary(page, s, o, session);

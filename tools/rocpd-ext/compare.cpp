@@ -13,6 +13,7 @@
 #include "html_report.h"
 #include "member_facts.h"
 #include "summary.h"
+#include "text_clean.h"
 
 namespace rocpd_cli {
 
@@ -275,11 +276,11 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
                                      a.members == 1 ? "" : "s", b.label, b.members, b.members == 1 ? "" : "s");
   switch (o.format) {
     case Format::Table:
-      page << headline << '\n';
+      page << terminal_text(headline) << '\n';
       for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
       break;
     case Format::Markdown:
-      page << "# rocpd-ext compare\n\n" << headline << '\n';
+      page << "# rocpd-ext compare\n\n" << terminal_text(headline) << '\n';
       for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
       break;
     case Format::Html:

@@ -6,9 +6,11 @@
 #include <memory>
 
 #include "commands.h"
+#include "log_warnings.h"
 #include "options.h"
 #include "output_file.h"
 #include "session.h"
+#include "text_clean.h"
 
 namespace {
 // stdout could not take the output (a closed pipe, a full disk): the status says so.
@@ -25,6 +27,7 @@ int flushed(int rc) {
 int main(int argc, char** argv) {
   using namespace rocpd_cli;
   std::ios::sync_with_stdio(false);
+  show_extension_warnings();
   interrupt_on_sigint(nullptr);
   try {
     Options o = parse_options(argc, argv);
@@ -52,11 +55,11 @@ int main(int argc, char** argv) {
     return flushed(rc);
   } catch (const CliError& e) {
     std::cout.flush();
-    std::cerr << "rocpd-ext: " << e.what() << '\n';
+    std::cerr << "rocpd-ext: " << terminal_text(e.what()) << '\n';
     return e.exit_code();
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "rocpd-ext: " << e.what() << '\n';
+    std::cerr << "rocpd-ext: " << terminal_text(e.what()) << '\n';
     return 1;
   }
 }

@@ -8,6 +8,7 @@
 #include "display.h"
 #include "html_report.h"
 #include "member_facts.h"
+#include "text_clean.h"
 #include "time_shares.h"
 #include "warnings.h"
 
@@ -181,30 +182,30 @@ Summary build_summary(Session& session, const Options& o) {
 void write_human_section(std::ostream& out, const ResultSet& rs, Format format, TimeUnit unit) {
   ResultSet shown = for_display(rs, unit);
   if (format == Format::Markdown) {
-    out << "\n## " << rs.title << "\n\n";
+    out << "\n## " << terminal_text(rs.title) << "\n\n";
     if (!shown.rows.empty() || shown.note.empty()) write_markdown(out, shown);
-    if (!shown.note.empty()) out << (shown.rows.empty() ? "" : "\n") << shown.note << '\n';
+    if (!shown.note.empty()) out << (shown.rows.empty() ? "" : "\n") << terminal_text(shown.note) << '\n';
   } else if (format == Format::Html) {
     out << "<h2>" << html_escape(rs.title) << "</h2>\n";
     if (!shown.rows.empty() || shown.note.empty()) write_html_table(out, shown);
     if (!shown.note.empty()) out << "<p class=\"note\">" << html_escape(shown.note) << "</p>\n";
   } else {
-    out << '\n' << rs.title << '\n';
+    out << '\n' << terminal_text(rs.title) << '\n';
     if (!shown.rows.empty() || shown.note.empty()) write_table(out, shown);
-    if (!shown.note.empty()) out << shown.note << '\n';
+    if (!shown.note.empty()) out << terminal_text(shown.note) << '\n';
   }
 }
 
 void write_summary(std::ostream& out, const Summary& s, const Options& o, Session& session) {
   switch (o.format) {
     case Format::Table:
-      for (const auto& line : s.headline) out << line << '\n';
+      for (const auto& line : s.headline) out << terminal_text(line) << '\n';
       for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
       break;
     case Format::Markdown:
       out << "# rocpd-ext summary\n\n";
-      for (const auto& line : s.headline) out << line << "  \n";
-      for (const auto& w : s.warnings) out << "\n**warning:** " << w << '\n';
+      for (const auto& line : s.headline) out << terminal_text(line) << "  \n";
+      for (const auto& w : s.warnings) out << "\n**warning:** " << terminal_text(w) << '\n';
       for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
       break;
     case Format::Csv:
