@@ -4,15 +4,15 @@
 // sql/views/72_rocpd_critical_path_summary.sql.
 #include <fmt/format.h>
 
+#include "common/like_pattern.h"
 #include "critical_path/sql_names.h"
 
 namespace rocpd::critical_path {
 
 bool step_pattern_arg(sqlite3_value* v, const char* table, std::string& pattern) {
-  if (sqlite3_value_type(v) == SQLITE_NULL) return false;
-  if (sqlite3_value_type(v) != SQLITE_TEXT)
-    throw Error(fmt::format("{}: step_pattern must be text (a LIKE pattern such as '{}')", table, kDefaultStepPattern));
-  pattern = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  auto given = like_pattern_arg(v, table, "step_pattern", kDefaultStepPattern);
+  if (!given) return false;
+  pattern = std::move(*given);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 
+#include "common/like_pattern.h"
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
 #include "critical_path/sql_names.h"
@@ -96,10 +97,11 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
       }
     c->step_pattern = diagnosis::default_step_pattern(conn);
     if (args[0]) step_pattern_arg(args[0], kTable, c->step_pattern);
-    if (!args[1] || sqlite3_value_type(args[1]) != SQLITE_TEXT)
+    auto name_pattern = args[1] ? like_pattern_arg(args[1], kTable, "name_pattern", "Cijk%") : std::nullopt;
+    if (!name_pattern)
       throw Error(fmt::format("{}: name_pattern must be text (a LIKE pattern of op, range or call names such as 'Cijk%')",
                               kTable));
-    c->name_pattern = reinterpret_cast<const char*>(sqlite3_value_text(args[1]));
+    c->name_pattern = std::move(*name_pattern);
     const int ft = args[2] ? sqlite3_value_type(args[2]) : SQLITE_NULL;
     if (ft != SQLITE_INTEGER && ft != SQLITE_FLOAT)
       throw Error(fmt::format("{}: factor must be a number >= 0 (0.5: the matching ops take half as long)", kTable));

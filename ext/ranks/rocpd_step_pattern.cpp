@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "common/like_pattern.h"
 #include "diagnosis/step_ranges.h"
 #include "ranks/sql_names.h"
 
@@ -32,9 +33,7 @@ void set(sqlite3_context* ctx, int, sqlite3_value** argv) {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
       state->pattern = state->initial;
     } else {
-      if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
-        throw Error("rocpd_step_pattern: the pattern must be text (a LIKE pattern such as 'ProfilerStep#%'), or NULL");
-      std::string p(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])), static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+      std::string p = *like_pattern_arg(argv[0], "rocpd_step_pattern", "the pattern", "ProfilerStep#%");
       if (p.empty()) throw Error("rocpd_step_pattern: the pattern must not be empty");
       state->pattern = std::move(p);
     }

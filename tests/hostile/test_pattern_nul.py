@@ -36,6 +36,16 @@ class PatternNul(unittest.TestCase):
         self.assert_refused(f"SELECT * FROM rocpd_steps({CUT})", "rocpd_steps", "pattern")
         self.con.execute("SELECT count(*) FROM rocpd_steps('%A')").fetchall()
 
+    def test_step_pattern(self):
+        self.assert_refused(f"SELECT rocpd_step_pattern({CUT})", "rocpd_step_pattern", "the pattern")
+        self.assertEqual(self.con.execute("SELECT rocpd_step_pattern()").fetchone()[0], "ProfilerStep#%")
+
+    def test_critical_path(self):
+        self.assert_refused(f"SELECT * FROM rocpd_critical_path({CUT})", "rocpd_critical_path", "step_pattern")
+        self.assert_refused(f"SELECT * FROM rocpd_what_if({CUT}, '%', 0.5)", "rocpd_what_if", "step_pattern")
+        self.assert_refused(f"SELECT * FROM rocpd_what_if(NULL, {CUT}, 0.5)", "rocpd_what_if", "name_pattern")
+        self.con.execute("SELECT count(*) FROM rocpd_what_if(NULL, '%A', 0.5)").fetchall()
+
     def test_align(self):
         self.assert_refused(f"SELECT rocpd_align('collective', {CUT})", "rocpd_align", "the kernel name pattern")
 
