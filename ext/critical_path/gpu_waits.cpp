@@ -130,7 +130,10 @@ class Finder {
       if (op.call >= 0)
         if (auto it = device_of.find(static_cast<uint32_t>(op.call)); it != device_of.end() && it->second == kNone)
           it->second = d_.lane_device[op.lane];
-    for (const auto& [e, typical] : candidates) {
+    for (const auto& candidate : candidates) {
+      // A named copy, not a structured binding: C++20 lambdas cannot capture bindings under clang 14.
+      const uint32_t e = candidate.first;
+      const int64_t typical = candidate.second;
       tick_();
       const CpuEvent& c = g_.cpu[e];
       uint32_t best = kNone;
