@@ -188,8 +188,16 @@ class GroupedScanOfManyNames(unittest.TestCase):
                 with self.subTest(sql=sql):
                     got = con.execute(sql.format("rocpd_ops")).fetchall()
                     scan = con.execute("SELECT rocpd_last_scan()").fetchone()[0]
-                    self.assertIn('"grouped":true', scan)
-                    self.assertIn('"spilled":true', scan)
+                    plan = " ".join(r[3] for r in con.execute("EXPLAIN QUERY PLAN " + sql.format("rocpd_ops")))
+                    if "TEMP B-TREE" in plan:
+                        # SQLite sorts itself: 3.52 (unlike 3.40) hands a GROUP BY whose ORDER BY names its columns
+                        # reaches the table as a plain ORDER BY (sqlite3_vtab_distinct() 0), not grouped.
+                        self.assertIn("ORDER BY", sql)
+                        self.assertGreater(sqlite3.sqlite_version_info, (3, 40, 1))
+                        self.assertNotIn('"grouped"', scan)
+                    else:
+                        self.assertIn('"grouped":true', scan)
+                        self.assertIn('"spilled":true', scan)
                     want = con.execute(sql.format("c_ops")).fetchall()
                     self.assertGreater(len(want), 1)
                     if "ORDER BY" in sql:
