@@ -11,10 +11,12 @@ import re
 import shutil
 import signal
 import sqlite3
+import stat
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 from collections import defaultdict
@@ -468,6 +470,30 @@ class Summary(unittest.TestCase):
         self.assertIn("is the trace of member rank0: it is read, never replaced", err)
         with open(member, "rb") as f:
             self.assertEqual(f.read(), before)
+        self.assertEqual([n for n in os.listdir(self._tmp.name) if n.startswith(".rocpd-ext-")], [])
+
+    def test_output_to_a_fifo_writes_into_it(self):
+        # As `-o /dev/null` must: a device or FIFO is written in place, never replaced by a regular
+        # file renamed over it (a FIFO here: no test may risk the machine's /dev/null).
+        fifo = os.path.join(self._tmp.name, "out.fifo")
+        os.mkfifo(fifo)
+        got = []
+
+        def read_all():
+            with open(fifo) as f:
+                got.append(f.read())
+        # A daemon: replaced by a regular file, the FIFO is never opened for writing and the reader
+        # stays blocked; the test then fails instead of hanging.
+        reader = threading.Thread(target=read_all, daemon=True)
+        reader.start()
+        out, err, rc = run("summary", self.job, "-f", "csv", "--section", "job", "-o", fifo, check=False)
+        if rc != 0 and reader.is_alive() and stat.S_ISFIFO(os.lstat(fifo).st_mode):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # the command failed before opening it
+        reader.join(30)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+        self.assertFalse(reader.is_alive(), "nothing was written into the FIFO")
+        self.assertEqual((rc, out, err), (0, "", ""))
+        self.assertEqual(csv_blocks(got[0]), [self.blocks["job"]])
         self.assertEqual([n for n in os.listdir(self._tmp.name) if n.startswith(".rocpd-ext-")], [])
 
 

@@ -20,6 +20,12 @@ std::string dir_of(const std::string& path) {
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   struct stat st {};
   if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw CliError("--output '" + path_ + "': is a directory");
+  struct stat own {};
+  if (::lstat(path_.c_str(), &own) == 0 && (S_ISCHR(own.st_mode) || S_ISBLK(own.st_mode) || S_ISFIFO(own.st_mode))) {
+    out_.open(path_, std::ios::binary);
+    if (!out_) throw CliError("--output '" + path_ + "': cannot write it: " + std::strerror(errno));
+    return;
+  }
   std::string dir = dir_of(path_);
   // A short temporary name: `.rocpd-ext-XXXXXX` fits wherever FILE's own name fits.
   std::string pattern = (dir == "." ? "" : dir) + ".rocpd-ext-XXXXXX";
@@ -40,7 +46,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 }
 
 OutputFile::~OutputFile() {
-  if (!committed_) {
+  if (!committed_ && !temp_.empty()) {
     out_.close();
     ::unlink(temp_.c_str());
   }
@@ -62,6 +68,10 @@ void OutputFile::commit() {
   bool ok = static_cast<bool>(out_);
   out_.close();
   if (!ok || out_.fail()) throw CliError("--output '" + path_ + "': cannot write the output (" + std::strerror(errno) + ")");
+  if (temp_.empty()) {  // written in place
+    committed_ = true;
+    return;
+  }
   if (::rename(temp_.c_str(), path_.c_str()) != 0)
     throw CliError("--output '" + path_ + "': cannot replace it: " + std::strerror(errno));
   committed_ = true;

@@ -1,5 +1,7 @@
 // -o FILE: the output goes to a new file beside FILE, renamed over FILE once the command is done,
 // so that a command that fails leaves FILE as it was; and FILE is never one of the traces read.
+// FILE that is a device, FIFO or socket (`-o /dev/null`, `-o /dev/stdout`) is written in place:
+// renamed over, the device node itself would be replaced by a regular file.
 #pragma once
 #include <fstream>
 #include <string>
@@ -23,7 +25,7 @@ class OutputFile {
   void commit();
 
  private:
-  std::string path_, temp_;
+  std::string path_, temp_;  // temp_ empty: FILE written in place
   std::ofstream out_;
   bool committed_ = false;
 };
