@@ -44,14 +44,15 @@ bool takes(const std::string& command, std::string_view opt) {
            opt == "--by-rank" || opt == "--steps";
   if (command == "compare")
     return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label" ||
-           opt == "--steps";
+           opt == "--steps" || opt == "--raw-names";
   if (command == "query") return opt == "--format" || opt == "--allow-write";
   if (command == "export") return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db";
   return false;
 }
 
 bool is_flag(std::string_view opt) {
-  return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache";
+  return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache" ||
+         opt == "--raw-names";
 }
 
 // The first word of SQL statements: an argument starting with one is never taken for a path.
@@ -126,6 +127,7 @@ Options parse_options(int argc, char** argv) {
       if (name == "--progress") o.progress = true;
       else if (name == "--by-rank") o.by_rank = true;
       else if (name == "--no-cache") o.no_cache = true;
+      else if (name == "--raw-names") o.raw_names = true;
       else o.allow_write = true;
       continue;
     }
@@ -275,13 +277,15 @@ Prints the number of events written.
   if (command == "compare")
     return R"(usage: rocpd-ext compare A B [--label NAME_A [--label NAME_B]] [-f|--format table|csv|json|md|html]
                         [-n|--top N] [--section NAME]... [--timeunit auto|ns|us|ms|s]
-                        [--steps PATTERN] [-o|--output FILE] [--progress] [--no-cache]
+                        [--steps PATTERN] [--raw-names] [-o|--output FILE] [--progress] [--no-cache]
 
-Compares two runs: A and B are each a trace file, a directory or a quoted glob. First what
-differs in the runs themselves (devices, world size, framework and driver versions, span,
-steps), then per kernel the calls, total and median per call of each side and their ratio,
-ranked by the change of time per step when both sides have steps (else per call); the same for
-API calls and copies.
+Compares two runs: A and B are each a trace file, a directory or a quoted glob. First the step
+time (count, mean, median, p90; without steps the work per second of capture) and where the
+GPUs' time went (compute, communication, copies, idle) in each run, then what differs in the
+runs themselves (devices, world size, framework and driver versions), then per kernel, runtime
+API call and copy kind the calls, totals and medians of each side, a Mann-Whitney test of their
+durations, and a ranking by the significant changes only (median change per call x calls per
+step, or per second); the other rows say "within noise".
 
   --label NAME    the name of side A (first) and of side B (second); default A and B
   -f, --format F  table (default), csv, json, md or html
@@ -291,6 +295,8 @@ API calls and copies.
   --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
   --steps P       the step ranges the time per step counts: marker ranges named LIKE P (default
                   'ProfilerStep#%'; rocpd_step_pattern)
+  --raw-names     pair kernels and calls by their raw names (default: normalised names, without
+                  template digests ~1a2b3c, _vNNNN suffixes, op_id = N / seq = N counters)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --progress      progress lines on stderr during long steps
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache

@@ -25,6 +25,7 @@ struct Options {
   TimeUnit timeunit = TimeUnit::Auto;  // summary, compare: durations in table, md and html
   bool by_rank = false;            // summary: a headline line per member
   std::vector<std::string> labels;  // compare: the two sides' names
+  bool raw_names = false;          // compare: pair by raw names, not normalised ones (name_normal.h)
   bool allow_write = false;        // query: the connection may write files
   bool progress = false;
   bool no_cache = false;           // ROCPD_CACHE=0: Kineto traces are converted into temporary databases

@@ -303,19 +303,38 @@ std::vector<ResultSet> Session::run_script(const std::string& sql) {
 ResultSet Session::run(const std::string& sql, const std::vector<Param>& params) {
   check_interrupted();
   Stmt s(prepare(sql.c_str(), nullptr));
-  for (size_t i = 0; i < params.size(); ++i) {
-    int k = static_cast<int>(i) + 1, rc = SQLITE_OK;
-    const Param& p = params[i];
-    if (p.kind == Param::Kind::Integer) rc = sqlite3_bind_int64(s.get(), k, p.integer);
-    else if (p.kind == Param::Kind::Text)
-      rc = sqlite3_bind_text(s.get(), k, p.text.data(), static_cast<int>(p.text.size()), SQLITE_TRANSIENT);
-    else rc = sqlite3_bind_null(s.get(), k);
-    if (rc != SQLITE_OK) fail();
-  }
+  bind(s.get(), params);
   Collector c;
   step_all(s.get(), c);
   if (c.sets.empty()) return {};
   return std::move(c.sets.front());
+}
+
+void Session::bind(sqlite3_stmt* s, const std::vector<Param>& params) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    int k = static_cast<int>(i) + 1, rc = SQLITE_OK;
+    const Param& p = params[i];
+    if (p.kind == Param::Kind::Integer) rc = sqlite3_bind_int64(s, k, p.integer);
+    else if (p.kind == Param::Kind::Text)
+      rc = sqlite3_bind_text(s, k, p.text.data(), static_cast<int>(p.text.size()), SQLITE_TRANSIENT);
+    else rc = sqlite3_bind_null(s, k);
+    if (rc != SQLITE_OK) fail();
+  }
+}
+
+void Session::each(const std::string& sql, const std::vector<Param>& params,
+                   const std::function<void(const std::vector<Cell>&)>& row) {
+  check_interrupted();
+  Stmt s(prepare(sql.c_str(), nullptr));
+  bind(s.get(), params);
+  struct Forward : RowSink {
+    const std::function<void(const std::vector<Cell>&)>& f;
+    explicit Forward(const std::function<void(const std::vector<Cell>&)>& fn) : f(fn) {}
+    void begin(const std::vector<std::string>&) override {}
+    void row(const std::vector<Cell>& cells) override { f(cells); }
+    void end() override {}
+  } sink(row);
+  step_all(s.get(), sink);
 }
 
 Cell Session::scalar(const std::string& sql, const std::vector<Param>& params) {

@@ -1,0 +1,225 @@
+"""rocpd-ext compare on generated run pairs whose truth is planted (docs/cli.md, "compare"): a
+slower step with the same kernels leads the output with the step time; one kernel twice as slow
+per call among kernels with random noise ranks first while the noisy ones are "within noise" (the
+Mann-Whitney p values against a brute force that counts pairs); kernels whose display names differ
+only in their digest are paired; a run that does less work in the same window shows it per second."""
+import csv
+import io
+import json
+import math
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from clitest import GEN, connect, require, run  # noqa: E402
+from compare_truth import brute_p, same_p  # noqa: E402
+
+ALL = "100000"
+
+
+def csv_blocks(text):
+    blocks = []
+    for chunk in text.rstrip("\n").split("\n\n"):
+        rows = list(csv.reader(io.StringIO(chunk + "\n")))
+        blocks.append((rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]))
+    return blocks
+
+
+def generate(out, steps=4, ops=3000, procs=2, fmt="rpd3"):
+    args = [GEN, "--out", out, "--procs", str(procs), "--format", fmt, "--ops", str(ops), "--seed", "7"]
+    if steps:
+        args += ["--steps", str(steps)]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def rpd_files(path):
+    return [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.endswith(".rpd")]
+
+
+class ComparePlanted(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        require()
+        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cmp44_")
+        cls.base = generate(os.path.join(cls._tmp.name, "base"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def copy(self, name):
+        out = os.path.join(self._tmp.name, name)
+        shutil.copytree(self.base, out)
+        return out
+
+    def kernels(self, path):
+        """{raw name: [durations]} of a run's kernels."""
+        con = connect(path)
+        out = {}
+        for name, d in con.execute("SELECT name, duration FROM rocpd_ops WHERE kind = 'kernel'"):
+            out.setdefault(name, []).append(d)
+        con.close()
+        return out
+
+    def test_a_slower_step_with_the_same_kernels_leads_with_the_step_time(self):
+        slow = self.copy("slow_step")
+        added = 5_000_000  # every step range 5 ms longer; no op changes
+        for f in rpd_files(slow):
+            con = sqlite3.connect(f)
+            n = con.execute('UPDATE rocpd_api SET "end" = "end" + ? WHERE id IN (SELECT a.id FROM rocpd_api AS a'
+                            " JOIN rocpd_ustring AS s ON s.id = a.args_id WHERE s.string LIKE 'ProfilerStep#%')",
+                            (added,)).rowcount
+            self.assertGreater(n, 0)
+            con.commit()
+            con.close()
+        con = connect(self.base)
+        steps_a = sorted(d for d, in con.execute("SELECT duration FROM rocpd_ranges WHERE name LIKE 'ProfilerStep#%'"))
+        con.close()
+        steps_b = [d + added for d in steps_a]
+        out, err, _ = run("compare", self.base, slow, "-f", "json", "-n", ALL)
+        self.assertEqual(err, "")
+        doc = json.loads(out)
+        self.assertEqual(list(doc)[:2], ["warnings", "time"])
+        rows = {r["measure"]: r for r in doc["time"]}
+        self.assertEqual([r["measure"] for r in doc["time"]][:4],
+                         ["steps", "step time, mean", "step time, median", "step time, p90"])
+        self.assertEqual((rows["steps"]["a"], rows["steps"]["b"]), (len(steps_a), len(steps_b)))
+        p90 = lambda v: v[math.ceil(0.9 * len(v)) - 1]  # noqa: E731
+        for measure, f in (("step time, mean", statistics.fmean), ("step time, median", statistics.median),
+                           ("step time, p90", p90)):
+            self.assertAlmostEqual(rows[measure]["a"], f(steps_a), delta=0.006, msg=measure)
+            self.assertAlmostEqual(rows[measure]["b"], f(steps_b), delta=0.006, msg=measure)
+            self.assertAlmostEqual(rows[measure]["change"], added, delta=0.011, msg=measure)
+        # The same kernels: nothing to rank, every kernel within noise (identical durations).
+        self.assertEqual({r["verdict"] for r in doc["kernels"]}, {"within noise"})
+        self.assertTrue(all(r["impact_ns"] is None for r in doc["kernels"]))
+        # The text leads with it: the headline, then the step time, then the time table.
+        table, _, _ = run("compare", self.base, slow)
+        lines = table.splitlines()
+        mean_a = statistics.fmean(steps_a)
+        self.assertTrue(lines[1].startswith("mean step time "), lines[1])
+        self.assertIn(f"(+{100.0 * added / mean_a:.1f} %)", lines[1])
+        self.assertTrue(lines[3].startswith("Time: the runs' steps"), lines[3])
+
+    def test_one_kernel_twice_as_slow_among_noisy_ones_ranks_first(self):
+        a, b = self.copy("noisy_a"), self.copy("noisy_b")
+        calls = {n: len(d) for n, d in self.kernels(self.base).items()}
+        slowed = max(calls, key=lambda n: (calls[n], n))
+        for path, seed, slow in ((a, 1, False), (b, 2, True)):
+            rng = random.Random(seed)
+            for f in rpd_files(path):
+                con = sqlite3.connect(f)
+                rows = con.execute('SELECT o.id, o.start, o."end", s.string FROM rocpd_op AS o JOIN rocpd_string AS s'
+                                   " ON s.id = o.description_id WHERE o.opType_id IN (SELECT id FROM rocpd_string"
+                                   " WHERE string = 'KernelExecution') ORDER BY o.id").fetchall()
+                updates = []
+                for op_id, start, end, name in rows:
+                    factor = rng.uniform(0.85, 1.15) * (2.0 if slow and name == slowed else 1.0)
+                    updates.append((start + max(1, round((end - start) * factor)), op_id))
+                con.executemany('UPDATE rocpd_op SET "end" = ? WHERE id = ?', updates)
+                con.commit()
+                con.close()
+        ka, kb = self.kernels(a), self.kernels(b)
+        out, err, _ = run("compare", a, b, "-f", "csv", "--section", "kernels", "-n", ALL)
+        self.assertEqual(err, "")
+        [(header, rows)] = csv_blocks(out)
+        self.assertEqual(header, ["kernel", "calls_a", "calls_b", "calls_per_step_a", "calls_per_step_b", "total_a_ns",
+                                  "total_b_ns", "med_a_ns", "med_b_ns", "med_ratio", "p_value", "verdict", "impact_ns"])
+        con = connect()
+        shown = {n: con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0] for n in ka}
+        self.assertEqual(rows[0]["kernel"], shown[slowed])
+        self.assertEqual(rows[0]["verdict"], "slower")
+        self.assertGreater(float(rows[0]["med_ratio"]), 1.8)
+        steps = 8  # 2 ranks x 4 steps
+        want_impact = (statistics.median(kb[slowed]) - statistics.median(ka[slowed])) * len(ka[slowed]) / steps
+        self.assertAlmostEqual(float(rows[0]["impact_ns"]), want_impact, delta=0.051)
+        # Every other kernel moved by noise alone: within noise, never ranked; p against the brute force.
+        by_shown = {shown[n]: n for n in ka}
+        self.assertEqual(len(rows), len(ka))
+        noisy_medians_moved = 0
+        for r in rows[1:]:
+            self.assertIn(r["verdict"], ("within noise", "too few calls"), r)
+            self.assertEqual(r["impact_ns"], "")
+            n = by_shown[r["kernel"]]
+            if r["verdict"] == "within noise":
+                self.assertTrue(same_p(r["p_value"], brute_p(ka[n], kb[n])[0]), (n, r["p_value"]))
+                noisy_medians_moved += statistics.median(ka[n]) != statistics.median(kb[n])
+        self.assertGreater(noisy_medians_moved, 10)  # the noise moved the medians: they are noisy
+        self.assertLess(brute_p(ka[slowed], kb[slowed])[0], 0.001)
+        table, _, _ = run("compare", a, b, "--section", "kernels", "-n", "3")
+        self.assertIn("within noise", table)
+
+    def test_kernels_renamed_by_their_digest_are_paired(self):
+        renamed = self.copy("renamed")
+        con = connect()
+        calls = {n: len(d) for n, d in self.kernels(self.base).items()}
+        digest = [n for n in calls if "~" in con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0]]
+        self.assertTrue(digest, "no kernel whose display name has a digest")
+        target = max(digest, key=lambda n: (calls[n], n))
+        new = target + "_SN1"  # a flag the display name leaves out: the same head, another digest
+        old_shown, new_shown = (con.execute("SELECT rocpd_display_name(?)", (x,)).fetchone()[0] for x in (target, new))
+        self.assertNotEqual(old_shown, new_shown)
+        self.assertEqual(old_shown.rsplit("~", 1)[0], new_shown.rsplit("~", 1)[0])
+        for f in rpd_files(renamed):
+            db = sqlite3.connect(f)
+            db.execute("UPDATE rocpd_string SET string = ? WHERE string = ?", (new, target))
+            db.commit()
+            db.close()
+        out, _, _ = run("compare", self.base, renamed, "-f", "json", "--section", "kernels", "-n", ALL)
+        rows = {r["kernel"]: r for r in json.loads(out)["kernels"]}
+        head = old_shown.rsplit("~", 1)[0]
+        self.assertEqual((rows[head]["calls_a"], rows[head]["calls_b"]), (calls[target], calls[target]))
+        self.assertEqual(rows[head]["verdict"], "within noise")
+        self.assertNotIn(old_shown, rows)
+        # --raw-names: the raw names apart, each in one run only (shown by their display names).
+        out, _, _ = run("compare", self.base, renamed, "-f", "json", "--section", "kernels", "-n", ALL, "--raw-names")
+        rows = {r["kernel"]: r for r in json.loads(out)["kernels"]}
+        self.assertEqual((rows[old_shown]["verdict"], rows[new_shown]["verdict"]), ("only in a", "only in b"))
+        self.assertEqual((rows[old_shown]["calls_a"], rows[new_shown]["calls_b"]), (calls[target], calls[target]))
+
+    def test_less_work_in_the_same_window_shows_per_second(self):
+        a, b = self.copy("rate_a"), self.copy("rate_b")
+        con = connect(self.base)
+        first, last = con.execute("SELECT min(start), max(\"end\") FROM rocpd_ops").fetchone()
+        con.close()
+        # No steps on either side; b drops every other kernel but the first and last op of each file.
+        for path in (a, b):
+            for f in rpd_files(path):
+                db = sqlite3.connect(f)
+                db.execute("DELETE FROM rocpd_api WHERE id IN (SELECT a.id FROM rocpd_api AS a JOIN rocpd_ustring AS s"
+                           " ON s.id = a.args_id WHERE s.string LIKE 'ProfilerStep#%')")
+                if path == b:
+                    db.execute("DELETE FROM rocpd_op WHERE id % 2 = 0 AND opType_id IN (SELECT id FROM rocpd_string"
+                               " WHERE string = 'KernelExecution') AND start > (SELECT min(start) FROM rocpd_op)"
+                               ' AND "end" < (SELECT max("end") FROM rocpd_op)')
+                db.commit()
+                db.close()
+        out, _, _ = run("compare", a, b, "-f", "json", "--section", "time")
+        rows = {r["measure"]: r for r in json.loads(out)["time"]}
+        self.assertNotIn("steps", rows)
+        want = {}
+        for side, path in (("a", a), ("b", b)):
+            con = connect(path)
+            ops, span = con.execute("SELECT sum(ops), max(last_ns) - min(first_ns) FROM rocpd_members").fetchone()
+            con.close()
+            want[side] = ops / (span / 1e9)
+        self.assertLess(want["b"], 0.7 * want["a"])
+        for side in ("a", "b"):
+            self.assertAlmostEqual(rows["GPU ops per s"][side], want[side], delta=0.006)
+        calls = [m for m in rows if m.startswith("calls per s: ")]
+        self.assertEqual(len(calls), 3)
+        self.assertTrue(all(rows[m]["b"] < rows[m]["a"] for m in calls), calls)
+        del first, last
+
+
+if __name__ == "__main__":
+    require()
+    unittest.main(verbosity=2)
