@@ -18,8 +18,10 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from clitest import GEN, connect, require, run  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "federation"))
+from clitest import GEN, connect, kineto_trace, require, run  # noqa: E402
 from compare_truth import brute_p, same_p  # noqa: E402
+from tiny_traces import make_rpd  # noqa: E402
 
 ALL = "100000"
 
@@ -219,6 +221,79 @@ class ComparePlanted(unittest.TestCase):
         self.assertTrue(all(rows[m]["b"] < rows[m]["a"] for m in calls), calls)
         del first, last
 
+
+
+class SetupAndCalls(unittest.TestCase):
+    """A different setup is a warning line; summary's API calls are runtime calls only, by
+    normalised name; copies average their bytes over the copies that have a size."""
+
+    @classmethod
+    def setUpClass(cls):
+        require()
+        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cmp44_calls_")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def test_a_different_setup_is_a_warning_line(self):
+        a = kineto_trace(os.path.join(self._tmp.name, "a100.json"), device="NVIDIA A100-SXM4-80GB", world_size=8)
+        b = kineto_trace(os.path.join(self._tmp.name, "v100.json"), device="Tesla V100-SXM2-16GB", world_size=2)
+        want = [f"the runs differ in devices: a = A has NVIDIA A100-SXM4-80GB, b = B has Tesla V100-SXM2-16GB; "
+                f"their figures compare different setups",
+                "the runs differ in world size: a = A has 8, b = B has 2; their figures compare different setups"]
+        out, err, _ = run("compare", a, b, "-f", "json")
+        self.assertEqual(json.loads(out)["warnings"], want)
+        table, _, _ = run("compare", a, b)
+        self.assertEqual(table.splitlines()[1:3], ["warning: " + w for w in want])
+        page, _, _ = run("compare", a, b, "-f", "html")
+        for w in want:
+            self.assertIn("<li><strong>warning:</strong> " + w + "</li>", page)
+        _, err, _ = run("compare", a, b, "-f", "csv")
+        self.assertEqual(err.splitlines(), ["rocpd-ext: warning: " + w for w in want])
+        # The same setup: no warning.
+        c = kineto_trace(os.path.join(self._tmp.name, "a100_again.json"), device="NVIDIA A100-SXM4-80GB", world_size=8)
+        out, _, _ = run("compare", a, c, "-f", "json")
+        self.assertEqual(json.loads(out)["warnings"], [])
+
+    def test_api_calls_are_runtime_calls_by_normalised_name(self):
+        strings = {1: "", 2: "KernelExecution", 3: "kernel_a", 4: "hipLaunchKernel", 5: "rpdflush",
+                   6: "OpTable::writeRows", 7: "run_to_completion", 8: "UserMarker", 9: "hip",
+                   10: "cudaLaunchKernel_v7000", 11: "cudaLaunchKernel"}
+        ustrings = {1: "", 2: "aten::to, op_id = 1", 3: "aten::to, op_id = 2"}
+        apis = [(7, 7, 1000, 1100, 4, 1, 1, 9), (7, 7, 2000, 2100, 4, 1, 1, 9), (7, 7, 3000, 3300, 4, 1, 1, 9),
+                (7, 7, 4000, 9000, 5, 1, 1, 1), (7, 7, 9000, 9500, 6, 1, 1, 1), (7, 7, 100, 20000, 7, 1, 1, 1),
+                (7, 7, 500, 700, 8, 2, 1, 8), (7, 7, 800, 1100, 8, 3, 1, 8),
+                (7, 7, 12000, 12010, 10, 1, 1, 1), (7, 7, 13000, 13030, 11, 1, 1, 1)]
+        path = make_rpd(os.path.join(self._tmp.name, "calls.rpd"), ops=[(0, 1000, 2000, 3, 2)], apis=apis,
+                        strings=strings, ustrings=ustrings)
+        out, _, _ = run("summary", path, "-f", "json", "--section", "apis", "--section", "other_calls")
+        doc = json.loads(out)
+        self.assertEqual([(r["api"], r["calls"], r["total_ns"]) for r in doc["apis"]],
+                         [("hipLaunchKernel", 3, 500), ("cudaLaunchKernel", 2, 40)])
+        self.assertEqual([(r["class"], r["name"], r["calls"], r["total_ns"]) for r in doc["other_calls"]],
+                         [("profiler", "run_to_completion", 1, 19900), ("profiler", "rpdflush", 1, 5000),
+                          ("profiler", "OpTable::writeRows", 1, 500), ("marker", "aten::to", 2, 500)])
+        self.assertAlmostEqual(doc["apis"][0]["time_pct"], round(100 * 500 / 540, 2))
+
+    def test_copies_average_bytes_over_the_sized_ones(self):
+        path = generate(os.path.join(self._tmp.name, "copies"), steps=0, ops=400, procs=1)
+        [f] = rpd_files(path)
+        db = sqlite3.connect(f)
+        dropped = db.execute("DELETE FROM rocpd_copyapi WHERE rowid % 3 = 0").rowcount
+        db.commit()
+        db.close()
+        self.assertGreater(dropped, 0)
+        con = connect(path)
+        want = {}
+        for name, n, sized, total in con.execute("SELECT name, count(*), count(bytes), sum(bytes) FROM rocpd_copies "
+                                                 "GROUP BY name"):
+            want[name] = (n - sized, round(total / sized, 1))
+        con.close()
+        self.assertEqual(sum(w[0] for w in want.values()), dropped)
+        out, _, _ = run("summary", path, "-f", "json", "--section", "copies")
+        got = {r["name"]: (r["unsized"], r["avg_bytes"]) for r in json.loads(out)["copies"] if r["kind"] == "copy"}
+        self.assertEqual(got, want)
 
 if __name__ == "__main__":
     require()
