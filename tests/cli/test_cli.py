@@ -211,11 +211,18 @@ class Summary(unittest.TestCase):
         out, _, _ = run("summary", self.job, "--section", "job", "--by-rank")
         lines = out.splitlines()
         self.assertEqual(lines[0], first)
-        for f, line in zip(self.truth["files"], lines[2:2 + len(self.truth["files"])]):
+        # One line per member (one process each), most idle first.
+        expected = []
+        for f in self.truth["files"]:
             mine = [w for (db, _), w in want.items() if db == f["db"]]
             span = sum(w["span"] for w in mine)
             mine_share = {k: 100.0 * sum(w[k] for w in mine) / span for k in ("compute", "comm", "copy", "idle")}
-            self.assertEqual(line, f"  {f['db']} ({len(mine)} GPUs, {span / 1e9:.3f} s): {shares_text(mine_share)}")
+            expected.append((-sum(w["idle"] for w in mine) / span, f["db"],
+                             f"  {f['db']} ({len(mine)} GPUs, {span / 1e9:.3f} s): {shares_text(mine_share)}"))
+        self.assertEqual(lines[2:2 + len(expected)], [e[2] for e in sorted(expected)])
+        out, _, _ = run("summary", self.job, "--section", "job", "--by-rank", "-n", "3")
+        self.assertEqual(out.splitlines()[2:6], [e[2] for e in sorted(expected)][:3] +
+                         [f"  ... and {len(expected) - 3} more (-n/--top shows more)"])
 
     def test_busy_per_gpu_is_the_ground_truth(self):
         header, rows = self.blocks["busy"]

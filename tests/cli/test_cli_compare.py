@@ -295,6 +295,30 @@ class SetupAndCalls(unittest.TestCase):
         got = {r["name"]: (r["unsized"], r["avg_bytes"]) for r in json.loads(out)["copies"] if r["kind"] == "copy"}
         self.assertEqual(got, want)
 
+    def test_by_rank_splits_a_file_by_process(self):
+        # One Nsight export holding two processes: a line per process, each with the GPUs its ops ran on.
+        path = os.path.join(self._tmp.name, "two_procs")
+        subprocess.run([GEN, "--out", path, "--procs", "1", "--format", "nsys", "--sessions", "2", "--ops", "200",
+                        "--seed", "3"], check=True, stdout=subprocess.DEVNULL)
+        con = connect(path)
+        gpus = {}
+        for pid, gpu in con.execute("SELECT DISTINCT pid, gpu FROM rocpd_ops WHERE pid IS NOT NULL AND gpu IS NOT NULL"):
+            gpus.setdefault(pid, set()).add(gpu)
+        idle = {}
+        for pid, g in gpus.items():
+            rows = [con.execute("SELECT idle_ns, span_ns FROM rocpd_time_breakdown WHERE step IS NULL AND gpu = ?",
+                                (x,)).fetchone() for x in g]
+            idle[pid] = sum(r[0] for r in rows) / sum(r[1] for r in rows)
+        con.close()
+        self.assertEqual(len(gpus), 2)
+        out, _, _ = run("summary", path, "--section", "job", "--by-rank")
+        lines = [line for line in out.splitlines() if line.startswith("  rank0 pid ")]
+        order = sorted(gpus, key=lambda p: (-idle[p], p))
+        self.assertEqual([line.split(" (")[0] for line in lines], [f"  rank0 pid {p}" for p in order])
+        for line, p in zip(lines, order):
+            n = len(gpus[p])
+            self.assertIn(f" ({n} GPU{'s' if n > 1 else ''}, ", line)
+
 if __name__ == "__main__":
     require()
     unittest.main(verbosity=2)

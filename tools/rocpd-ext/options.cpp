@@ -224,7 +224,7 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
            section_names() + R"(
   --timeunit U    durations in table, md and html: auto (default: each in the unit that fits
                   it, 1.23 ms), or every one in ns, us, ms or s; csv and json are always ns
-  --by-rank       one headline line per member after the job's
+  --by-rank       one headline line per member (per process in a file of several), most idle first
   --buckets N     columns of the html heatmap (default 100)
   --steps P       the step ranges: marker ranges named LIKE P (default 'ProfilerStep#%'), for the
                   steps and critical path sections (rocpd_step_pattern)

@@ -185,8 +185,14 @@ Summary build_summary(Session& session, const Options& o) {
     if (name != "critical_path") cut(rs, o.top, reads_whole(name));
     if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
   }
-  if (o.by_rank)
-    for (const auto& m : member_shares(session)) out.headline.push_back("  " + shares_line(m));
+  if (o.by_rank) {
+    std::vector<Shares> ranks = member_shares(session);
+    for (size_t i = 0; i < ranks.size() && i < static_cast<size_t>(o.top); ++i)
+      out.headline.push_back("  " + shares_line(ranks[i]));
+    if (ranks.size() > static_cast<size_t>(o.top))
+      out.headline.push_back(fmt::format("  ... and {} more (-n/--top shows more)",
+                                         with_separators(static_cast<std::int64_t>(ranks.size()) - o.top)));
+  }
   return out;
 }
 
