@@ -4,7 +4,9 @@ per call among kernels with random noise ranks first while the noisy ones are "w
 Mann-Whitney p values against a brute force that counts pairs); kernels whose display names differ
 only in their digest are paired; a run that does less work in the same window shows it per second."""
 import csv
+import html.parser
 import io
+import re
 import json
 import math
 import os
@@ -318,6 +320,57 @@ class SetupAndCalls(unittest.TestCase):
         for line, p in zip(lines, order):
             n = len(gpus[p])
             self.assertIn(f" ({n} GPU{'s' if n > 1 else ''}, ", line)
+
+
+class WorstFirst(unittest.TestCase):
+    """1,024 generated GPUs with one planted idle GPU: the html page shows it first, in the
+    breakdown table and in the heatmap, and says how many more there are."""
+
+    def test_the_worst_gpu_is_on_the_first_screen(self):
+        require()
+        tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cmp44_1024_")
+        self.addCleanup(tmp.cleanup)
+        job = generate(os.path.join(tmp.name, "job"), steps=0, ops=40, procs=256)  # 4 GPUs each
+        # rank137's third GPU keeps its first and last op only, 1 ns each: idle nearly all of its span.
+        f = os.path.join(job, "rank137.rpd")
+        db = sqlite3.connect(f)
+        gpu_id = db.execute("SELECT DISTINCT gpuId FROM rocpd_op ORDER BY gpuId LIMIT 1 OFFSET 2").fetchone()[0]
+        db.execute("DELETE FROM rocpd_op WHERE gpuId = ? AND id NOT IN (SELECT min(id) FROM rocpd_op WHERE gpuId = ?"
+                   " UNION SELECT max(id) FROM rocpd_op WHERE gpuId = ?)", (gpu_id, gpu_id, gpu_id))
+        db.execute('UPDATE rocpd_op SET "end" = start + 1 WHERE gpuId = ?', (gpu_id,))
+        db.commit()
+        db.close()
+        # Brute force: each GPU's idle share of its span from the union of its op intervals.
+        con = connect(job)
+        spans = {}
+        for d, gpu, start, end in con.execute('SELECT db, gpu, start, "end" FROM rocpd_ops WHERE "end" > start'):
+            spans.setdefault((d, gpu), []).append((start, end))
+        con.close()
+        idle = {}
+        for key, iv in spans.items():
+            iv.sort()
+            busy, lo, hi = 0, iv[0][0], iv[0][1]
+            first, last = iv[0][0], max(e for _, e in iv)
+            for s_, e in iv[1:]:
+                if s_ > hi:
+                    busy, lo, hi = busy + hi - lo, s_, e
+                else:
+                    hi = max(hi, e)
+            busy += hi - lo
+            idle[key] = 1 - busy / (last - first)
+        self.assertEqual(len(idle), 1024)
+        worst = sorted(idle, key=lambda k: (-idle[k], k))
+        self.assertEqual(worst[0][0], "rank137")
+        page, _, _ = run("summary", job, "-f", "html")
+        labels = re.findall(r'<text x="0" y="\d+" class="lbl">([^<]*)</text>', page)
+        self.assertEqual(labels[0], f"{worst[0][0]} gpu {worst[0][1]}")
+        self.assertEqual(len(labels), 10)
+        self.assertIn("(the 10 GPUs most idle; ... and 1,014 more; -n/--top shows more)", page)
+        out, _, _ = run("summary", job, "-f", "csv", "--section", "breakdown")
+        [(header, rows)] = csv_blocks(out)
+        self.assertEqual([(r["db"], int(r["gpu"])) for r in rows], worst[:10])
+        # breakdown, busy and idle: cut at 10 of 1,024, saying so.
+        self.assertEqual(page.count('<p class="note">... and 1,014 more (-n/--top shows more)</p>'), 3)
 
 if __name__ == "__main__":
     require()
