@@ -372,6 +372,28 @@ class WorstFirst(unittest.TestCase):
         # breakdown, busy and idle: cut at 10 of 1,024, saying so.
         self.assertEqual(page.count('<p class="note">... and 1,014 more (-n/--top shows more)</p>'), 3)
 
+
+class MemberTables(unittest.TestCase):
+    def test_a_members_own_table_is_read_through_the_named_union(self):
+        require()
+        tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cmp44_member_")
+        self.addCleanup(tmp.cleanup)
+        path = make_rpd(os.path.join(tmp.name, "job1.rpd"), ops=[(0, 1000, 2000, 5, 2), (0, 3000, 4000, 5, 2)])
+        out, err, rc = run("query", path, "SELECT count(*) FROM job1.rocpd_op", check=False)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertEqual(err, "rocpd-ext: no such table: job1.rocpd_op (job1 is a member, not an attached schema: read "
+                              "a member's own table through rocpd_union's named form, e.g. CREATE VIRTUAL TABLE "
+                              "temp.rocpd_op_all USING rocpd_union(rocpd_op); SELECT * FROM temp.rocpd_op_all WHERE "
+                              "db = 'job1'; docs/cli.md)\n")
+        # The way it names works, read-only, with the member's rows.
+        out, _, _ = run("query", path, "CREATE VIRTUAL TABLE temp.rocpd_op_all USING rocpd_union(rocpd_op); "
+                                       "SELECT db, count(*) AS n FROM temp.rocpd_op_all WHERE db = 'job1' GROUP BY db",
+                        "-f", "csv")
+        self.assertEqual(out, "db,n\njob1,2\n")
+        # A schema that is no member keeps SQLite's message (and its suggestion).
+        _, err, _ = run("query", path, "SELECT count(*) FROM nope.rocpd_op", check=False)
+        self.assertEqual(err, "rocpd-ext: no such table: nope.rocpd_op (did you mean rocpd_ops?)\n")
+
 if __name__ == "__main__":
     require()
     unittest.main(verbosity=2)

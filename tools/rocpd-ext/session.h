@@ -79,6 +79,8 @@ class Session {
   // `s` as rocpd_sql_rewrite rewrites it, prepared; nullptr when it runs as typed.
   sqlite3_stmt* pushed_down(sqlite3_stmt* s);
   [[noreturn]] void fail(const std::string& what = "");
+  // Whether `name` is an open member (rocpd_members.db); false when that cannot be read.
+  bool is_member(const std::string& name);
   void step_all(sqlite3_stmt* s, RowSink& sink);
   void bind(sqlite3_stmt* s, const std::vector<Param>& params);
 
