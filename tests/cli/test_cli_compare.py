@@ -342,6 +342,7 @@ class WorstFirst(unittest.TestCase):
         db.close()
         # Brute force: each GPU's idle share of its span from the union of its op intervals.
         con = connect(job)
+        events, = con.execute("SELECT sum(ops) + sum(apis) FROM rocpd_members").fetchone()
         spans = {}
         for d, gpu, start, end in con.execute('SELECT db, gpu, start, "end" FROM rocpd_ops WHERE "end" > start'):
             spans.setdefault((d, gpu), []).append((start, end))
@@ -361,7 +362,18 @@ class WorstFirst(unittest.TestCase):
         self.assertEqual(len(idle), 1024)
         worst = sorted(idle, key=lambda k: (-idle[k], k))
         self.assertEqual(worst[0][0], "rank137")
-        page, _, _ = run("summary", job, "-f", "html")
+        # --progress: a line for the whole command about once an interval (0.2 s here), its clock
+        # never restarting, naming the files, then the members and events once open.
+        env = dict(os.environ, ROCPD_PROGRESS_INTERVAL="0.2")
+        page, err, _ = run("summary", job, "-f", "html", "--progress", env=env)
+        lines = [line for line in err.splitlines() if line.startswith("rocpd-ext: progress: ")]
+        self.assertGreaterEqual(len(lines), 3, err)
+        files = len(os.listdir(job))
+        seconds = [float(line.rsplit("; ", 1)[1][:-2]) for line in lines]
+        self.assertEqual(seconds, sorted(seconds))
+        self.assertTrue(all(f"; {files} files named (" in line for line in lines), lines)
+        self.assertIn(f", 256 members open, {events:,} events; ", lines[-1])
+        self.assertTrue(all(line.startswith(("rocpd-ext: progress: ", "rocpd: ")) for line in err.splitlines()), err)
         labels = re.findall(r'<text x="0" y="\d+" class="lbl">([^<]*)</text>', page)
         self.assertEqual(labels[0], f"{worst[0][0]} gpu {worst[0][1]}")
         self.assertEqual(len(labels), 10)

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "export_window.h"
 #include "html_report.h"
+#include "job_progress.h"
 #include "session.h"
 #include "summary.h"
 #include "text_clean.h"
@@ -16,11 +18,18 @@ namespace rocpd_cli {
 void open_job(Session& session, const Options& o, const OutputFile* target) {
   interrupt_on_sigint(&session);
   if (o.progress) session.set_progress(true);
+  progress_phase(fmt::format("opening {} path{}", o.paths.size(), o.paths.size() == 1 ? "" : "s"));
   session.open_members(o.paths);
+  if (o.progress) {
+    ResultSet r = session.run("SELECT count(*), coalesce(sum(ops), 0) + coalesce(sum(apis), 0) FROM rocpd_members");
+    progress_opened(r.rows.at(0)[0].integer, r.rows.at(0)[1].integer);
+  }
   if (target) target->check_not_member(session);
 }
 
 int run_summary(const Options& o, std::ostream& out, const OutputFile* target) {
+  std::optional<JobProgress> progress;
+  if (o.progress) progress.emplace(o.paths);
   Session session;
   open_job(session, o, target);
   Summary s = build_summary(session, o);
@@ -33,8 +42,11 @@ int run_summary(const Options& o, std::ostream& out, const OutputFile* target) {
 }
 
 int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
+  std::optional<JobProgress> progress;
+  if (o.progress) progress.emplace(o.paths);
   Session session(o.allow_write);
   open_job(session, o, target);
+  progress_phase("query");
   // Every format prints each statement's rows as they come: a failing statement leaves the
   // results of those before it printed, and an answer of any size is never held whole.
   if (o.format == Format::Html) html_page_begin(out, "rocpd-ext query", o.sql);
@@ -46,6 +58,8 @@ int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
 }
 
 int run_export(const Options& o, std::ostream& out) {
+  std::optional<JobProgress> progress;
+  if (o.progress) progress.emplace(o.paths);
   Session session;
   session.allow_writer("rocpd_export_trace");
   open_job(session, o, nullptr);
@@ -59,6 +73,7 @@ int run_export(const Options& o, std::ostream& out) {
   }
   Param start = w.start ? Param(*w.start) : Param(), end = w.end ? Param(*w.end) : Param();
   Cell n;
+  progress_phase("export: writing " + o.out);
   try {
     n = session.scalar("SELECT rocpd_export_trace(?1, ?2, ?3, ?4)", {Param(o.out), start, end, options});
   } catch (const CliError& e) {

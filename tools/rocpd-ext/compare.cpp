@@ -13,6 +13,7 @@
 #include "compare_time.h"
 #include "display.h"
 #include "html_report.h"
+#include "job_progress.h"
 #include "member_facts.h"
 #include "summary.h"
 #include "text_clean.h"
@@ -157,11 +158,19 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
   if (a.label == b.label) throw CliError("compare: the two sides need different labels, both are '" + a.label + "'");
   a.path = o.paths[0];
   b.path = o.paths[1];
+  std::optional<JobProgress> progress;
+  if (o.progress) progress.emplace(o.paths);
   Session session;
   interrupt_on_sigint(&session);
   if (o.progress) session.set_progress(true);
+  progress_phase("opening A");
   session.open_members({a.path}, a.label);
+  progress_phase("opening B");
   session.open_members({b.path}, b.label);
+  if (o.progress) {
+    ResultSet r = session.run("SELECT count(*), coalesce(sum(ops), 0) + coalesce(sum(apis), 0) FROM rocpd_members");
+    progress_opened(r.rows.at(0)[0].integer, r.rows.at(0)[1].integer);
+  }
   if (target) target->check_not_member(session);
   if (session.scalar("SELECT count(*) FROM rocpd_runs WHERE run = ?1", {Param(b.label)}).integer == 0)
     throw CliError("compare: B '" + b.path + "' holds no trace that A '" + a.path +
@@ -172,11 +181,13 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
   bool human = o.format == Format::Table || o.format == Format::Markdown || o.format == Format::Html;
   RunScale scale_a{a.label, a.steps, a.span_ns}, scale_b{b.label, b.steps, b.span_ns};
   std::optional<PairedTable> kernels;
+  progress_phase("compare: kernels");
   if (wanted(o.sections, "kernels") || wanted(o.sections, "time"))
     kernels = pair_runs(session, PairKind::Kernels, scale_a, scale_b, o.raw_names);
   std::vector<ResultSet> sections;
   std::string lead;
   if (wanted(o.sections, "time")) {
+    progress_phase("compare: step times and time shares");
     TimeTable t = time_section(session, {a.label, a.ops, a.span_ns}, {b.label, b.ops, b.span_ns},
                                kernels ? &*kernels : nullptr, human, o.timeunit);
     lead = t.headline;
@@ -185,6 +196,7 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
   if (wanted(o.sections, "runs")) sections.push_back(runs_section(a, b, human, o.timeunit));
   if (wanted(o.sections, "kernels"))
     sections.push_back(paired_section(*kernels, "kernels", "Kernels", "kernel", o.top));
+  progress_phase("compare: API calls and copies");
   if (wanted(o.sections, "apis"))
     sections.push_back(paired_section(pair_runs(session, PairKind::Apis, scale_a, scale_b, o.raw_names), "apis",
                                       "API calls (runtime and driver calls only)", "api", o.top));

@@ -229,7 +229,7 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
   --steps P       the step ranges: marker ranges named LIKE P (default 'ProfilerStep#%'), for the
                   steps and critical path sections (rocpd_step_pattern)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
-  --progress      progress lines on stderr during long steps
+  --progress      progress lines on stderr: the whole command's about once a second, long steps'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 
 csv prints one table per section, in the order above, separated by an empty line; json prints
@@ -250,7 +250,7 @@ statement).
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --allow-write   let the SQL write files (ATTACH read-write, VACUUM INTO, rocpd_import,
                   rocpd_compress, rocpd_export_trace); without it the connection writes none
-  --progress      progress lines on stderr during long statements
+  --progress      progress lines on stderr: the whole command's about once a second, long statements'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   if (command == "export")
@@ -298,7 +298,7 @@ step, or per second); the other rows say "within noise".
   --raw-names     pair kernels and calls by their raw names (default: normalised names, without
                   template digests ~1a2b3c, _vNNNN suffixes, op_id = N / seq = N counters)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
-  --progress      progress lines on stderr during long steps
+  --progress      progress lines on stderr: the whole command's about once a second, long steps'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   return R"(usage: rocpd-ext COMMAND [options] ...

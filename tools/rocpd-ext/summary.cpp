@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "critical_path_section.h"
+#include "job_progress.h"
 #include "summary_calls.h"
 #include "display.h"
 #include "html_report.h"
@@ -151,14 +152,19 @@ std::string section_names() {
 Summary build_summary(Session& session, const Options& o) {
   Summary out;
   std::vector<MemberFacts> facts = read_member_facts(session);
+  progress_phase("summary: warnings");
   out.warnings = job_warnings(session, facts);
+  progress_phase("summary: where the GPUs' time went (rocpd_time_breakdown)");
   prepare_breakdown(session);
   out.headline.push_back(shares_line(job_shares(session)));
   std::optional<CallSections> calls;
+  size_t index = 0;
   for (const auto& s : kSections) {
     std::string name = s.name;
+    ++index;
     // The headline needs the job row even when the job section is not printed.
     if (!wanted(o.sections, s.name) && name != "job") continue;
+    progress_phase(fmt::format("summary: section {} ({} of {})", name, index, std::size(kSections)));
     ResultSet rs;
     if (name == "apis" || name == "other_calls") {
       if (!calls) calls = call_sections(session, wanted(o.sections, "other_calls"));
