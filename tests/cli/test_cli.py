@@ -876,7 +876,8 @@ class Errors(unittest.TestCase):
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, critical_path, idle)",
+        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, other_calls, "
+                      "stragglers, steps, critical_path, idle)",
                    "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")
         self.fails(2, "summary needs at least one PATH", "summary")
