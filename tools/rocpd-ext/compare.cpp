@@ -66,8 +66,8 @@ void read_side(Session& session, Side& side, const std::vector<MemberFacts>& fac
   side.ops = r[3].integer;
   side.apis = r[4].integer;
   side.gpus = session.scalar("SELECT count(*) FROM rocpd_busy JOIN rocpd_runs USING (db) WHERE run = ?1", {Param(side.label)}).integer;
-  // The steps rocpd_run_compare divides by (rocpd_run_steps), so every section ranks alike.
-  side.steps = session.scalar("SELECT coalesce(sum(steps), 0) FROM rocpd_run_steps WHERE run = ?1", {Param(side.label)}).integer;
+  // The step ranges rocpd_run_steps counts (compare_time.h), so every section divides by the same steps.
+  side.steps = static_cast<long long>(step_durations(session, side.label).size());
   for (const auto& m : facts) {
     if (m.run != side.label) continue;
     side.formats.insert(m.format + " " + m.version);

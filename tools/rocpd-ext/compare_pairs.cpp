@@ -16,16 +16,17 @@ namespace rocpd_cli {
 
 namespace {
 // ?1: the run label. Copies: copy kinds (directions) and fills; API calls with their domain, so
-// that only runtime and driver calls are paired (call_class.h).
+// that only runtime and driver calls are paired (call_class.h). `db IN (SELECT ...)` reaches the
+// table whole, which then reads the run's members only (a join with rocpd_runs would look the
+// members up again for every row).
 const char* const kKernelRows =
-    "SELECT o.name, o.duration FROM rocpd_runs AS r JOIN rocpd_ops AS o ON o.db = r.db"
-    " WHERE r.run = ?1 AND o.kind = 'kernel'";
+    "SELECT name, duration FROM rocpd_ops"
+    " WHERE db IN (SELECT db FROM rocpd_runs WHERE run = ?1) AND kind = 'kernel'";
 const char* const kCopyRows =
-    "SELECT o.kind || ' ' || o.name, o.duration FROM rocpd_runs AS r JOIN rocpd_ops AS o ON o.db = r.db"
-    " WHERE r.run = ?1 AND o.kind IN ('copy', 'fill')";
+    "SELECT kind || ' ' || name, duration FROM rocpd_ops"
+    " WHERE db IN (SELECT db FROM rocpd_runs WHERE run = ?1) AND kind IN ('copy', 'fill')";
 const char* const kApiRows =
-    "SELECT coalesce(a.domain, ''), a.name, a.duration FROM rocpd_runs AS r JOIN rocpd_apis AS a ON a.db = r.db"
-    " WHERE r.run = ?1";
+    "SELECT coalesce(domain, ''), name, duration FROM rocpd_apis WHERE db IN (SELECT db FROM rocpd_runs WHERE run = ?1)";
 
 struct Group {
   std::string shown;

@@ -104,8 +104,8 @@ RunShares run_shares(Session& session, const std::string& run) {
 std::vector<double> step_durations(Session& session, const std::string& run) {
   std::vector<double> out;
   session.each(
-      "SELECT a.\"end\" - a.start FROM rocpd_runs AS r JOIN rocpd_apis AS a ON a.db = r.db"
-      " WHERE r.run = ?1 AND a.domain = 'marker' AND a.\"end\" > a.start AND a.name LIKE rocpd_step_pattern()",
+      "SELECT \"end\" - start FROM rocpd_apis WHERE db IN (SELECT db FROM rocpd_runs WHERE run = ?1)"
+      " AND domain = 'marker' AND \"end\" > start AND name LIKE rocpd_step_pattern()",
       {Param(run)}, [&](const std::vector<Cell>& r) {
         if (r[0].is_number()) out.push_back(r[0].number());
       });
