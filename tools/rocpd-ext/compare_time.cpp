@@ -51,12 +51,20 @@ Cell number_cell(std::optional<double> v, Unit u) {
   return c;
 }
 
+// 147505.583 -> "147,505.58"
+std::string rate_text(double v) {
+  const double r = std::round(std::fabs(v) * 100.0) / 100.0;
+  const auto whole = static_cast<std::int64_t>(r);
+  const auto cents = static_cast<int>(std::llround((r - static_cast<double>(whole)) * 100.0));
+  return fmt::format("{}{}.{:02d}", v < 0 && r > 0 ? "-" : "", with_separators(whole), cents);
+}
+
 std::string shown(double v, Unit u, TimeUnit unit) {
   switch (u) {
     case Unit::Count: return with_separators(static_cast<std::int64_t>(std::llround(v)));
     case Unit::Duration: return format_duration(v, unit);
     case Unit::Percent: return fmt::format("{:.1f} %", v);
-    case Unit::Rate: return fmt::format("{:.2f}", v);
+    case Unit::Rate: return rate_text(v);
   }
   return "";
 }
@@ -72,7 +80,7 @@ std::string shown_change(double a, double b, Unit u, TimeUnit unit) {
     case Unit::Count: return (d >= 0 ? "+" : "-") + with_separators(static_cast<std::int64_t>(std::llround(std::fabs(d)))) + relative(a, b);
     case Unit::Duration: return (d >= 0 ? "+" : "-") + format_duration(std::fabs(d), unit) + relative(a, b);
     case Unit::Percent: return fmt::format("{:+.1f} points", d);
-    case Unit::Rate: return fmt::format("{:+.2f}", d) + relative(a, b);
+    case Unit::Rate: return (d >= 0 ? "+" : "") + rate_text(d) + relative(a, b);
   }
   return "";
 }
