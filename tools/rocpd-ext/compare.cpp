@@ -217,8 +217,8 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
       break;
     case Format::Markdown:
       page << "# rocpd-ext compare\n\n" << terminal_text(headline) << "  \n";
-      for (const auto& w : warnings) page << "\n**warning:** " << terminal_text(w) << "\n\n";
-      if (!lead.empty()) page << terminal_text(lead) << '\n';
+      for (const auto& w : warnings) page << "\n**warning:** " << terminal_text(w) << '\n';
+      if (!lead.empty()) page << '\n' << terminal_text(lead) << '\n';
       for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
       break;
     case Format::Html:
