@@ -262,10 +262,12 @@ class SetupAndCalls(unittest.TestCase):
         strings = {1: "", 2: "KernelExecution", 3: "kernel_a", 4: "hipLaunchKernel", 5: "rpdflush",
                    6: "OpTable::writeRows", 7: "run_to_completion", 8: "UserMarker", 9: "hip",
                    10: "cudaLaunchKernel_v7000", 11: "cudaLaunchKernel"}
-        ustrings = {1: "", 2: "aten::to, op_id = 1", 3: "aten::to, op_id = 2"}
+        ustrings = {1: "", 2: "aten::to, op_id = 1", 3: "aten::to, op_id = 2", 4: "aten::to, op_id = 3, seq = 17",
+                    5: "nccl:all_reduce~12345z"}
         apis = [(7, 7, 1000, 1100, 4, 1, 1, 9), (7, 7, 2000, 2100, 4, 1, 1, 9), (7, 7, 3000, 3300, 4, 1, 1, 9),
                 (7, 7, 4000, 9000, 5, 1, 1, 1), (7, 7, 9000, 9500, 6, 1, 1, 1), (7, 7, 100, 20000, 7, 1, 1, 1),
-                (7, 7, 500, 700, 8, 2, 1, 8), (7, 7, 800, 1100, 8, 3, 1, 8),
+                (7, 7, 500, 700, 8, 2, 1, 8), (7, 7, 800, 1100, 8, 3, 1, 8), (7, 7, 1200, 1300, 8, 4, 1, 8),
+                (7, 7, 1400, 1401, 8, 5, 1, 8),
                 (7, 7, 12000, 12010, 10, 1, 1, 1), (7, 7, 13000, 13030, 11, 1, 1, 1)]
         path = make_rpd(os.path.join(self._tmp.name, "calls.rpd"), ops=[(0, 1000, 2000, 3, 2)], apis=apis,
                         strings=strings, ustrings=ustrings)
@@ -275,7 +277,8 @@ class SetupAndCalls(unittest.TestCase):
                          [("hipLaunchKernel", 3, 500), ("cudaLaunchKernel", 2, 40)])
         self.assertEqual([(r["class"], r["name"], r["calls"], r["total_ns"]) for r in doc["other_calls"]],
                          [("profiler", "run_to_completion", 1, 19900), ("profiler", "rpdflush", 1, 5000),
-                          ("profiler", "OpTable::writeRows", 1, 500), ("marker", "aten::to", 2, 500)])
+                          ("marker", "aten::to", 3, 600), ("profiler", "OpTable::writeRows", 1, 500),
+                          ("marker", "nccl:all_reduce~12345z", 1, 1)])  # no digest: z is no hex digit
         self.assertAlmostEqual(doc["apis"][0]["time_pct"], round(100 * 500 / 540, 2))
 
     def test_copies_average_bytes_over_the_sized_ones(self):
