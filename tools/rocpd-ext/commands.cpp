@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "export_split.h"
 #include "export_window.h"
 #include "html_report.h"
 #include "job_progress.h"
@@ -57,6 +58,40 @@ int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
   return 0;
 }
 
+namespace {
+std::string window_text(std::optional<std::int64_t> s, std::optional<std::int64_t> e) {
+  return fmt::format(" in [{}, {})", s ? std::to_string(*s) : "start", e ? std::to_string(*e) : "end");
+}
+
+// --split: one rocpd_export_trace call per part; a part that holds nothing is said and skipped.
+int export_parts(Session& session, const Options& o, const Window& w, std::ostream& out) {
+  const bool pftrace = o.out.ends_with(".pftrace");
+  for (const auto& part : split_parts(session, o, w)) {
+    JsonWriter json(session.handle());
+    const std::vector<std::string>& dbs = part.dbs.empty() ? o.dbs : part.dbs;
+    Param options;
+    if (!dbs.empty()) {
+      std::string list;
+      for (const auto& d : dbs) list += (list.empty() ? "" : ", ") + json.quote(d);
+      options = Param("{\"db\": [" + list + "]}");
+    }
+    progress_phase("export: writing " + part.file);
+    const bool windowed = part.start || part.end;
+    try {
+      Cell n = session.scalar("SELECT rocpd_export_trace(?1, ?2, ?3, ?4)",
+                              {Param(part.file), part.start ? Param(*part.start) : Param(),
+                               part.end ? Param(*part.end) : Param(), options});
+      out << fmt::format("{}: {} {}", part.file, n.text, pftrace ? "packets" : "events")
+          << (windowed ? window_text(part.start, part.end) : "") << '\n';
+    } catch (const CliError& e) {
+      if (std::string(e.what()).find("no op or API call in the window") == std::string::npos) throw;
+      out << fmt::format("{}: not written, no op or API call", part.file) << window_text(part.start, part.end) << '\n';
+    }
+  }
+  return 0;
+}
+}  // namespace
+
 int run_export(const Options& o, std::ostream& out) {
   std::optional<JobProgress> progress;
   if (o.progress) progress.emplace(o.paths);
@@ -71,6 +106,7 @@ int run_export(const Options& o, std::ostream& out) {
     for (const auto& d : o.dbs) list += (list.empty() ? "" : ", ") + json.quote(d);
     options = Param("{\"db\": [" + list + "]}");
   }
+  if (!o.split.empty()) return export_parts(session, o, w, out);
   Param start = w.start ? Param(*w.start) : Param(), end = w.end ? Param(*w.end) : Param();
   Cell n;
   progress_phase("export: writing " + o.out);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "compare.h"
+#include "export_split.h"
 #include "session.h"
 #include "summary.h"
 
@@ -46,7 +47,9 @@ bool takes(const std::string& command, std::string_view opt) {
     return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label" ||
            opt == "--steps" || opt == "--raw-names";
   if (command == "query") return opt == "--format" || opt == "--allow-write";
-  if (command == "export") return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db";
+  if (command == "export")
+    return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db" || opt == "--split" ||
+           opt == "--steps";
   return false;
 }
 
@@ -168,6 +171,10 @@ Options parse_options(int argc, char** argv) {
       o.range = value;
     } else if (name == "--db") {
       o.dbs.push_back(value);
+    } else if (name == "--split") {
+      if (!is_split_spec(value))
+        usage_error(o.command, "--split takes ranks, steps or a number of time windows from 1 to 10000, got '" + value + "'");
+      o.split = value;
     } else if (name == "--steps") {
       if (value.empty()) usage_error(o.command, "--steps needs a LIKE pattern of step range names such as 'train_step%'");
       o.steps = value;
@@ -255,7 +262,7 @@ statement).
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
-                        [--progress] [--no-cache]
+                        [--split ranks|steps|N [--steps PATTERN]] [--progress] [--no-cache]
        rocpd-ext export PATH... -o OUT ...
 
 Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
@@ -269,6 +276,8 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
                                                               is its first start, --end its last end
   --range NAME         from the first start to the last end of the ranges named NAME
   --db NAME            only this member (repeatable)
+  --split S            several files, OUT.<part>.json: ranks (one per member), steps (one per
+                       step, --steps PATTERN), or N (N equal windows of time)
   --progress           progress lines on stderr
   --no-cache           convert traces (PyTorch, nsys) into temporary databases, not the cache
 

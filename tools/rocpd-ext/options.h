@@ -32,6 +32,7 @@ struct Options {
   std::optional<std::string> steps;  // summary, compare: ROCPD_STEP_PATTERN, the step ranges' LIKE pattern
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members
+  std::string split;                             // export: "", "ranks", "steps" or N (export_split.h)
 };
 
 // Throws CliError (exit code 2) for a usage error, naming the argument.
