@@ -22,6 +22,7 @@ import unittest
 from collections import defaultdict
 
 from clitest import CLI, GEN, connect, demo_job, fixture_set, kineto_trace, peak_rss_kb, require, run
+from compare_truth import expected_rows, same_p
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "federation"))
 from tiny_traces import make_rpd  # noqa: E402
@@ -29,7 +30,8 @@ from tiny_traces import make_rpd  # noqa: E402
 DATA = os.environ.get("ROCPD_SHARED_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                                            "..", "shared", "data")
 
-SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "stragglers", "steps", "critical_path", "idle"]
+SECTIONS = ["job", "members", "breakdown", "busy", "copies", "kernels", "apis", "other_calls", "stragglers", "steps",
+            "critical_path", "idle"]
 ALL = "100000"  # --top: every row of every section
 
 
@@ -196,7 +198,10 @@ class Summary(unittest.TestCase):
             "breakdown", "SELECT db, gpu, span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,"
             " round(compute_pct, 2) AS compute_pct, round(comm_pct, 2) AS comm_pct, round(copy_pct, 2) AS copy_pct,"
             " round(idle_pct, 2) AS idle_pct FROM rocpd_time_breakdown WHERE step IS NULL"
-            " ORDER BY db COLLATE rocpd_natural, gpu")
+            " ORDER BY idle_ns * 1.0 / span_ns DESC, db COLLATE rocpd_natural, gpu")
+        # Worst first: the most idle share of its span first (ties by member and GPU).
+        shares = [want[(r[0], int(r[1]))]["idle"] / want[(r[0], int(r[1]))]["span"] for r in rows]
+        self.assertEqual(shares, sorted(shares, reverse=True))
 
     def test_headline_leads_with_the_shares(self):
         want = breakdown_brute_force(self.con)
@@ -208,11 +213,18 @@ class Summary(unittest.TestCase):
         out, _, _ = run("summary", self.job, "--section", "job", "--by-rank")
         lines = out.splitlines()
         self.assertEqual(lines[0], first)
-        for f, line in zip(self.truth["files"], lines[2:2 + len(self.truth["files"])]):
+        # One line per member (one process each), most idle first.
+        expected = []
+        for f in self.truth["files"]:
             mine = [w for (db, _), w in want.items() if db == f["db"]]
             span = sum(w["span"] for w in mine)
             mine_share = {k: 100.0 * sum(w[k] for w in mine) / span for k in ("compute", "comm", "copy", "idle")}
-            self.assertEqual(line, f"  {f['db']} ({len(mine)} GPUs, {span / 1e9:.3f} s): {shares_text(mine_share)}")
+            expected.append((-sum(w["idle"] for w in mine) / span, f["db"],
+                             f"  {f['db']} ({len(mine)} GPUs, {span / 1e9:.3f} s): {shares_text(mine_share)}"))
+        self.assertEqual(lines[2:2 + len(expected)], [e[2] for e in sorted(expected)])
+        out, _, _ = run("summary", self.job, "--section", "job", "--by-rank", "-n", "3")
+        self.assertEqual(out.splitlines()[2:6], [e[2] for e in sorted(expected)][:3] +
+                         [f"  ... and {len(expected) - 3} more (-n/--top shows more)"])
 
     def test_busy_per_gpu_is_the_ground_truth(self):
         header, rows = self.blocks["busy"]
@@ -224,17 +236,24 @@ class Summary(unittest.TestCase):
             self.assertEqual(int(got[key]["span_ns"]), g["last_ns"] - g["first_ns"], key)
             self.assertEqual(int(got[key]["ops"]), g["ops"], key)
             self.assertEqual(float(got[key]["busy_pct"]), round(100.0 * g["busy_ns"] / (g["last_ns"] - g["first_ns"]), 2))
-        self.assert_block_equals_view("busy", "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy")
+        self.assert_block_equals_view("busy", "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy"
+                                              " ORDER BY busy_ns * 1.0 / span_ns, db COLLATE rocpd_natural, gpu")
+        # Worst first: the least busy share of its span first.
+        shares = [want[(r[0], int(r[1]))]["busy_ns"] / (want[(r[0], int(r[1]))]["last_ns"] -
+                                                        want[(r[0], int(r[1]))]["first_ns"]) for r in rows]
+        self.assertEqual(shares, sorted(shares))
 
     def test_copies_are_the_brute_force(self):
         header, rows = self.blocks["copies"]
-        self.assertEqual(header, ["time_pct", "total_ns", "count", "avg_ns", "bytes", "avg_bytes", "gb_per_s", "kind", "name"])
-        want = defaultdict(lambda: [0, 0, 0, 0, 0])  # count, ns, bytes, timed bytes, timed ns
+        self.assertEqual(header, ["time_pct", "total_ns", "count", "avg_ns", "bytes", "avg_bytes", "unsized", "gb_per_s",
+                                  "kind", "name"])
+        want = defaultdict(lambda: [0, 0, 0, 0, 0, 0])  # count, ns, bytes, timed bytes, timed ns, sized
         for name, duration, size in self.con.execute("SELECT name, duration, bytes FROM rocpd_copies"):
             w = want[("copy", name)]
             w[0] += 1
             w[1] += duration or 0
             w[2] += size or 0
+            w[5] += size is not None
             if size is not None and duration and duration > 0:
                 w[3] += size
                 w[4] += duration
@@ -244,11 +263,12 @@ class Summary(unittest.TestCase):
         total = sum(w[1] for w in want.values())
         self.assertEqual(len(rows), len(want))
         order = sorted(want, key=lambda k: (-want[k][1], k))
-        self.assertEqual([(r[7], r[8]) for r in rows], order)
+        self.assertEqual([(r[8], r[9]) for r in rows], order)
         for row in rows:
             r = dict(zip(header, row))
             w = want[(r["kind"], r["name"])]
             self.assertEqual((int(r["count"]), int(r["total_ns"]), int(r["bytes"])), (w[0], w[1], w[2]))
+            self.assertEqual((float(r["avg_bytes"]), int(r["unsized"])), (round(w[2] / w[5], 1), w[0] - w[5]))
             self.assertEqual(float(r["time_pct"]), round(100.0 * w[1] / total, 2))
             self.assertEqual(float(r["gb_per_s"]), round(w[3] / w[4], 3))
         # The generator's copies per member add up to the rows' counts.
@@ -294,6 +314,21 @@ class Summary(unittest.TestCase):
             self.assertEqual(float(r[0]), round(100.0 * ns / total, 2))
             self.assertEqual(float(r[3]), round(ns / calls, 1))
 
+    def test_other_calls_are_the_markers(self):
+        # The demo's calls are all hip* runtime calls; its roctx ranges and marks are markers.
+        header, rows = self.blocks["other_calls"]
+        self.assertEqual(header, ["class", "total_ns", "calls", "avg_ns", "name"])
+        want = defaultdict(lambda: [0, 0])
+        for name, duration in self.con.execute("SELECT name, duration FROM rocpd_apis WHERE domain = 'marker'"):
+            want[name][0] += 1
+            want[name][1] += duration or 0
+        self.assertTrue(want)
+        order = sorted(want, key=lambda n: (-want[n][1], n))
+        self.assertEqual([r[4] for r in rows], order)
+        for r in rows:
+            self.assertEqual((r[0], int(r[2]), int(r[1])), ("marker", want[r[4]][0], want[r[4]][1]))
+        self.assertFalse({r[4] for r in self.blocks["apis"][1]} & set(want))
+
     def test_stragglers_and_steps_need_matching_collectives_and_steps(self):
         # The demo's NCCL kernels do not line up across ranks, and it has no ProfilerStep ranges:
         # the three sections are empty (csv: the header alone) and say why in the table.
@@ -334,7 +369,7 @@ class Summary(unittest.TestCase):
             self.assertEqual(r["busy_ns"], want[key]["busy_ns"])
         self.assert_block_equals_view(
             "idle", "SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns "
-                    "FROM rocpd_idle_breakdown WHERE level = 'gpu'")
+                    "FROM rocpd_idle_breakdown WHERE level = 'gpu' ORDER BY idle_ns DESC, db COLLATE rocpd_natural, gpu")
 
     def test_json_holds_the_same_rows(self):
         doc = json.loads(self.out["json"])
@@ -425,7 +460,8 @@ class Summary(unittest.TestCase):
         for name in SECTIONS:
             self.assertEqual(blocks[name][1], self.blocks[name][1][:10], name)
         table, _, _ = run("summary", self.job, "-n", "4", "--section", "breakdown", "--section", "members")
-        self.assertEqual(table.count("(the first 4 rows; -n/--top shows more)"), 2, table)
+        self.assertIn("\n... and 28 more (-n/--top shows more)\n", table)  # 32 GPUs
+        self.assertIn("\n... and 4 more (-n/--top shows more)\n", table)  # 8 members
         self.assertEqual(len([line for line in table.splitlines() if line.startswith("rank")]), 8)
 
     def test_time_units_and_separators(self):
@@ -866,7 +902,8 @@ class Errors(unittest.TestCase):
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, critical_path, idle)",
+        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, other_calls, "
+                      "stragglers, steps, critical_path, idle)",
                    "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")
         self.fails(2, "summary needs at least one PATH", "summary")
@@ -1020,93 +1057,116 @@ class Compare(unittest.TestCase):
     def tearDownClass(cls):
         cls._tmp.cleanup()
 
-    def side(self, path, kind_sql):
-        """{name: (calls, total, median)} of one side, and its step count, by brute force."""
+    def durations(self, path, kind_sql):
+        """{name: [durations]} of one side by brute force, and its step count."""
         con = connect(path)
         groups = defaultdict(list)
         for name, duration in con.execute(kind_sql):
             groups[name].append(duration)
         steps = len(con.execute("SELECT * FROM rocpd_ranges WHERE name LIKE 'ProfilerStep#%'").fetchall())
         con.close()
-        return {n: (len(d), sum(d), statistics.median(d)) for n, d in groups.items()}, steps
+        return groups, steps
+
+    def check_paired(self, rows, key, ga, gb, sa, sb):
+        """Every row of a paired section against compare_truth's brute force: calls, totals,
+        medians, p value, verdict, impact, and the order."""
+        want = expected_rows(ga, gb, sa, sb)
+        self.assertEqual([r[key] for r in rows], [w[0] for w in want][:len(rows)])
+        for r, w in zip(rows, want):
+            self.assertEqual(r["verdict"], w[1], r)
+            # Past 5,000 calls a side's test and median read a sample of 5,000 (docs/cli.md).
+            capped = max(len(ga.get(w[0], [])), len(gb.get(w[0], []))) > 5000
+            if capped:
+                self.assertTrue(0 <= float(r["p_value"]) <= 1, r)
+                continue
+            self.assertTrue(same_p(r["p_value"], w[2]), (r, w))
+            if w[3] is None:
+                self.assertIn(r["impact_ns"], ("", None))
+            else:
+                self.assertAlmostEqual(float(r["impact_ns"]), w[3], delta=0.051)
+        for r in rows:
+            a, b = ga.get(r[key], []), gb.get(r[key], [])
+            self.assertEqual((int(r["calls_a"]), int(r["calls_b"]), int(r["total_a_ns"]), int(r["total_b_ns"])),
+                             (len(a), len(b), sum(a), sum(b)))
+            for col, d in (("med_a_ns", a), ("med_b_ns", b)):
+                value = r[col]
+                if len(d) > 5000:
+                    self.assertGreater(float(value), 0)
+                elif not d:
+                    self.assertIn(value, ("", None))
+                else:
+                    self.assertAlmostEqual(float(value), statistics.median(d), delta=0.051)
 
     def test_the_slowed_kernel_ranks_first(self):
         out, err, _ = run("compare", self.a, self.b, "-f", "csv", "--section", "kernels", "-n", ALL)
         self.assertEqual(err, "")
         header, rows = csv_blocks(out)[0]
-        self.assertEqual(header, ["kernel", "calls_a", "calls_b", "total_a_ns", "total_b_ns", "med_a_ns", "med_b_ns",
-                                  "med_ratio", "step_a_ns", "step_b_ns", "step_ratio", "change_ns"])
-        first = dict(zip(header, rows[0]))
-        self.assertEqual(first["kernel"], self.shown)
+        self.assertEqual(header, ["kernel", "calls_a", "calls_b", "calls_per_step_a", "calls_per_step_b", "total_a_ns",
+                                  "total_b_ns", "med_a_ns", "med_b_ns", "med_ratio", "p_value", "verdict", "impact_ns"])
+        rows = [dict(zip(header, r)) for r in rows]
+        first = rows[0]
+        self.assertEqual((first["kernel"], first["verdict"]), (self.shown, "slower"))
         self.assertLess(int(first["total_b_ns"]), int(first["total_a_ns"]))  # raw totals hide it
         self.assertGreater(float(first["med_ratio"]), 1.8)
-        # Every row against a brute force over each side's ops, and the ranking.
         sql = "SELECT name, duration FROM rocpd_ops WHERE kind = 'kernel'"
-        (ka, sa), (kb, sb) = self.side(self.a, sql), self.side(self.b, sql)
+        (ka, sa), (kb, sb) = self.durations(self.a, sql), self.durations(self.b, sql)
         self.assertEqual((sa, sb), (16, 6))
         con = connect()
-        want = []
-        for name in set(ka) | set(kb):
-            ca, ta, ma = ka.get(name, (0, 0, None))
-            cb, tb, mb = kb.get(name, (0, 0, None))
-            shown, = con.execute("SELECT rocpd_display_name(?)", (name,)).fetchone()
-            want.append((shown, ca, cb, ta, tb, ma, mb, tb / sb - ta / sa))
-        want.sort(key=lambda w: (-abs(w[7]), w[0]))
-        self.assertEqual(len(rows), len(want))
-        for row, w in zip(rows, want):
-            r = dict(zip(header, row))
-            self.assertEqual((r["kernel"], int(r["calls_a"]), int(r["calls_b"]), int(r["total_a_ns"]),
-                              int(r["total_b_ns"])), w[:5])
-            for col, value in (("med_a_ns", w[5]), ("med_b_ns", w[6])):
-                self.assertEqual(r[col], "" if value is None else str(round(float(value), 1)).rstrip("0").rstrip("."))
-            self.assertAlmostEqual(float(r["change_ns"]), w[7], delta=0.051)
-            self.assertAlmostEqual(float(r["step_a_ns"]), w[3] / sa, delta=0.051)
+        names = {n: con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0] for n in set(ka) | set(kb)}
+        self.assertEqual(len(set(names.values())), len(names))  # no two kernels share a shown name here
+        self.assertEqual(len(rows), len(names))
+        self.check_paired(rows, "kernel", {names[n]: d for n, d in ka.items()}, {names[n]: d for n, d in kb.items()},
+                          sa, sb)
+        for r in rows:
+            self.assertAlmostEqual(float(r["calls_per_step_a"]), int(r["calls_a"]) / sa, delta=0.0051)
 
     def test_runs_apis_copies_and_formats(self):
         out, _, _ = run("compare", self.a, self.b, "-f", "json", "--label", "base", "--label", "cand", "-n", "3")
         doc = json.loads(out)
-        self.assertEqual(list(doc), ["runs", "kernels", "apis", "copies"])
+        self.assertEqual(list(doc), ["warnings", "time", "runs", "kernels", "apis", "copies"])
+        self.assertEqual(doc["warnings"], [])
         runs = {r["property"]: r for r in doc["runs"]}
         self.assertEqual((runs["members"]["a"], runs["members"]["b"]), (2, 2))
         self.assertEqual((runs["steps"]["a"], runs["steps"]["b"], runs["steps"]["differs"]), (16, 6, "*"))
         self.assertEqual((runs["GPU ops"]["a"], runs["GPU ops"]["b"]), (8000, 3000))
         self.assertIsNone(runs["formats"]["differs"])
         self.assertEqual([len(doc[k]) for k in ("kernels", "apis", "copies")], [3, 3, 3])
-        # API calls and copies against the brute force, like the kernels.
+        # API calls (runtime calls only: the generator's are all hip*) and copies against the brute force.
         for section, key, sql in (
                 ("apis", "api", "SELECT name, duration FROM rocpd_apis WHERE coalesce(domain, '') NOT IN "
                                 "('marker', 'gpu_annotation', 'cuda_sync')"),
-                ("copies", "name", "SELECT name, duration FROM rocpd_ops WHERE kind IN ('copy', 'fill')")):
-            (ga, sa), (gb, sb) = self.side(self.a, sql), self.side(self.b, sql)
-            change = {n: gb.get(n, (0, 0))[1] / sb - ga.get(n, (0, 0))[1] / sa for n in set(ga) | set(gb)}
-            order = sorted(change, key=lambda n: (-abs(change[n]), n))[:3]
-            self.assertEqual([r[key] for r in doc[section]], order, section)
-            for r in doc[section]:
-                self.assertEqual((r["calls_a"], r["total_a_ns"]), ga[r[key]][:2])
+                ("copies", "name", "SELECT kind || ' ' || name, duration FROM rocpd_ops WHERE kind IN ('copy', 'fill')")):
+            (ga, sa), (gb, sb) = self.durations(self.a, sql), self.durations(self.b, sql)
+            self.check_paired(doc[section], key, ga, gb, sa, sb)
         table, _, _ = run("compare", self.a, self.b, "--label", "base", "--label", "cand", "-n", "3")
-        self.assertTrue(table.startswith("a = base: 2 members, b = cand: 2 members\n"), table)
+        self.assertTrue(table.startswith("a = base: 2 members, b = cand: 2 members\nmean step time "), table)
         self.assertIn(f"Runs: a = base ({self.a}), b = cand ({self.b})", table)
         for fmt in ("md", "html", "csv"):
             out, err, _ = run("compare", self.a, self.b, "-f", fmt, "-n", "2")
             self.assertIn(self.shown.replace("<", "&lt;") if fmt != "csv" else self.shown, out)
 
-    def test_without_steps_ranks_per_call(self):
+    def test_without_steps_ranks_per_second(self):
         a, b = os.path.join(self._tmp.name, "nosteps_a"), os.path.join(self._tmp.name, "nosteps_b")
         for out, ops in ((a, 1500), (b, 700)):
             subprocess.run([GEN, "--out", out, "--procs", "1", "--format", "rpd2", "--ops", str(ops), "--seed", "9"],
                            check=True, stdout=subprocess.DEVNULL)
         out, _, _ = run("compare", a, b, "-f", "csv", "--section", "kernels", "-n", ALL)
         header, rows = csv_blocks(out)[0]
-        self.assertNotIn("step_a_ns", header)
+        self.assertIn("calls_per_s_a", header)
+        rows = [dict(zip(header, r)) for r in rows]
         sql = "SELECT name, duration FROM rocpd_ops WHERE kind = 'kernel'"
-        (ka, _), (kb, _) = self.side(a, sql), self.side(b, sql)
-        change = {n: (kb[n][2] if n in kb else 0) - (ka[n][2] if n in ka else 0) for n in set(ka) | set(kb)}
+        (ka, _), (kb, _) = self.durations(a, sql), self.durations(b, sql)
+        span = {}
+        for side, path in (("a", a), ("b", b)):
+            con = connect(path)
+            span[side] = con.execute("SELECT (max(last_ns) - min(first_ns)) / 1e9 FROM rocpd_members").fetchone()[0]
+            con.close()
         con = connect()
-        shown = {n: con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0] for n in change}
-        order = sorted(change, key=lambda n: (-abs(change[n]), shown[n]))
-        self.assertEqual([r[0] for r in rows], [shown[n] for n in order])
+        shown = {n: con.execute("SELECT rocpd_display_name(?)", (n,)).fetchone()[0] for n in set(ka) | set(kb)}
+        self.check_paired(rows, "kernel", {shown[n]: d for n, d in ka.items()}, {shown[n]: d for n, d in kb.items()},
+                          span["a"], span["b"])
         table, _, _ = run("compare", a, b, "--section", "kernels")
-        self.assertIn("ranked by the change of the median per call", table)
+        self.assertIn("ranked by the significant changes per second of capture", table)
 
     def test_errors(self):
         def fails(status, message, *args):
@@ -1120,7 +1180,7 @@ class Compare(unittest.TestCase):
         fails(1, "compare: the two sides need different labels, both are 'x'", self.a, self.b, "--label", "x",
               "--label", "x")
         fails(1, f"compare: B '{self.a}' holds no trace that A '{self.a}' does not", self.a, self.a)
-        fails(2, "unknown section 'idle' (runs, kernels, apis, copies)", self.a, self.b, "--section", "idle")
+        fails(2, "unknown section 'idle' (time, runs, kernels, apis, copies)", self.a, self.b, "--section", "idle")
 
 
 class Warnings(unittest.TestCase):

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "display.h"
 #include "output.h"
 
 namespace rocpd_cli {
@@ -86,15 +87,19 @@ class LaneBuilder : public RowSink {
   std::array<std::optional<std::pair<std::int64_t, std::int64_t>>, 3> open_;
 };
 
-// The lane of an op (NULL: not drawn), with the class test of rocpd_comm_classes.
+// The lane of an op (NULL: not drawn), with the class test of rocpd_comm_classes; the GPUs worst
+// first (most idle share of their span, temp.cli_breakdown: time_shares.h), the first {} of them.
 constexpr const char* kLaneOps =
-    "SELECT db, gpu, lane, start, \"end\" FROM ("
+    "WITH worst AS (SELECT db, gpu, row_number() OVER"
+    "  (ORDER BY idle_ns * 1.0 / span_ns DESC, db COLLATE rocpd_natural, gpu) AS k FROM temp.cli_breakdown)"
+    " SELECT o.db, o.gpu, lane, start, \"end\" FROM ("
     " SELECT db, gpu, start, \"end\","
     "  CASE WHEN kind IN ('copy', 'fill') THEN 2"
     "       WHEN kind = 'kernel' AND (name LIKE '%nccl%' OR name LIKE '%rccl%' OR name LIKE '%cross_device_reduce%')"
     "       THEN 1 WHEN kind = 'kernel' THEN 0 END AS lane"
-    " FROM rocpd_ops WHERE gpu IS NOT NULL AND \"end\" > start)"
-    " WHERE lane IS NOT NULL ORDER BY db COLLATE rocpd_natural, gpu, start";
+    " FROM rocpd_ops WHERE gpu IS NOT NULL AND \"end\" > start) AS o"
+    " JOIN worst AS w ON w.db = o.db AND w.gpu = o.gpu"
+    " WHERE lane IS NOT NULL AND w.k <= {} ORDER BY w.k, start";
 }  // namespace
 
 Heatmap read_heatmap(Session& session, long long buckets, long long max_rows) {
@@ -114,8 +119,11 @@ Heatmap read_heatmap(Session& session, long long buckets, long long max_rows) {
   }
   h.buckets = std::min<long long>(buckets, span_ns);
   LaneBuilder lanes(h, static_cast<size_t>(max_rows));
-  session.run_script(kLaneOps, lanes);
-  if (lanes.cut()) h.note = fmt::format("(the first {} GPUs; -n/--top shows more)", max_rows);
+  session.run_script(fmt::format(kLaneOps, max_rows), lanes);
+  const std::int64_t gpus = session.scalar("SELECT count(*) FROM temp.cli_breakdown").integer;
+  if (lanes.cut() || gpus > max_rows)
+    h.note = fmt::format("(the {} GPUs most idle; ... and {} more; -n/--top shows more)", max_rows,
+                         with_separators(gpus - max_rows));
   return h;
 }
 

@@ -38,8 +38,9 @@ struct Heatmap {
 
 // Buckets as rocpd_utilization(NULL, lo, hi, buckets) divides the job's span (fewer when the span
 // has fewer ns), each lane's busy time per bucket from rocpd_ops read once in time order; no rows
-// when the job has no span, or a span longer than an int64 of ns (then `note`). The first
-// `max_rows` GPUs (in rocpd_busy's order) get a row; `note` says when there were more.
+// when the job has no span, or a span longer than an int64 of ns (then `note`). The `max_rows`
+// GPUs most idle (temp.cli_breakdown, filled first) get a row, worst first; `note` says when there
+// were more.
 Heatmap read_heatmap(Session& session, long long buckets, long long max_rows);
 void write_heatmap_svg(std::ostream& out, const Heatmap& h);
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "compare.h"
+#include "export_split.h"
 #include "session.h"
 #include "summary.h"
 
@@ -44,14 +45,17 @@ bool takes(const std::string& command, std::string_view opt) {
            opt == "--by-rank" || opt == "--steps";
   if (command == "compare")
     return opt == "--format" || opt == "--top" || opt == "--section" || opt == "--timeunit" || opt == "--label" ||
-           opt == "--steps";
+           opt == "--steps" || opt == "--raw-names";
   if (command == "query") return opt == "--format" || opt == "--allow-write";
-  if (command == "export") return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db";
+  if (command == "export")
+    return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db" || opt == "--split" ||
+           opt == "--steps";
   return false;
 }
 
 bool is_flag(std::string_view opt) {
-  return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache";
+  return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache" ||
+         opt == "--raw-names";
 }
 
 // The first word of SQL statements: an argument starting with one is never taken for a path.
@@ -126,6 +130,7 @@ Options parse_options(int argc, char** argv) {
       if (name == "--progress") o.progress = true;
       else if (name == "--by-rank") o.by_rank = true;
       else if (name == "--no-cache") o.no_cache = true;
+      else if (name == "--raw-names") o.raw_names = true;
       else o.allow_write = true;
       continue;
     }
@@ -166,6 +171,10 @@ Options parse_options(int argc, char** argv) {
       o.range = value;
     } else if (name == "--db") {
       o.dbs.push_back(value);
+    } else if (name == "--split") {
+      if (!is_split_spec(value))
+        usage_error(o.command, "--split takes ranks, steps or a number of time windows from 1 to 10000, got '" + value + "'");
+      o.split = value;
     } else if (name == "--steps") {
       if (value.empty()) usage_error(o.command, "--steps needs a LIKE pattern of step range names such as 'train_step%'");
       o.steps = value;
@@ -222,12 +231,12 @@ trace, members of different runs, a trace opened twice, ...) go to stderr.
            section_names() + R"(
   --timeunit U    durations in table, md and html: auto (default: each in the unit that fits
                   it, 1.23 ms), or every one in ns, us, ms or s; csv and json are always ns
-  --by-rank       one headline line per member after the job's
+  --by-rank       one headline line per member (per process in a file of several), most idle first
   --buckets N     columns of the html heatmap (default 100)
   --steps P       the step ranges: marker ranges named LIKE P (default 'ProfilerStep#%'), for the
                   steps and critical path sections (rocpd_step_pattern)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
-  --progress      progress lines on stderr during long steps
+  --progress      progress lines on stderr: the whole command's about once a second, long steps'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 
 csv prints one table per section, in the order above, separated by an empty line; json prints
@@ -248,12 +257,12 @@ statement).
   -o, --output F  write the output to F instead of stdout (replaced once complete)
   --allow-write   let the SQL write files (ATTACH read-write, VACUUM INTO, rocpd_import,
                   rocpd_compress, rocpd_export_trace); without it the connection writes none
-  --progress      progress lines on stderr during long statements
+  --progress      progress lines on stderr: the whole command's about once a second, long statements'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
-                        [--progress] [--no-cache]
+                        [--split ranks|steps|N [--steps PATTERN]] [--progress] [--no-cache]
        rocpd-ext export PATH... -o OUT ...
 
 Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
@@ -267,6 +276,8 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
                                                               is its first start, --end its last end
   --range NAME         from the first start to the last end of the ranges named NAME
   --db NAME            only this member (repeatable)
+  --split S            several files, OUT.<part>.json: ranks (one per member), steps (one per
+                       step, --steps PATTERN), or N (N equal windows of time)
   --progress           progress lines on stderr
   --no-cache           convert traces (PyTorch, nsys) into temporary databases, not the cache
 
@@ -275,13 +286,15 @@ Prints the number of events written.
   if (command == "compare")
     return R"(usage: rocpd-ext compare A B [--label NAME_A [--label NAME_B]] [-f|--format table|csv|json|md|html]
                         [-n|--top N] [--section NAME]... [--timeunit auto|ns|us|ms|s]
-                        [--steps PATTERN] [-o|--output FILE] [--progress] [--no-cache]
+                        [--steps PATTERN] [--raw-names] [-o|--output FILE] [--progress] [--no-cache]
 
-Compares two runs: A and B are each a trace file, a directory or a quoted glob. First what
-differs in the runs themselves (devices, world size, framework and driver versions, span,
-steps), then per kernel the calls, total and median per call of each side and their ratio,
-ranked by the change of time per step when both sides have steps (else per call); the same for
-API calls and copies.
+Compares two runs: A and B are each a trace file, a directory or a quoted glob. First the step
+time (count, mean, median, p90; without steps the work per second of capture) and where the
+GPUs' time went (compute, communication, copies, idle) in each run, then what differs in the
+runs themselves (devices, world size, framework and driver versions), then per kernel, runtime
+API call and copy kind the calls, totals and medians of each side, a Mann-Whitney test of their
+durations, and a ranking by the significant changes only (median change per call x calls per
+step, or per second); the other rows say "within noise".
 
   --label NAME    the name of side A (first) and of side B (second); default A and B
   -f, --format F  table (default), csv, json, md or html
@@ -291,8 +304,10 @@ API calls and copies.
   --timeunit U    durations in table, md and html: auto, ns, us, ms or s (csv and json: ns)
   --steps P       the step ranges the time per step counts: marker ranges named LIKE P (default
                   'ProfilerStep#%'; rocpd_step_pattern)
+  --raw-names     pair kernels and calls by their raw names (default: normalised names, without
+                  template digests ~1a2b3c, _vNNNN suffixes, op_id = N / seq = N counters)
   -o, --output F  write the output to F instead of stdout (replaced once complete)
-  --progress      progress lines on stderr during long steps
+  --progress      progress lines on stderr: the whole command's about once a second, long steps'
   --no-cache      convert traces (PyTorch, nsys) into temporary databases, not the cache
 )";
   return R"(usage: rocpd-ext COMMAND [options] ...

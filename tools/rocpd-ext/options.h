@@ -25,12 +25,14 @@ struct Options {
   TimeUnit timeunit = TimeUnit::Auto;  // summary, compare: durations in table, md and html
   bool by_rank = false;            // summary: a headline line per member
   std::vector<std::string> labels;  // compare: the two sides' names
+  bool raw_names = false;          // compare: pair by raw names, not normalised ones (name_normal.h)
   bool allow_write = false;        // query: the connection may write files
   bool progress = false;
   bool no_cache = false;           // ROCPD_CACHE=0: Kineto traces are converted into temporary databases
   std::optional<std::string> steps;  // summary, compare: ROCPD_STEP_PATTERN, the step ranges' LIKE pattern
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members
+  std::string split;                             // export: "", "ranks", "steps" or N (export_split.h)
 };
 
 // Throws CliError (exit code 2) for a usage error, naming the argument.

@@ -201,6 +201,17 @@ sqlite3_stmt* Session::prepare(const char* sql, const char** tail) {
   return raw;
 }
 
+bool Session::is_member(const std::string& name) {
+  sqlite3_stmt* raw = nullptr;
+  preparing_ = true;
+  int rc = sqlite3_prepare_v2(db_, "SELECT 1 FROM rocpd_members WHERE db = ?1", -1, &raw, nullptr);
+  preparing_ = false;
+  Stmt s(raw);
+  if (rc != SQLITE_OK) return false;
+  sqlite3_bind_text(s.get(), 1, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  return sqlite3_step(s.get()) == SQLITE_ROW;
+}
+
 void Session::fail(const std::string& what) {
   if (g_interrupted) throw CliError("interrupted", exit_interrupted());
   if (!refused_.empty()) throw CliError(refused_);
@@ -212,7 +223,17 @@ void Session::fail(const std::string& what) {
   for (const char* kind : {"no such table: ", "no such function: "}) {
     if (!msg.starts_with(kind)) continue;
     std::string wrong = msg.substr(std::string(kind).size());
-    if (auto dot = wrong.find('.'); dot != std::string::npos) wrong = wrong.substr(dot + 1);
+    if (auto dot = wrong.find('.'); dot != std::string::npos) {
+      // <member>.<table>: members are not attached schemas; their own tables are read through
+      // rocpd_union's named form (docs/federation.md), which this names.
+      std::string schema = wrong.substr(0, dot), table = wrong.substr(dot + 1);
+      if (std::string_view(kind) == "no such table: " && is_member(schema))
+        throw CliError(what + msg + " (" + schema + " is a member, not an attached schema: read a member's own table "
+                       "through rocpd_union's named form, e.g. CREATE VIRTUAL TABLE temp." + table +
+                       "_all USING rocpd_union(" + table + "); SELECT * FROM temp." + table + "_all WHERE db = '" +
+                       schema + "'; docs/cli.md)");
+      wrong = table;
+    }
     std::vector<std::string> names;
     const char* list = std::string(kind) == "no such table: "
                            ? "SELECT name FROM sqlite_temp_schema WHERE type IN ('table', 'view') "
@@ -303,19 +324,38 @@ std::vector<ResultSet> Session::run_script(const std::string& sql) {
 ResultSet Session::run(const std::string& sql, const std::vector<Param>& params) {
   check_interrupted();
   Stmt s(prepare(sql.c_str(), nullptr));
-  for (size_t i = 0; i < params.size(); ++i) {
-    int k = static_cast<int>(i) + 1, rc = SQLITE_OK;
-    const Param& p = params[i];
-    if (p.kind == Param::Kind::Integer) rc = sqlite3_bind_int64(s.get(), k, p.integer);
-    else if (p.kind == Param::Kind::Text)
-      rc = sqlite3_bind_text(s.get(), k, p.text.data(), static_cast<int>(p.text.size()), SQLITE_TRANSIENT);
-    else rc = sqlite3_bind_null(s.get(), k);
-    if (rc != SQLITE_OK) fail();
-  }
+  bind(s.get(), params);
   Collector c;
   step_all(s.get(), c);
   if (c.sets.empty()) return {};
   return std::move(c.sets.front());
+}
+
+void Session::bind(sqlite3_stmt* s, const std::vector<Param>& params) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    int k = static_cast<int>(i) + 1, rc = SQLITE_OK;
+    const Param& p = params[i];
+    if (p.kind == Param::Kind::Integer) rc = sqlite3_bind_int64(s, k, p.integer);
+    else if (p.kind == Param::Kind::Text)
+      rc = sqlite3_bind_text(s, k, p.text.data(), static_cast<int>(p.text.size()), SQLITE_TRANSIENT);
+    else rc = sqlite3_bind_null(s, k);
+    if (rc != SQLITE_OK) fail();
+  }
+}
+
+void Session::each(const std::string& sql, const std::vector<Param>& params,
+                   const std::function<void(const std::vector<Cell>&)>& row) {
+  check_interrupted();
+  Stmt s(prepare(sql.c_str(), nullptr));
+  bind(s.get(), params);
+  struct Forward : RowSink {
+    const std::function<void(const std::vector<Cell>&)>& f;
+    explicit Forward(const std::function<void(const std::vector<Cell>&)>& fn) : f(fn) {}
+    void begin(const std::vector<std::string>&) override {}
+    void row(const std::vector<Cell>& cells) override { f(cells); }
+    void end() override {}
+  } sink(row);
+  step_all(s.get(), sink);
 }
 
 Cell Session::scalar(const std::string& sql, const std::vector<Param>& params) {

@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -60,6 +61,9 @@ class Session {
   std::vector<ResultSet> run_script(const std::string& sql);
   // One statement with parameters; its rows.
   ResultSet run(const std::string& sql, const std::vector<Param>& params = {});
+  // One statement with parameters; `row` sees each row as it is stepped (nothing is kept).
+  void each(const std::string& sql, const std::vector<Param>& params,
+            const std::function<void(const std::vector<Cell>&)>& row);
   // The first column of the first row (NULL when there is no row).
   Cell scalar(const std::string& sql, const std::vector<Param>& params = {});
   // Writes a progress line to stderr about once a second during long statements (rocpd_progress).
@@ -75,7 +79,10 @@ class Session {
   // `s` as rocpd_sql_rewrite rewrites it, prepared; nullptr when it runs as typed.
   sqlite3_stmt* pushed_down(sqlite3_stmt* s);
   [[noreturn]] void fail(const std::string& what = "");
+  // Whether `name` is an open member (rocpd_members.db); false when that cannot be read.
+  bool is_member(const std::string& name);
   void step_all(sqlite3_stmt* s, RowSink& sink);
+  void bind(sqlite3_stmt* s, const std::vector<Param>& params);
 
   sqlite3* db_ = nullptr;
   bool allow_write_ = false;

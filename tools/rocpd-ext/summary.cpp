@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "critical_path_section.h"
+#include "job_progress.h"
+#include "summary_calls.h"
 #include "display.h"
 #include "html_report.h"
 #include "member_facts.h"
@@ -31,47 +34,43 @@ const SectionSql kSections[] = {
      "   ((SELECT count(*) FROM rocpd_busy) * nullif(max(last_ns) - min(first_ns), 0)), 2) AS gpu_busy_pct"
      " FROM rocpd_members"},
     {"members", "Members",
-     "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members LIMIT ?1"},
-    {"breakdown", "Where each GPU's time went (rocpd_time_breakdown: unions of op intervals: compute kernels, "
-                  "communication kernels, copies and fills; overlap: compute during communication; idle: span minus busy)",
+     "SELECT db, format, version, hostname, ops, apis, last_ns - first_ns AS span_ns, path FROM rocpd_members"},
+    // The per-GPU sections come worst first: most idle, least busy.
+    {"breakdown", "Where each GPU's time went, most idle first (rocpd_time_breakdown: unions of op intervals: compute "
+                  "kernels, communication kernels, copies and fills; overlap: compute during communication; idle: span "
+                  "minus busy)",
      "SELECT db, gpu, span_ns, busy_ns, compute_ns, comm_ns, copy_ns, overlap_ns, idle_ns,"
      " round(compute_pct, 2) AS compute_pct, round(comm_pct, 2) AS comm_pct, round(copy_pct, 2) AS copy_pct,"
      " round(idle_pct, 2) AS idle_pct"
-     " FROM temp.cli_breakdown LIMIT ?1"},
-    {"busy", "GPU busy time (union of the op intervals, per GPU)",
-     "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy LIMIT ?1"},
+     " FROM temp.cli_breakdown ORDER BY idle_ns * 1.0 / span_ns DESC, db COLLATE rocpd_natural, gpu"},
+    {"busy", "GPU busy time, least busy first (union of the op intervals, per GPU)",
+     "SELECT db, gpu, busy_ns, span_ns, busy_pct, ops FROM rocpd_busy"
+     " ORDER BY busy_ns * 1.0 / span_ns, db COLLATE rocpd_natural, gpu"},
+    // avg_bytes is over the copies that have a size; `unsized` counts the others.
     {"copies", "Copies and fills (per kind: time, bytes, bandwidth over the copies with a size and a duration)",
      "SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct, total_ns, count,"
-     " round(1.0 * total_ns / count, 1) AS avg_ns, bytes, round(1.0 * bytes / count, 1) AS avg_bytes,"
-     " round(1.0 * timed_bytes / nullif(timed_ns, 0), 3) AS gb_per_s, kind, name"
+     " round(1.0 * total_ns / count, 1) AS avg_ns, bytes, round(1.0 * bytes / nullif(sized, 0), 1) AS avg_bytes,"
+     " count - sized AS unsized, round(1.0 * timed_bytes / nullif(timed_ns, 0), 3) AS gb_per_s, kind, name"
      " FROM (SELECT 'copy' AS kind, name, count(*) AS count, coalesce(sum(duration), 0) AS total_ns,"
-     "              sum(bytes) AS bytes, sum(bytes) FILTER (WHERE duration > 0) AS timed_bytes,"
+     "              sum(bytes) AS bytes, count(bytes) AS sized, sum(bytes) FILTER (WHERE duration > 0) AS timed_bytes,"
      "              sum(duration) FILTER (WHERE bytes IS NOT NULL AND duration > 0) AS timed_ns"
      "       FROM rocpd_copies GROUP BY name"
      "       UNION ALL"
-     "       SELECT 'fill', name, count(*), coalesce(sum(duration), 0), NULL, NULL, NULL"
+     "       SELECT 'fill', name, count(*), coalesce(sum(duration), 0), NULL, count(*), NULL, NULL"
      "       FROM rocpd_ops WHERE kind = 'fill' GROUP BY name)"
      " ORDER BY total_ns DESC, kind, name LIMIT ?1"},
     {"kernels", "Top kernels (rocpd_kernel_summary)", "SELECT * FROM rocpd_kernel_summary LIMIT ?1"},
-    // Calls drawn on a GPU's row (Kineto's gpu_user_annotation and cuda_sync events) are no API
-    // calls: rocpd_union('apis') counts them, so their totals are taken back out.
-    {"apis", "Top API calls (rocpd_union('apis'): markers and GPU annotations aside, all members)",
-     "SELECT round(100.0 * total_ns / sum(total_ns) OVER (), 2) AS time_pct, total_ns, calls,"
-     " round(1.0 * total_ns / calls, 1) AS avg_ns, api"
-     " FROM (SELECT name AS api, sum(calls) AS calls, sum(total_ns) AS total_ns"
-     "       FROM (SELECT name, calls, total_ns FROM rocpd_union('apis')"
-     "             UNION ALL SELECT name, -count(*), -coalesce(sum(duration), 0) FROM rocpd_apis"
-     "             WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name)"
-     "       GROUP BY name HAVING sum(calls) > 0)"
-     " ORDER BY total_ns DESC, api LIMIT ?1"},
+    // summary_calls.h: runtime and driver calls; the markers, annotations and the profiler's own calls.
+    {"apis", "Top API calls (runtime and driver calls of every member; names normalised)", nullptr},
+    {"other_calls", "Markers, GPU annotations and the profiler's own calls (no API calls; names normalised)", nullptr},
     {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM rocpd_stragglers"},
     {"steps", "Steps: how evenly the ranks ran them (rocpd_step_summary)", "SELECT * FROM rocpd_step_summary"},
     // critical_path_section.h: its statement reads the segments it keeps for the html lane chart.
     {"critical_path", "Critical path of the slowest and the median step: its share per kind (rocpd_critical_path)",
      nullptr},
-    {"idle", "GPU idle time by cause (rocpd_idle_breakdown)",
+    {"idle", "GPU idle time by cause, most idle first (rocpd_idle_breakdown)",
      "SELECT db, gpu, gaps, idle_ns, host_wait_ns, kernel_wait_ns, other_ns, busy_ns"
-     " FROM rocpd_idle_breakdown WHERE level = 'gpu' LIMIT ?1"},
+     " FROM rocpd_idle_breakdown WHERE level = 'gpu' ORDER BY idle_ns DESC, db COLLATE rocpd_natural, gpu"},
 };
 
 // Share of unmatched collectives up to which the job's collectives count as matching across
@@ -95,13 +94,22 @@ std::string job_line(const ResultSet& job) {
   return s;
 }
 
-// Keeps the first `top` rows; the note says when there were more.
+// Keeps the first `top` rows; the note says when there were more (how many, when all were read).
 void cut(ResultSet& rs, long long top, bool total_known) {
   size_t n = static_cast<size_t>(top);
   if (rs.rows.size() <= n) return;
-  std::string of = total_known ? fmt::format(" of {}", with_separators(static_cast<std::int64_t>(rs.rows.size()))) : "";
+  const auto more = static_cast<std::int64_t>(rs.rows.size() - n);
   rs.rows.resize(n);
-  rs.note = fmt::format("(the first {}{} rows; -n/--top shows more)", n, of);
+  rs.note = total_known ? fmt::format("... and {} more (-n/--top shows more)", with_separators(more))
+                        : fmt::format("(the first {} rows; -n/--top shows more)", n);
+}
+
+// The sections read whole (bounded by the job's GPUs, members or names), so a cut one says how
+// many rows it left out.
+bool reads_whole(const std::string& name) {
+  for (const char* s : {"members", "breakdown", "busy", "apis", "other_calls", "stragglers", "steps", "idle"})
+    if (name == s) return true;
+  return false;
 }
 
 // The stragglers only mean something when the members issued the same collectives.
@@ -144,15 +152,24 @@ std::string section_names() {
 Summary build_summary(Session& session, const Options& o) {
   Summary out;
   std::vector<MemberFacts> facts = read_member_facts(session);
+  progress_phase("summary: warnings");
   out.warnings = job_warnings(session, facts);
+  progress_phase("summary: where the GPUs' time went (rocpd_time_breakdown)");
   prepare_breakdown(session);
   out.headline.push_back(shares_line(job_shares(session)));
+  std::optional<CallSections> calls;
+  size_t index = 0;
   for (const auto& s : kSections) {
     std::string name = s.name;
+    ++index;
     // The headline needs the job row even when the job section is not printed.
     if (!wanted(o.sections, s.name) && name != "job") continue;
+    progress_phase(fmt::format("summary: section {} ({} of {})", name, index, std::size(kSections)));
     ResultSet rs;
-    if (name == "critical_path") {
+    if (name == "apis" || name == "other_calls") {
+      if (!calls) calls = call_sections(session, wanted(o.sections, "other_calls"));
+      rs = name == "apis" ? std::move(calls->apis) : std::move(calls->other_calls);
+    } else if (name == "critical_path") {
       prepare_critical_path(session);
       rs = critical_path_section(session, o.top);
       for (auto& line : critical_path_bounds(session)) out.headline.push_back(std::move(line));
@@ -171,11 +188,17 @@ Summary build_summary(Session& session, const Options& o) {
     if (name == "critical_path" && rs.rows.empty())
       rs.note = "(none: no member has step ranges, the " + ranges +
                 " rocpd_critical_path follows; --steps PATTERN chooses them)";
-    if (name != "critical_path") cut(rs, o.top, name == "stragglers" || name == "steps");
+    if (name != "critical_path") cut(rs, o.top, reads_whole(name));
     if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
   }
-  if (o.by_rank)
-    for (const auto& m : member_shares(session)) out.headline.push_back("  " + shares_line(m));
+  if (o.by_rank) {
+    std::vector<Shares> ranks = member_shares(session);
+    for (size_t i = 0; i < ranks.size() && i < static_cast<size_t>(o.top); ++i)
+      out.headline.push_back("  " + shares_line(ranks[i]));
+    if (ranks.size() > static_cast<size_t>(o.top))
+      out.headline.push_back(fmt::format("  ... and {} more (-n/--top shows more)",
+                                         with_separators(static_cast<std::int64_t>(ranks.size()) - o.top)));
+  }
   return out;
 }
 

@@ -41,8 +41,20 @@ Shares job_shares(Session& session) {
 }
 
 std::vector<Shares> member_shares(Session& session) {
+  // A member holding several processes (an Nsight export of two ranks) gives a line per process:
+  // the GPUs its ops ran on. Worst first: the most idle share of the GPUs' spans.
+  constexpr const char* kByRank = R"(
+WITH procs AS (SELECT DISTINCT db, pid, gpu FROM rocpd_ops WHERE pid IS NOT NULL AND gpu IS NOT NULL),
+     multi AS (SELECT db FROM procs GROUP BY db HAVING count(DISTINCT pid) > 1),
+     owners AS (SELECT b.*, p.pid AS pid FROM temp.cli_breakdown AS b
+                LEFT JOIN procs AS p ON p.db = b.db AND p.gpu = b.gpu AND b.db IN (SELECT db FROM multi))
+SELECT CASE WHEN pid IS NULL THEN db ELSE db || ' pid ' || pid END, count(*), sum(span_ns),
+       100.0 * sum(compute_ns) / sum(span_ns), 100.0 * sum(comm_ns) / sum(span_ns),
+       100.0 * sum(copy_ns) / sum(span_ns), 100.0 * sum(idle_ns) / sum(span_ns)
+FROM owners GROUP BY db, pid
+ORDER BY 1.0 * sum(idle_ns) / sum(span_ns) DESC, db COLLATE rocpd_natural, pid)";
   std::vector<Shares> out;
-  ResultSet rs = session.run(fmt::format(kShares, "db,", "GROUP BY db ORDER BY db COLLATE rocpd_natural"));
+  ResultSet rs = session.run(kByRank);
   for (const auto& r : rs.rows) {
     Shares s = shares_of(r, 1);
     s.db = r[0].text;

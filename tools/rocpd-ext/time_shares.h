@@ -20,6 +20,7 @@ struct Shares {
   double span_ns = 0, compute = 0, comm = 0, copy = 0, idle = 0;  // percent of span_ns
 };
 Shares job_shares(Session& session);
+// --by-rank: per member, or per process of a member that holds several ("db pid N"), most idle first.
 std::vector<Shares> member_shares(Session& session);
 // "GPU time (2 GPUs, 1.939 s): compute 2.3 %, communication 0.0 %, copies 97.0 %, idle 0.7 %"
 // (a member's line starts with its name instead of "GPU time"; the time is the GPUs' summed spans)

@@ -1,0 +1,114 @@
+#include "summary_calls.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "call_class.h"
+#include "name_normal.h"
+
+namespace rocpd_cli {
+
+namespace {
+// Per member and name: every call but markers (rocpd_union('apis')), less the calls drawn on a
+// GPU's row, which it counts; those, and the markers, by name.
+const char* const kCalls =
+    "SELECT name, sum(calls), sum(total_ns)"
+    " FROM (SELECT name, calls, total_ns FROM rocpd_union('apis')"
+    "       UNION ALL SELECT name, -count(*), -coalesce(sum(duration), 0) FROM rocpd_apis"
+    "       WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name)"
+    " GROUP BY name HAVING sum(calls) > 0";
+const char* const kAnnotations =
+    "SELECT name, count(*), coalesce(sum(duration), 0) FROM rocpd_apis"
+    " WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name";
+const char* const kMarkers = "SELECT name, sum(calls), coalesce(sum(total_ns), 0) FROM rocpd_union('markers') GROUP BY name";
+
+struct Totals {
+  std::int64_t calls = 0, total = 0;
+};
+
+Cell int_cell(std::int64_t v) {
+  Cell c;
+  c.type = Cell::Type::Integer;
+  c.integer = v;
+  c.text = std::to_string(v);
+  return c;
+}
+
+Cell real_cell(double v, int decimals) {
+  Cell c;
+  if (!std::isfinite(v)) return c;
+  c.type = Cell::Type::Real;
+  double scale = std::pow(10.0, decimals);
+  c.real = std::round(v * scale) / scale;
+  c.text = fmt::format("{}", c.real);
+  // As SQLite prints a real: 16488.0, not 16488.
+  if (c.text.find_first_of(".en") == std::string::npos) c.text += ".0";
+  return c;
+}
+
+Cell text_cell(const std::string& s) {
+  Cell c;
+  c.type = Cell::Type::Text;
+  c.text = s;
+  return c;
+}
+
+using Key = std::pair<CallClass, std::string>;
+
+void add_rows(Session& session, const char* sql, std::map<Key, Totals>& into, std::optional<CallClass> fixed) {
+  session.each(sql, {}, [&](const std::vector<Cell>& r) {
+    const std::string& name = r[0].text;
+    CallClass c = fixed ? *fixed : call_class("", name);
+    Totals& t = into[{c, normal_name(name)}];
+    t.calls += r[1].integer;
+    t.total += r[2].integer;
+  });
+}
+
+// Largest total first, ties by name.
+std::vector<std::pair<Key, Totals>> ordered(const std::map<Key, Totals>& m, bool apis) {
+  std::vector<std::pair<Key, Totals>> out;
+  for (const auto& kv : m)
+    if ((kv.first.first == CallClass::Api) == apis) out.push_back(kv);
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
+    if (x.second.total != y.second.total) return x.second.total > y.second.total;
+    return x.first.second < y.first.second;
+  });
+  return out;
+}
+}  // namespace
+
+CallSections call_sections(Session& session, bool with_markers) {
+  std::map<Key, Totals> all;
+  add_rows(session, kCalls, all, std::nullopt);
+  if (with_markers) {
+    add_rows(session, kAnnotations, all, CallClass::Annotation);
+    add_rows(session, kMarkers, all, CallClass::Marker);
+  }
+  CallSections out;
+  out.apis.columns = {"time_pct", "total_ns", "calls", "avg_ns", "api"};
+  auto apis = ordered(all, true);
+  double sum = 0;
+  for (const auto& kv : apis) sum += static_cast<double>(kv.second.total);
+  for (const auto& kv : apis) {
+    const Totals& t = kv.second;
+    out.apis.rows.push_back({real_cell(sum > 0 ? 100.0 * static_cast<double>(t.total) / sum : 0.0, 2), int_cell(t.total),
+                             int_cell(t.calls), real_cell(static_cast<double>(t.total) / static_cast<double>(t.calls), 1),
+                             text_cell(kv.first.second)});
+  }
+  out.other_calls.columns = {"class", "total_ns", "calls", "avg_ns", "name"};
+  for (const auto& kv : ordered(all, false)) {
+    const Totals& t = kv.second;
+    out.other_calls.rows.push_back({text_cell(call_class_name(kv.first.first)), int_cell(t.total), int_cell(t.calls),
+                                    real_cell(t.calls ? static_cast<double>(t.total) / static_cast<double>(t.calls) : 0.0, 1),
+                                    text_cell(kv.first.second)});
+  }
+  return out;
+}
+
+}  // namespace rocpd_cli
