@@ -12,10 +12,12 @@
 #include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
-#include "intervals/ops_window.h"
-#include "ranks/collective_match.h"
+#include "analysis/ops_window.h"
+#include "analysis/collective_match.h"
 
 namespace rocpd::critical_path {
+
+using namespace analysis;
 namespace {
 
 struct Participant {
@@ -46,7 +48,7 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
   };
   std::map<std::pair<uint32_t, std::string>, uint32_t> family_index;  // (run, family): runs never match
   std::map<std::tuple<uint32_t, Key, Key>, uint32_t> participants;  // (member, pid, gpu)
-  std::vector<ranks::Collective> all;
+  std::vector<analysis::Collective> all;
   std::vector<Participant> where;
   mt.instance_of.resize(per_member.size());
   mt.binding.resize(per_member.size());
@@ -66,7 +68,7 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
     }
   }
   federation::InterruptWatch host(conn);
-  const auto matched = ranks::match_collectives(
+  const auto matched = analysis::match_collectives(
       all, table, [](const void* w) { static_cast<federation::InterruptWatch*>(const_cast<void*>(w))->check(); }, &host);
   std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
   for (size_t n = 0; n < matched.size(); ++n) {
@@ -102,7 +104,7 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
                                       const PathsRequest& paths, const char* table) {
   std::vector<MemberPaths> out(members.size());
   if (members.empty()) return out;
-  const diagnosis::MemberSet set = diagnosis::member_set(conn, members, table);
+  const analysis::MemberSet set = analysis::open_members(conn, members, table);
   federation::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats unless the member's profile gives it
@@ -202,7 +204,7 @@ class PathWriter {
 
 JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const char* table) {
   JobPaths out;
-  out.members = intervals::member_dbs(conn, std::nullopt);
+  out.members = analysis::query_members(conn, std::nullopt);
   GraphRequest request;
   request.step_pattern = pattern;
   out.runs = job_runs(conn, out.members);
@@ -272,7 +274,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
   paths.walk = false;
   paths.matrices = true;
   paths.factor = factor;
-  const std::vector<MemberRef> members = intervals::member_dbs(conn, std::nullopt);
+  const std::vector<MemberRef> members = analysis::query_members(conn, std::nullopt);
   const JobRuns runs = job_runs(conn, members);
   const std::vector<MemberPaths> per_member = read_members(conn, members, request, paths, table);
   const Matching mt = match_job(per_member, runs, conn, table);

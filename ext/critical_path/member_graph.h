@@ -29,16 +29,20 @@
 #include <vector>
 
 #include "common/big_alloc.h"
-#include "diagnosis/cell_store.h"
-#include "diagnosis/launch_stacks.h"
+#include "analysis/cell_store.h"
+#include "analysis/strings.h"
 #include "members/interrupt.h"
 #include "members/registry.h"
 
 namespace rocpd::critical_path {
 
-using diagnosis::Cell;
-using diagnosis::CellStore;
-using diagnosis::Strings;
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::Strings;
+
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::Strings;
 
 // The kinds of a path segment (column `kind` of rocpd_critical_path).
 enum class Kind : uint8_t { CpuOp, Launch, Kernel, Copy, SyncWait, CollectiveWait, IdleGap, GpuWait, StreamWait };

@@ -11,7 +11,7 @@
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
 #include "critical_path/sql_names.h"
-#include "diagnosis/step_ranges.h"
+#include "analysis/step_ranges.h"
 
 namespace rocpd::critical_path {
 namespace {
@@ -72,7 +72,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
-    c->pattern = diagnosis::default_step_pattern(conn);
+    c->pattern = analysis::default_step_pattern(conn);
     c->pattern_given = false;
     if (idx_num == 1 && argc == 1) c->pattern_given = step_pattern_arg(argv[0], kTable, c->pattern);
     c->paths = job_critical_paths(conn, c->pattern, kTable);

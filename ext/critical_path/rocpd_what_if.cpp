@@ -14,7 +14,7 @@
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
 #include "critical_path/sql_names.h"
-#include "diagnosis/step_ranges.h"
+#include "analysis/step_ranges.h"
 
 namespace rocpd::critical_path {
 namespace {
@@ -95,7 +95,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
         if (k >= argc) throw Error(fmt::format("{}: inconsistent query plan", kTable));
         args[arg] = argv[k++];
       }
-    c->step_pattern = diagnosis::default_step_pattern(conn);
+    c->step_pattern = analysis::default_step_pattern(conn);
     if (args[0]) step_pattern_arg(args[0], kTable, c->step_pattern);
     auto name_pattern = args[1] ? like_pattern_arg(args[1], kTable, "name_pattern", "Cijk%") : std::nullopt;
     if (!name_pattern)

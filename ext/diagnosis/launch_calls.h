@@ -4,10 +4,13 @@
 #pragma once
 #include <vector>
 
-#include "diagnosis/cell_store.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/cell_store.h"
+#include "analysis/member_read.h"
 
 namespace rocpd::diagnosis {
+
+using analysis::Cell;
+using analysis::CellStore;
 
 struct StoredCall {
   bool found = false;

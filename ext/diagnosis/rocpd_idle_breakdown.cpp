@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/idle_math.h"
 #include "diagnosis/sql_names.h"
 #include "members/member_columns.h"
@@ -23,6 +23,8 @@
 #include "members/progress.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_idle_breakdown";
@@ -80,8 +82,8 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
     const StoredValue lane_values[3] = {ops[0], ops[1], ops[2]};
     // The table's pruning constraints, compared as SQLite compares them.
     if (p.gpu && !equals_int(lane_values[0], *p.gpu)) continue;
-    if (p.lo != intervals::kNoLo && !greater_than(ops[4], p.lo)) continue;
-    if (p.hi != intervals::kNoHi && !less_than(ops[3], p.hi)) continue;
+    if (p.lo != kNoLo && !greater_than(ops[4], p.lo)) continue;
+    if (p.hi != kNoHi && !less_than(ops[3], p.hi)) continue;
     int types = 0;
     int64_t v[3] = {0, 0, 0};
     bool plain = true;
@@ -156,12 +158,12 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
 
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
-  int64_t threshold = kDefaultKernelWaitNs, lo = intervals::kNoLo, hi = intervals::kNoHi;
+  int64_t threshold = kDefaultKernelWaitNs, lo = kNoLo, hi = kNoHi;
   std::vector<MemberRef> dbs;
   std::vector<std::vector<Row>> rows;  // per member of dbs
   size_t member = 0, row = 0;
   bool eof = true;
-  intervals::RowNumbering numbering;
+  analysis::RowNumbering numbering;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
   const std::string& db() const { return dbs[member].db; }
@@ -171,7 +173,7 @@ struct Cursor : sqlite3_vtab_cursor {
     rows.assign(dbs.size(), {});
     if (dbs.empty()) return;
     federation::InterruptWatch watch(table().conn);
-    const MemberSet set = member_set(table().conn, dbs, kTable);
+    const MemberSet set = open_members(table().conn, dbs, kTable);
     const Params p{sel.gpu, threshold, lo, hi};
     federation::PoolProgress progress;
     if (set.registry->progress)
@@ -221,11 +223,11 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->sel = decode(kTable, idx_str, argc, argv);
     c->threshold = c->sel.threshold.value_or(kDefaultKernelWaitNs);
     if (c->threshold < 0) throw Error(fmt::format("{}: threshold_ns must be >= 0, got {}", kTable, c->threshold));
-    c->lo = c->sel.lo.value_or(intervals::kNoLo);
-    c->hi = c->sel.hi.value_or(intervals::kNoHi);
+    c->lo = c->sel.lo.value_or(kNoLo);
+    c->hi = c->sel.hi.value_or(kNoHi);
     if (c->sel.lo && c->sel.hi && *c->sel.hi <= *c->sel.lo)
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kTable, *c->sel.hi, *c->sel.lo));
-    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
+    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : analysis::query_members(c->table().conn, c->sel.db);
     c->member = c->row = 0;
     c->rows.clear();
     c->compute();

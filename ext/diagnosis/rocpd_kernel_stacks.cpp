@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
 #include "diagnosis/sql_names.h"
 #include "members/interrupt.h"
@@ -21,6 +21,8 @@
 #include "members/progress.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_kernel_stacks";
@@ -131,12 +133,12 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     c->sel = decode(kTable, idx_str, argc, argv);
-    const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
+    const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : analysis::query_members(c->table().conn, c->sel.db);
     c->batch.clear();
     c->next_member = c->member = c->row = 0;
     c->started = std::chrono::steady_clock::now();
     c->rows_before = 0;
-    MemberSet set = member_set(c->table().conn, dbs, kTable);
+    MemberSet set = open_members(c->table().conn, dbs, kTable);
     c->registry = std::move(set.registry);
     c->members = std::move(set.members);
     c->settle();

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
 #include "diagnosis/sql_names.h"
 #include "members/interrupt.h"
@@ -32,6 +32,8 @@
 #include "stats/percentile_select.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_launch_groups";
@@ -148,8 +150,8 @@ struct Row {
 };
 
 std::vector<Row> job_rows(sqlite3* conn, const char* progress_name) {
-  const auto dbs = intervals::member_dbs(conn, std::nullopt);
-  const MemberSet set = member_set(conn, dbs, kTable);
+  const auto dbs = analysis::query_members(conn, std::nullopt);
+  const MemberSet set = open_members(conn, dbs, kTable);
   std::vector<Row> rows;
   if (set.members.empty()) return rows;
   federation::InterruptWatch watch(conn);

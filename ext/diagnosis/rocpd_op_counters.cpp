@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/member_rows_table.h"
+#include "analysis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
 #include "diagnosis/sql_order.h"
 #include "formats/adapter.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_op_counters";

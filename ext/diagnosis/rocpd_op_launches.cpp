@@ -14,14 +14,16 @@
 #include <tuple>
 #include <vector>
 
-#include "diagnosis/cell_store.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/cell_store.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_calls.h"
-#include "diagnosis/member_rows_table.h"
+#include "analysis/member_rows_table.h"
 #include "diagnosis/sql_names.h"
 #include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_op_launches";

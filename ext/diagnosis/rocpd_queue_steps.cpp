@@ -8,13 +8,15 @@
 #include <tuple>
 #include <vector>
 
-#include "diagnosis/diag_read.h"
-#include "diagnosis/member_rows_table.h"
+#include "analysis/member_read.h"
+#include "analysis/member_rows_table.h"
 #include "diagnosis/queue_steps.h"
 #include "diagnosis/sql_names.h"
 #include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_queue_steps";

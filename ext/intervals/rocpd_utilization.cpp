@@ -22,10 +22,12 @@
 #include <memory>
 
 #include "common/vtab_util.h"
-#include "intervals/ops_window.h"
+#include "analysis/ops_window.h"
 #include "intervals/sql_names.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kName = "rocpd_utilization";
@@ -37,7 +39,7 @@ enum Column {
   kDb, kGpu, kBucket, kBucketStart, kBucketEnd, kBusyNs, kUtilization,
   kArgBucketNs, kArgLo, kArgHi, kArgBuckets
 };
-constexpr PlanColumns kColumns{
+constexpr WindowColumns kColumns{
     .db = kDb, .gpu = kGpu, .bucket_ns = kArgBucketNs, .lo = kArgLo, .hi = kArgHi, .buckets = kArgBuckets};
 
 struct Table : sqlite3_vtab {
@@ -202,7 +204,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->gpus.clear();
     c->busy.clear();
     c->eof = false;
-    c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<MemberRef>{};
+    c->dbs = c->plan_grid() ? query_members(c->table().conn, c->window.db) : std::vector<MemberRef>{};
     c->reader.start(c->dbs);
     c->settle();
     return SQLITE_OK;

@@ -13,6 +13,8 @@
 #include "ranks/sql_names.h"
 
 namespace rocpd::ranks {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_collectives";

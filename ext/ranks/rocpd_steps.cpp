@@ -12,8 +12,8 @@
 
 #include "common/vtab_util.h"
 #include "common/like_pattern.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/step_ranges.h"
+#include "analysis/member_rows_table.h"
+#include "analysis/step_ranges.h"
 #include "members/interrupt.h"
 #include "members/member_columns.h"
 #include "members/member_pool.h"
@@ -21,18 +21,19 @@
 #include "ranks/sql_names.h"
 
 namespace rocpd::ranks {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_steps";
-constexpr const char* kDefaultPattern = diagnosis::kDefaultStepPattern;
+constexpr const char* kDefaultPattern = analysis::kDefaultStepPattern;
 
 enum Column {
   kDb, kPid, kTid, kStep, kName, kStart, kEnd, kDuration, kBusyNs, kCollectiveNs, kWaitNs, kIdleNs, kCollectives,
   kPattern
 };
 
-using diagnosis::GpuKey;
-using intervals::Interval;
+using analysis::GpuKey;
 
 struct StepRow {
   GpuKey pid, tid;
@@ -58,7 +59,7 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
 std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
                                   const std::string& pattern, const JobCollectives& job, size_t member) {
   using namespace federation;
-  auto ranges = diagnosis::read_step_ranges(m, conn, watch, pattern, kTable);
+  auto ranges = analysis::read_step_ranges(m, conn, watch, pattern, kTable);
   if (ranges.empty()) return {};
   std::map<GpuKey, Process> processes;
   for (const auto& [pid, r] : ranges) processes[pid];
@@ -69,15 +70,15 @@ std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, co
     GpuKey last_pid;
     while (ops.next()) {
       if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
-      GpuKey pid = diagnosis::value_key(ops[0]);
+      GpuKey pid = analysis::value_key(ops[0]);
       if (!last || !(pid == last_pid)) {
         auto it = processes.find(pid);
         last = it == processes.end() ? nullptr : &it->second;
         last_pid = std::move(pid);
         if (!last) continue;
       }
-      const auto start = diagnosis::time_value(ops[1], kTable, m.alias, "start");
-      const auto end = diagnosis::time_value(ops[2], kTable, m.alias, "end");
+      const auto start = analysis::time_value(ops[1], kTable, m.alias, "start");
+      const auto end = analysis::time_value(ops[2], kTable, m.alias, "end");
       if (start && end && *end > *start) last->busy.push_back({*start, *end});
     }
   }
@@ -95,9 +96,9 @@ std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, co
   std::vector<StepRow> out;
   for (auto& [pid, rs] : ranges) {
     Process& p = processes[pid];
-    const auto busy = intervals::merge(p.busy);
-    const auto collectives = intervals::merge(p.collectives);
-    const auto waits = intervals::merge(p.waits);
+    const auto busy = merge(p.busy);
+    const auto collectives = merge(p.collectives);
+    const auto waits = merge(p.waits);
     std::sort(p.collective_starts.begin(), p.collective_starts.end());
     for (size_t k = 0; k < rs.size(); ++k) {
       if (watch.stopped()) InterruptWatch::raise();
@@ -108,9 +109,9 @@ std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, co
       row.step = static_cast<int64_t>(k);
       row.start = rs[k].start;
       row.end = rs[k].end;
-      row.busy_ns = intervals::clipped_length(busy, row.start, row.end);
-      row.collective_ns = intervals::clipped_length(collectives, row.start, row.end);
-      row.wait_ns = intervals::clipped_length(waits, row.start, row.end);
+      row.busy_ns = clipped_length(busy, row.start, row.end);
+      row.collective_ns = clipped_length(collectives, row.start, row.end);
+      row.wait_ns = clipped_length(waits, row.start, row.end);
       const auto& starts = p.collective_starts;
       row.collectives = std::lower_bound(starts.begin(), starts.end(), row.end) -
                         std::lower_bound(starts.begin(), starts.end(), row.start);
@@ -179,7 +180,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
-    c->pattern = diagnosis::default_step_pattern(conn);  // the connection's, rocpd_step_pattern()
+    c->pattern = analysis::default_step_pattern(conn);  // the connection's, rocpd_step_pattern()
     c->pattern_given = false;
     if (idx_num == 1 && argc == 1) {
       if (auto pattern = like_pattern_arg(argv[0], kTable, "pattern", kDefaultPattern)) {
@@ -191,7 +192,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
     c->members = job.members;
     c->rows.assign(job.members.size(), {});
     if (!job.members.empty()) {
-      const diagnosis::MemberSet set = diagnosis::member_set(conn, job.members, kTable);
+      const analysis::MemberSet set = analysis::open_members(conn, job.members, kTable);
       federation::InterruptWatch watch(conn);
       try {
         federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
@@ -249,7 +250,7 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
 int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
-    *out = diagnosis::member_row_id(c->members[c->member], c->row, kTable);
+    *out = analysis::member_row_id(c->members[c->member], c->row, kTable);
     return SQLITE_OK;
   });
 }

@@ -9,15 +9,15 @@
 #include <limits>
 #include <random>
 
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
 namespace {
-using rocpd::intervals::BucketGrid;
-using rocpd::intervals::IncrementalUnion;
-using rocpd::intervals::Interval;
-using rocpd::intervals::kNoHi;
-using rocpd::intervals::kNoLo;
-namespace iv = rocpd::intervals;
+using rocpd::BucketGrid;
+using rocpd::IncrementalUnion;
+using rocpd::Interval;
+using rocpd::kNoHi;
+using rocpd::kNoLo;
+namespace iv = rocpd;
 
 constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();

@@ -9,11 +9,11 @@
 #include <random>
 
 #include "common/sqlite_util.h"
-#include "intervals/interval_math.h"
-#include "ranks/collective_family.h"
-#include "ranks/collective_match.h"
+#include "common/interval_math.h"
+#include "analysis/collective_family.h"
+#include "analysis/collective_match.h"
 
-namespace rocpd::ranks {
+namespace rocpd::analysis {
 namespace {
 
 TEST(CollectiveFamily, Names) {
@@ -137,13 +137,13 @@ TEST(CollectiveMatch, OverflowIsAnError) {
 TEST(StepMath, ClippedLengthMatchesBruteForce) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 3000; ++round) {
-    std::vector<intervals::Interval> ivs;
+    std::vector<rocpd::Interval> ivs;
     const int n = static_cast<int>(rng() % 12);
     for (int i = 0; i < n; ++i) {
       const int64_t s = static_cast<int64_t>(rng() % 100);
       ivs.push_back({s, s + static_cast<int64_t>(rng() % 20)});
     }
-    const auto merged = intervals::merge(ivs);
+    const auto merged = rocpd::merge(ivs);
     const int64_t lo = static_cast<int64_t>(rng() % 120) - 10, hi = lo + static_cast<int64_t>(rng() % 60);
     uint64_t want = 0;
     for (int64_t t = lo; t < hi; ++t)
@@ -152,9 +152,9 @@ TEST(StepMath, ClippedLengthMatchesBruteForce) {
           ++want;
           break;
         }
-    EXPECT_EQ(intervals::clipped_length(merged, lo, hi), want) << round;
+    EXPECT_EQ(rocpd::clipped_length(merged, lo, hi), want) << round;
   }
 }
 
 }  // namespace
-}  // namespace rocpd::ranks
+}  // namespace rocpd::analysis

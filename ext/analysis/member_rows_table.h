@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
-#include "diagnosis/step_ranges.h"
-#include "diagnosis/member_batches.h"
+#include "analysis/member_read.h"
+#include "analysis/step_ranges.h"
+#include "analysis/member_batches.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 // Rowids of tables without a natural one: the member's ordinal above the row's index in the member.
 inline int64_t member_row_id(const MemberRef& member, size_t row, const char* table) {
@@ -134,7 +134,7 @@ class MemberRowsTable {
       size_t per_core = 2;
       if constexpr (requires { Def::kBatchPerCore; }) per_core = Def::kBatchPerCore;
       c->batches = std::make_unique<MemberBatches<Rows>>(conn, Def::kTableName, compute, prepare, per_core);
-      c->batches->start(sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(conn, sel.db));
+      c->batches->start(sel.nothing ? std::vector<MemberRef>{} : query_members(conn, sel.db));
       c->member = c->row = 0;
       c->settle();
       return SQLITE_OK;
@@ -187,4 +187,4 @@ class MemberRowsTable {
   }
 };
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -1,5 +1,5 @@
-#include "intervals/ops_window.h"
-#include "intervals/sql_args.h"
+#include "analysis/ops_window.h"
+#include "analysis/sql_args.h"
 #include "common/natural_order.h"
 
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <string>
 
-namespace rocpd::intervals {
+namespace rocpd::analysis {
 
 namespace {
 
@@ -21,7 +21,7 @@ struct Code {
 };
 
 // The code of a usable constraint on a column, or 0 when it is not handed to xFilter.
-Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanColumns& cols) {
+Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const WindowColumns& cols) {
   if (c.iColumn < 0) return {0, 0};  // the rowid: SQLite compares it
   const bool eq = c.op == SQLITE_INDEX_CONSTRAINT_EQ;
   if (c.iColumn == cols.db && eq) return {'D', kPlanDb};
@@ -34,7 +34,7 @@ Code code_for(const sqlite3_index_info::sqlite3_index_constraint& c, const PlanC
   return {0, 0};
 }
 
-bool is_hidden_argument(int column, const PlanColumns& cols) {
+bool is_hidden_argument(int column, const WindowColumns& cols) {
   return column >= 0 && (column == cols.bucket_ns || column == cols.lo || column == cols.hi || column == cols.buckets ||
                          column == cols.kind);
 }
@@ -74,7 +74,7 @@ void decode_kind(const char* table, sqlite3_value* v, OpsWindow& w) {
 
 }  // namespace
 
-int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols) {
+int plan_constraints(sqlite3_index_info* info, const WindowColumns& cols) {
   std::string codes;
   int bits = 0;
   for (int i = 0; i < info->nConstraint; ++i) {
@@ -243,19 +243,6 @@ int64_t RowNumbering::rowid(int64_t ordinal, const GpuKey& gpu, uint64_t index, 
          static_cast<int64_t>(index);
 }
 
-std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string>& db) {
-  Stmt stmt = prepare(conn, db ? "SELECT db, rowid FROM temp.rocpd_members WHERE db = ?1 ORDER BY db"
-                               : "SELECT db, rowid FROM temp.rocpd_members ORDER BY db",
-                      "reading rocpd_members");
-  if (db) sqlite3_bind_text(stmt.get(), 1, db->data(), static_cast<int>(db->size()), SQLITE_TRANSIENT);
-  std::vector<MemberRef> out;
-  while (step(stmt.get(), "reading rocpd_members"))
-    out.push_back({std::string(column_text(stmt.get(), 0)), sqlite3_column_int64(stmt.get(), 1)});
-  // Members in natural order (rank2 before rank10): the order of every per-member table's rows.
-  std::stable_sort(out.begin(), out.end(), [](const MemberRef& a, const MemberRef& b) { return natural_less(a.db, b.db); });
-  return out;
-}
-
 std::optional<Interval> job_range(sqlite3* conn) {
   Stmt stmt = prepare(conn, "SELECT min(first_ns), max(last_ns) FROM temp.rocpd_members", "reading rocpd_members");
   if (!step(stmt.get(), "reading rocpd_members") || sqlite3_column_type(stmt.get(), 0) == SQLITE_NULL ||
@@ -374,7 +361,7 @@ std::vector<GpuBusy> BusyReader::load(sqlite3* conn, const std::string& db, cons
     std::vector<std::string> next(at, at == order_.end() ? at : std::min(order_.end(), at + static_cast<std::ptrdiff_t>(busy_batch())));
     if (next.empty()) next.push_back(db);
     batch_.clear();
-    auto lists = summaries::busy_lists(conn, next, window.lo, window.hi, window.gpu);
+    auto lists = busy_lists(conn, next, window.lo, window.hi, window.gpu);
     if (lists) batch_ = std::move(*lists);
     else use_sql_ = true;
     // A member without ops gets an empty entry, so it is not read again.
@@ -396,4 +383,4 @@ std::vector<GpuBusy> BusyReader::load(sqlite3* conn, const std::string& db, cons
   return out;
 }
 
-}  // namespace rocpd::intervals
+}  // namespace rocpd::analysis

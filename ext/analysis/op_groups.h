@@ -15,10 +15,10 @@
 
 #include "canonical/canonical_tables.h"
 #include "members/registry.h"
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 #include "stats/moments.h"
 
-namespace rocpd::summaries {
+namespace rocpd::analysis {
 
 using federation::MemberPtr;
 
@@ -67,7 +67,7 @@ struct GroupFigures {
   // Busy time: a member's own union is final when grouping by db (busy_length); across members the
   // disjoint busy intervals are merged at the end.
   uint64_t busy_length = 0;
-  std::vector<intervals::Interval> busy;  // disjoint, sorted (only when not grouping by db)
+  std::vector<Interval> busy;  // disjoint, sorted (only when not grouping by db)
   std::optional<int64_t> first_start, last_end;  // over ops with end >= start
 
   void merge(GroupFigures&& other, bool keep_intervals);
@@ -93,4 +93,4 @@ void merge_into(JobGroups& job, JobGroups&& member, const GroupSpec& spec);
 // After every member: the busy length of groups merged across members.
 void finish(JobGroups& job, const GroupSpec& spec);
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::analysis

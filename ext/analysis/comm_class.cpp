@@ -1,9 +1,9 @@
-#include "diagnosis/comm_class.h"
+#include "analysis/comm_class.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 namespace {
 
 bool contains_nocase(std::string_view text, std::string_view word) {
@@ -23,4 +23,4 @@ CommClass kernel_class(const StoredValue& name) {
   return CommClass::Compute;
 }
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

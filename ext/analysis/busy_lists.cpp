@@ -1,11 +1,11 @@
-#include "summaries/busy_lists.h"
+#include "analysis/busy_lists.h"
 
 #include <set>
 
 #include "members/member_pool.h"
-#include "summaries/op_groups.h"
+#include "analysis/op_groups.h"
 
-namespace rocpd::summaries {
+namespace rocpd::analysis {
 
 std::optional<std::map<std::string, std::vector<GpuBusyList>>> busy_lists(sqlite3* host,
                                                                            const std::vector<std::string>& dbs,
@@ -40,4 +40,4 @@ std::optional<std::map<std::string, std::vector<GpuBusyList>>> busy_lists(sqlite
   return out;
 }
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::analysis

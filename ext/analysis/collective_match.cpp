@@ -1,4 +1,4 @@
-#include "ranks/collective_match.h"
+#include "analysis/collective_match.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "common/sqlite_util.h"
 
-namespace rocpd::ranks {
+namespace rocpd::analysis {
 namespace {
 
 int64_t difference(int64_t a, int64_t b, const char* table) {
@@ -90,4 +90,4 @@ std::vector<MatchedCollective> match_collectives(std::span<const Collective> in,
   return out;
 }
 
-}  // namespace rocpd::ranks
+}  // namespace rocpd::analysis

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "canonical/member.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "members/interrupt.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 // PyTorch profiler's ranges, one per iteration (as roctx, NVTX or Kineto record them).
 inline constexpr const char* kDefaultStepPattern = "ProfilerStep#%";
@@ -34,4 +34,4 @@ std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Memb
                                                           const federation::InterruptWatch& watch,
                                                           const std::string& pattern, const char* table);
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -1,4 +1,4 @@
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "common/like_pattern.h"
 #include "common/terminal_text.h"
 
@@ -8,9 +8,9 @@
 #include <cmath>
 
 #include "members/member_columns.h"
-#include "intervals/sql_args.h"
+#include "analysis/sql_args.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 int plan(sqlite3_index_info* info, const PlanColumns& cols, double full_cost) {
   std::string codes;
@@ -72,7 +72,7 @@ Selection decode(const char* table, const char* idx_str, int argc, sqlite3_value
     }
     if (code == 'T' || code == 'L' || code == 'H') {
       const char* name = code == 'T' ? "threshold_ns" : code == 'L' ? "lo" : "hi";
-      auto value = intervals::int64_arg(v, table, name);
+      auto value = int64_arg(v, table, name);
       if (value) (code == 'T' ? s.threshold : code == 'L' ? s.lo : s.hi) = value;
       continue;
     }
@@ -120,7 +120,7 @@ std::optional<int64_t> time_column(sqlite3_stmt* s, int col, const char* table, 
   if (type == SQLITE_NULL) return std::nullopt;
   Value v = dup_value(sqlite3_column_value(s, col));
   const std::string fn = fmt::format("{}: member {}", table, db);
-  return intervals::int64_arg(v.get(), fn.c_str(), what);
+  return int64_arg(v.get(), fn.c_str(), what);
 }
 
 GpuKey value_key(const StoredValue& v) {
@@ -147,7 +147,7 @@ std::optional<int64_t> time_value_other(const StoredValue& v, const char* table,
                                         const char* what) {
   const std::string fn = fmt::format("{}: member {}", table, db);
   if (v.type == SQLITE_FLOAT) {
-    // As intervals::int64_arg: [-2^63, 2^63) is exactly the doubles that convert without overflow.
+    // As int64_arg: [-2^63, 2^63) is exactly the doubles that convert without overflow.
     if (std::isfinite(v.d) && v.d == std::floor(v.d) && v.d >= -9223372036854775808.0 && v.d < 9223372036854775808.0)
       return static_cast<int64_t>(v.d);
     throw Error(fmt::format("{}: {} must be an integer (ns), got real {}", fn, what, v.d));
@@ -181,18 +181,6 @@ std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
   return sqlite3_column_int64(s, col);
 }
 
-MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table) {
-  MemberSet out;
-  if (dbs.empty()) return out;
-  out.registry = federation::Registry::of(conn);
-  if (!out.registry) throw Error(fmt::format("{}: no members", table));
-  std::vector<std::string> names;
-  names.reserve(dbs.size());
-  for (const auto& ref : dbs) names.push_back(ref.db);
-  out.members = out.registry->members_named(names, table);
-  return out;
-}
-
 MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
                                     bool with_thread, const char* table, const federation::Profile* profile) {
   MemberLaunches out;
@@ -213,4 +201,4 @@ MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, co
   return out;
 }
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -1,10 +1,10 @@
-#include "diagnosis/step_ranges.h"
+#include "analysis/step_ranges.h"
 
 #include <algorithm>
 
 #include "members/member_columns.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 std::string default_step_pattern(sqlite3* conn) {
   Stmt s = prepare(conn, "SELECT rocpd_step_pattern()", "reading rocpd_step_pattern()");
@@ -41,4 +41,4 @@ std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Memb
   return ranges;
 }
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "common/sqlite_util.h"
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
-namespace rocpd::summaries {
+namespace rocpd::analysis {
 
 struct GpuBusyList {
   std::optional<int64_t> gpu;  // NULL first, then by id
-  std::vector<intervals::Interval> busy;
+  std::vector<Interval> busy;
 };
 
 // Members named in `dbs` -> their gpus' busy lists within [lo, hi) (INT64_MIN / INT64_MAX: open),
@@ -26,4 +26,4 @@ std::optional<std::map<std::string, std::vector<GpuBusyList>>> busy_lists(sqlite
                                                                            int64_t lo, int64_t hi,
                                                                            std::optional<int64_t> gpu);
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::analysis

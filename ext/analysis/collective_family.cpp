@@ -1,9 +1,9 @@
-#include "ranks/collective_family.h"
+#include "analysis/collective_family.h"
 
 #include <algorithm>
 #include <array>
 
-namespace rocpd::ranks {
+namespace rocpd::analysis {
 namespace {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -49,4 +49,4 @@ std::string collective_family(std::string_view name) {
   return std::string(name.substr(at, end - at));
 }
 
-}  // namespace rocpd::ranks
+}  // namespace rocpd::analysis

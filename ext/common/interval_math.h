@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-namespace rocpd::intervals {
+namespace rocpd {
 
 struct Interval {
   int64_t start;
@@ -138,4 +138,4 @@ class IncrementalUnion {
   uint64_t total_ = 0;
 };
 
-}  // namespace rocpd::intervals
+}  // namespace rocpd

@@ -1,11 +1,11 @@
-#include "intervals/sql_args.h"
+#include "analysis/sql_args.h"
 #include "common/terminal_text.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace rocpd::intervals {
+namespace rocpd::analysis {
 
 std::optional<int64_t> int64_arg(sqlite3_value* v, const char* fn, const char* what, const char* unit) {
   switch (sqlite3_value_type(v)) {
@@ -31,4 +31,4 @@ std::optional<int64_t> int64_arg(sqlite3_value* v, const char* fn, const char* w
   }
 }
 
-}  // namespace rocpd::intervals
+}  // namespace rocpd::analysis

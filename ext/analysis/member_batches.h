@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "common/big_alloc.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "members/progress.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 template <class Rows>
 class MemberBatches {
@@ -27,7 +27,7 @@ class MemberBatches {
   MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr, size_t per_core = 2)
       : conn_(conn), table_(table), compute_(compute), prepare_(prepare), per_core_(std::max<size_t>(1, per_core)) {}
 
-  // Starts over with `dbs` (intervals::member_dbs order).
+  // Starts over with `dbs` (member_dbs order).
   void start(std::vector<MemberRef> dbs) {
     dbs_ = std::move(dbs);
     next_ = 0;
@@ -47,7 +47,7 @@ class MemberBatches {
     const size_t end = std::min(dbs_.size(), next_ + (next_ == 0 ? cores : per_core_ * cores));
     const std::vector<MemberRef> part(dbs_.begin() + static_cast<std::ptrdiff_t>(next_),
                                       dbs_.begin() + static_cast<std::ptrdiff_t>(end));
-    const MemberSet set = member_set(conn_, part, table_);
+    const MemberSet set = open_members(conn_, part, table_);
     batch_.resize(part.size());
     federation::PoolProgress progress;
     if (set.registry && set.registry->progress)
@@ -100,4 +100,4 @@ class MemberBatches {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -5,7 +5,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 enum class CommClass { None, Compute, Comm };
 
@@ -23,4 +23,4 @@ inline CommClass kind_class(const StoredValue& kind) {
   return CommClass::None;
 }
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -10,9 +10,9 @@
 #include "members/member_query.h"
 #include "members/member_sql.h"
 #include "members/member_files.h"
-#include "summaries/op_groups.h"
+#include "analysis/op_groups.h"
 
-namespace rocpd::summaries {
+namespace rocpd::analysis {
 
 using federation::kOpsKind;
 using federation::SourceSql;
@@ -83,7 +83,7 @@ struct LocalKeyHash {
 
 struct LocalGroup {
   GroupFigures figures;
-  std::vector<intervals::Interval> raw;  // this member's non-empty op intervals
+  std::vector<Interval> raw;  // this member's non-empty op intervals
 };
 
 constexpr uint16_t kNullText = 0xFFFF;
@@ -283,7 +283,7 @@ class MemberScan {
       f.last_end = f.last_end ? std::max(*f.last_end, *end) : *end;
     }
     if (spec_.want_busy) {
-      const intervals::Interval iv = intervals::clip({*start, *end}, spec_.clip_lo, spec_.clip_hi);
+      const Interval iv = clip({*start, *end}, spec_.clip_lo, spec_.clip_hi);
       if (!iv.empty()) g.raw.push_back(iv);
     }
   }
@@ -337,7 +337,7 @@ class MemberScan {
     JobGroups out;
     for (auto& [key, g] : merged) {
       if (spec_.want_busy) {
-        auto busy = intervals::merge(g.raw);
+        auto busy = merge(g.raw);
         if (spec_.by_db && !spec_.busy_lists) {
           for (const auto& iv : busy) g.figures.busy_length += iv.length();
         } else {
@@ -396,7 +396,7 @@ void merge_into(JobGroups& job, JobGroups&& member, const GroupSpec& spec) {
     it->second.merge(std::move(figures), !spec.by_db);
     // Keep merged interval lists disjoint as they grow, so memory follows the busy intervals,
     // not the members.
-    if (!spec.by_db && spec.want_busy) it->second.busy = intervals::merge(it->second.busy);
+    if (!spec.by_db && spec.want_busy) it->second.busy = merge(it->second.busy);
   }
 }
 
@@ -410,4 +410,4 @@ void finish(JobGroups& job, const GroupSpec& spec) {
   }
 }
 
-}  // namespace rocpd::summaries
+}  // namespace rocpd::analysis

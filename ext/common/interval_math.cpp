@@ -1,8 +1,8 @@
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
 #include <algorithm>
 
-namespace rocpd::intervals {
+namespace rocpd {
 
 namespace {
 constexpr __int128 kMin = std::numeric_limits<int64_t>::min();
@@ -127,4 +127,4 @@ void IncrementalUnion::insert(Interval iv) {
   total_ += iv.length();
 }
 
-}  // namespace rocpd::intervals
+}  // namespace rocpd

@@ -15,10 +15,11 @@
 #include <vector>
 
 #include "common/sqlite_util.h"
-#include "intervals/interval_math.h"
-#include "summaries/busy_lists.h"
+#include "common/interval_math.h"
+#include "analysis/busy_lists.h"
+#include "analysis/query_members.h"
 
-namespace rocpd::intervals {
+namespace rocpd::analysis {
 
 // Constraint codes, one per xFilter argument, carried in idxStr (see plan_constraints).
 //   D db =      G gpu =
@@ -35,7 +36,7 @@ enum PlanBits : int {
 };
 
 // Column numbers of a table, -1 for columns it does not have.
-struct PlanColumns {
+struct WindowColumns {
   int db = -1, gpu = -1;
   int bucket_ns = -1, lo = -1, hi = -1, buckets = -1, kind = -1;  // hidden arguments
 };
@@ -43,7 +44,7 @@ struct PlanColumns {
 // xBestIndex for the three tables. Returns SQLITE_CONSTRAINT for plans that leave a hidden
 // argument unusable (SQLite then tries another plan, as in ext/misc/series.c). Only `db =` under
 // BINARY collation is used to select members; everything but the arguments is re-checked.
-int plan_constraints(sqlite3_index_info* info, const PlanColumns& cols);
+int plan_constraints(sqlite3_index_info* info, const WindowColumns& cols);
 
 // The selection an xFilter call decoded.
 struct OpsWindow {
@@ -61,14 +62,6 @@ struct OpsWindow {
 };
 
 OpsWindow decode_constraints(const char* table, const char* idx_str, int argc, sqlite3_value** argv);
-
-// A member to visit: its name and ordinal (temp.rocpd_members.rowid, stable while it is one).
-struct MemberRef {
-  std::string db;
-  int64_t ordinal = 0;
-};
-// The members to visit, in db order; only `db` when given.
-std::vector<MemberRef> member_dbs(sqlite3* conn, const std::optional<std::string>& db);
 
 // First and last timestamp of the whole job (all members), for aligning buckets.
 std::optional<Interval> job_range(sqlite3* conn);
@@ -112,7 +105,7 @@ class BusyReader {
 
  private:
   std::vector<std::string> order_;
-  std::map<std::string, std::vector<summaries::GpuBusyList>> batch_;
+  std::map<std::string, std::vector<GpuBusyList>> batch_;
   bool use_sql_ = false;
 };
 
@@ -128,4 +121,4 @@ class RowNumbering {
   int64_t slots_member_ = -1;
 };
 
-}  // namespace rocpd::intervals
+}  // namespace rocpd::analysis

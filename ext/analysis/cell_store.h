@@ -10,7 +10,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
 struct Cell {
   union {
@@ -85,4 +85,4 @@ class CellStore {
   std::vector<const std::string*> strings_;
 };
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace rocpd::ranks {
+namespace rocpd::analysis {
 
 // From the kernel name (any case, mangled or not, read up to its first NUL):
 //   ncclDevKernel_<Op>_..., ncclKernel_<Op>_...  -> <Op>        (AllReduce, AllGather, SendRecv, Generic...)
@@ -14,4 +14,4 @@ namespace rocpd::ranks {
 // An empty name gives "".
 std::string collective_family(std::string_view name);
 
-}  // namespace rocpd::ranks
+}  // namespace rocpd::analysis

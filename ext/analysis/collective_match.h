@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace rocpd::ranks {
+namespace rocpd::analysis {
 
 struct Collective {
   uint32_t participant = 0;  // dense id of (member, pid, gpu)
@@ -35,4 +35,4 @@ struct MatchedCollective {
 std::vector<MatchedCollective> match_collectives(std::span<const Collective> in, const char* table,
                                                  void (*poll)(const void*) = nullptr, const void* poll_arg = nullptr);
 
-}  // namespace rocpd::ranks
+}  // namespace rocpd::analysis

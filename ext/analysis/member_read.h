@@ -12,15 +12,14 @@
 #include "common/corr_slots.h"
 #include "common/sqlite_util.h"
 #include "canonical/member.h"
-#include "diagnosis/cell_store.h"
+#include "analysis/cell_store.h"
 #include "members/member_columns.h"
 #include "members/registry.h"
-#include "intervals/ops_window.h"
+#include "analysis/ops_window.h"
+#include "analysis/query_members.h"
 
-namespace rocpd::diagnosis {
+namespace rocpd::analysis {
 
-using intervals::GpuKey;
-using intervals::MemberRef;
 
 // Constraint codes in idxStr, one per xFilter argument: D db =, G gpu =, and the hidden
 // arguments T (threshold_ns), L (lo), H (hi), P (pattern: a LIKE pattern of step names).
@@ -111,13 +110,6 @@ void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted
   }
 }
 
-// The registry of `conn` and its members named in `dbs` (member_dbs order), for MemberPool.
-struct MemberSet {
-  std::shared_ptr<federation::Registry> registry;
-  std::vector<federation::MemberPtr> members;
-};
-MemberSet member_set(sqlite3* conn, const std::vector<MemberRef>& dbs, const char* table);
-
 // A member's launch calls by the slot of their correlation id in `wanted`, read by MemberColumns:
 // of the calls with an op's correlation id, the one with the earliest start (then the smallest
 // api_id) is its launch; calls whose start is NULL are no launches. With `with_thread`, the
@@ -129,4 +121,4 @@ struct MemberLaunches {
 MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
                                     bool with_thread, const char* table, const federation::Profile* profile = nullptr);
 
-}  // namespace rocpd::diagnosis
+}  // namespace rocpd::analysis
