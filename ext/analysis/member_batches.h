@@ -27,7 +27,7 @@ class MemberBatches {
   MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr, size_t per_core = 2)
       : conn_(conn), table_(table), compute_(compute), prepare_(prepare), per_core_(std::max<size_t>(1, per_core)) {}
 
-  // Starts over with `dbs` (member_dbs order).
+  // Starts over with `dbs` (query_members order).
   void start(std::vector<MemberRef> dbs) {
     dbs_ = std::move(dbs);
     next_ = 0;

@@ -1,5 +1,5 @@
-// Shared by the diagnosis tables: query plans (db, gpu and the hidden arguments), column readers
-// with exact error texts, and the launch calls of a member read in one pass.
+// Reading a member's rows for an analysis table: query plans (db, gpu and the hidden arguments),
+// column readers with exact error texts, and the launch calls of a member read in one pass.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -1,5 +1,5 @@
 // An eponymous-only virtual table whose rows are computed per member on every core
-// (diagnosis/member_batches.h), a batch of members at a time: the module shared by
+// (analysis/member_batches.h), a batch of members at a time: the module shared by
 // rocpd_op_launches, rocpd_queue_steps and rocpd_comm_classes. Pushdown: db = (BINARY; only that
 // member is read, SQLite re-checks); every other constraint is SQLite's, so the table answers like
 // a plain table with the same rows.

@@ -95,7 +95,7 @@ struct GpuBusy {
 std::vector<GpuBusy> load_busy(sqlite3* conn, const std::string& db, const OpsWindow& window, const char* table);
 
 // load_busy for many members in turn: the members a scan will visit (start()) are read a batch at
-// a time on every core by the summary engine (summaries/busy_lists.h), so memory holds one batch's
+// a time on every core by the summary engine (analysis/busy_lists.h), so memory holds one batch's
 // busy lists; load() hands a member's out, or reads it through SQL with load_busy (same rows) once
 // the engine could not answer exactly (hostile values).
 class BusyReader {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/like_pattern.h"
 #include "members/member_columns.h"
 
 namespace rocpd::analysis {
@@ -11,6 +12,13 @@ std::string default_step_pattern(sqlite3* conn) {
   if (!step(s.get(), "reading rocpd_step_pattern()") || sqlite3_column_type(s.get(), 0) != SQLITE_TEXT)
     return kDefaultStepPattern;
   return std::string(column_text(s.get(), 0));
+}
+
+bool step_pattern_arg(sqlite3_value* v, const char* table, std::string& pattern) {
+  auto given = like_pattern_arg(v, table, "step_pattern", kDefaultStepPattern);
+  if (!given) return false;
+  pattern = std::move(*given);
+  return true;
 }
 
 std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Member& m, sqlite3* conn,

@@ -18,6 +18,10 @@ inline constexpr const char* kDefaultStepPattern = "ProfilerStep#%";
 // The pattern the step tables take when given none: the connection's rocpd_step_pattern()
 // (ext/ranks/rocpd_step_pattern.cpp; kDefaultStepPattern unless set).
 std::string default_step_pattern(sqlite3* conn);
+// A step pattern argument (the step_pattern of rocpd_critical_path and rocpd_what_if): NULL keeps
+// the default (false), text is taken (true), anything else is the error "<table>: step_pattern
+// must be text (a LIKE pattern such as 'ProfilerStep#%')".
+bool step_pattern_arg(sqlite3_value* v, const char* table, std::string& pattern);
 
 struct StepRange {
   GpuKey tid;

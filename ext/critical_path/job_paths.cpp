@@ -25,7 +25,7 @@ struct Participant {
 };
 
 // The job's collectives matched across members as rocpd_collectives matches them
-// (ranks/collective_match.h): per matched instance its participants, and for every collective the
+// (analysis/collective_match.h): per matched instance its participants, and for every collective the
 // participant whose arrival binds its end (the last to start at or before that end; itself for a
 // collective no other rank matched).
 struct Matching {

@@ -134,7 +134,7 @@ class Builder {
     std::array<ValueKey, 4> last_lane_key{};
     analysis::TokenNames op_names;
     std::vector<int32_t> family_of_name;  // per name id: -2 unknown, -1 no collective, else its family
-    // A collective's family (ranks/collective_family.h), member-local; -1 for other kernels.
+    // A collective's family (analysis/collective_family.h), member-local; -1 for other kernels.
     auto family_of = [&](const StoredValue& name) -> int32_t {
       if (analysis::kernel_class(name) != analysis::CommClass::Comm) return -1;
       const std::string_view text(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
@@ -185,7 +185,7 @@ class Builder {
           family = family_of(name);
         }
         if (family >= 0) {
-          // Every collective is matched across members (ranks/collective_match.h) as rocpd_collectives
+          // Every collective is matched across members (analysis/collective_match.h) as rocpd_collectives
           // matches them, those that cannot be placed in the graph (end before start) too.
           op.kind = Kind::CollectiveWait;
           MemberCollective c;

@@ -10,7 +10,7 @@
 
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
-#include "critical_path/sql_names.h"
+#include "critical_path/register.h"
 #include "analysis/step_ranges.h"
 
 namespace rocpd::critical_path {
@@ -74,7 +74,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
     sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
     c->pattern = analysis::default_step_pattern(conn);
     c->pattern_given = false;
-    if (idx_num == 1 && argc == 1) c->pattern_given = step_pattern_arg(argv[0], kTable, c->pattern);
+    if (idx_num == 1 && argc == 1) c->pattern_given = analysis::step_pattern_arg(argv[0], kTable, c->pattern);
     c->paths = job_critical_paths(conn, c->pattern, kTable);
     c->row = 0;
     return SQLITE_OK;

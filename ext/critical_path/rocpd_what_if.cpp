@@ -13,7 +13,7 @@
 #include "common/like_pattern.h"
 #include "common/vtab_util.h"
 #include "critical_path/job_paths.h"
-#include "critical_path/sql_names.h"
+#include "critical_path/register.h"
 #include "analysis/step_ranges.h"
 
 namespace rocpd::critical_path {
@@ -96,7 +96,7 @@ int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3
         args[arg] = argv[k++];
       }
     c->step_pattern = analysis::default_step_pattern(conn);
-    if (args[0]) step_pattern_arg(args[0], kTable, c->step_pattern);
+    if (args[0]) analysis::step_pattern_arg(args[0], kTable, c->step_pattern);
     auto name_pattern = args[1] ? like_pattern_arg(args[1], kTable, "name_pattern", "Cijk%") : std::nullopt;
     if (!name_pattern)
       throw Error(fmt::format("{}: name_pattern must be text (a LIKE pattern of op, range or call names such as 'Cijk%')",

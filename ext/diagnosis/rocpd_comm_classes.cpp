@@ -3,7 +3,7 @@
 // (sql/views/60_rocpd_comm_overlap.sql, docs/diagnosis.md): compute_ops, comm_ops, and the union
 // lengths compute_ns, comm_ns and both_ns (compute and comm together). Computed per member on
 // every core from direct member reads, each distinct kernel name classified once.
-// Pushdown and module: diagnosis/member_rows_table.h. Rowid: member_row_id (the gpu's index within
+// Pushdown and module: analysis/member_rows_table.h. Rowid: member_row_id (the gpu's index within
 // the member, in gpu order).
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "common/terminal_text.h"
 #include "analysis/member_read.h"
 #include "analysis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
 #include "common/interval_math.h"
 
@@ -36,7 +36,7 @@ struct GpuRow {
   int64_t compute_ns = 0, comm_ns = 0, both_ns = 0;
 };
 
-// interval_union's reading of a start or end (intervals/sql_args.h int64_arg), with its errors:
+// interval_union's reading of a start or end (analysis/sql_args.h int64_arg), with its errors:
 // the view passed the values to interval_union.
 std::optional<int64_t> union_time(const StoredValue& v, const char* what) {
   if (v.type == SQLITE_INTEGER) return v.i;

@@ -16,7 +16,7 @@
 #include "common/vtab_util.h"
 #include "analysis/member_read.h"
 #include "diagnosis/idle_math.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"

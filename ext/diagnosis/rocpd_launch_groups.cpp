@@ -25,7 +25,7 @@
 #include "common/vtab_util.h"
 #include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "members/progress.h"

@@ -3,7 +3,7 @@
 // values, its counters summed per name as one JSON object, and its launch stack. Computed per
 // member on every core: the member's counter rows (rocpd_counters) grouped in memory, then the
 // stacks of the kernels they name only (diagnosis/launch_stacks.h). Pushdown and module:
-// diagnosis/member_rows_table.h; rowids: the member's ordinal above the row's index.
+// analysis/member_rows_table.h; rowids: the member's ordinal above the row's index.
 //
 // It gives exactly the rows of the SQL it replaced:
 //   per_counter: SELECT db, pid, op_id, counter, sum(value) FROM rocpd_counters
@@ -25,7 +25,7 @@
 
 #include "diagnosis/launch_stacks.h"
 #include "analysis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "diagnosis/sql_order.h"
 #include "formats/adapter.h"
 

@@ -4,7 +4,7 @@
 // compute kernels, communication kernels (rocpd_comm_classes' test), copies and fills, other ops,
 // their overlaps, busy and idle time, and their shares of the span (docs/diagnosis.md).
 // Computed per member on every core from one read of its ops and one of its marker ranges.
-// Pushdown and module: diagnosis/member_rows_table.h (db =, gpu = and the pattern argument).
+// Pushdown and module: analysis/member_rows_table.h (db =, gpu = and the pattern argument).
 // Rowids: member ordinal, gpu slot, row index within the gpu (0 for the whole gpu, 1.. for its
 // steps), as ops_window.h's RowNumbering: unchanged by a gpu constraint.
 #include <algorithm>
@@ -17,7 +17,7 @@
 #include "analysis/comm_class.h"
 #include "analysis/member_read.h"
 #include "analysis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "analysis/step_ranges.h"
 #include "common/interval_math.h"
 #include "members/member_columns.h"

@@ -11,7 +11,7 @@
 #include "common/state_blob.h"
 #include "intervals/interval_state.h"
 #include "analysis/sql_args.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
 

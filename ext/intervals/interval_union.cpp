@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/interval_math.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 #include "analysis/sql_args.h"
 
 namespace rocpd::intervals {

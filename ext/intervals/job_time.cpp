@@ -12,7 +12,7 @@
 
 #include "analysis/ops_window.h"
 #include "analysis/sql_args.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
 

@@ -23,7 +23,7 @@
 
 #include "common/vtab_util.h"
 #include "analysis/ops_window.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
 

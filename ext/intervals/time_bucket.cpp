@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "analysis/sql_args.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
 

@@ -42,7 +42,7 @@ struct MemberCollectives {
 };
 
 struct JobCollectives {
-  std::vector<MemberRef> members;             // analysis::member_dbs order
+  std::vector<MemberRef> members;             // analysis::query_members order
   std::vector<MemberCollectives> per_member;  // same order
   std::vector<std::string> families;
   std::vector<uint32_t> participant_member;   // per participant: index into members

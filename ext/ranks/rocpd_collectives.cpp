@@ -10,7 +10,7 @@
 
 #include "common/vtab_util.h"
 #include "ranks/job_collectives.h"
-#include "ranks/sql_names.h"
+#include "ranks/register.h"
 
 namespace rocpd::ranks {
 

@@ -12,7 +12,7 @@
 
 #include "common/like_pattern.h"
 #include "analysis/step_ranges.h"
-#include "ranks/sql_names.h"
+#include "ranks/register.h"
 
 namespace rocpd::ranks {
 namespace {

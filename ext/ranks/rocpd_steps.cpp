@@ -18,7 +18,7 @@
 #include "members/member_columns.h"
 #include "members/member_pool.h"
 #include "ranks/job_collectives.h"
-#include "ranks/sql_names.h"
+#include "ranks/register.h"
 
 namespace rocpd::ranks {
 
