@@ -1,4 +1,4 @@
-#include "formats/kineto_queue.h"
+#include "formats/kineto/kineto_queue.h"
 
 namespace rocpd::kineto {
 

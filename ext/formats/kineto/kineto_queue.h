@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "formats/kineto_rows.h"
+#include "formats/kineto/kineto_rows.h"
 
 namespace rocpd::kineto {
 

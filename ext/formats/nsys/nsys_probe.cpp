@@ -5,7 +5,7 @@
 // column it lacks reads NULL and gets a line in rocpd_members.notes. Refused are only files whose
 // rows could not be read exactly: keys that could repeat, columns hiding rowids, processes whose
 // correlation ids collide.
-#include "formats/nsys_probe.h"
+#include "formats/nsys/nsys_probe.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "formats/kineto_json_stream.h"
+#include "formats/kineto/kineto_json_stream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,11 +1,11 @@
 // PyTorch profiler (Kineto) Chrome-trace JSON, read through the tables the import writes
 // (schema/kineto.sql): kineto_ops -> rocpd_ops / rocpd_kernels / rocpd_copies, kineto_calls ->
 // rocpd_apis, kineto_counters -> rocpd_counters. Every column mapping is in docs/formats.md.
-#include "formats/kineto.h"
+#include "formats/kineto/kineto.h"
 
 #include <fmt/format.h>
 
-#include "formats/kineto_link.h"
+#include "formats/kineto/kineto_link.h"
 #include "formats/probe_util.h"
 
 namespace rocpd::federation {

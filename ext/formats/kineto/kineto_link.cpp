@@ -1,4 +1,4 @@
-#include "formats/kineto_link.h"
+#include "formats/kineto/kineto_link.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "formats/kineto_rows.h"
+#include "formats/kineto/kineto_rows.h"
 
 #include <fmt/format.h>
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "formats/nsys.h"
+#include "formats/nsys/nsys.h"
 
 namespace rocpd::federation {
 

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "common/sqlite_util.h"
-#include "formats/kineto_link.h"
+#include "formats/kineto/kineto_link.h"
 
 namespace rocpd::kineto {
 

@@ -11,11 +11,11 @@
 // tables have no keys: every row is numbered by its rowid. Correlation ids repeat across the
 // processes of one report, so the canonical correlation_id is (pid << 32) | correlationId: unique
 // within the member, equal for a kernel and its launch exactly when nsys's own reports pair them.
-#include "formats/nsys.h"
+#include "formats/nsys/nsys.h"
 
 #include <fmt/format.h>
 
-#include "formats/nsys_probe.h"
+#include "formats/nsys/nsys_probe.h"
 
 namespace rocpd::federation {
 

@@ -1,4 +1,4 @@
-#include "formats/kineto_object_keys.h"
+#include "formats/kineto/kineto_object_keys.h"
 
 #include <cstring>
 #include <functional>

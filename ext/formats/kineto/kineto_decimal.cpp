@@ -1,4 +1,4 @@
-#include "formats/kineto_decimal.h"
+#include "formats/kineto/kineto_decimal.h"
 
 namespace rocpd::kineto {
 

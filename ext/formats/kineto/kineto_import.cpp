@@ -3,7 +3,7 @@
 // the host thread stores (RowWriter, kineto_rows.h), keeps the top-level keys as metadata, and
 // refuses what it cannot store faithfully. kineto_link.cpp then links what the events' order
 // could not. Parsing and storing take about the same time: side by side they take half.
-#include "formats/kineto_import.h"
+#include "formats/kineto/kineto_import.h"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
@@ -21,12 +21,12 @@
 #include <system_error>
 #include <thread>
 
-#include "formats/kineto_decimal.h"
-#include "formats/kineto_json_stream.h"
-#include "formats/kineto_link.h"
-#include "formats/kineto_object_keys.h"
-#include "formats/kineto_queue.h"
-#include "formats/kineto_rows.h"
+#include "formats/kineto/kineto_decimal.h"
+#include "formats/kineto/kineto_json_stream.h"
+#include "formats/kineto/kineto_link.h"
+#include "formats/kineto/kineto_object_keys.h"
+#include "formats/kineto/kineto_queue.h"
+#include "formats/kineto/kineto_rows.h"
 
 namespace rocpd::kineto {
 
