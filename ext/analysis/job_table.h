@@ -92,7 +92,10 @@ class JobTable {
     return guard(cur->pVtab, [&] {
       std::array<sqlite3_value*, kArgs + 1> args{};
       for (int arg = 0, n = 0; arg < kArgs; ++arg)
-        if ((idx_num & (1 << arg)) && n < argc) args[static_cast<size_t>(arg)] = argv[n++];
+        if (idx_num & (1 << arg)) {
+          if (n >= argc) throw Error(fmt::format("{}: inconsistent query plan", Def::kTableName));
+          args[static_cast<size_t>(arg)] = argv[n++];
+        }
       c->scan = std::make_unique<Scan>();
       c->row = 0;
       Def::compute(static_cast<Table*>(cur->pVtab)->conn, std::span<sqlite3_value* const>(args.data(), kArgs), *c->scan);
