@@ -41,26 +41,16 @@ class JobTable {
   using Scan = typename Def::Scan;
   static constexpr int kArgs = Def::kArgCount;
 
-  struct Table : sqlite3_vtab {
-    sqlite3* conn;
-  };
+  using Table = ConnVtab;
   struct Cursor : sqlite3_vtab_cursor {
     std::unique_ptr<Scan> scan;
     size_t row = 0;
   };
 
   static int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-    return guard(err, [&] {
-      int rc = sqlite3_declare_vtab(db, Def::kSchema);
-      if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-      sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-      auto table = std::make_unique<Table>();
-      *static_cast<sqlite3_vtab*>(table.get()) = {};
-      table->conn = db;
-      *out = table.release();
-      return SQLITE_OK;
-    });
+    return connect_direct_only(db, Def::kSchema, out, err);
   }
+
 
   static int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
     std::array<int, kArgs + 1> slot;  // +1: a table without arguments
@@ -130,18 +120,7 @@ class JobTable {
   }
 
   static sqlite3_module make_module() {
-    sqlite3_module m{};
-    m.xConnect = connect;
-    m.xBestIndex = best_index;
-    m.xDisconnect = vtab_disconnect<Table>;
-    m.xOpen = vtab_open<Cursor>;
-    m.xClose = vtab_close<Cursor>;
-    m.xFilter = filter;
-    m.xNext = next;
-    m.xEof = eof;
-    m.xColumn = column;
-    m.xRowid = rowid;
-    return m;
+    return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid);
   }
 };
 
