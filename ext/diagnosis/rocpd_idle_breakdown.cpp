@@ -43,9 +43,7 @@ struct Row {
   uint64_t index = 0;  // within the gpu
 };
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
+using Table = ConnVtab;
 
 struct Params {
   std::optional<int64_t> gpu;
@@ -197,20 +195,12 @@ struct Cursor : sqlite3_vtab_cursor {
 };
 
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(
-        db,
-        "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
-        "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
-        "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
+  return connect_direct_only(
+      db,
+      "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
+      "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
+      "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)",
+      out, err);
 }
 
 int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -287,20 +277,7 @@ int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   });
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
+sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
 const sqlite3_module kModule = make_module();
 
 }  // namespace
