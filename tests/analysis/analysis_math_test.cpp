@@ -1,6 +1,6 @@
-// The pure parts of the ranks capability against brute force: collective families by name, the
-// matching of collectives across participants (random sets with disagreeing counts, ties, several
-// families, overflow), and the clipped length of merged intervals (common/interval_math.h, what
+// The pure algorithms of the analysis base (ext/analysis) against brute force: collective families
+// by name, the matching of collectives across participants (random sets with disagreeing counts,
+// ties, several families, overflow), and the clipped length of merged intervals (common/interval_math.h, what
 // rocpd_steps and rocpd_time_breakdown take of a busy list).
 #include <gtest/gtest.h>
 
