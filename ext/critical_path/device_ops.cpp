@@ -6,6 +6,8 @@
 
 namespace rocpd::critical_path {
 
+using namespace analysis;
+
 DeviceOps device_ops(const Graph& g, const std::function<void()>& tick) {
   DeviceOps d;
   d.proc_devices.resize(g.proc_pid.size());

@@ -12,10 +12,12 @@
 #include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
-#include "intervals/ops_window.h"
-#include "ranks/collective_match.h"
+#include "analysis/ops_window.h"
+#include "analysis/collective_match.h"
 
 namespace rocpd::critical_path {
+
+using namespace analysis;
 namespace {
 
 struct Participant {
@@ -23,7 +25,7 @@ struct Participant {
 };
 
 // The job's collectives matched across members as rocpd_collectives matches them
-// (ranks/collective_match.h): per matched instance its participants, and for every collective the
+// (analysis/collective_match.h): per matched instance its participants, and for every collective the
 // participant whose arrival binds its end (the last to start at or before that end; itself for a
 // collective no other rank matched).
 struct Matching {
@@ -46,7 +48,7 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
   };
   std::map<std::pair<uint32_t, std::string>, uint32_t> family_index;  // (run, family): runs never match
   std::map<std::tuple<uint32_t, Key, Key>, uint32_t> participants;  // (member, pid, gpu)
-  std::vector<ranks::Collective> all;
+  std::vector<analysis::Collective> all;
   std::vector<Participant> where;
   mt.instance_of.resize(per_member.size());
   mt.binding.resize(per_member.size());
@@ -66,7 +68,7 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
     }
   }
   federation::InterruptWatch host(conn);
-  const auto matched = ranks::match_collectives(
+  const auto matched = analysis::match_collectives(
       all, table, [](const void* w) { static_cast<federation::InterruptWatch*>(const_cast<void*>(w))->check(); }, &host);
   std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
   for (size_t n = 0; n < matched.size(); ++n) {
@@ -102,7 +104,7 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
                                       const PathsRequest& paths, const char* table) {
   std::vector<MemberPaths> out(members.size());
   if (members.empty()) return out;
-  const diagnosis::MemberSet set = diagnosis::member_set(conn, members, table);
+  const analysis::MemberSet set = analysis::open_members(conn, members, table);
   federation::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats unless the member's profile gives it
@@ -202,7 +204,7 @@ class PathWriter {
 
 JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const char* table) {
   JobPaths out;
-  out.members = intervals::member_dbs(conn, std::nullopt);
+  out.members = analysis::query_members(conn, std::nullopt);
   GraphRequest request;
   request.step_pattern = pattern;
   out.runs = job_runs(conn, out.members);
@@ -263,6 +265,126 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
   return out;
 }
 
+namespace {
+
+// An instant of a job step's windows (one member step each) in the what-if sweep.
+struct SweepItem {
+  int64_t t;       // measured time
+  int type;        // 0: an output, 1: a cut
+  uint32_t window, index;
+};
+
+using StepWindows = std::vector<std::pair<uint32_t, uint32_t>>;  // (member, step) per window
+
+// The predicted ends of every window of one step (`outputs`), given the windows' matrices: the
+// predicted arrivals of the collectives and the windows' cuts are recomputed in time order.
+void sweep_what_if(const std::vector<MemberPaths>& per_member, const Matching& mt, const StepWindows& steps,
+                   const std::vector<SweepItem>& items, double factor,
+                   std::map<std::pair<uint32_t, uint32_t>, int64_t>& arrival, std::vector<std::vector<int64_t>>& outputs,
+                   std::vector<std::vector<int64_t>>& cuts, federation::InterruptWatch& host) {
+  // In time order every value depends on earlier ones only, but for paths of zero length between
+  // items of one instant: sweep again until nothing changes.
+  for (size_t sweep = 0; sweep < items.size() + 1; ++sweep) {
+    host.check();
+    bool changed = false;
+    for (const SweepItem& it : items) {
+      const auto [m, s] = steps[it.window];
+      const StepMatrix& mx = per_member[m].matrices[s];
+      int64_t value = kNeg;
+      if (it.type == 1) {
+        const uint32_t r = mx.inputs[it.index];
+        const int32_t inst = mt.instance_of[m][r];
+        const auto& own = per_member[m].collectives[r];
+        const Participant b = mt.binding[m][r];
+        int64_t work = own.end - mt.row(b).start;
+        if (per_member[m].collective_scaled[r]) work = scaled_lag(work, factor);
+        const Participant self{m, r};
+        const std::span<const Participant> parts =
+            inst >= 0 ? std::span<const Participant>(mt.instances[static_cast<size_t>(inst)]) : std::span(&self, 1);
+        for (const Participant& p : parts) {
+          const auto& pr = mt.row(p);
+          if (pr.start > own.end) continue;
+          auto a = arrival.find({p.member, p.row});
+          const int64_t at = a == arrival.end() ? pr.start : a->second;
+          value = std::max(value, saturated_add(at, work));
+        }
+        if (value != cuts[it.window][it.index]) {
+          cuts[it.window][it.index] = value;
+          changed = true;
+        }
+      } else {
+        const size_t inputs = mx.inputs.size();
+        value = mx.base[it.index];
+        for (size_t i = 0; i < inputs; ++i) {
+          const int64_t d = mx.d[it.index * inputs + i], c = cuts[it.window][i];
+          if (d != kNeg && c != kNeg) value = std::max(value, saturated_add(c, d));
+        }
+        if (value != outputs[it.window][it.index]) {
+          outputs[it.window][it.index] = value;
+          changed = true;
+        }
+        if (it.index < mx.outputs.size()) arrival[{m, mx.outputs[it.index]}] = value;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+// One row of rocpd_what_if: job step k (its windows `steps`) measured, and predicted with the ops
+// matching the pattern scaled by `factor`.
+WhatIfRow what_if_step(const std::vector<MemberPaths>& per_member, const JobRuns& runs, const Matching& mt,
+                       const StepKey& k, const StepWindows& steps, double factor, const std::string& name_pattern,
+                       const char* table, federation::InterruptWatch& host) {
+  WhatIfRow row;
+  row.run = k.first;
+  if (const std::string* label = runs.label(k.first)) row.run_label = *label;
+  row.step = k.second;
+  row.start = INT64_MAX;
+  row.measured_end = INT64_MIN;
+  row.ranks = static_cast<int64_t>(steps.size());
+  // Predicted arrivals of the collectives arriving inside a window, and the windows' cuts.
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> arrival;  // (member, row) -> predicted start
+  std::vector<SweepItem> items;
+  std::vector<std::vector<int64_t>> outputs(steps.size()), cuts(steps.size());
+  for (uint32_t w = 0; w < steps.size(); ++w) {
+    const auto [m, s] = steps[w];
+    const MemberPaths& pm = per_member[m];
+    const MemberStep& st = pm.steps[s];
+    const StepMatrix& mx = pm.matrices[s];
+    row.start = std::min(row.start, st.start);
+    row.measured_end = std::max(row.measured_end, st.end);
+    row.matches += mx.matches;
+    row.inferred += st.inferred;
+    const std::string& name = st.name == kNone ? std::string() : pm.names[st.name];
+    if (w == 0 || name < row.name) row.name = name;
+    outputs[w] = mx.base;
+    cuts[w].assign(mx.inputs.size(), kNeg);
+    const auto& rows = pm.collectives;
+    for (uint32_t o = 0; o < mx.outputs.size(); ++o) {
+      items.push_back({rows[mx.outputs[o]].start, 0, w, o});
+      arrival[{m, mx.outputs[o]}] = rows[mx.outputs[o]].start;
+    }
+    items.push_back({st.end, 0, w, static_cast<uint32_t>(mx.outputs.size())});
+    for (uint32_t i = 0; i < mx.inputs.size(); ++i) items.push_back({rows[mx.inputs[i]].end, 1, w, i});
+  }
+  std::sort(items.begin(), items.end(),
+            [](const SweepItem& a, const SweepItem& b) {
+              return std::tie(a.t, a.type, a.window, a.index) < std::tie(b.t, b.type, b.window, b.index);
+            });
+  sweep_what_if(per_member, mt, steps, items, factor, arrival, outputs, cuts, host);
+  row.predicted_end = INT64_MIN;
+  for (uint32_t w = 0; w < steps.size(); ++w) row.predicted_end = std::max(row.predicted_end, outputs[w].back());
+  // Saturated sums (member_graph.h) reach kTimeLimit only when the factor made some path too long.
+  if (row.predicted_end >= kTimeLimit)
+    throw Error(fmt::format("{}: {}step {}: the predicted step end lies beyond 2^62 ns (146 years): factor {} makes "
+                            "the ops, ranges or calls matching '{}' too long to predict",
+                            table, row.run_label ? "run '" + *row.run_label + "' " : std::string(), row.step, factor,
+                            name_pattern));
+  return row;
+}
+
+}  // namespace
+
 std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_pattern, const std::string& name_pattern,
                                    double factor, const char* table) {
   GraphRequest request;
@@ -272,7 +394,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
   paths.walk = false;
   paths.matrices = true;
   paths.factor = factor;
-  const std::vector<MemberRef> members = intervals::member_dbs(conn, std::nullopt);
+  const std::vector<MemberRef> members = analysis::query_members(conn, std::nullopt);
   const JobRuns runs = job_runs(conn, members);
   const std::vector<MemberPaths> per_member = read_members(conn, members, request, paths, table);
   const Matching mt = match_job(per_member, runs, conn, table);
@@ -280,100 +402,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
   std::vector<WhatIfRow> out;
   for (const auto& [k, steps] : job_steps(per_member, runs)) {
     host.check();
-    WhatIfRow row;
-    row.run = k.first;
-    if (const std::string* label = runs.label(k.first)) row.run_label = *label;
-    row.step = k.second;
-    row.start = INT64_MAX;
-    row.measured_end = INT64_MIN;
-    row.ranks = static_cast<int64_t>(steps.size());
-    // Predicted arrivals of the collectives arriving inside a window, and the windows' cuts.
-    std::map<std::pair<uint32_t, uint32_t>, int64_t> arrival;  // (member, row) -> predicted start
-    struct Item {
-      int64_t t;       // measured time
-      int type;        // 0: an output, 1: a cut
-      uint32_t window, index;
-    };
-    std::vector<Item> items;
-    std::vector<std::vector<int64_t>> outputs(steps.size()), cuts(steps.size());
-    for (uint32_t w = 0; w < steps.size(); ++w) {
-      const auto [m, s] = steps[w];
-      const MemberPaths& pm = per_member[m];
-      const MemberStep& st = pm.steps[s];
-      const StepMatrix& mx = pm.matrices[s];
-      row.start = std::min(row.start, st.start);
-      row.measured_end = std::max(row.measured_end, st.end);
-      row.matches += mx.matches;
-      row.inferred += st.inferred;
-      const std::string& name = st.name == kNone ? std::string() : pm.names[st.name];
-      if (w == 0 || name < row.name) row.name = name;
-      outputs[w] = mx.base;
-      cuts[w].assign(mx.inputs.size(), kNeg);
-      const auto& rows = pm.collectives;
-      for (uint32_t o = 0; o < mx.outputs.size(); ++o) {
-        items.push_back({rows[mx.outputs[o]].start, 0, w, o});
-        arrival[{m, mx.outputs[o]}] = rows[mx.outputs[o]].start;
-      }
-      items.push_back({st.end, 0, w, static_cast<uint32_t>(mx.outputs.size())});
-      for (uint32_t i = 0; i < mx.inputs.size(); ++i) items.push_back({rows[mx.inputs[i]].end, 1, w, i});
-    }
-    std::sort(items.begin(), items.end(),
-              [](const Item& a, const Item& b) { return std::tie(a.t, a.type, a.window, a.index) < std::tie(b.t, b.type, b.window, b.index); });
-    // In time order every value depends on earlier ones only, but for paths of zero length between
-    // items of one instant: sweep again until nothing changes.
-    for (size_t sweep = 0; sweep < items.size() + 1; ++sweep) {
-      host.check();
-      bool changed = false;
-      for (const Item& it : items) {
-        const auto [m, s] = steps[it.window];
-        const StepMatrix& mx = per_member[m].matrices[s];
-        int64_t value = kNeg;
-        if (it.type == 1) {
-          const uint32_t r = mx.inputs[it.index];
-          const int32_t inst = mt.instance_of[m][r];
-          const auto& own = per_member[m].collectives[r];
-          const Participant b = mt.binding[m][r];
-          int64_t work = own.end - mt.row(b).start;
-          if (per_member[m].collective_scaled[r]) work = scaled_lag(work, factor);
-          const Participant self{m, r};
-          const std::span<const Participant> parts =
-              inst >= 0 ? std::span<const Participant>(mt.instances[static_cast<size_t>(inst)]) : std::span(&self, 1);
-          for (const Participant& p : parts) {
-            const auto& pr = mt.row(p);
-            if (pr.start > own.end) continue;
-            auto a = arrival.find({p.member, p.row});
-            const int64_t at = a == arrival.end() ? pr.start : a->second;
-            value = std::max(value, saturated_add(at, work));
-          }
-          if (value != cuts[it.window][it.index]) {
-            cuts[it.window][it.index] = value;
-            changed = true;
-          }
-        } else {
-          const size_t inputs = mx.inputs.size();
-          value = mx.base[it.index];
-          for (size_t i = 0; i < inputs; ++i) {
-            const int64_t d = mx.d[it.index * inputs + i], c = cuts[it.window][i];
-            if (d != kNeg && c != kNeg) value = std::max(value, saturated_add(c, d));
-          }
-          if (value != outputs[it.window][it.index]) {
-            outputs[it.window][it.index] = value;
-            changed = true;
-          }
-          if (it.index < mx.outputs.size()) arrival[{m, mx.outputs[it.index]}] = value;
-        }
-      }
-      if (!changed) break;
-    }
-    row.predicted_end = INT64_MIN;
-    for (uint32_t w = 0; w < steps.size(); ++w) row.predicted_end = std::max(row.predicted_end, outputs[w].back());
-    // Saturated sums (member_graph.h) reach kTimeLimit only when the factor made some path too long.
-    if (row.predicted_end >= kTimeLimit)
-      throw Error(fmt::format("{}: {}step {}: the predicted step end lies beyond 2^62 ns (146 years): factor {} makes "
-                              "the ops, ranges or calls matching '{}' too long to predict",
-                              table, row.run_label ? "run '" + *row.run_label + "' " : std::string(), row.step, factor,
-                              name_pattern));
-    out.push_back(std::move(row));
+    out.push_back(what_if_step(per_member, runs, mt, k, steps, factor, name_pattern, table, host));
   }
   return out;
 }

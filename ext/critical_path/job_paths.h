@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "critical_path/member_paths.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 
 namespace rocpd::critical_path {
 
-using diagnosis::MemberRef;
+using analysis::MemberRef;
+
+using analysis::MemberRef;
 
 // A job step: its run (0 for the unlabelled members, else 1 + the label's index in JobRuns) and
 // its number in the run, from 0.

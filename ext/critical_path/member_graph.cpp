@@ -17,12 +17,14 @@
 #include "critical_path/gpu_waits.h"
 #include "critical_path/stream_waits.h"
 #include "critical_path/sync_records.h"
-#include "diagnosis/comm_class.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/comm_class.h"
+#include "analysis/member_read.h"
 #include "members/member_columns.h"
-#include "ranks/collective_family.h"
+#include "analysis/collective_family.h"
 
 namespace rocpd::critical_path {
+
+using namespace analysis;
 
 const char* kind_name(Kind k) {
   switch (k) {
@@ -57,7 +59,7 @@ using federation::TableKind;
 // 1970) keep every difference inside it. A time beyond is refused, by name, rather than wrapped.
 constexpr int64_t kTimeBound = kTimeLimit;
 std::optional<int64_t> graph_time(const StoredValue& v, const char* table, const std::string& db, const char* what) {
-  const auto t = diagnosis::time_value(v, table, db, what);
+  const auto t = analysis::time_value(v, table, db, what);
   if (t && (*t <= -kTimeBound || *t >= kTimeBound))
     throw Error(fmt::format("{}: member {}: {} {} lies beyond the times a critical path handles (-2^62, 2^62) ns",
                             table, db, what, *t));
@@ -130,13 +132,13 @@ class Builder {
     std::map<std::tuple<uint32_t, ValueKey, ValueKey, ValueKey>, uint32_t> lanes;
     uint32_t last_lane = kNone;
     std::array<ValueKey, 4> last_lane_key{};
-    diagnosis::TokenNames op_names;
+    analysis::TokenNames op_names;
     std::vector<int32_t> family_of_name;  // per name id: -2 unknown, -1 no collective, else its family
-    // A collective's family (ranks/collective_family.h), member-local; -1 for other kernels.
+    // A collective's family (analysis/collective_family.h), member-local; -1 for other kernels.
     auto family_of = [&](const StoredValue& name) -> int32_t {
-      if (diagnosis::kernel_class(name) != diagnosis::CommClass::Comm) return -1;
+      if (analysis::kernel_class(name) != analysis::CommClass::Comm) return -1;
       const std::string_view text(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
-      auto [it, added] = family_index.try_emplace(ranks::collective_family(text), static_cast<uint32_t>(g_.families.size()));
+      auto [it, added] = family_index.try_emplace(analysis::collective_family(text), static_cast<uint32_t>(g_.families.size()));
       if (added) g_.families.push_back(it->first);
       return static_cast<int32_t>(it->second);
     };
@@ -183,7 +185,7 @@ class Builder {
           family = family_of(name);
         }
         if (family >= 0) {
-          // Every collective is matched across members (ranks/collective_match.h) as rocpd_collectives
+          // Every collective is matched across members (analysis/collective_match.h) as rocpd_collectives
           // matches them, those that cannot be placed in the graph (end before start) too.
           op.kind = Kind::CollectiveWait;
           MemberCollective c;
@@ -223,7 +225,7 @@ class Builder {
     };
     std::vector<Best> best(wanted.size());
     std::map<std::pair<ValueKey, ValueKey>, uint32_t> threads;
-    diagnosis::TokenNames api_names;  // names read by key: hashed once per key
+    analysis::TokenNames api_names;  // names read by key: hashed once per key
     uint32_t last_thread = kNone;
     std::pair<ValueKey, ValueKey> last_thread_key;
     MemberColumns rows(m_, conn, TableKind::Apis,
@@ -275,8 +277,8 @@ class Builder {
         if (corr.type == SQLITE_INTEGER) {
           if (const int64_t slot = wanted.find(corr.i); slot >= 0) {
             Best& b = best[static_cast<size_t>(slot)];
-            const int64_t api_id = diagnosis::launch_order(rows[kApiId]);
-            if (diagnosis::better_launch(b.call >= 0, b.start, b.api_id, *start, api_id)) b = {idx, *start, api_id};
+            const int64_t api_id = analysis::launch_order(rows[kApiId]);
+            if (analysis::better_launch(b.call >= 0, b.start, b.api_id, *start, api_id)) b = {idx, *start, api_id};
           }
         }
       }

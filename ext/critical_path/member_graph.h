@@ -18,7 +18,8 @@
 // it from every participant's arrival once every member is read (job_paths.h). Every edge carries the
 // least time it takes (min_lag); of a node's predecessors the one ready last binds it, and its
 // edge takes the measured time. Recomputing the longest path with the measured lags reproduces
-// every measured time, which the walks (chains.h) and the what-if (what_if.h) rely on.
+// every measured time, which the path walks (member_paths.h, job_paths.h) and the what-if
+// (rocpd_what_if.cpp) rely on.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -29,16 +30,20 @@
 #include <vector>
 
 #include "common/big_alloc.h"
-#include "diagnosis/cell_store.h"
-#include "diagnosis/launch_stacks.h"
+#include "analysis/cell_store.h"
+#include "analysis/strings.h"
 #include "members/interrupt.h"
 #include "members/registry.h"
 
 namespace rocpd::critical_path {
 
-using diagnosis::Cell;
-using diagnosis::CellStore;
-using diagnosis::Strings;
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::Strings;
+
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::Strings;
 
 // The kinds of a path segment (column `kind` of rocpd_critical_path).
 enum class Kind : uint8_t { CpuOp, Launch, Kernel, Copy, SyncWait, CollectiveWait, IdleGap, GpuWait, StreamWait };

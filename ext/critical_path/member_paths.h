@@ -12,6 +12,9 @@
 
 namespace rocpd::critical_path {
 
+using analysis::CellStore;
+using analysis::Strings;
+
 // What a stretch of a path is: its kind, place and name; for a wait, the op it waited for and
 // whether that edge was inferred from the timing.
 struct Attribution {

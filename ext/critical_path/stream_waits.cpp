@@ -7,6 +7,8 @@
 
 namespace rocpd::critical_path {
 
+using namespace analysis;
+
 namespace {
 
 bool stream_is(const Cell& c, int64_t v) { return c.type == SQLITE_INTEGER && c.i == v; }

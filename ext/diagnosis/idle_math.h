@@ -1,5 +1,5 @@
 // Idle time of a gpu (or one queue) split by cause (no SQLite here; unit-tested against a brute
-// force in tests/diagnosis/idle_math_test.cpp). Definitions: docs/diagnosis.md.
+// force in tests/diagnosis/diagnosis_math_test.cpp). Definitions: docs/diagnosis.md.
 #pragma once
 #include <cstdint>
 #include <limits>

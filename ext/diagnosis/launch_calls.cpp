@@ -5,6 +5,8 @@
 
 namespace rocpd::diagnosis {
 
+using namespace analysis;
+
 std::vector<StoredCall> read_stored_calls(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
                                           CellStore& cells, const char* table,
                                           const federation::InterruptWatch& watch) {

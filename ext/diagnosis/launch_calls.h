@@ -1,13 +1,16 @@
 // The launch call of each op of a member with every column a table shows of it, values as stored
 // (rocpd_launch_stats and rocpd_op_launches show the call's end and name as rocpd_apis holds them;
-// diag_read.h's read_member_launches clamps the end for the stack sweep).
+// analysis/member_read.h's read_member_launches clamps the end for the stack sweep).
 #pragma once
 #include <vector>
 
-#include "diagnosis/cell_store.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/cell_store.h"
+#include "analysis/member_read.h"
 
 namespace rocpd::diagnosis {
+
+using analysis::Cell;
+using analysis::CellStore;
 
 struct StoredCall {
   bool found = false;

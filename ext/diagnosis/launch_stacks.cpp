@@ -7,33 +7,13 @@
 #include <map>
 #include <tuple>
 
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/stack_sweep.h"
 #include "members/page_cache_boost.h"
 
 namespace rocpd::diagnosis {
 
-uint32_t Strings::id(std::string_view s) {
-  auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
-  const uint32_t id = static_cast<uint32_t>(all_.size());
-  all_.emplace_back(s);
-  ids_.emplace(all_.back(), id);
-  return id;
-}
-
-uint32_t TokenNames::id(const federation::MemberColumns& reader, const StoredValue& name, Strings& strings) {
-  if (name.type != SQLITE_TEXT && name.type != SQLITE_BLOB) return kNoName;
-  const int64_t token = reader.name_token();
-  const auto slot = static_cast<size_t>(token);
-  if (token >= 0 && slot < of_token_.size() && of_token_[slot] != kNoName) return of_token_[slot];
-  const uint32_t id = strings.id(std::string_view(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length)));
-  if (token >= 0) {
-    if (slot >= of_token_.size()) of_token_.resize(slot + 1, kNoName);
-    of_token_[slot] = id;
-  }
-  return id;
-}
+using namespace analysis;
 
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kSpecial[32] = {0, 0, 0, 0, 0, 0, 0, 0, 'b', 't', 'n', 0, 'f', 'r', 0, 0,
@@ -123,77 +103,81 @@ std::optional<ThreadKey> thread_key(const StoredValue& pid, const StoredValue& t
 
 }  // namespace
 
-MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const StackOptions& options,
-                           const federation::InterruptWatch& watch, const char* table, std::atomic<int64_t>* rows_read) {
+namespace {
+
+// Every 64k rows: a look at the stop flag, and the rows into the progress count.
+struct RowCounter {
+  const federation::InterruptWatch& watch;
+  std::atomic<int64_t>* rows_read;
+  void row(uint64_t& read) const {
+    if ((++read & 0xffff) != 0) return;
+    if (watch.stopped()) federation::InterruptWatch::raise();
+    if (rows_read) rows_read->fetch_add(0x10000, std::memory_order_relaxed);
+  }
+  void rest(uint64_t read) const {
+    if (rows_read) rows_read->fetch_add(static_cast<int64_t>(read & 0xffff), std::memory_order_relaxed);
+  }
+};
+
+// 1. The kernels and copies into out.rows; the correlation ids of those that have one.
+BigVector<int64_t> read_ops(const federation::Member& m, sqlite3* conn, const StackOptions& options, const char* table,
+                            const RowCounter& count, MemberStacks& out) {
   using namespace federation;
   const std::string& db = m.alias;
-  MemberStacks out;
-  out.stacks.id("[]");
-  // Every 64k rows: a look at the stop flag, and the rows into the progress count.
-  auto count_rows = [&](uint64_t& read) {
-    if ((++read & 0xffff) != 0) return;
-    if (watch.stopped()) InterruptWatch::raise();
-    if (rows_read) rows_read->fetch_add(0x10000, std::memory_order_relaxed);
-  };
-  auto count_rest = [&](uint64_t read) {
-    if (rows_read) rows_read->fetch_add(static_cast<int64_t>(read & 0xffff), std::memory_order_relaxed);
-  };
-
-  // 1. The kernels and copies.
   BigVector<int64_t> corrs;
   TokenNames op_names;
-  {
-    // Columns by position: op_id, correlation_id, kind, name, start, end, then gpu and queue when
-    // wanted (the gpu too when filtered on).
-    enum { kId, kCorr, kKind, kName, kStart, kEnd, kGpu, kQueue };
-    const bool gpu = options.places || options.gpu.has_value();
-    std::vector<int> columns{kOpsOpId, kOpsCorrelationId, kOpsKind, kOpsName, kOpsStart, kOpsEnd};
-    if (gpu) columns.push_back(kOpsGpu);
-    if (options.places) columns.push_back(kOpsQueue);
-    MemberColumns ops(m, conn, TableKind::Ops, std::move(columns));
-    uint64_t read = 0;
-    while (ops.next()) {
-      count_rows(read);
-      const StoredValue kind = ops[kKind];
-      if (kind.type != SQLITE_TEXT) continue;
-      const std::string_view k(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length));
-      if (k != "kernel" && (!options.copies || k != "copy")) continue;
-      const StoredValue g = gpu ? ops[kGpu] : StoredValue{};
-      if (options.gpu && !equals_int(g, *options.gpu)) continue;
-      const StoredValue op_id = ops[kId];
-      if (options.keep_op && !options.keep_op(op_id)) continue;
-      OpRow r;
-      if (options.rowids) r.rowid = ops.rowid();
-      r.op_id = out.cell(op_id);
-      const StoredValue corr = ops[kCorr];
-      r.corr = out.cell(corr);
-      r.gpu = out.cell(g);
-      if (options.places) r.queue = out.cell(ops[kQueue]);
-      r.copy = k == "copy";
-      // A TEXT column: numbers arrive converted, blobs read as their bytes (as column_text).
-      r.name = op_names.id(ops, ops[kName], out.names);
-      if (const auto start = time_value(ops[kStart], table, db, "start")) {
-        r.start = *start;
-        r.has_start = true;
-      }
-      if (const auto end = time_value(ops[kEnd], table, db, "end")) {
-        r.end = *end;
-        r.has_end = true;
-      }
-      if (corr.type == SQLITE_INTEGER) corrs.push_back(corr.i);
-      out.rows.push_back(r);
+  // Columns by position: op_id, correlation_id, kind, name, start, end, then gpu and queue when
+  // wanted (the gpu too when filtered on).
+  enum { kId, kCorr, kKind, kName, kStart, kEnd, kGpu, kQueue };
+  const bool gpu = options.places || options.gpu.has_value();
+  std::vector<int> columns{kOpsOpId, kOpsCorrelationId, kOpsKind, kOpsName, kOpsStart, kOpsEnd};
+  if (gpu) columns.push_back(kOpsGpu);
+  if (options.places) columns.push_back(kOpsQueue);
+  MemberColumns ops(m, conn, TableKind::Ops, std::move(columns));
+  uint64_t read = 0;
+  while (ops.next()) {
+    count.row(read);
+    const StoredValue kind = ops[kKind];
+    if (kind.type != SQLITE_TEXT) continue;
+    const std::string_view k(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length));
+    if (k != "kernel" && (!options.copies || k != "copy")) continue;
+    const StoredValue g = gpu ? ops[kGpu] : StoredValue{};
+    if (options.gpu && !equals_int(g, *options.gpu)) continue;
+    const StoredValue op_id = ops[kId];
+    if (options.keep_op && !options.keep_op(op_id)) continue;
+    OpRow r;
+    if (options.rowids) r.rowid = ops.rowid();
+    r.op_id = out.cell(op_id);
+    const StoredValue corr = ops[kCorr];
+    r.corr = out.cell(corr);
+    r.gpu = out.cell(g);
+    if (options.places) r.queue = out.cell(ops[kQueue]);
+    r.copy = k == "copy";
+    // A TEXT column: numbers arrive converted, blobs read as their bytes (as column_text).
+    r.name = op_names.id(ops, ops[kName], out.names);
+    if (const auto start = time_value(ops[kStart], table, db, "start")) {
+      r.start = *start;
+      r.has_start = true;
     }
-    count_rest(read);
+    if (const auto end = time_value(ops[kEnd], table, db, "end")) {
+      r.end = *end;
+      r.has_end = true;
+    }
+    if (corr.type == SQLITE_INTEGER) corrs.push_back(corr.i);
+    out.rows.push_back(r);
   }
-  CorrSlots wanted;
-  wanted.assign(corrs);
-  corrs = {};
+  count.rest(read);
+  return corrs;
+}
 
-  // 2. Their launch calls (one call may issue several ops: graph launches).
-  // The API table is read twice (launch calls, then markers): its pages stay cached in between.
-  const PageCacheBoost cache(m, conn);
+using ThreadCalls = std::map<ThreadKey, BigVector<Call>>;
+
+// 2. The ops' launch calls into out.calls (one call may issue several ops: graph launches), and
+// per thread the calls it made.
+ThreadCalls link_calls(const federation::Member& m, sqlite3* conn, const CorrSlots& wanted, const char* table,
+                       MemberStacks& out) {
   const auto launches = read_member_launches(m, conn, wanted, true, table);
-  std::map<ThreadKey, BigVector<Call>> thread_calls;
+  ThreadCalls thread_calls;
   BigVector<int32_t> call_of_slot(wanted.size(), -1);
   out.calls.reserve(wanted.size());  // at most one call per correlation id
   for (OpRow& r : out.rows) {
@@ -215,49 +199,60 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
     }
     r.call = call_of_slot[slot];
   }
+  return thread_calls;
+}
 
-  // 3. The marker ranges of the threads that launched something.
+// 3. The marker ranges of the threads that launched something, with their names' JSON texts.
+std::map<ThreadKey, std::vector<Range>> read_thread_ranges(const federation::Member& m, sqlite3* conn,
+                                                           const ThreadCalls& thread_calls, const char* table,
+                                                           const RowCounter& count, MemberStacks& out) {
+  using namespace federation;
+  const std::string& db = m.alias;
   std::map<ThreadKey, std::vector<Range>> thread_ranges;
-  if (!thread_calls.empty()) {
-    MemberColumns apis(m, conn, TableKind::Apis, {kApisDomain, kApisPid, kApisTid, kApisStart, kApisEnd, kApisName, kApisApiId},
-                       nullptr, std::pair<int, std::string>{kApisDomain, "marker"});
-    uint64_t read = 0;
-    while (apis.next()) {
-      count_rows(read);
-      const StoredValue domain = apis[0];
-      if (domain.type != SQLITE_TEXT ||
-          std::string_view(static_cast<const char*>(domain.bytes), static_cast<size_t>(domain.length)) != "marker")
-        continue;
-      const auto start = time_value(apis[3], table, db, "start");
-      const auto end = time_value(apis[4], table, db, "end");
-      if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
-      const auto thread = thread_key(apis[1], apis[2]);
-      if (!thread) continue;
-      if (thread_calls.find(*thread) == thread_calls.end()) continue;
-      uint32_t name = 0;
-      const StoredValue n = apis[5];
-      if (n.type == SQLITE_NULL) {
-        if (out.null_range_name == kNoName) {
-          out.null_range_name = out.range_names.id(std::string_view("\0null", 5));  // no text collides with it
-          out.range_json.resize(out.null_range_name + 1);
-          out.range_json[out.null_range_name] = "null";
-        }
-        name = out.null_range_name;
-      } else {
-        const std::string_view text(static_cast<const char*>(n.bytes), static_cast<size_t>(n.length));
-        name = out.range_names.id(text);
-        if (name >= out.range_json.size()) {
-          out.range_json.resize(name + 1);
-          append_json_string(out.range_json[name], text);
-        }
+  if (thread_calls.empty()) return thread_ranges;
+  MemberColumns apis(m, conn, TableKind::Apis, {kApisDomain, kApisPid, kApisTid, kApisStart, kApisEnd, kApisName, kApisApiId},
+                     nullptr, std::pair<int, std::string>{kApisDomain, "marker"});
+  uint64_t read = 0;
+  while (apis.next()) {
+    count.row(read);
+    const StoredValue domain = apis[0];
+    if (domain.type != SQLITE_TEXT ||
+        std::string_view(static_cast<const char*>(domain.bytes), static_cast<size_t>(domain.length)) != "marker")
+      continue;
+    const auto start = time_value(apis[3], table, db, "start");
+    const auto end = time_value(apis[4], table, db, "end");
+    if (!start || !end || *end <= *start) continue;  // marks and reversed ranges enclose nothing
+    const auto thread = thread_key(apis[1], apis[2]);
+    if (!thread) continue;
+    if (thread_calls.find(*thread) == thread_calls.end()) continue;
+    uint32_t name = 0;
+    const StoredValue n = apis[5];
+    if (n.type == SQLITE_NULL) {
+      if (out.null_range_name == kNoName) {
+        out.null_range_name = out.range_names.id(std::string_view("\0null", 5));  // no text collides with it
+        out.range_json.resize(out.null_range_name + 1);
+        out.range_json[out.null_range_name] = "null";
       }
-      const StoredValue order = apis[6];
-      thread_ranges[*thread].push_back({*start, *end, name, order.type == SQLITE_INTEGER ? order.i : 0});
+      name = out.null_range_name;
+    } else {
+      const std::string_view text(static_cast<const char*>(n.bytes), static_cast<size_t>(n.length));
+      name = out.range_names.id(text);
+      if (name >= out.range_json.size()) {
+        out.range_json.resize(name + 1);
+        append_json_string(out.range_json[name], text);
+      }
     }
-    count_rest(read);
+    const StoredValue order = apis[6];
+    thread_ranges[*thread].push_back({*start, *end, name, order.type == SQLITE_INTEGER ? order.i : 0});
   }
+  count.rest(read);
+  return thread_ranges;
+}
 
-  // 4. One sweep per thread.
+// 4. One sweep per thread: the stack of each call.
+void sweep_stacks(ThreadCalls& thread_calls, std::map<ThreadKey, std::vector<Range>>& thread_ranges,
+                  const StackOptions& options, const federation::InterruptWatch& watch, MemberStacks& out) {
+  using namespace federation;
   std::string json;
   for (auto& [thread, tcalls] : thread_calls) {
     if (watch.stopped()) InterruptWatch::raise();
@@ -294,6 +289,25 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
       last_info = info;
     });
   }
+}
+
+}  // namespace
+
+MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const StackOptions& options,
+                           const federation::InterruptWatch& watch, const char* table, std::atomic<int64_t>* rows_read) {
+  MemberStacks out;
+  out.stacks.id("[]");
+  const RowCounter count{watch, rows_read};
+  CorrSlots wanted;
+  {
+    BigVector<int64_t> corrs = read_ops(m, conn, options, table, count, out);
+    wanted.assign(corrs);
+  }
+  // The API table is read twice (launch calls, then markers): its pages stay cached in between.
+  const federation::PageCacheBoost cache(m, conn);
+  ThreadCalls thread_calls = link_calls(m, conn, wanted, table, out);
+  auto thread_ranges = read_thread_ranges(m, conn, thread_calls, table, count, out);
+  sweep_stacks(thread_calls, thread_ranges, options, watch, out);
   return out;
 }
 

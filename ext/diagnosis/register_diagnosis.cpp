@@ -11,7 +11,7 @@
 #include "common/natural_order.h"
 #include "common/sqlite_util.h"
 #include "common/temp_clash.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 
 int rocpd_register_diagnosis(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {

@@ -3,7 +3,7 @@
 // (sql/views/60_rocpd_comm_overlap.sql, docs/diagnosis.md): compute_ops, comm_ops, and the union
 // lengths compute_ns, comm_ns and both_ns (compute and comm together). Computed per member on
 // every core from direct member reads, each distinct kernel name classified once.
-// Pushdown and module: diagnosis/member_rows_table.h. Rowid: member_row_id (the gpu's index within
+// Pushdown and module: analysis/member_rows_table.h. Rowid: member_row_id (the gpu's index within
 // the member, in gpu order).
 #include <fmt/format.h>
 
@@ -13,15 +13,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "diagnosis/comm_class.h"
+#include "analysis/comm_class.h"
 #include "common/terminal_text.h"
-#include "diagnosis/diag_read.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "analysis/member_read.h"
+#include "analysis/member_rows_table.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_comm_classes";
@@ -34,7 +36,7 @@ struct GpuRow {
   int64_t compute_ns = 0, comm_ns = 0, both_ns = 0;
 };
 
-// interval_union's reading of a start or end (intervals/sql_args.h int64_arg), with its errors:
+// interval_union's reading of a start or end (analysis/sql_args.h int64_arg), with its errors:
 // the view passed the values to interval_union.
 std::optional<int64_t> union_time(const StoredValue& v, const char* what) {
   if (v.type == SQLITE_INTEGER) return v.i;
@@ -50,8 +52,8 @@ std::optional<int64_t> union_time(const StoredValue& v, const char* what) {
   throw Error(fmt::format("interval_union: {} must be an integer (ns), got a blob", what));
 }
 
-int64_t union_ns(std::vector<intervals::Interval>& ivs) {
-  const uint64_t length = intervals::union_length(ivs);
+int64_t union_ns(std::vector<Interval>& ivs) {
+  const uint64_t length = union_length(ivs);
   if (length > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
     throw Error(fmt::format("interval_union: the union is {} ns long, more than an integer holds (INT64_MAX = {})",
                             length, std::numeric_limits<int64_t>::max()));
@@ -62,7 +64,7 @@ std::vector<GpuRow> member_rows(const federation::Member& m, sqlite3* conn, cons
   using namespace federation;
   struct PerGpu {
     int64_t compute_ops = 0, comm_ops = 0;
-    std::vector<intervals::Interval> compute, comm;
+    std::vector<Interval> compute, comm;
   };
   std::map<GpuKey, PerGpu> gpus;
   std::unordered_map<int64_t, CommClass> by_token;  // kernel names read by key: classified once each
@@ -109,7 +111,7 @@ std::vector<GpuRow> member_rows(const federation::Member& m, sqlite3* conn, cons
     r.comm_ops = g.comm_ops;
     r.compute_ns = union_ns(g.compute);
     r.comm_ns = union_ns(g.comm);
-    std::vector<intervals::Interval> both = std::move(g.compute);
+    std::vector<Interval> both = std::move(g.compute);
     both.insert(both.end(), g.comm.begin(), g.comm.end());
     g.comm = {};
     r.both_ns = union_ns(both);

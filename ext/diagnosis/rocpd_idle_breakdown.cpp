@@ -14,15 +14,17 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/idle_math.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "members/progress.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_idle_breakdown";
@@ -41,9 +43,7 @@ struct Row {
   uint64_t index = 0;  // within the gpu
 };
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
+using Table = ConnVtab;
 
 struct Params {
   std::optional<int64_t> gpu;
@@ -80,8 +80,8 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
     const StoredValue lane_values[3] = {ops[0], ops[1], ops[2]};
     // The table's pruning constraints, compared as SQLite compares them.
     if (p.gpu && !equals_int(lane_values[0], *p.gpu)) continue;
-    if (p.lo != intervals::kNoLo && !greater_than(ops[4], p.lo)) continue;
-    if (p.hi != intervals::kNoHi && !less_than(ops[3], p.hi)) continue;
+    if (p.lo != kNoLo && !greater_than(ops[4], p.lo)) continue;
+    if (p.hi != kNoHi && !less_than(ops[3], p.hi)) continue;
     int types = 0;
     int64_t v[3] = {0, 0, 0};
     bool plain = true;
@@ -156,12 +156,12 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
 
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
-  int64_t threshold = kDefaultKernelWaitNs, lo = intervals::kNoLo, hi = intervals::kNoHi;
+  int64_t threshold = kDefaultKernelWaitNs, lo = kNoLo, hi = kNoHi;
   std::vector<MemberRef> dbs;
   std::vector<std::vector<Row>> rows;  // per member of dbs
   size_t member = 0, row = 0;
   bool eof = true;
-  intervals::RowNumbering numbering;
+  analysis::RowNumbering numbering;
 
   Table& table() const { return *static_cast<Table*>(pVtab); }
   const std::string& db() const { return dbs[member].db; }
@@ -171,7 +171,7 @@ struct Cursor : sqlite3_vtab_cursor {
     rows.assign(dbs.size(), {});
     if (dbs.empty()) return;
     federation::InterruptWatch watch(table().conn);
-    const MemberSet set = member_set(table().conn, dbs, kTable);
+    const MemberSet set = open_members(table().conn, dbs, kTable);
     const Params p{sel.gpu, threshold, lo, hi};
     federation::PoolProgress progress;
     if (set.registry->progress)
@@ -195,20 +195,12 @@ struct Cursor : sqlite3_vtab_cursor {
 };
 
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(
-        db,
-        "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
-        "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
-        "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
+  return connect_direct_only(
+      db,
+      "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
+      "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
+      "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)",
+      out, err);
 }
 
 int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -221,11 +213,11 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->sel = decode(kTable, idx_str, argc, argv);
     c->threshold = c->sel.threshold.value_or(kDefaultKernelWaitNs);
     if (c->threshold < 0) throw Error(fmt::format("{}: threshold_ns must be >= 0, got {}", kTable, c->threshold));
-    c->lo = c->sel.lo.value_or(intervals::kNoLo);
-    c->hi = c->sel.hi.value_or(intervals::kNoHi);
+    c->lo = c->sel.lo.value_or(kNoLo);
+    c->hi = c->sel.hi.value_or(kNoHi);
     if (c->sel.lo && c->sel.hi && *c->sel.hi <= *c->sel.lo)
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kTable, *c->sel.hi, *c->sel.lo));
-    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
+    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : analysis::query_members(c->table().conn, c->sel.db);
     c->member = c->row = 0;
     c->rows.clear();
     c->compute();
@@ -285,20 +277,7 @@ int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   });
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
+sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
 const sqlite3_module kModule = make_module();
 
 }  // namespace

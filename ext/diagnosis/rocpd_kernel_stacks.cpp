@@ -13,14 +13,16 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "members/progress.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_kernel_stacks";
@@ -30,9 +32,7 @@ enum Column {
 };
 constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu};
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
+using Table = ConnVtab;
 
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
@@ -106,21 +106,13 @@ struct Cursor : sqlite3_vtab_cursor {
 };
 
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(
-        db,
-        "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
-        "queue INTEGER, kind TEXT, name TEXT, start INTEGER, \"end\" INTEGER, depth INTEGER, stack TEXT, "
-        "top_level TEXT, bottom_level TEXT, bottom_level_id INTEGER HIDDEN, bottom_level_start INTEGER HIDDEN, "
-        "bottom_level_end INTEGER HIDDEN)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
+  return connect_direct_only(
+      db,
+      "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, op_id INTEGER, correlation_id INTEGER, gpu INTEGER, "
+      "queue INTEGER, kind TEXT, name TEXT, start INTEGER, \"end\" INTEGER, depth INTEGER, stack TEXT, "
+      "top_level TEXT, bottom_level TEXT, bottom_level_id INTEGER HIDDEN, bottom_level_start INTEGER HIDDEN, "
+      "bottom_level_end INTEGER HIDDEN)",
+      out, err);
 }
 
 int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -131,12 +123,12 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
   auto* c = static_cast<Cursor*>(cur);
   return guard(cur->pVtab, [&] {
     c->sel = decode(kTable, idx_str, argc, argv);
-    const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : intervals::member_dbs(c->table().conn, c->sel.db);
+    const auto dbs = c->sel.nothing ? std::vector<MemberRef>{} : analysis::query_members(c->table().conn, c->sel.db);
     c->batch.clear();
     c->next_member = c->member = c->row = 0;
     c->started = std::chrono::steady_clock::now();
     c->rows_before = 0;
-    MemberSet set = member_set(c->table().conn, dbs, kTable);
+    MemberSet set = open_members(c->table().conn, dbs, kTable);
     c->registry = std::move(set.registry);
     c->members = std::move(set.members);
     c->settle();
@@ -225,20 +217,7 @@ int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   return SQLITE_OK;
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
+sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
 const sqlite3_module kModule = make_module();
 
 }  // namespace

@@ -23,15 +23,17 @@
 #include <vector>
 
 #include "common/vtab_util.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "members/progress.h"
 #include "stats/percentile_select.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_launch_groups";
@@ -148,8 +150,8 @@ struct Row {
 };
 
 std::vector<Row> job_rows(sqlite3* conn, const char* progress_name) {
-  const auto dbs = intervals::member_dbs(conn, std::nullopt);
-  const MemberSet set = member_set(conn, dbs, kTable);
+  const auto dbs = analysis::query_members(conn, std::nullopt);
+  const MemberSet set = open_members(conn, dbs, kTable);
   std::vector<Row> rows;
   if (set.members.empty()) return rows;
   federation::InterruptWatch watch(conn);
@@ -204,9 +206,7 @@ std::vector<Row> job_rows(sqlite3* conn, const char* progress_name) {
   return rows;
 }
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
+using Table = ConnVtab;
 
 struct Cursor : sqlite3_vtab_cursor {
   std::vector<Row> rows;
@@ -214,18 +214,11 @@ struct Cursor : sqlite3_vtab_cursor {
 };
 
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(db,
-                                  "CREATE TABLE x(name TEXT, launches INTEGER, avg_ns REAL, med_ns NUMERIC, p95_ns REAL, "
-                                  "min_ns INTEGER, max_ns INTEGER, api_names TEXT)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
+  return connect_direct_only(
+      db,
+      "CREATE TABLE x(name TEXT, launches INTEGER, avg_ns REAL, med_ns NUMERIC, p95_ns REAL, "
+      "min_ns INTEGER, max_ns INTEGER, api_names TEXT)",
+      out, err);
 }
 
 int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
@@ -291,20 +284,7 @@ int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   return SQLITE_OK;
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
+sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
 const sqlite3_module kModule = make_module();
 
 }  // namespace

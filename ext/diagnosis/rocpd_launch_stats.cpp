@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "diagnosis/sql_table.h"
 
 namespace rocpd::diagnosis {

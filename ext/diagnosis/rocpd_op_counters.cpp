@@ -3,7 +3,7 @@
 // values, its counters summed per name as one JSON object, and its launch stack. Computed per
 // member on every core: the member's counter rows (rocpd_counters) grouped in memory, then the
 // stacks of the kernels they name only (diagnosis/launch_stacks.h). Pushdown and module:
-// diagnosis/member_rows_table.h; rowids: the member's ordinal above the row's index.
+// analysis/member_rows_table.h; rowids: the member's ordinal above the row's index.
 //
 // It gives exactly the rows of the SQL it replaced:
 //   per_counter: SELECT db, pid, op_id, counter, sum(value) FROM rocpd_counters
@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "analysis/member_rows_table.h"
+#include "diagnosis/register.h"
 #include "diagnosis/sql_order.h"
 #include "formats/adapter.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_op_counters";
@@ -196,71 +198,71 @@ struct MemberRows {
   size_t size() const { return rows.size(); }
 };
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+// 1. The counter rows of member `m`, grouped by (pid, op_id), then by counter name.
+std::vector<OpCounters> read_counter_groups(const federation::Member& m, sqlite3* conn,
+                                            const federation::InterruptWatch& watch, bool kbn) {
   using namespace federation;
-  MemberRows out;
-  const bool kbn = kbn_sums();
-  // 1. The counter rows, grouped by (pid, op_id), then by counter name.
+  std::vector<OpCounters> groups;
   std::map<std::pair<Key, Key>, uint32_t> group_of_key;
-  std::unordered_map<int64_t, std::vector<uint32_t>> int_groups;  // integer op_id -> its groups (integer pid)
-  {
-    const bool profiled = m.info.adapter->needs_profile(TableKind::Counters, uint64_t{1} << kCntPid);
-    MemberColumns rows(m, conn, TableKind::Counters, {kCntPid, kCntOpId, kCntCounter, kCntValue},
-                       profiled ? m.profile.get() : nullptr);
-    // Values that are text or blobs are summed as SQLite converts them (CAST ... AS REAL).
-    Stmt as_real;
-    uint64_t read = 0;
-    int64_t last_pid = 0, last_op = 0;
-    uint32_t last_group = UINT32_MAX;
-    while (rows.next()) {
-      if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
-      const StoredValue counter = rows[2];
-      if (counter.type == SQLITE_NULL) continue;
-      const StoredValue pid = rows[0], op_id = rows[1];
-      uint32_t group = UINT32_MAX;
-      // Consecutive rows of one op (the usual layout) find their group without a lookup.
-      if (pid.type == SQLITE_INTEGER && op_id.type == SQLITE_INTEGER && last_group != UINT32_MAX &&
-          pid.i == last_pid && op_id.i == last_op) {
-        group = last_group;
-      } else {
-        auto key = std::pair{Key::of(pid), Key::of(op_id)};
-        auto [it, added] = group_of_key.try_emplace(std::move(key), static_cast<uint32_t>(out.groups.size()));
-        if (added) {
-          OpCounters g;
-          g.pid = it->first.first;
-          g.op_id = it->first.second;
-          out.groups.push_back(std::move(g));
-        }
-        group = it->second;
-        if (pid.type == SQLITE_INTEGER && op_id.type == SQLITE_INTEGER) {
-          last_pid = pid.i;
-          last_op = op_id.i;
-          last_group = group;
-        } else {
-          last_group = UINT32_MAX;
-        }
+  const bool profiled = m.info.adapter->needs_profile(TableKind::Counters, uint64_t{1} << kCntPid);
+  MemberColumns rows(m, conn, TableKind::Counters, {kCntPid, kCntOpId, kCntCounter, kCntValue},
+                     profiled ? m.profile.get() : nullptr);
+  // Values that are text or blobs are summed as SQLite converts them (CAST ... AS REAL).
+  Stmt as_real;
+  uint64_t read = 0;
+  int64_t last_pid = 0, last_op = 0;
+  uint32_t last_group = UINT32_MAX;
+  while (rows.next()) {
+    if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
+    const StoredValue counter = rows[2];
+    if (counter.type == SQLITE_NULL) continue;
+    const StoredValue pid = rows[0], op_id = rows[1];
+    uint32_t group = UINT32_MAX;
+    // Consecutive rows of one op (the usual layout) find their group without a lookup.
+    if (pid.type == SQLITE_INTEGER && op_id.type == SQLITE_INTEGER && last_group != UINT32_MAX &&
+        pid.i == last_pid && op_id.i == last_op) {
+      group = last_group;
+    } else {
+      auto key = std::pair{Key::of(pid), Key::of(op_id)};
+      auto [it, added] = group_of_key.try_emplace(std::move(key), static_cast<uint32_t>(groups.size()));
+      if (added) {
+        OpCounters g;
+        g.pid = it->first.first;
+        g.op_id = it->first.second;
+        groups.push_back(std::move(g));
       }
-      Sum& s = out.groups[group].sums[std::string(static_cast<const char*>(counter.bytes),
-                                                  static_cast<size_t>(counter.length))];
-      const StoredValue v = rows[3];
-      switch (v.type) {
-        case SQLITE_NULL: break;
-        case SQLITE_INTEGER: add(s, true, v.i, 0, kbn); break;
-        case SQLITE_FLOAT: add(s, false, 0, v.d, kbn); break;
-        default: {
-          if (!as_real) as_real = prepare(conn, "SELECT CAST(?1 AS REAL)", kTable);
-          sqlite3_reset(as_real.get());
-          if (v.type == SQLITE_TEXT) sqlite3_bind_text(as_real.get(), 1, static_cast<const char*>(v.bytes), v.length, SQLITE_TRANSIENT);
-          else sqlite3_bind_blob(as_real.get(), 1, v.bytes, v.length, SQLITE_TRANSIENT);
-          step(as_real.get(), kTable);
-          add(s, false, 0, sqlite3_column_double(as_real.get(), 0), kbn);
-        }
+      group = it->second;
+      if (pid.type == SQLITE_INTEGER && op_id.type == SQLITE_INTEGER) {
+        last_pid = pid.i;
+        last_op = op_id.i;
+        last_group = group;
+      } else {
+        last_group = UINT32_MAX;
+      }
+    }
+    Sum& s = groups[group].sums[std::string(static_cast<const char*>(counter.bytes),
+                                            static_cast<size_t>(counter.length))];
+    const StoredValue v = rows[3];
+    switch (v.type) {
+      case SQLITE_NULL: break;
+      case SQLITE_INTEGER: add(s, true, v.i, 0, kbn); break;
+      case SQLITE_FLOAT: add(s, false, 0, v.d, kbn); break;
+      default: {
+        if (!as_real) as_real = prepare(conn, "SELECT CAST(?1 AS REAL)", kTable);
+        sqlite3_reset(as_real.get());
+        if (v.type == SQLITE_TEXT) sqlite3_bind_text(as_real.get(), 1, static_cast<const char*>(v.bytes), v.length, SQLITE_TRANSIENT);
+        else sqlite3_bind_blob(as_real.get(), 1, v.bytes, v.length, SQLITE_TRANSIENT);
+        step(as_real.get(), kTable);
+        add(s, false, 0, sqlite3_column_double(as_real.get(), 0), kbn);
       }
     }
   }
-  if (out.groups.empty()) return out;
-  for (uint32_t g = 0; g < out.groups.size(); ++g) {
-    OpCounters& c = out.groups[g];
+  return groups;
+}
+
+// Each group's counters as one JSON object, names in order.
+void write_json(std::vector<OpCounters>& groups, bool kbn) {
+  for (OpCounters& c : groups) {
     c.json.push_back('{');
     bool first = true;
     for (const auto& [name, sum] : c.sums) {
@@ -271,24 +273,45 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
       append_sum(c.json, sum, kbn);
     }
     c.json.push_back('}');
-    if (c.op_id.cls == 1 && !c.op_id.real) int_groups[c.op_id.i].push_back(g);
   }
-  // The groups of each op_id, by pid in SQL's order (the order the former join found them in).
-  std::map<Key, std::vector<uint32_t>> other_groups;  // op_ids that are not integers
-  for (uint32_t g = 0; g < out.groups.size(); ++g)
-    if (!(out.groups[g].op_id.cls == 1 && !out.groups[g].op_id.real)) other_groups[out.groups[g].op_id].push_back(g);
-  auto by_pid = [&](uint32_t a, uint32_t b) { return out.groups[a].pid < out.groups[b].pid; };
-  for (auto& [id, groups] : int_groups) std::stable_sort(groups.begin(), groups.end(), by_pid);
-  for (auto& [id, groups] : other_groups) std::stable_sort(groups.begin(), groups.end(), by_pid);
-  auto groups_of = [&](const StoredValue& op_id) -> const std::vector<uint32_t>* {
+}
+
+// The groups of each op_id, by pid in SQL's order (the order the former join found them in).
+class GroupsByOp {
+ public:
+  explicit GroupsByOp(const std::vector<OpCounters>& groups) {
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+      if (groups[g].op_id.cls == 1 && !groups[g].op_id.real) int_groups_[groups[g].op_id.i].push_back(g);
+      else other_groups_[groups[g].op_id].push_back(g);
+    }
+    auto by_pid = [&](uint32_t a, uint32_t b) { return groups[a].pid < groups[b].pid; };
+    for (auto& [id, list] : int_groups_) std::stable_sort(list.begin(), list.end(), by_pid);
+    for (auto& [id, list] : other_groups_) std::stable_sort(list.begin(), list.end(), by_pid);
+  }
+  // The groups of an op_id, or null when it has none.
+  const std::vector<uint32_t>* of(const StoredValue& op_id) const {
     const Key k = Key::of(op_id);
     if (k.cls == 1 && !k.real) {
-      auto it = int_groups.find(k.i);
-      return it == int_groups.end() ? nullptr : &it->second;
+      auto it = int_groups_.find(k.i);
+      return it == int_groups_.end() ? nullptr : &it->second;
     }
-    auto it = other_groups.find(k);
-    return it == other_groups.end() ? nullptr : &it->second;
-  };
+    auto it = other_groups_.find(k);
+    return it == other_groups_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<int64_t, std::vector<uint32_t>> int_groups_;  // integer op_id -> its groups
+  std::map<Key, std::vector<uint32_t>> other_groups_;              // op_ids that are not integers
+};
+
+MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  MemberRows out;
+  const bool kbn = kbn_sums();
+  out.groups = read_counter_groups(m, conn, watch, kbn);
+  if (out.groups.empty()) return out;
+  write_json(out.groups, kbn);
+  const GroupsByOp by_op(out.groups);
+  auto groups_of = [&](const StoredValue& op_id) { return by_op.of(op_id); };
 
   // 2. The kernels these counters belong to, with their stacks.
   StackOptions options;

@@ -6,7 +6,7 @@
 // op's graph_id and lane_free: when the ops ahead of it on its lane (gpu, queue, stream: every op
 // of the lane that starts before it, then by rowid) had all ended (NULL for the lane's first op),
 // for the launch delay's split into queueing and the rest.
-// Pushdown and module: diagnosis/member_rows_table.h. Rowid: the op's rowid in rocpd_ops (unique
+// Pushdown and module: analysis/member_rows_table.h. Rowid: the op's rowid in rocpd_ops (unique
 // across members, stable).
 #include <algorithm>
 #include <bit>
@@ -14,14 +14,16 @@
 #include <tuple>
 #include <vector>
 
-#include "diagnosis/cell_store.h"
-#include "diagnosis/diag_read.h"
+#include "analysis/cell_store.h"
+#include "analysis/member_read.h"
 #include "diagnosis/launch_calls.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "analysis/member_rows_table.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_op_launches";

@@ -2,19 +2,21 @@
 // (sql/views/65_rocpd_queue_depth.sql, docs/diagnosis.md): per member and lane (gpu, queue,
 // stream) the step function of outstanding ops, computed per member on every core from direct
 // member reads (ops, then their launch calls), instead of SQL windows over every API row.
-// Pushdown and module: diagnosis/member_rows_table.h. Rowid: member_row_id (the row's index within
+// Pushdown and module: analysis/member_rows_table.h. Rowid: member_row_id (the row's index within
 // the member: lanes in order, then ts).
 #include <map>
 #include <tuple>
 #include <vector>
 
-#include "diagnosis/diag_read.h"
-#include "diagnosis/member_rows_table.h"
+#include "analysis/member_read.h"
+#include "analysis/member_rows_table.h"
 #include "diagnosis/queue_steps.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 #include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_queue_steps";

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "common/sqlite_util.h"
-#include "diagnosis/sql_names.h"
+#include "diagnosis/register.h"
 
 namespace rocpd::diagnosis {
 namespace {

@@ -4,7 +4,7 @@
 // and copies) whose innermost enclosing range on their launching thread it is; its pattern is the
 // JSON array of their names by GPU start, then op_id. Computed per member on every core from the
 // member's launch stacks (diagnosis/launch_stacks.h), grouped in memory: the former SQL's window
-// over every op row of the job is gone. Pushdown and module: diagnosis/member_rows_table.h.
+// over every op row of the job is gone. Pushdown and module: analysis/member_rows_table.h.
 // Rowids: the member's ordinal above the group's index.
 //
 // It reproduces that SQL exactly: ops whose launch call has no pid or tid are in no occurrence; an
@@ -21,11 +21,13 @@
 #include <vector>
 
 #include "diagnosis/launch_stacks.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
+#include "analysis/member_rows_table.h"
+#include "diagnosis/register.h"
 #include "diagnosis/sql_order.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kTable = "rocpd_sequence_groups";

@@ -4,7 +4,7 @@
 // compute kernels, communication kernels (rocpd_comm_classes' test), copies and fills, other ops,
 // their overlaps, busy and idle time, and their shares of the span (docs/diagnosis.md).
 // Computed per member on every core from one read of its ops and one of its marker ranges.
-// Pushdown and module: diagnosis/member_rows_table.h (db =, gpu = and the pattern argument).
+// Pushdown and module: analysis/member_rows_table.h (db =, gpu = and the pattern argument).
 // Rowids: member ordinal, gpu slot, row index within the gpu (0 for the whole gpu, 1.. for its
 // steps), as ops_window.h's RowNumbering: unchanged by a gpu constraint.
 #include <algorithm>
@@ -14,18 +14,19 @@
 #include <unordered_map>
 #include <vector>
 
-#include "diagnosis/comm_class.h"
-#include "diagnosis/diag_read.h"
-#include "diagnosis/member_rows_table.h"
-#include "diagnosis/sql_names.h"
-#include "diagnosis/step_ranges.h"
-#include "intervals/interval_math.h"
+#include "analysis/comm_class.h"
+#include "analysis/member_read.h"
+#include "analysis/member_rows_table.h"
+#include "diagnosis/register.h"
+#include "analysis/step_ranges.h"
+#include "common/interval_math.h"
 #include "members/member_columns.h"
 
 namespace rocpd::diagnosis {
+
+using namespace analysis;
 namespace {
 
-using intervals::Interval;
 
 constexpr const char* kTable = "rocpd_time_breakdown";
 
@@ -63,7 +64,7 @@ struct Row {
 
 struct Rows {
   std::vector<Row> rows;
-  mutable intervals::RowNumbering numbering;
+  mutable analysis::RowNumbering numbering;
   size_t size() const { return rows.size(); }
 };
 
@@ -73,11 +74,11 @@ struct GpuLists {
 
   Figures within(int64_t lo, int64_t hi) const {
     Figures f;
-    for (int c = 0; c < kClasses; ++c) f.cls[c] = intervals::clipped_length(cls[c], lo, hi);
-    f.busy = intervals::clipped_length(busy, lo, hi);
+    for (int c = 0; c < kClasses; ++c) f.cls[c] = clipped_length(cls[c], lo, hi);
+    f.busy = clipped_length(busy, lo, hi);
     // |A ∩ B| = |A| - (|A ∪ B| - |B|): no sum that could wrap.
-    f.overlap = f.cls[kComputeClass] - (intervals::clipped_length(compute_comm, lo, hi) - f.cls[kCommClass]);
-    f.copy_overlap = f.cls[kComputeClass] - (intervals::clipped_length(compute_copy, lo, hi) - f.cls[kCopyClass]);
+    f.overlap = f.cls[kComputeClass] - (clipped_length(compute_comm, lo, hi) - f.cls[kCommClass]);
+    f.copy_overlap = f.cls[kComputeClass] - (clipped_length(compute_copy, lo, hi) - f.cls[kCopyClass]);
     return f;
   }
 };
@@ -85,7 +86,7 @@ struct GpuLists {
 std::vector<Interval> merged_of(std::initializer_list<const std::vector<Interval>*> parts) {
   std::vector<Interval> all;
   for (const auto* p : parts) all.insert(all.end(), p->begin(), p->end());
-  return intervals::merge(all);
+  return merge(all);
 }
 
 Rows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
@@ -147,7 +148,7 @@ Rows member_rows(const federation::Member& m, sqlite3* conn, const federation::I
   for (auto& [key, g] : gpus) {
     if (watch.stopped()) InterruptWatch::raise();
     GpuLists lists;
-    for (int c = 0; c < kClasses; ++c) lists.cls[c] = intervals::merge(g.raw[c]);
+    for (int c = 0; c < kClasses; ++c) lists.cls[c] = merge(g.raw[c]);
     for (auto& raw : g.raw) raw = {};
     lists.compute_comm = merged_of({&lists.cls[kComputeClass], &lists.cls[kCommClass]});
     lists.compute_copy = merged_of({&lists.cls[kComputeClass], &lists.cls[kCopyClass]});
@@ -156,7 +157,7 @@ Rows member_rows(const federation::Member& m, sqlite3* conn, const federation::I
     whole.gpu = key;
     whole.start = g.first_start;
     whole.end = g.last_end;
-    whole.f = lists.within(intervals::kNoLo, intervals::kNoHi);
+    whole.f = lists.within(kNoLo, kNoHi);
     out.rows.push_back(std::move(whole));
     uint64_t index = 0;
     std::sort(g.pids.begin(), g.pids.end());

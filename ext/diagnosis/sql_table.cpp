@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "common/vtab_util.h"
-#include "intervals/sql_args.h"
+#include "analysis/sql_args.h"
 
 namespace rocpd::diagnosis {
 namespace {
@@ -117,7 +117,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
       }
       const auto k = static_cast<size_t>(code - 'a');
       const SqlTableArg& a = def.args.at(k);
-      const auto value = intervals::int64_arg(argv[i], def.name, a.name);
+      const auto value = analysis::int64_arg(argv[i], def.name, a.name);
       if (!value) continue;  // NULL: the default
       if (*value < a.min_value)
         throw Error(fmt::format("{}: {} must be >= {}, got {}", def.name, a.name, a.min_value, *value));

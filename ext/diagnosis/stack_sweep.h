@@ -1,5 +1,5 @@
 // The marker stack of every launch of one thread, in one sweep (no SQLite here; unit-tested
-// against a brute force in tests/diagnosis/stack_sweep_test.cpp).
+// against a brute force in tests/diagnosis/diagnosis_math_test.cpp).
 //
 // A range encloses a call when range.start <= call.start and call.end <= range.end (both ends
 // inclusive). The stack of a call lists every enclosing range of its thread, outermost first:

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 
-#include "intervals/ops_window.h"
+#include "analysis/ops_window.h"
 
 namespace rocpd::exporter {
 
-using intervals::BucketGrid;
-using intervals::Interval;
 
 void UtilizationCounter::plan(sqlite3* db, std::optional<int64_t> lo, std::optional<int64_t> hi, int64_t buckets) {
   if (buckets <= 0) return;
@@ -20,7 +18,7 @@ void UtilizationCounter::plan(sqlite3* db, std::optional<int64_t> lo, std::optio
     from = *lo;
     to = *hi;
   } else {
-    const auto job = intervals::job_range(db);
+    const auto job = analysis::job_range(db);
     if (!job) return;
     from = lo.value_or(job->start);
     to = hi.value_or(job->end);
@@ -33,7 +31,7 @@ void UtilizationCounter::plan(sqlite3* db, std::optional<int64_t> lo, std::optio
   // At least one ns per bucket: a window narrower than N ns gets one bucket per ns.
   grid_.divisions = std::min<uint64_t>(static_cast<uint64_t>(buckets), span);
   grid_.last = static_cast<int64_t>(grid_.divisions) - 1;
-  if (!explicit_window_) clusters_ = intervals::clock_clusters(db);
+  if (!explicit_window_) clusters_ = analysis::clock_clusters(db);
   enabled_ = true;
 }
 
@@ -67,10 +65,10 @@ uint64_t UtilizationCounter::write(TraceWriter& w, const std::string& db, int64_
   uint64_t samples = 0;
   std::vector<uint64_t> busy;
   for (auto& [gpu, ivs] : ops_) {
-    const std::vector<Interval> merged = intervals::merge(ivs);
+    const std::vector<Interval> merged = merge(ivs);
     std::vector<Interval>().swap(ivs);
     busy.assign(grid.count(), 0);
-    intervals::add_to_buckets(merged, grid, busy);
+    add_to_buckets(merged, grid, busy);
     const std::string name = gpu ? fmt::format("GPU {} utilization", *gpu) : std::string("GPU ? utilization");
     int64_t last_end = 0;
     for (uint64_t k = 0; k < busy.size(); ++k) {

@@ -11,7 +11,7 @@
 
 #include "common/sqlite_util.h"
 #include "export/trace_writer.h"
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
 namespace rocpd::exporter {
 
@@ -31,7 +31,7 @@ class UtilizationCounter {
       last_ = &ops_[gpu];
       last_gpu_ = gpu;
     }
-    const intervals::Interval iv = intervals::clip({*start, *end}, grid_.origin, grid_.limit);
+    const Interval iv = clip({*start, *end}, grid_.origin, grid_.limit);
     if (!iv.empty()) last_->push_back(iv);
   }
   // Writes the member's counters (a track per gpu, in the member's process `pid`, a 0 after the
@@ -41,10 +41,10 @@ class UtilizationCounter {
 
  private:
   bool enabled_ = false, explicit_window_ = false;
-  intervals::BucketGrid grid_;
-  std::map<std::string, intervals::Interval> clusters_;  // without an explicit window
-  std::map<std::optional<int64_t>, std::vector<intervals::Interval>> ops_;  // of the member, by gpu
-  std::vector<intervals::Interval>* last_ = nullptr;  // rows of one gpu come in runs
+  BucketGrid grid_;
+  std::map<std::string, Interval> clusters_;  // without an explicit window
+  std::map<std::optional<int64_t>, std::vector<Interval>> ops_;  // of the member, by gpu
+  std::vector<Interval>* last_ = nullptr;  // rows of one gpu come in runs
   std::optional<int64_t> last_gpu_;
 };
 

@@ -38,7 +38,7 @@ bool key_column(const CanonicalTable& t, int col) {
 // nor for the derived column (computed per row on demand).
 std::string grouping(const CanonicalTable& t, sqlite3_index_info* info) {
   if (info->nOrderBy <= 0) return {};
-  // ROCPD_GROUPED_SCANS=0 plans as before grouped scans existed (bench/bench_grouped.py compares).
+  // ROCPD_GROUPED_SCANS=0 plans no grouped scan: the ungrouped plan bench/bench_grouped.py compares with.
   if (const char* off = std::getenv("ROCPD_GROUPED_SCANS"); off && std::strcmp(off, "0") == 0) return {};
   const int distinct = sqlite3_vtab_distinct(info);
   if (distinct < 1 || distinct > 3) return {};

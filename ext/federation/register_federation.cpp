@@ -12,7 +12,6 @@
 #include "federation/rocpd_progress.h"
 #include "federation/rocpd_skipped.h"
 #include "federation/rocpd_union.h"
-#include "summaries/register_summaries.h"
 
 #include <fmt/format.h>
 
@@ -42,7 +41,6 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_progress(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_cache_clear(db);
-    if (rc == SQLITE_OK) rc = rocpd::summaries::register_summaries(db, registry);
     // The extension's views and internal SQL read temp.rocpd_ops etc.: an attached database with
     // its own table named rocpd_ops would otherwise take the name's place (SQLite looks up real
     // tables before eponymous ones), and nothing outside this connection can add a TEMP table.
@@ -50,8 +48,6 @@ int rocpd_register_federation(sqlite3* db, char** err) {
       std::string sql = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_members USING rocpd_members;";
       for (const CanonicalTable* table : canonical_tables())
         sql += fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0} USING {0};", table->name);
-      sql += "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_op_groups USING rocpd_op_groups;";
-      sql += "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_api_groups USING rocpd_api_groups;";
       rocpd::exec(db, sql.c_str(), "rocpd_ext: creating the extension's temp tables");
     }
     return rc;

@@ -22,7 +22,7 @@
 #include "members/member_sql.h"
 #include "federation/rocpd_union.h"
 #include "members/member_pool.h"
-#include "summaries/op_groups.h"
+#include "analysis/op_groups.h"
 
 namespace rocpd::federation {
 
@@ -75,7 +75,7 @@ struct SummaryRow {
   double percent = 0;
 };
 
-// One member's rows: computed on a pool thread, or (past summaries::kMaxEngineGroups names, whose
+// One member's rows: computed on a pool thread, or (past analysis::kMaxEngineGroups names, whose
 // rows the engine would hold in memory) streamed from SQL's GROUP BY on the host connection when
 // the cursor reaches the member.
 struct MemberRows {
@@ -128,13 +128,13 @@ void rank_rows(std::vector<SummaryRow>& out) {
 }
 
 // Op summaries through the summary engine (compact rows, names resolved once per key). Throws
-// summaries::NeedsSql for values only the generic reader below folds as SQL does.
+// analysis::NeedsSql for values only the generic reader below folds as SQL does.
 std::vector<SummaryRow> summarize_ops_fast(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
                                            const std::atomic<bool>* stop) {
-  summaries::GroupSpec spec;
+  analysis::GroupSpec spec;
   spec.by_db = spec.by_name = true;
   if (kind.ops_kind) spec.kind = kind.ops_kind;
-  auto groups = summaries::scan_member(*m, 0, db, spec, stop);
+  auto groups = analysis::scan_member(*m, 0, db, spec, stop);
   std::vector<SummaryRow> out;
   out.reserve(groups.size());
   for (auto& [key, f] : groups) {
@@ -164,9 +164,9 @@ std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, cons
       auto rows = summarize_ops_fast(m, kind, db, nullptr);
       rank_rows(rows);
       return rows;
-    } catch (const summaries::TooManyGroups&) {
+    } catch (const analysis::TooManyGroups&) {
       return std::nullopt;
-    } catch (const summaries::NeedsSql&) {
+    } catch (const analysis::NeedsSql&) {
       // Read again below, value by value as SQL would.
     }
   }
@@ -203,7 +203,7 @@ std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, cons
       auto [it, inserted] = by_name.try_emplace(std::move(key));
       SummaryRow& r = it->second;
       if (inserted) {
-        if (by_name.size() > summaries::kMaxEngineGroups) return std::nullopt;
+        if (by_name.size() > analysis::kMaxEngineGroups) return std::nullopt;
         r.db = m->alias;
         r.name = it->first;
         r.ordinal = m->ordinal;
@@ -240,7 +240,7 @@ Number number_of(sqlite3_stmt* s, int col) {
 
 // A member's summary by SQL's GROUP BY over temp.rocpd_ops / temp.rocpd_apis, in the order
 // rank_rows() gives: SQLite sorts in bounded memory, so many names cost no memory of ours
-// (summaries::kMaxEngineGroups). `total`: the member's total (the sum of the groups' totals, as
+// (analysis::kMaxEngineGroups). `total`: the member's total (the sum of the groups' totals, as
 // rank_rows() adds them: durations are never negative, so the same overflow), for the percents.
 Stmt streamed_summary(sqlite3* host, const MemberRows& m, const SummaryKind& kind, Number& total) {
   const bool ops = kind.table == TableKind::Ops;

@@ -1,7 +1,7 @@
 // The list of format adapters: adding a format is one more line here (and its file).
 #include "formats/adapter.h"
-#include "formats/kineto.h"
-#include "formats/nsys.h"
+#include "formats/kineto/kineto.h"
+#include "formats/nsys/nsys.h"
 #include "formats/rocpd.h"
 #include "formats/rpd.h"
 

@@ -18,7 +18,7 @@
 
 #include "common/sqlite_util.h"
 #include "common/temp_file.h"
-#include "formats/kineto_import.h"
+#include "formats/kineto/kineto_import.h"
 #include "members/interrupt.h"
 
 namespace rocpd::importer {

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "intervals/interval_math.h"
+#include "common/interval_math.h"
 
 namespace rocpd::intervals {
 

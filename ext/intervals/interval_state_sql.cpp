@@ -10,10 +10,12 @@
 
 #include "common/state_blob.h"
 #include "intervals/interval_state.h"
-#include "intervals/sql_args.h"
-#include "intervals/sql_names.h"
+#include "analysis/sql_args.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kStateFn = "interval_union_state";

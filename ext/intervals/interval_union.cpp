@@ -13,11 +13,13 @@
 #include <memory>
 #include <vector>
 
-#include "intervals/interval_math.h"
-#include "intervals/sql_names.h"
-#include "intervals/sql_args.h"
+#include "common/interval_math.h"
+#include "intervals/register.h"
+#include "analysis/sql_args.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kName = "interval_union";

@@ -10,11 +10,13 @@
 
 #include <limits>
 
-#include "intervals/ops_window.h"
-#include "intervals/sql_args.h"
-#include "intervals/sql_names.h"
+#include "analysis/ops_window.h"
+#include "analysis/sql_args.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 void job_start(sqlite3_context* ctx, int /*argc*/, sqlite3_value** /*argv*/) {

@@ -3,7 +3,7 @@
 // states interval_union_state, interval_union_merge, interval_union_length (docs/states.md), and
 // relative time: rocpd_job_start, rocpd_rel.
 #include "common/sqlite_util.h"
-#include "intervals/sql_names.h"
+#include "intervals/register.h"
 
 int rocpd_register_intervals(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {

@@ -14,14 +14,16 @@
 #include <memory>
 
 #include "common/vtab_util.h"
-#include "intervals/ops_window.h"
-#include "intervals/sql_names.h"
+#include "analysis/ops_window.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 enum Column { kDb, kGpu, kStart, kEnd, kDuration, kArgLo, kArgHi, kArgKind };
-constexpr PlanColumns kColumns{.db = kDb, .gpu = kGpu, .lo = kArgLo, .hi = kArgHi, .kind = kArgKind};
+constexpr WindowColumns kColumns{.db = kDb, .gpu = kGpu, .lo = kArgLo, .hi = kArgHi, .kind = kArgKind};
 
 struct Table : sqlite3_vtab {
   sqlite3* conn;
@@ -94,7 +96,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     if (c->window.arg_lo && c->window.arg_hi && *c->window.arg_hi <= *c->window.arg_lo)
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", c->table().name(), *c->window.arg_hi,
                               *c->window.arg_lo));
-    c->dbs = c->window.nothing ? std::vector<MemberRef>{} : member_dbs(c->table().conn, c->window.db);
+    c->dbs = c->window.nothing ? std::vector<MemberRef>{} : query_members(c->table().conn, c->window.db);
     c->reader.start(c->dbs);
     c->next_db = c->next_gpu = c->row = 0;
     c->gpus.clear();

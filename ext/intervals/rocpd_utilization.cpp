@@ -22,10 +22,12 @@
 #include <memory>
 
 #include "common/vtab_util.h"
-#include "intervals/ops_window.h"
-#include "intervals/sql_names.h"
+#include "analysis/ops_window.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kName = "rocpd_utilization";
@@ -37,12 +39,10 @@ enum Column {
   kDb, kGpu, kBucket, kBucketStart, kBucketEnd, kBusyNs, kUtilization,
   kArgBucketNs, kArgLo, kArgHi, kArgBuckets
 };
-constexpr PlanColumns kColumns{
+constexpr WindowColumns kColumns{
     .db = kDb, .gpu = kGpu, .bucket_ns = kArgBucketNs, .lo = kArgLo, .hi = kArgHi, .buckets = kArgBuckets};
 
-struct Table : sqlite3_vtab {
-  sqlite3* conn;
-};
+using Table = ConnVtab;
 
 struct Cursor : sqlite3_vtab_cursor {
   OpsWindow window;
@@ -174,20 +174,11 @@ struct Cursor : sqlite3_vtab_cursor {
 };
 
 int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    int rc = sqlite3_declare_vtab(
-        db,
-        "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
-        "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)");
-    if (rc != SQLITE_OK) throw Error(sqlite3_errmsg(db), rc);
-    // It reads member files: a view or trigger stored in a (possibly hostile) database may not.
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-    auto table = std::make_unique<Table>();
-    *static_cast<sqlite3_vtab*>(table.get()) = {};
-    table->conn = db;
-    *out = table.release();
-    return SQLITE_OK;
-  });
+  return connect_direct_only(
+      db,
+      "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
+      "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)",
+      out, err);
 }
 
 int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -202,7 +193,7 @@ int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3
     c->gpus.clear();
     c->busy.clear();
     c->eof = false;
-    c->dbs = c->plan_grid() ? member_dbs(c->table().conn, c->window.db) : std::vector<MemberRef>{};
+    c->dbs = c->plan_grid() ? query_members(c->table().conn, c->window.db) : std::vector<MemberRef>{};
     c->reader.start(c->dbs);
     c->settle();
     return SQLITE_OK;
@@ -256,20 +247,7 @@ int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
   });
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};  // eponymous only: no xCreate/xDestroy, read only
-  m.xConnect = connect;
-  m.xBestIndex = best_index;
-  m.xDisconnect = vtab_disconnect<Table>;
-  m.xOpen = vtab_open<Cursor>;
-  m.xClose = vtab_close<Cursor>;
-  m.xFilter = filter;
-  m.xNext = next;
-  m.xEof = eof;
-  m.xColumn = column;
-  m.xRowid = rowid;
-  return m;
-}
+sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
 const sqlite3_module kModule = make_module();
 
 }  // namespace

@@ -4,10 +4,12 @@
 
 #include <limits>
 
-#include "intervals/sql_args.h"
-#include "intervals/sql_names.h"
+#include "analysis/sql_args.h"
+#include "intervals/register.h"
 
 namespace rocpd::intervals {
+
+using namespace analysis;
 namespace {
 
 constexpr const char* kName = "time_bucket";

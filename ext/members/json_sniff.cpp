@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/kineto_json_stream.h"
+#include "formats/kineto/kineto_json_stream.h"
 
 namespace rocpd::federation {
 

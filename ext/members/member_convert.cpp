@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/temp_file.h"
-#include "formats/kineto_import.h"
+#include "formats/kineto/kineto_import.h"
 #include "members/conversion_cache.h"
 #include "members/member_files.h"
 #include "members/progress.h"

@@ -1,5 +1,5 @@
 // Members that are not SQLite files: a PyTorch profiler (Kineto) JSON trace is converted into a
-// private temporary database (formats/kineto_import.h) which the member then reads like any
+// private temporary database (formats/kineto/kineto_import.h) which the member then reads like any
 // other; the trace itself is only read, and nothing is written beside it.
 #pragma once
 #include <memory>

@@ -1,7 +1,7 @@
 // Registers the SQL names of the pushdown capability (docs/pushdown.md): a user's own GROUP BY over
 // rocpd_ops or rocpd_apis answered by the per-member engine (rocpd_op_groups, rocpd_api_groups)
 // when its shape allows: rocpd_sql_rewrite, rocpd_sql_pushdown and the rocpd_sql table.
-#include "pushdown/sql_names.h"
+#include "pushdown/register.h"
 
 int rocpd_register_pushdown(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {

@@ -6,7 +6,7 @@
 // declared types). Each scan rewrites the SQL anew (rewrite_group_query), so a table created before
 // rocpd_open pushes once members are open, and steps the answer lazily on the same connection.
 // SQLite applies every constraint itself; rowids are the rows' positions in the scan.
-#include "pushdown/sql_names.h"
+#include "pushdown/register.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // why not (docs/pushdown.md): 'pushed: rocpd_op_groups(...)' (or rocpd_api_groups(...)) or
 // 'not pushed: <reason>'.
 #include "pushdown/group_rewrite.h"
-#include "pushdown/sql_names.h"
+#include "pushdown/register.h"
 
 namespace rocpd::pushdown {
 

@@ -4,7 +4,7 @@
 // Not deterministic (it depends on the schema and on ROCPD_PUSHDOWN) and direct-only: it prepares
 // the query, which a view or trigger of an untrusted database has no business making it do.
 #include "pushdown/group_rewrite.h"
-#include "pushdown/sql_names.h"
+#include "pushdown/register.h"
 
 namespace rocpd::pushdown {
 

@@ -6,14 +6,16 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "diagnosis/comm_class.h"
+#include "analysis/comm_class.h"
 #include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_columns.h"
 #include "members/member_pool.h"
-#include "ranks/collective_family.h"
+#include "analysis/collective_family.h"
 
 namespace rocpd::ranks {
+
+using namespace analysis;
 namespace {
 
 // A member's collectives as read, families and participants numbered within the member.
@@ -22,7 +24,7 @@ struct MemberRead {
   std::vector<std::string> families;  // member-local family ids
   std::vector<uint32_t> local_family;  // per row
   std::vector<uint32_t> local_participant;  // per row
-  std::vector<diagnosis::GpuKey> participant_pid;  // per member-local participant
+  std::vector<analysis::GpuKey> participant_pid;  // per member-local participant
 };
 
 // A cell's value as a key: equal keys, equal values (text by its interned index within the member).
@@ -35,7 +37,7 @@ std::pair<int, int64_t> cell_key(const Cell& c) {
 MemberRead read_member(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
                        const federation::Profile* profile, const char* table) {
   using namespace federation;
-  using diagnosis::CommClass;
+  using analysis::CommClass;
   MemberRead out;
   CellStore& cells = out.collectives.cells;
   std::unordered_map<int64_t, int32_t> family_by_token;  // kernel names read by key: classified once each
@@ -47,7 +49,7 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
   };
   std::vector<Raw> raw;
   auto family_of = [&](const StoredValue& name) -> int32_t {
-    if (diagnosis::kernel_class(name) != CommClass::Comm) return -1;
+    if (analysis::kernel_class(name) != CommClass::Comm) return -1;
     const std::string_view text(static_cast<const char*>(name.bytes), static_cast<size_t>(name.length));
     auto [it, added] = family_index.try_emplace(collective_family(text), static_cast<uint32_t>(family_index.size()));
     if (added) out.families.push_back(it->first);
@@ -59,7 +61,7 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
   uint64_t read = 0;
   while (ops.next()) {
     if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
-    if (diagnosis::kind_class(ops[4]) != CommClass::Compute) continue;  // kernels only
+    if (analysis::kind_class(ops[4]) != CommClass::Compute) continue;  // kernels only
     const StoredValue name = ops[5];
     int32_t family = -1;
     if (const int64_t token = ops.name_token(); token >= 0) {
@@ -70,8 +72,8 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
       family = family_of(name);
     }
     if (family < 0) continue;
-    const auto start = diagnosis::time_value(ops[6], table, m.alias, "start");
-    const auto end = diagnosis::time_value(ops[7], table, m.alias, "end");
+    const auto start = analysis::time_value(ops[6], table, m.alias, "start");
+    const auto end = analysis::time_value(ops[7], table, m.alias, "end");
     if (!start || !end) continue;
     Raw r;
     r.row.rowid = ops.rowid();
@@ -86,7 +88,7 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
     const auto [pk, pv] = cell_key(r.row.pid);
     const auto [gk, gv] = cell_key(r.row.gpu);
     const auto [at, added] = participants.try_emplace({pk, pv, gk, gv}, static_cast<uint32_t>(participants.size()));
-    if (added) out.participant_pid.push_back(diagnosis::value_key(ops[0]));
+    if (added) out.participant_pid.push_back(analysis::value_key(ops[0]));
     r.participant = at->second;
     r.family = static_cast<uint32_t>(family);
     raw.push_back(std::move(r));
@@ -106,9 +108,9 @@ MemberRead read_member(const federation::Member& m, sqlite3* conn, const federat
 
 JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   JobCollectives job;
-  job.members = intervals::member_dbs(conn, std::nullopt);
+  job.members = analysis::query_members(conn, std::nullopt);
   if (job.members.empty()) return job;
-  const diagnosis::MemberSet set = diagnosis::member_set(conn, job.members, table);
+  const analysis::MemberSet set = analysis::open_members(conn, job.members, table);
   std::vector<MemberRead> reads(set.members.size());
   federation::InterruptWatch watch(conn);
   try {

@@ -12,15 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "diagnosis/cell_store.h"
-#include "diagnosis/diag_read.h"
-#include "ranks/collective_match.h"
+#include "analysis/cell_store.h"
+#include "analysis/member_read.h"
+#include "analysis/collective_match.h"
 
 namespace rocpd::ranks {
 
-using diagnosis::Cell;
-using diagnosis::CellStore;
-using diagnosis::MemberRef;
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::MatchedCollective;
+using analysis::MemberRef;
+
+using analysis::Cell;
+using analysis::CellStore;
+using analysis::MemberRef;
 
 struct CollectiveRow {
   int64_t rowid = 0;  // the op's rocpd_ops rowid
@@ -37,11 +42,11 @@ struct MemberCollectives {
 };
 
 struct JobCollectives {
-  std::vector<MemberRef> members;             // intervals::member_dbs order
+  std::vector<MemberRef> members;             // analysis::query_members order
   std::vector<MemberCollectives> per_member;  // same order
   std::vector<std::string> families;
   std::vector<uint32_t> participant_member;   // per participant: index into members
-  std::vector<diagnosis::GpuKey> participant_pid;  // per participant: its pid as rocpd_ops returns it
+  std::vector<analysis::GpuKey> participant_pid;  // per participant: its pid as rocpd_ops returns it
 };
 
 // Reads and matches every member of `conn`. Errors name `table` (a start or end that is not an

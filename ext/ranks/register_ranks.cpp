@@ -4,7 +4,7 @@
 // 71_rocpd_step_summary.sql; rocpd_align('collectives') lives with the clocks
 // (ext/federation/rocpd_clock.cpp) and reads rocpd_collectives.
 #include "common/sqlite_util.h"
-#include "ranks/sql_names.h"
+#include "ranks/register.h"
 
 int rocpd_register_ranks(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {

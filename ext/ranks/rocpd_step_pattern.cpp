@@ -11,8 +11,8 @@
 #include <string>
 
 #include "common/like_pattern.h"
-#include "diagnosis/step_ranges.h"
-#include "ranks/sql_names.h"
+#include "analysis/step_ranges.h"
+#include "ranks/register.h"
 
 namespace rocpd::ranks {
 namespace {
@@ -46,7 +46,7 @@ void set(sqlite3_context* ctx, int, sqlite3_value** argv) {
 void register_step_pattern(sqlite3* db) {
   auto state = std::make_unique<State>();
   const char* env = std::getenv("ROCPD_STEP_PATTERN");
-  state->initial = env && *env ? env : diagnosis::kDefaultStepPattern;
+  state->initial = env && *env ? env : analysis::kDefaultStepPattern;
   state->pattern = state->initial;
   State* raw = state.get();
   // Connection state: direct only (as rocpd_set_run), usable in TEMP views (rocpd_run_steps). The

@@ -16,6 +16,8 @@
 
 namespace rocpd::summaries {
 
+using namespace analysis;
+
 namespace {
 
 constexpr int kDb = 0;

@@ -22,9 +22,12 @@
 #include <vector>
 
 #include "members/registry.h"
-#include "summaries/op_groups.h"
+#include "analysis/op_groups.h"
 
 namespace rocpd::summaries {
+
+using analysis::GroupKey;
+using analysis::GroupSpec;
 
 // A grouping column: its name, the spec's flag, and where a group's key holds it (db: neither).
 struct KeyColumn {

@@ -1,13 +1,21 @@
-// Registers the summary engine's SQL names: rocpd_op_groups and rocpd_api_groups (their temp
-// instances, so that an attached table of that name never takes their place in the views, are
-// made by register_federation.cpp).
-#include "summaries/register_summaries.h"
+// Registers the summary tables rocpd_op_groups and rocpd_api_groups, and their temp instances
+// (so that an attached table of that name never takes their place in the views). Registered right
+// after the federation, whose member registry they read; the federation refuses a user's TEMP
+// table of these names before it registers anything.
+#include "common/sqlite_util.h"
+#include "summaries/register.h"
 
-namespace rocpd::summaries {
-
-int register_summaries(sqlite3* db, const std::shared_ptr<federation::Registry>& registry) {
-  int rc = register_rocpd_op_groups(db, registry);
-  return rc == SQLITE_OK ? register_rocpd_api_groups(db, registry) : rc;
+int rocpd_register_summaries(sqlite3* db, char** err) {
+  return rocpd::guard(err, [&] {
+    auto registry = rocpd::federation::Registry::of(db);
+    if (!registry) throw rocpd::Error("rocpd_ext: the summary tables need the federation's member registry");
+    int rc = rocpd::summaries::register_rocpd_op_groups(db, registry);
+    if (rc == SQLITE_OK) rc = rocpd::summaries::register_rocpd_api_groups(db, registry);
+    if (rc == SQLITE_OK)
+      rocpd::exec(db,
+                  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_op_groups USING rocpd_op_groups;"
+                  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_api_groups USING rocpd_api_groups;",
+                  "rocpd_ext: creating the extension's temp tables");
+    return rc;
+  });
 }
-
-}  // namespace rocpd::summaries

@@ -4,9 +4,11 @@
 // (docs/pushdown.md). The same engine and table as rocpd_op_groups (group_table.h), with the SQL
 // path over temp.rocpd_apis.
 #include "summaries/group_table.h"
-#include "summaries/register_summaries.h"
+#include "summaries/register.h"
 
 namespace rocpd::summaries {
+
+using namespace analysis;
 
 namespace {
 

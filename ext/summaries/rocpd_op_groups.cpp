@@ -6,9 +6,11 @@
 // the same aggregates in SQL over temp.rocpd_ops, so the answer never depends on the path. The
 // table itself (plan, rowids) is group_table.h's.
 #include "summaries/group_table.h"
-#include "summaries/register_summaries.h"
+#include "summaries/register.h"
 
 namespace rocpd::summaries {
+
+using namespace analysis;
 
 namespace {
 

@@ -1,6 +1,6 @@
 // kineto_decimal: JSON number text -> exact integers, against values built the other way round
 // (integers formatted as Kineto writes them) and the edges of int64.
-#include "formats/kineto_decimal.h"
+#include "formats/kineto/kineto_decimal.h"
 
 #include <gtest/gtest.h>
 

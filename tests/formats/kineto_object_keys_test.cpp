@@ -1,7 +1,7 @@
 // ObjectKeys: a key repeated in one object is found whatever the object's size (linear search,
 // then the hashed index), keys of other objects (nested, closed, siblings) never count, and the
 // bound on key text holds.
-#include "formats/kineto_object_keys.h"
+#include "formats/kineto/kineto_object_keys.h"
 
 #include <gtest/gtest.h>
 

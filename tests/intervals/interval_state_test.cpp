@@ -14,7 +14,7 @@
 #include "common/state_blob.h"
 
 namespace {
-using rocpd::intervals::Interval;
+using rocpd::Interval;
 using rocpd::intervals::IntervalSet;
 using rocpd::state_blob::FormatError;
 using Bytes = std::vector<uint8_t>;

@@ -1,0 +1,252 @@
+// PyTorch profiler (Kineto) Chrome-trace JSON, read through the tables the import writes
+// (schema/kineto.sql): kineto_ops -> rocpd_ops / rocpd_kernels / rocpd_copies, kineto_calls ->
+// rocpd_apis, kineto_counters -> rocpd_counters. Every column mapping is in docs/formats.md.
+#include "formats/kineto/kineto.h"
+
+#include <fmt/format.h>
+
+#include "formats/kineto/kineto_link.h"
+#include "formats/probe_util.h"
+
+namespace rocpd::federation {
+
+namespace {
+
+constexpr int kLayoutVersion = 1;
+
+const KinetoDetails& details(const Member& m) { return static_cast<const KinetoDetails&>(*m.info.details); }
+
+std::string main_pid_sql(const Member& m) {
+  const auto& pid = details(m).main_pid;
+  return pid ? std::to_string(*pid) : "NULL";
+}
+
+// The columns rocpd_ops, rocpd_kernels and rocpd_copies share.
+struct OpColumns {
+  int pid, gpu, queue, stream, name, start, end, duration, corr, op_id, graph;
+};
+
+void op_columns(SourceBuilder& b, const Member& m, const std::string& s, const OpColumns& c) {
+  b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = o.name_id", s));
+  b.col(c.pid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)));  // NULL: the trace's main process
+  b.col(c.gpu, "o.gpu");
+  b.col(c.queue, "o.stream");  // a CUDA stream is the queue the GPU runs in order
+  b.col(c.stream, "o.stream");
+  b.col(c.name, "n.string", {"n"});
+  b.src().name_key = {"o.name_id"};
+  b.col(c.start, "o.start");
+  b.col(c.end, "o.\"end\"");
+  b.col(c.duration, duration_sql("o"));
+  b.col(c.corr, "o.correlation");
+  b.col(c.op_id, "o.id");
+  b.col(c.graph, "NULL");  // Kineto records no graph ids
+  b.src().indexed = uint64_t{1} << c.op_id;
+}
+
+SourceSql ops(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".kineto_ops", "o", kOpsColumnCount);
+  op_columns(b, m, s,
+             {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration, kOpsCorrelationId,
+              kOpsOpId, kOpsGraphId});
+  b.col(kOpsKind, "o.kind");
+  b.col(kOpsNode, "0");
+  return b.take();
+}
+
+// Kineto's grid counts blocks (CUDA's gridDim); rocpd_kernels' grid counts work-items.
+SourceSql kernels(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".kineto_ops", "o", kKernColumnCount);
+  op_columns(b, m, s,
+             {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
+              kKernCorrelationId, kKernOpId, kKernGraphId});
+  b.src().where = "o.kind = 'kernel'";
+  const char* dims[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    b.col(kKernGridX + i, fmt::format("o.grid_{0} * o.block_{0}", dims[i]));
+    b.col(kKernWorkgroupX + i, fmt::format("o.block_{}", dims[i]));
+  }
+  b.col(kKernLdsBytes, "o.shared_memory");
+  b.col(kKernScratchBytes, "NULL");
+  b.col(kKernSgpr, "NULL");
+  b.col(kKernVgpr, "o.registers");  // registers per thread: the per-lane (vector) registers
+  b.col(kKernAgpr, "NULL");
+  return b.take();
+}
+
+// A copy's direction is in its name ("Memcpy HtoD (Host -> Device)"); a peer copy (PtoP) names
+// neither GPU of the pair, so both ends stay NULL.
+SourceSql copies(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".kineto_ops", "o", kCopyColumnCount);
+  op_columns(b, m, s,
+             {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
+              kCopyCorrelationId, kCopyOpId, kCopyGraphId});
+  b.src().where = "o.kind = 'copy'";
+  b.col(kCopyBytes, "o.bytes");
+  b.col(kCopySrcGpu, "CASE WHEN n.string GLOB '*DtoH*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
+  b.col(kCopyDstGpu, "CASE WHEN n.string GLOB '*HtoD*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
+  return b.take();
+}
+
+// Rows drawn on a GPU's row (pid = the device) belong to the trace's main process.
+const std::string kGpuSide = fmt::format("c.domain IN {}", kineto::kGpuSideDomains);
+
+SourceSql apis(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".kineto_calls", "c", kApisColumnCount);
+  b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = c.name_id", s));
+  b.join("k", fmt::format("LEFT JOIN {}.kineto_strings AS k ON k.id = c.cat_id", s));
+  b.col(kApisPid, fmt::format("CASE WHEN {} THEN {} ELSE c.pid END", kGpuSide, main_pid_sql(m)));
+  b.col(kApisTid, fmt::format("CASE WHEN {} THEN NULL ELSE c.tid END", kGpuSide));
+  b.col(kApisDomain, "c.domain");
+  b.col(kApisCategory, "k.string", {"k"});
+  b.col(kApisName, "n.string", {"n"});
+  // A cuda_sync event's args as written, with the calls and stream they name under the keys the
+  // critical path reads for every format (docs/formats.md): `call` (the synchronizing runtime
+  // call's correlation_id), `event_call` and `event_stream` (the event's record call and stream).
+  b.col(kApisArgs,
+        "CASE WHEN c.domain = 'cuda_sync' AND json_valid(c.args) THEN json_set(c.args, '$.call', "
+        "json_extract(c.args, '$.correlation'), '$.event_call', json_extract(c.args, "
+        "'$.wait_on_cuda_event_record_corr_id'), '$.event_stream', json_extract(c.args, '$.wait_on_stream')) "
+        "ELSE c.args END");
+  b.src().unpushable |= uint64_t{1} << kApisArgs;
+  b.col(kApisStart, "c.start");
+  b.col(kApisEnd, "c.\"end\"");
+  b.col(kApisDuration, duration_sql("c"));
+  b.col(kApisCorrelationId, "c.correlation");
+  b.col(kApisApiId, "c.id");
+  b.col(kApisNode, "0");
+  b.src().indexed = uint64_t{1} << kApisApiId;
+  return b.take();
+}
+
+SourceSql counters(const Member& m) {
+  const std::string s = quote_id(m.schema);
+  SourceBuilder b(s + ".kineto_counters", "k", kCntColumnCount);
+  b.join("o", fmt::format("LEFT JOIN {}.kineto_ops AS o ON o.id = k.op", s));
+  b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = o.name_id", s), {"o"});
+  b.col(kCntPid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)), {"o"});
+  b.col(kCntGpu, "k.gpu");
+  b.col(kCntOpId, "k.op");
+  b.col(kCntCorrelationId, "o.correlation", {"o"});
+  b.col(kCntName, "n.string", {"o", "n"});
+  b.col(kCntCounter, "k.counter");
+  b.col(kCntValue, "k.value");
+  b.col(kCntUnits, "NULL");
+  b.col(kCntStart, "k.start");
+  b.col(kCntEnd, "k.\"end\"");
+  b.col(kCntId, "k.id");
+  b.src().indexed = uint64_t{1} << kCntId;
+  return b.take();
+}
+
+// deviceProperties' names by device id (the gpu number of the device's ops). Their other
+// properties (numSms, totalGlobalMem, computeMajor, ...) stay in kineto_devices.properties.
+std::map<int64_t, std::string> device_names(sqlite3* db, const std::string& schema) {
+  std::map<int64_t, std::string> out;
+  auto s = prepare(db, fmt::format("SELECT device, name FROM {}.kineto_devices WHERE typeof(device) = 'integer' AND "
+                                   "typeof(name) = 'text' ORDER BY id",
+                                   quote_id(schema)));
+  while (step(s.get())) out.emplace(sqlite3_column_int64(s.get(), 0), std::string(column_text(s.get(), 1)));
+  return out;
+}
+
+// What the trace lacks and what reads NULL (or coarser) because of it, one line each
+// (rocpd_members.notes; docs/formats.md, "Writers and versions: PyTorch profiler").
+template <class Integer>
+std::vector<std::string> notes(sqlite3* db, const std::string& meta, const Integer& integer) {
+  std::vector<std::string> out;
+  auto has = [&](const char* tag) { return metadata_value(db, meta, tag).has_value(); };
+  if (!has("distributedInfo")) out.push_back("no distributedInfo (a trace of one process, or PyTorch before 1.11): rank is NULL");
+  if (!has("deviceProperties"))
+    out.push_back("no deviceProperties (PyTorch before 1.9): gpu_names is NULL, no device properties");
+  const auto events = integer("import.events"), fractional = integer("import.fractional_times");
+  if (events && *events > 0 && fractional && *fractional == 0)
+    out.push_back("times in whole microseconds (PyTorch before 2.3 writes no ns digits): starts and ends to the us, "
+                  "durations under 1 us are 0");
+  if (const auto repeated = integer("import.duplicate_correlations"); repeated && *repeated > 0)
+    out.push_back(fmt::format("{} runtime calls repeat the correlation id of an earlier call: their correlation_id is "
+                              "NULL (import.duplicate_correlations)",
+                              *repeated));
+  if (const auto ranges = metadata_value(db, meta, "import.counter_ranges"); ranges && ranges->rfind("unmatched", 0) == 0)
+    out.push_back(fmt::format("cuda_profiler_range events not matched to launches ({}): their counters have no "
+                              "correlation_id",
+                              *ranges));
+  return out;
+}
+
+class KinetoAdapter : public FormatAdapter {
+ public:
+  const char* name() const override { return "kineto"; }
+
+  bool claims(const Catalog& c) const override { return c.count("kineto_metadata") > 0; }
+
+  FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
+                   const std::string& label) const override {
+    const std::string meta = quote_id(schema) + ".kineto_metadata";
+    require_tables(names, {"kineto_metadata"}, label, "kineto");
+    check_tables(db, schema, label, {{"kineto_metadata", {{"tag", 't'}}}});
+    const auto layout = metadata_value(db, meta, "import.layout_version");
+    if (!layout)
+      throw Error(fmt::format("{}: kineto tables without an import.layout_version in kineto_metadata", label));
+    if (*layout != std::to_string(kLayoutVersion))
+      throw Error(fmt::format("{}: unsupported kineto layout_version '{}' (supported: {}; written by another "
+                              "version of rocpd_import?)",
+                              label, *layout, kLayoutVersion));
+    require_tables(names, {"kineto_strings", "kineto_ops", "kineto_calls", "kineto_counters"}, label, "kineto");
+    std::vector<TableColumns> tables = {
+        {"kineto_strings", {{"string", 't'}}},
+        {"kineto_ops",
+         {{"kind", 't'}, {"name_id", 'n'}, {"pid", 'n'}, {"gpu", 'n'}, {"stream", 'n'}, {"start", 'n'}, {"end", 'n'},
+          {"correlation", 'n'}, {"grid_x", 'n'}, {"grid_y", 'n'}, {"grid_z", 'n'}, {"block_x", 'n'},
+          {"block_y", 'n'}, {"block_z", 'n'}, {"registers", 'n'}, {"shared_memory", 'n'}, {"bytes", 'n'}}},
+        {"kineto_calls",
+         {{"domain", 't'}, {"cat_id", 'n'}, {"name_id", 'n'}, {"pid", 'n'}, {"tid", 'n'}, {"start", 'n'},
+          {"end", 'n'}, {"correlation", 'n'}, {"args", 't'}}},
+        {"kineto_counters", {{"op", 'n'}, {"gpu", 'n'}, {"counter", 't'}, {"start", 'n'}, {"end", 'n'}}}};
+    FormatInfo info;
+    info.loose_types = !check_tables(db, schema, label, tables);
+    if (auto v = metadata_value(db, meta, "schemaVersion")) {
+      info.version_text = *v;
+      info.schema_version = std::max(major_version(*v), 0);
+    }
+    auto d = std::make_shared<KinetoDetails>();
+    auto integer = [&](const char* tag) -> std::optional<int64_t> {
+      auto stmt = prepare(db, fmt::format("SELECT value FROM {} WHERE tag = ?1 AND typeof(value) = 'integer'", meta));
+      sqlite3_bind_text(stmt.get(), 1, tag, -1, SQLITE_STATIC);
+      if (!step(stmt.get())) return std::nullopt;
+      return sqlite3_column_int64(stmt.get(), 0);
+    };
+    d->main_pid = integer("import.main_pid");
+    info.rank = integer("import.rank");
+    if (names.count("kineto_devices")) info.gpu_names = device_names(db, schema);
+    info.notes = notes(db, meta, integer);
+    info.details = std::move(d);
+    return info;
+  }
+
+  std::vector<SourceSql> sources(TableKind table, const Member& m, const Profile*, sqlite3*) const override {
+    switch (table) {
+      case TableKind::Ops: return {ops(m)};
+      case TableKind::Apis: return {apis(m)};
+      case TableKind::Kernels: return {kernels(m)};
+      case TableKind::Copies: return {copies(m)};
+      case TableKind::Counters: return {counters(m)};
+      case TableKind::Memory:     // Kineto's memory events ([memory] instants) are not mapped
+      case TableKind::HipEvents:  // nor are CUDA events
+        return {};
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
+const FormatAdapter& kineto_adapter() {
+  static const KinetoAdapter adapter;
+  return adapter;
+}
+
+}  // namespace rocpd::federation

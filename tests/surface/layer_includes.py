@@ -1,0 +1,88 @@
+"""Which folder of ext/ may include which (docs/architecture.md, "What may include what").
+
+Every `#include "folder/file.h"` of ext/ is checked against the layers: a folder includes its own
+files and those of the folders below it, never a capability beside it and never a layer above.
+Run with no argument: fails listing every include that breaks the rule. `--count`: prints the
+number of such includes per pair of folders (the figure for a change's note) and exits 0.
+"""
+import collections
+import os
+import re
+import sys
+
+EXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ext")
+
+# The libraries at the bottom: no SQL table machinery, usable from every layer above them.
+BASE = {"common"}
+LIBRARIES = {"compression": BASE, "names": BASE, "stats": BASE}
+LOW = BASE | set(LIBRARIES)
+# The layers, each with what it may include besides itself.
+LAYERS = {
+    "common": set(),
+    **LIBRARIES,
+    "canonical": BASE,
+    "formats": BASE | {"canonical"},
+    "members": LOW | {"canonical", "formats"},
+    "analysis": LOW | {"canonical", "members"},
+    "federation": LOW | {"canonical", "formats", "members", "analysis"},
+}
+# The capabilities: each may include every layer above (formats only through its adapter
+# interface, formats/adapter.h) and none of the other capabilities.
+CAPABILITIES = {"intervals", "summaries", "diagnosis", "ranks", "critical_path", "export", "pushdown",
+                "views", "import"}
+CAPABILITY_MAY = LOW | {"canonical", "members", "analysis"}
+# Capabilities that read the formats themselves (the importer converts a Kineto trace).
+FORMAT_READERS = {"import"}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
+
+
+def allowed(src, dst, header):
+    if src == dst:
+        return True
+    if src in LAYERS:
+        return dst in LAYERS[src]
+    if src in CAPABILITIES:
+        if dst in CAPABILITY_MAY:
+            return True
+        return dst == "formats" and (header == "adapter.h" or src in FORMAT_READERS)
+    return src == ""  # ext/rocpd_ext.cpp: the entry point sees every folder
+
+
+def includes():
+    for root, _, files in os.walk(EXT):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, EXT)
+            src = rel.split(os.sep)[0] if os.sep in rel else ""
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for m in INCLUDE.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                yield rel, line, src, m.group(1), m.group(2)
+
+
+def main():
+    folders = {d for d in os.listdir(EXT) if os.path.isdir(os.path.join(EXT, d))}
+    unknown = folders - set(LAYERS) - CAPABILITIES
+    bad = [(rel, line, src, dst, h) for rel, line, src, dst, h in includes() if not allowed(src, dst, h)]
+    if "--count" in sys.argv[1:]:
+        pairs = collections.Counter(f"{src} -> {dst}" for _, _, src, dst, _ in bad)
+        for pair, n in sorted(pairs.items()):
+            print(f"{n:4d}  {pair}")
+        print(f"{len(bad)} includes sideways or up a layer")
+        return 0
+    errors = [f"ext/{rel}:{line}: {src}/ must not include {dst}/{h}" for rel, line, src, dst, h in bad]
+    errors += [f"ext/{d}/: a folder of no layer (add it to tests/surface/layer_includes.py)" for d in sorted(unknown)]
+    for e in errors:
+        print(e)
+    if errors:
+        return 1
+    print(f"layer_includes: {sum(1 for _ in includes())} includes of ext/ follow the layers")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
