@@ -149,7 +149,8 @@ WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_counter_formulas AS u WHERE u.co
 --   roof_flop_s        min(peak_flop_s, intensity x mem_bytes_s)
 --   pct_of_roof        100 x flop_s / roof_flop_s
 --   bound              'memory' when intensity x mem_bytes_s < peak_flop_s, else 'compute'
---   source             which formulas gave the figures; device_source the peaks' source
+--   source             which formulas gave the figures ('counters: ' and NVIDIA, AMD, user for the user's
+--                      formulas); device_origin builtin or user, device_source the peaks' source
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline AS
 WITH per_counter AS (
   SELECT k.db, k.op_id, f.peak, f.vendor, f.origin,
@@ -164,7 +165,7 @@ WITH per_counter AS (
          CASE WHEN max(has_bytes) THEN sum(bytes) END AS bytes,
          (SELECT c2.peak FROM per_counter AS c2 WHERE c2.db = c.db AND c2.op_id = c.op_id AND c2.peak IS NOT NULL
           GROUP BY c2.peak HAVING sum(c2.flops) > 0 ORDER BY sum(c2.flops) DESC, c2.peak LIMIT 1) AS peak,
-         'counters: ' || group_concat(DISTINCT vendor || CASE WHEN origin = 'user' THEN ' (user)' ELSE '' END) AS source
+         'counters: ' || group_concat(DISTINCT CASE WHEN origin = 'user' THEN 'user' ELSE vendor END) AS source
   FROM per_counter AS c GROUP BY db, op_id
 ), measured AS (
   SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack,
