@@ -263,6 +263,20 @@ class RealCounters(unittest.TestCase):
         with gzip.open(path) as f:
             names = {d["name"] for d in json.load(f)["deviceProperties"]}
         self.assertEqual(names, {"NVIDIA A100-PG509-200"})
+        # docs/roofline.md shows the top three operators by FLOPs (its example is not run: the trace is
+        # not in the repository): its rows are these.
+        with open(os.path.join(HERE, "..", "..", "docs", "roofline.md"), encoding="utf-8") as f:
+            doc = f.read()
+        shown = doc[doc.index("FROM rocpd_kernel_roofline GROUP BY bottom_level ORDER BY flops DESC LIMIT 3;"):]
+        shown = shown[:shown.index("## ")]
+        cells = [[c.strip() for c in line.strip("│").split("│")] for line in shown.splitlines()
+                 if line.startswith("│") and "aten::" in line]
+        top = sorted(want.items(), key=lambda kv: -kv[1])[:3]
+        self.assertEqual(cells, [[b, str(sum(1 for (_, _, r), launch in zip(trace.profiler_ranges(),
+                                                                            trace.kernel_launch_calls())
+                                             if hta_stack(trace, parents, launch["index"], ("cpu_op",))[-1] == b)),
+                                  str(f), "NVIDIA A100 40GB", "no byte counters: no intensity, no roof"]
+                                 for b, f in top])
         devices = set(con.execute("SELECT device_name, device, mem_bytes_s, warning FROM rocpd_kernel_roofline"))
         # No byte counters in this trace: matched to its peaks, no roof, said so.
         self.assertEqual(devices, {("NVIDIA A100-PG509-200", "NVIDIA A100 40GB", A100_40["mem"] * 1e12,
