@@ -204,17 +204,32 @@ FROM roofed
 WHERE rocpd_require_members('rocpd_kernel_roofline');
 
 -- rocpd_kernel_roofline_by_kernel: per (kernel name, device): totals over its instances, the rates
--- of the totals (flops / total duration) against the roof at the totals' intensity.
+-- of the totals (flops / total duration) against the roof at the totals' intensity; peak: the one
+-- its instances put the most FLOPs into (ties by name).
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline_by_kernel AS
-WITH g AS (
-  SELECT kernel, device_name, device, peak, count(*) AS instances, sum(duration) AS duration,
-         sum(flops) AS flops, sum(bytes) AS bytes, max(peak_flop_s) AS peak_flop_s, max(mem_bytes_s) AS mem_bytes_s,
+WITH k AS MATERIALIZED (
+  SELECT kernel, device_name, device, duration, flops, bytes, peak, peak_flop_s, mem_bytes_s, source, device_source,
+         warning, bottom_level
+  FROM temp.rocpd_kernel_roofline
+), per_peak AS (
+  SELECT kernel, device_name, peak, sum(flops) AS flops, max(peak_flop_s) AS peak_flop_s
+  FROM k WHERE peak IS NOT NULL GROUP BY kernel, device_name, peak
+), g AS (
+  SELECT kernel, device_name, device, count(*) AS instances, sum(duration) AS duration,
+         sum(flops) AS flops, sum(bytes) AS bytes, max(mem_bytes_s) AS mem_bytes_s,
          group_concat(DISTINCT source) AS source, max(device_source) AS device_source, max(warning) AS warning,
          max(bottom_level) AS bottom_level
-  FROM temp.rocpd_kernel_roofline GROUP BY kernel, device_name, device, peak
+  FROM k GROUP BY kernel, device_name, device
+), p AS (
+  SELECT g.*, (SELECT pp.peak FROM per_peak AS pp WHERE pp.kernel = g.kernel AND pp.device_name IS g.device_name
+               ORDER BY pp.flops DESC, pp.peak LIMIT 1) AS peak
+  FROM g
 ), r AS (
-  SELECT *, flops / nullif(bytes, 0) AS intensity, flops * 1e9 / nullif(duration, 0) AS flop_s,
-         bytes * 1e9 / nullif(duration, 0) AS bytes_s FROM g
+  SELECT p.*, (SELECT pp.peak_flop_s FROM per_peak AS pp WHERE pp.kernel = p.kernel AND
+               pp.device_name IS p.device_name AND pp.peak = p.peak) AS peak_flop_s,
+         p.flops / nullif(p.bytes, 0) AS intensity, p.flops * 1e9 / nullif(p.duration, 0) AS flop_s,
+         p.bytes * 1e9 / nullif(p.duration, 0) AS bytes_s
+  FROM p
 ), f AS (SELECT *, min(peak_flop_s, intensity * mem_bytes_s) AS roof_flop_s FROM r)
 SELECT kernel, device_name, device, instances, duration, flops, bytes, intensity, flop_s, bytes_s, peak,
        peak_flop_s, mem_bytes_s, roof_flop_s, 100.0 * flop_s / nullif(roof_flop_s, 0) AS pct_of_roof,
