@@ -152,33 +152,39 @@ WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_counter_formulas AS u WHERE u.co
 --   source             which formulas gave the figures ('counters: ' and NVIDIA, AMD, user for the user's
 --                      formulas); device_origin builtin or user, device_source the peaks' source
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline AS
-WITH per_counter AS (
+WITH kc AS MATERIALIZED (  -- once: the counters table computes a member's rows on every scan
+  SELECT db, op_id, gpu, kernel, duration, top_level, bottom_level, stack, counters
+  FROM temp.rocpd_kernel_counters_full
+), per_counter AS MATERIALIZED (
   SELECT k.db, k.op_id, f.peak, f.vendor, f.origin,
          sum(j.value * f.flops) AS flops, sum(j.value * f.bytes) AS bytes,
          max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes
-  FROM temp.rocpd_kernel_counters_full AS k, json_each(k.counters) AS j
+  FROM kc AS k, json_each(k.counters) AS j
   JOIN temp.rocpd_counter_formulas AS f ON f.counter = j.key
   GROUP BY k.db, k.op_id, f.peak, f.vendor, f.origin
+), per_peak AS (
+  SELECT db, op_id, peak,
+         row_number() OVER (PARTITION BY db, op_id ORDER BY sum(flops) DESC, peak) AS rk
+  FROM per_counter WHERE peak IS NOT NULL GROUP BY db, op_id, peak HAVING sum(flops) > 0
 ), per_kernel AS (
-  SELECT db, op_id,
-         CASE WHEN max(has_flops) THEN sum(flops) END AS flops,
-         CASE WHEN max(has_bytes) THEN sum(bytes) END AS bytes,
-         (SELECT c2.peak FROM per_counter AS c2 WHERE c2.db = c.db AND c2.op_id = c.op_id AND c2.peak IS NOT NULL
-          GROUP BY c2.peak HAVING sum(c2.flops) > 0 ORDER BY sum(c2.flops) DESC, c2.peak LIMIT 1) AS peak,
-         'counters: ' || group_concat(DISTINCT CASE WHEN origin = 'user' THEN 'user' ELSE vendor END) AS source
-  FROM per_counter AS c GROUP BY db, op_id
+  SELECT c.db, c.op_id,
+         CASE WHEN max(c.has_flops) THEN sum(c.flops) END AS flops,
+         CASE WHEN max(c.has_bytes) THEN sum(c.bytes) END AS bytes,
+         'counters: ' || group_concat(DISTINCT CASE WHEN c.origin = 'user' THEN 'user' ELSE c.vendor END) AS source
+  FROM per_counter AS c GROUP BY c.db, c.op_id
 ), measured AS (
   SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack,
-         p.flops, p.bytes, p.peak, p.source,
+         p.flops, p.bytes, pp.peak, p.source,
          d.name AS device_name, d.device, d.origin AS device_origin, d.source AS device_source, d.warning,
-         CASE p.peak WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
+         CASE pp.peak WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
                      WHEN 'fp32_vector' THEN d.fp32_vector WHEN 'fp32_matrix' THEN d.fp32_matrix
                      WHEN 'tf32_matrix' THEN d.tf32_matrix WHEN 'fp16_vector' THEN d.fp16_vector
                      WHEN 'fp16_matrix' THEN d.fp16_matrix WHEN 'bf16_vector' THEN d.bf16_vector
                      WHEN 'bf16_matrix' THEN d.bf16_matrix WHEN 'int8_matrix' THEN d.int8_matrix END * 1e12 AS peak_flop_s,
          d.mem_tb_s * 1e12 AS mem_bytes_s
-  FROM temp.rocpd_kernel_counters_full AS k
+  FROM kc AS k
   JOIN per_kernel AS p ON p.db = k.db AND p.op_id = k.op_id
+  LEFT JOIN per_peak AS pp ON pp.db = k.db AND pp.op_id = k.op_id AND pp.rk = 1
   LEFT JOIN temp.rocpd_gpu_devices AS d ON d.db = k.db AND d.gpu = k.gpu
 ), rated AS (
   SELECT *, flops / nullif(bytes, 0) AS intensity,
@@ -212,7 +218,8 @@ WITH k AS MATERIALIZED (
          warning, bottom_level
   FROM temp.rocpd_kernel_roofline
 ), per_peak AS (
-  SELECT kernel, device_name, peak, sum(flops) AS flops, max(peak_flop_s) AS peak_flop_s
+  SELECT kernel, device_name, peak, max(peak_flop_s) AS peak_flop_s,
+         row_number() OVER (PARTITION BY kernel, device_name ORDER BY sum(flops) DESC, peak) AS rk
   FROM k WHERE peak IS NOT NULL GROUP BY kernel, device_name, peak
 ), g AS (
   SELECT kernel, device_name, device, count(*) AS instances, sum(duration) AS duration,
@@ -220,16 +227,11 @@ WITH k AS MATERIALIZED (
          group_concat(DISTINCT source) AS source, max(device_source) AS device_source, max(warning) AS warning,
          max(bottom_level) AS bottom_level
   FROM k GROUP BY kernel, device_name, device
-), p AS (
-  SELECT g.*, (SELECT pp.peak FROM per_peak AS pp WHERE pp.kernel = g.kernel AND pp.device_name IS g.device_name
-               ORDER BY pp.flops DESC, pp.peak LIMIT 1) AS peak
-  FROM g
 ), r AS (
-  SELECT p.*, (SELECT pp.peak_flop_s FROM per_peak AS pp WHERE pp.kernel = p.kernel AND
-               pp.device_name IS p.device_name AND pp.peak = p.peak) AS peak_flop_s,
-         p.flops / nullif(p.bytes, 0) AS intensity, p.flops * 1e9 / nullif(p.duration, 0) AS flop_s,
-         p.bytes * 1e9 / nullif(p.duration, 0) AS bytes_s
-  FROM p
+  SELECT g.*, pp.peak, pp.peak_flop_s,
+         g.flops / nullif(g.bytes, 0) AS intensity, g.flops * 1e9 / nullif(g.duration, 0) AS flop_s,
+         g.bytes * 1e9 / nullif(g.duration, 0) AS bytes_s
+  FROM g LEFT JOIN per_peak AS pp ON pp.kernel IS g.kernel AND pp.device_name IS g.device_name AND pp.rk = 1
 ), f AS (SELECT *, min(peak_flop_s, intensity * mem_bytes_s) AS roof_flop_s FROM r)
 SELECT kernel, device_name, device, instances, duration, flops, bytes, intensity, flop_s, bytes_s, peak,
        peak_flop_s, mem_bytes_s, roof_flop_s, 100.0 * flop_s / nullif(roof_flop_s, 0) AS pct_of_roof,
