@@ -239,3 +239,75 @@ SELECT kernel, device_name, device, instances, duration, flops, bytes, intensity
             WHEN intensity * mem_bytes_s < peak_flop_s THEN 'memory' ELSE 'compute' END AS bound,
        source, device_source, warning, bottom_level
 FROM f;
+
+-- rocpd_gemm_roofline: analytic FLOPs and bytes of the GEMM operators whose input shapes the trace
+-- records (PyTorch's record_shapes: Kineto `Input Dims`, `Input type`), as TraceLens estimates them:
+-- FLOPs 2 x batch x M x N x K, bytes batch x (MK + KN + MN) x element size; one row per operator,
+-- over the kernels it launched (its launches' `External id`): their count and summed duration.
+--   aten::mm [M,K] x [K,N]; aten::addmm (bias, [M,K], [K,N]); aten::bmm [B,M,K] x [B,K,N];
+--   aten::baddbmm (bias, [B,M,K], [B,K,N]). Element size from the first matrix's type (float 4,
+--   double 8, c10::Half and c10::BFloat16 2); peak: fp16_matrix, bf16_matrix, the fp32 (fp64)
+--   matrix peak where the device has one, else its vector peak.
+--   roofline_ns  max(flops / peak, bytes / bandwidth): TraceLens's "roofline time"
+CREATE TEMP VIEW IF NOT EXISTS rocpd_gemm_roofline AS
+WITH launches AS MATERIALIZED (
+  SELECT db, correlation_id, json_extract(args, '$."External id"') AS ext
+  FROM rocpd_apis
+  WHERE domain IN ('cuda', 'hip', 'cuda_driver') AND name GLOB '*Launch*' AND json_valid(args)
+    AND json_extract(args, '$."External id"') IS NOT NULL
+), ops AS MATERIALIZED (
+  SELECT db, pid, api_id, name, json_extract(args, '$."External id"') AS ext,
+         json_extract(args, '$."Input Dims"') AS dims, json_extract(args, '$."Input type"') AS types,
+         CASE WHEN name IN ('aten::addmm', 'aten::baddbmm') THEN 1 ELSE 0 END AS a
+  FROM rocpd_apis
+  WHERE domain = 'marker' AND name IN ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm') AND json_valid(args)
+    AND json_type(args, '$."Input Dims"') = 'array'
+), shapes AS (
+  SELECT db, pid, api_id, name, ext,
+         json_extract(dims, '$[' || a || ']') AS am, json_extract(dims, '$[' || (a + 1) || ']') AS bm,
+         json_extract(types, '$[' || a || ']') AS dtype
+  FROM ops
+), sized AS (
+  SELECT *, CASE json_array_length(am) WHEN 3 THEN json_extract(am, '$[0]') ELSE 1 END AS batch,
+         json_extract(am, '$[#-2]') AS m, json_extract(am, '$[#-1]') AS k, json_extract(bm, '$[#-1]') AS n,
+         CASE dtype WHEN 'float' THEN 4 WHEN 'double' THEN 8 WHEN 'c10::Half' THEN 2 WHEN 'c10::BFloat16' THEN 2 END AS elem
+  FROM shapes WHERE json_array_length(am) IN (2, 3) AND json_array_length(bm) = json_array_length(am)
+), kernels AS (
+  SELECT s.db, s.api_id, count(*) AS kernels, sum(o."end" - o.start) AS duration, min(o.gpu) AS gpu,
+         max(o.gpu) AS gpu_max
+  FROM sized AS s JOIN launches AS l ON l.db = s.db AND l.ext = s.ext
+  JOIN rocpd_ops AS o ON o.db = l.db AND o.correlation_id = l.correlation_id AND o.kind = 'kernel'
+  GROUP BY s.db, s.api_id
+), rated AS (
+  SELECT s.db, s.api_id, s.name AS operator, s.batch, s.m, s.n, s.k, s.dtype, k.kernels, k.duration, k.gpu,
+         2.0 * s.batch * s.m * s.n * s.k AS flops,
+         1.0 * s.batch * (s.m * s.k + s.k * s.n + s.m * s.n) * s.elem AS bytes,
+         d.name AS device_name, d.device, d.source AS device_source, d.warning,
+         CASE s.dtype WHEN 'c10::Half' THEN 'fp16_matrix' WHEN 'c10::BFloat16' THEN 'bf16_matrix'
+                      WHEN 'float' THEN CASE WHEN d.fp32_matrix IS NOT NULL THEN 'fp32_matrix' ELSE 'fp32_vector' END
+                      WHEN 'double' THEN CASE WHEN d.fp64_matrix IS NOT NULL THEN 'fp64_matrix' ELSE 'fp64_vector' END
+         END AS peak,
+         CASE s.dtype WHEN 'c10::Half' THEN d.fp16_matrix WHEN 'c10::BFloat16' THEN d.bf16_matrix
+                      WHEN 'float' THEN coalesce(d.fp32_matrix, d.fp32_vector)
+                      WHEN 'double' THEN coalesce(d.fp64_matrix, d.fp64_vector) END * 1e12 AS peak_flop_s,
+         d.mem_tb_s * 1e12 AS mem_bytes_s
+  FROM sized AS s JOIN kernels AS k ON k.db = s.db AND k.api_id = s.api_id
+  LEFT JOIN temp.rocpd_gpu_devices AS d ON d.db = s.db AND d.gpu = k.gpu
+), r AS (
+  SELECT *, flops / nullif(bytes, 0) AS intensity, flops * 1e9 / nullif(duration, 0) AS flop_s,
+         min(peak_flop_s, flops / nullif(bytes, 0) * mem_bytes_s) AS roof_flop_s
+  FROM rated
+)
+SELECT db, api_id, operator, batch, m, n, k, dtype, kernels, duration, gpu, device_name, device, flops, bytes,
+       intensity, flop_s, peak, peak_flop_s, mem_bytes_s, roof_flop_s,
+       100.0 * flop_s / nullif(roof_flop_s, 0) AS pct_of_roof,
+       CASE WHEN roof_flop_s IS NULL THEN NULL
+            WHEN intensity * mem_bytes_s < peak_flop_s THEN 'memory' ELSE 'compute' END AS bound,
+       max(flops / peak_flop_s, bytes / mem_bytes_s) * 1e9 AS roofline_ns,
+       'shapes: 2MNK' AS source, device_source,
+       coalesce(warning, CASE WHEN device_name IS NULL THEN 'the trace names no device for gpu ' ||
+                               coalesce(gpu, 'NULL') || ': no roof' END,
+                CASE WHEN bytes IS NULL THEN 'element type ''' || coalesce(dtype, 'NULL') || ''' unknown: no bytes'
+                     WHEN peak_flop_s IS NULL THEN 'device ''' || device || ''' has no figure for ' || peak END) AS warning
+FROM r
+WHERE rocpd_require_members('rocpd_gemm_roofline');

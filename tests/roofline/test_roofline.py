@@ -2,7 +2,7 @@
 a hand-written Kineto trace with CUPTI counters (an H100 and a device no table knows) and a generated
 rocprofv3 file whose counters are renamed and planted with AMD counter names (MI300X); every column
 against a computation in this file from the planted values and the datasheet figures written out
-here. Then the real counters trace of ../shared/data: FLOPs per operator equal HTA's formula applied
+here. Analytic GEMM FLOPs (rocpd_gemm_roofline) from shapes on a hand-written trace: 2MNK. Then the real counters trace of ../shared/data: FLOPs per operator equal HTA's formula applied
 to the raw JSON, its device matched."""
 import glob
 import gzip
@@ -240,6 +240,54 @@ class AmdPlanted(Close):
             self.assert_row(got[d], want)
         self.assertEqual({r["gpu"] for r in got.values()}, {0, 1})
         self.assertEqual({r["peak"] for r in got.values() if r["gpu"] == 0}, {"bf16_matrix", "fp32_vector"})
+
+
+GEMMS = [  # operator, Input Dims, Input type, kernel durations (us), (batch, M, N, K), element size, peak
+    ("aten::mm", [[64, 128], [128, 32]], ["float", "float"], [10.0], (1, 64, 32, 128), 4, "fp32_vector"),
+    ("aten::bmm", [[4, 16, 8], [4, 8, 2]], ["c10::Half", "c10::Half"], [3.0], (4, 16, 2, 8), 2, "fp16_matrix"),
+    ("aten::addmm", [[32], [64, 128], [128, 32]], ["c10::BFloat16"] * 3, [4.0, 1.0], (1, 64, 32, 128), 2, "bf16_matrix"),
+]
+H100_MATRIX = {"fp32_vector": 67, "fp16_matrix": 989.5, "bf16_matrix": 989.5, "mem": 3.35}
+
+
+class GemmShapes(Close):
+    """Analytic FLOPs of GEMM operators from their recorded shapes: 2MNK (x batch), bytes
+    (MK + KN + MN) x element size, over the kernels each operator launched."""
+
+    def test_2mnk(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        ev, t, corr = [], 100, 0
+        for i, (op, dims, types, durs, _, _, _) in enumerate(GEMMS):
+            ev.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 1, "tid": 1, "ts": t, "dur": 40,
+                       "args": {"External id": 100 + i, "Input Dims": dims, "Input type": types}})
+            for d in durs:
+                corr += 1
+                ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                           "ts": t + corr, "dur": 1, "args": {"correlation": corr, "External id": 100 + i}})
+                ev.append({"ph": "X", "cat": "kernel", "name": f"gemm{corr}", "pid": 0, "tid": 7, "ts": t + 20 + corr * 5,
+                           "dur": d, "args": {"device": 0, "stream": 7, "correlation": corr}})
+            t += 100
+        path = os.path.join(tmp, "gemm.json")
+        with open(path, "w") as f:
+            json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+                       "traceEvents": ev}, f)
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        cols = ["operator", "batch", "m", "n", "k", "kernels", "duration", "flops", "bytes", "intensity", "flop_s",
+                "peak", "peak_flop_s", "mem_bytes_s", "roof_flop_s", "pct_of_roof", "bound", "roofline_ns", "device",
+                "warning"]
+        got = [dict(zip(cols, r)) for r in con.execute(f"SELECT {', '.join(cols)} FROM rocpd_gemm_roofline ORDER BY api_id")]
+        self.assertEqual(len(got), len(GEMMS))
+        for g, (op, _, _, durs, (b, m, n, k), elem, peak) in zip(got, GEMMS):
+            flops = 2 * b * m * n * k
+            nbytes = b * (m * k + k * n + m * n) * elem
+            duration = int(sum(durs) * 1000)
+            want = {**expected_row(flops, nbytes, duration, H100_MATRIX, peak), "operator": op, "batch": b, "m": m,
+                    "n": n, "k": k, "kernels": len(durs), "device": "NVIDIA H100 SXM", "warning": None,
+                    "roofline_ns": max(flops / (H100_MATRIX[peak] * 1e12), nbytes / (H100_MATRIX["mem"] * 1e12)) * 1e9}
+            want.pop("bytes_s")
+            self.assert_row(g, want)
 
 
 @unittest.skipUnless(os.path.exists(os.path.join(SHARED_DATA, "kineto_counters.json.gz")),
