@@ -65,7 +65,8 @@ VALUES
 -- A user's own devices: rows of the same shape, inserted after loading; they take precedence over
 -- built-in rows with the same device name and are tried first.
 CREATE TEMP TABLE IF NOT EXISTS rocpd_user_device_peaks(
-  device TEXT NOT NULL, vendor TEXT, match TEXT NOT NULL, fp64_vector REAL, fp64_matrix REAL,
+  device TEXT NOT NULL, vendor TEXT,
+  match TEXT NOT NULL CHECK (json_valid(match) AND json_type(match) = 'array'), fp64_vector REAL, fp64_matrix REAL,
   fp32_vector REAL, fp32_matrix REAL, tf32_matrix REAL, fp16_vector REAL, fp16_matrix REAL,
   bf16_vector REAL, bf16_matrix REAL, int8_matrix REAL, mem_tb_s REAL, source TEXT);
 
@@ -129,7 +130,10 @@ UNION ALL SELECT ea_name.prefix || ea.c || suffix.s, 0, ea.w, NULL, 'AMD' FROM e
 -- A user's mapping for other counter sets (same shape): a counter named here replaces the built-in
 -- formula of that name.
 CREATE TEMP TABLE IF NOT EXISTS rocpd_user_counter_formulas(
-  counter TEXT PRIMARY KEY, flops REAL NOT NULL DEFAULT 0, bytes REAL NOT NULL DEFAULT 0, peak TEXT,
+  counter TEXT PRIMARY KEY, flops REAL NOT NULL DEFAULT 0, bytes REAL NOT NULL DEFAULT 0,
+  peak TEXT CHECK (peak IS NULL OR peak IN ('fp64_vector', 'fp64_matrix', 'fp32_vector', 'fp32_matrix',
+                                            'tf32_matrix', 'fp16_vector', 'fp16_matrix', 'bf16_vector',
+                                            'bf16_matrix', 'int8_matrix')),
   vendor TEXT);
 
 CREATE TEMP VIEW IF NOT EXISTS rocpd_counter_formulas AS

@@ -145,6 +145,11 @@ class NvidiaHandmade(Close):
                               "device": "Mystery X1", "device_origin": "user", "device_source": "measured by me",
                               "warning": None, "bound": "memory"})
         self.assertEqual(sorted(got["source"].removeprefix("counters: ").split(",")), ["NVIDIA", "user"])
+        # Rows that could not work are refused when inserted.
+        with self.assertRaisesRegex(sqlite3.IntegrityError, "json_valid"):
+            con.execute("INSERT INTO temp.rocpd_user_device_peaks(device, match) VALUES ('x', '*x*')")
+        with self.assertRaisesRegex(sqlite3.IntegrityError, "peak"):
+            con.execute("INSERT INTO temp.rocpd_user_counter_formulas(counter, flops, peak) VALUES ('c', 1, 'fp32')")
         # A user row named like a built-in one replaces it.
         con.execute("INSERT INTO temp.rocpd_user_device_peaks(device, match, fp32_vector, fp16_vector, mem_tb_s) "
                     "VALUES ('NVIDIA H100 SXM', '[\"*h100*\"]', 50, 100, 3)")
