@@ -336,5 +336,22 @@ class RealCounters(unittest.TestCase):
                                     "no byte counters: no intensity, no roof")})
 
 
+@unittest.skipUnless(os.path.exists(os.path.join(SHARED_DATA, "kineto_mi250_rocm.json.gz")),
+                     "../shared/data/kineto_mi250_rocm.json.gz is absent")
+class RealUnnamedDevice(unittest.TestCase):
+    def test_warned_not_guessed(self):
+        """PyTorch on ROCm names the MI250's dies 'AMD Radeon Graphics': no row may claim them."""
+        path = os.path.join(SHARED_DATA, "kineto_mi250_rocm.json.gz")
+        with gzip.open(path) as f:
+            names = {str(d["id"]): d["name"] for d in json.load(f)["deviceProperties"]}
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        got = {str(g): (n, d, w) for g, n, d, w in con.execute("SELECT gpu, name, device, warning FROM rocpd_gpu_devices")}
+        self.assertEqual(set(got), set(names))
+        for g, (n, d, w) in got.items():
+            self.assertEqual((n, d), (names[g], None))
+            self.assertIn(f"no peaks for device '{names[g]}'", w)
+
+
 if __name__ == "__main__":
     main()
