@@ -531,6 +531,22 @@ class RocpdAdapter : public FormatAdapter {
                                           quote_id(schema), quote_id(node)));
       if (step(stmt.get())) info.hostname = std::string(column_text(stmt.get(), 0));
     }
+    // GPU names by type_index (the gpu number of the ops): the marketing name (product_name,
+    // 'AMD Instinct MI300X') when recorded, else the agent name ('gfx942'); a merged file's first
+    // process naming a gpu number wins.
+    for (const RocpdProcess& p : d->processes) {
+      const std::string agents = "rocpd_info_agent" + p.suffix;
+      if (!names.count(agents)) continue;
+      const auto cols = column_names(db, schema, agents);
+      if (!cols.count("type") || !cols.count("type_index") || !cols.count("name") || !cols.count("product_name"))
+        continue;
+      auto stmt = prepare(db, fmt::format("SELECT type_index, coalesce(nullif(product_name, ''), name) FROM {}.{} "
+                                          "WHERE type = 'GPU' AND typeof(type_index) = 'integer' AND "
+                                          "typeof(coalesce(nullif(product_name, ''), name)) = 'text' ORDER BY id",
+                                          quote_id(schema), quote_id(agents)));
+      while (step(stmt.get()))
+        info.gpu_names.emplace(sqlite3_column_int64(stmt.get(), 0), std::string(column_text(stmt.get(), 1)));
+    }
     info.details = std::move(d);
     return info;
   }

@@ -902,7 +902,7 @@ class Errors(unittest.TestCase):
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, apis, other_calls, "
+        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, roofline, apis, other_calls, "
                       "stragglers, steps, critical_path, idle)",
                    "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")

@@ -56,7 +56,12 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full",
                   "rocpd_run_kernels_full", "rocpd_run_compare_full", "rocpd_run_steps", "rocpd_kernel_counters_full",
                   "rocpd_stragglers",
-                  "rocpd_step_summary", "rocpd_critical_path_summary"}
+                  "rocpd_step_summary", "rocpd_critical_path_summary",
+                  "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_gpu_devices",
+                  "rocpd_counter_formulas_builtin", "rocpd_counter_formulas", "rocpd_kernel_roofline",
+                  "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline"}
+# Plain TEMP tables the extension creates (run labels: docs/diagnosis.md; the user tables of docs/roofline.md).
+EXPECTED_TEMP_TABLES = {"rocpd_run_labels", "rocpd_user_device_peaks", "rocpd_user_counter_formulas"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
 # these names would shadow a member's own table or view.
 UPSTREAM_NAMES = {"top", "busy", "ktop", "api", "op", "kernel", "copy", "copyop", "kernels", "memory_copies",
@@ -69,6 +74,11 @@ def surface(con):
     mods = {r[0] for r in con.execute("SELECT name FROM pragma_module_list")}
     views = {r[0] for r in con.execute("SELECT name FROM temp.sqlite_master WHERE type = 'view'")}
     return funcs, mods, views
+
+
+def temp_tables(con):
+    return {r[0] for r in con.execute("SELECT name FROM temp.sqlite_master WHERE type = 'table' "
+                                      "AND sql NOT LIKE 'CREATE VIRTUAL TABLE%'")}
 
 
 def kind(flags):
@@ -87,6 +97,9 @@ class Surface(unittest.TestCase):
         self.assertEqual(ours, EXPECTED_FUNCTIONS)
         self.assertEqual(m1 - m0, EXPECTED_MODULES)
         self.assertEqual(v1 - v0, EXPECTED_VIEWS)
+
+    def test_user_temp_tables(self):
+        self.assertEqual(temp_tables(connect()) - temp_tables(sqlite3.connect(":memory:")), EXPECTED_TEMP_TABLES)
 
     def test_no_shadowing_of_upstream_names(self):
         self.assertFalse(EXPECTED_VIEWS & UPSTREAM_NAMES)

@@ -6,6 +6,7 @@
 #include "heatmap.h"
 #include "kernel_bars.h"
 #include "output.h"
+#include "roofline_section.h"
 #include "summary.h"
 
 namespace rocpd_cli {
@@ -58,6 +59,10 @@ void write_html_summary(std::ostream& out, const Summary& s, const Options& o, S
       write_kernel_bars_svg(out, rs);
     }
     if (rs.name == "critical_path") write_critical_path_svg(out, session, o.top);
+    if (rs.name == "roofline" && !rs.rows.empty()) {
+      out << "<h2>Roofline: the top kernels against their GPU's roofs (log-log; point area: time)</h2>\n";
+      write_roofline_svg(out, session, o.top);
+    }
   }
   for (const auto& rs : s.sections) write_human_section(out, rs, Format::Html, o.timeunit);
   html_page_end(out);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "critical_path_section.h"
+#include "roofline_section.h"
 #include "job_progress.h"
 #include "summary_calls.h"
 #include "display.h"
@@ -60,6 +61,8 @@ const SectionSql kSections[] = {
      "       FROM rocpd_ops WHERE kind = 'fill' GROUP BY name)"
      " ORDER BY total_ns DESC, kind, name LIMIT ?1"},
     {"kernels", "Top kernels (rocpd_kernel_summary)", "SELECT * FROM rocpd_kernel_summary LIMIT ?1"},
+    // roofline_section.h: shown only when a kernel has counters a formula maps (or when asked for).
+    {"roofline", "Roofline: top kernels by time against their GPU's roof (rocpd_kernel_roofline_by_kernel)", nullptr},
     // summary_calls.h: runtime and driver calls; the markers, annotations and the profiler's own calls.
     {"apis", "Top API calls (runtime and driver calls of every member; names normalised)", nullptr},
     {"other_calls", "Markers, GPU annotations and the profiler's own calls (no API calls; names normalised)", nullptr},
@@ -173,6 +176,10 @@ Summary build_summary(Session& session, const Options& o) {
       prepare_critical_path(session);
       rs = critical_path_section(session, o.top);
       for (auto& line : critical_path_bounds(session)) out.headline.push_back(std::move(line));
+    } else if (name == "roofline") {
+      rs = roofline_section(session, o.top);
+      if (rs.rows.empty() && o.sections.empty()) continue;
+      if (rs.rows.empty()) rs.note = "(none: no kernel has counters that docs/roofline.md's formulas map)";
     } else {
       std::vector<Param> params;
       if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
