@@ -19,20 +19,17 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH k AS (
-  SELECT db, gpu, name, op_id, duration AS v FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL
-), k_med AS (
-  SELECT db, gpu, name, percentile(v, 50) AS med FROM k GROUP BY db, gpu, name HAVING count(*) >= 5
-), k_mad AS (
-  SELECT m.db, m.gpu, m.name, m.med, percentile(abs(k.v - m.med), 50) AS mad
-  FROM k JOIN k_med m ON m.db = k.db AND m.gpu IS k.gpu AND m.name IS k.name
-  GROUP BY m.db, m.gpu, m.name
+WITH k AS (  -- one pass over the kernels: median, then MAD, per (db, gpu, name) as windows
+  SELECT *, percentile(abs(v - med), 50) OVER (PARTITION BY db, gpu, name) AS mad
+  FROM (SELECT db, gpu, name, op_id, duration AS v,
+               percentile(duration, 50) OVER (PARTITION BY db, gpu, name) AS med,
+               count(*) OVER (PARTITION BY db, gpu, name) AS n
+        FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL)
 ), kernels AS (
-  SELECT 'kernel' AS kind, k.db, k.gpu, NULL AS step, k.name, k.v AS value, m.med AS typical,
-         (k.v - m.med) / (1.4826 * max(m.mad, 0.1 * abs(m.med), 1000)) AS score,
-         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', k.db, k.op_id) AS evidence
-  FROM k JOIN k_mad m ON m.db = k.db AND m.gpu IS k.gpu AND m.name IS k.name
-  WHERE k.v > m.med
+  SELECT 'kernel' AS kind, db, gpu, NULL AS step, name, v AS value, med AS typical,
+         (v - med) / (1.4826 * max(mad, 0.1 * abs(med), 1000)) AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', db, op_id) AS evidence
+  FROM k WHERE n >= 5 AND v > med
 ), s AS (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
 ), s_med AS (

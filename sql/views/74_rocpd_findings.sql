@@ -17,18 +17,18 @@ WHERE 0;
 --                 rules) or of the GPUs' summed spans (the others), rounded to 0.1
 --   next          what to look at next; evidence: a query that shows the rows behind it
 CREATE TEMP VIEW IF NOT EXISTS rocpd_findings AS
-WITH gpu AS (  -- the GPUs' time: every gpu's first op start to its last op end, summed
+WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its last op end, summed
   SELECT sum(span_ns) AS span_ns, sum(copy_ns) AS copy_ns, sum(comm_ns) AS comm_ns,
          sum(comm_ns - overlap_ns) AS exposed_ns
   FROM rocpd_time_breakdown WHERE step IS NULL
-), cp AS (
+), cp AS MATERIALIZED (
   SELECT step, step_ns, cpu_op_pct + launch_pct AS cpu_pct, kernel_pct, collective_wait_pct, bound_by,
          CASE WHEN bound_by LIKE '%CPU-bound%' THEN 'cpu' WHEN bound_by LIKE '%GPU-bound%' THEN 'gpu'
               WHEN bound_by LIKE '%collective-bound%' THEN 'collective' END AS bound
   FROM rocpd_critical_path_summary
 ), steps AS (
   SELECT sum(step_ns) AS ns, count(*) AS n FROM cp
-), anomalies AS (
+), anomalies AS MATERIALIZED (
   SELECT * FROM rocpd_anomalies
 ), rules AS (
   -- cpu_bound: steps whose critical path is mostly CPU work and launches (any such step)

@@ -75,6 +75,18 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies"), [])
         self.assertEqual([r for r in findings(CLEAN).values() if r["severity"] == "high"], [])
 
+    def test_demo_job_has_no_anomaly_and_no_high_finding(self):
+        # The README's demo job (random collectives: their arrivals do not match across ranks).
+        demo = os.path.join(TMP, "demo")
+        subprocess.run([GEN, "--out", demo] + "--procs 8 --format mixed --ops 20000 --seed 42".split(),
+                       check=True, stdout=subprocess.DEVNULL)
+        con = sqlite3.connect(":memory:")
+        con.enable_load_extension(True)
+        con.load_extension(EXT)
+        con.execute("SELECT rocpd_open(?)", (demo,))
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_anomalies").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT rule FROM rocpd_findings WHERE severity = 'high'").fetchall(), [])
+
     def test_kernel_ten_times_its_peers(self):
         job = planted_copy("kernel", 0, KERNEL_SQL)
         with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
