@@ -13,7 +13,7 @@ import unittest
 
 EXT = os.environ["ROCPD_EXT"]
 GEN = os.environ["ROCPD_GEN"]
-JOB = "--procs 8 --format rpd3 --ops 2000 --seed 1 --steps 8 --gpus 1".split()
+JOB = "--procs 8 --format rpd3 --ops 1000 --seed 1 --steps 8 --gpus 1".split()
 TMP = tempfile.mkdtemp(prefix="anomalies_")
 
 
