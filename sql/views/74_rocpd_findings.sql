@@ -78,8 +78,9 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   WHERE tiny >= 1000 AND 2 * tiny >= kernels
   UNION ALL  -- slow_steps: job steps with an anomaly (rocpd_anomalies kind job_step)
   SELECT 'slow_steps',
-         printf('%d steps slower than the typical %d ns (worst: step %d, %d ns, score %.1f)', count(*), max(typical),
-                (SELECT step FROM anomalies WHERE kind = 'job_step' ORDER BY score DESC LIMIT 1), max(value), max(score)),
+         printf('%d steps slower than the typical %d ns (worst: %s)', count(*), max(typical),
+                (SELECT printf('step %d, %d ns, score %.1f', step, value, score)
+                   FROM anomalies WHERE kind = 'job_step' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT ns FROM steps), 'what the slow step spent its time on: rocpd_critical_path_summary',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''job_step'''
   FROM anomalies WHERE kind = 'job_step' HAVING count(*) > 0
@@ -100,9 +101,9 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   WHERE a.kind = 'gpu_idle'
   UNION ALL  -- kernel_outliers: kernel instances far slower than their name's others
   SELECT 'kernel_outliers',
-         printf('%d kernel instances far slower than their peers (worst %s, %d ns, typical %d ns)', count(*),
-                (SELECT rocpd_display_name(name) FROM anomalies WHERE kind = 'kernel' ORDER BY score DESC LIMIT 1),
-                max(value), (SELECT typical FROM anomalies WHERE kind = 'kernel' ORDER BY score DESC LIMIT 1)),
+         printf('%d kernel instances far slower than their peers (worst %s)', count(*),
+                (SELECT printf('%s, %d ns, typical %d ns', rocpd_display_name(name), value, typical)
+                   FROM anomalies WHERE kind = 'kernel' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT span_ns FROM gpu), 'what ran next to them: rocpd_ops around their start',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''kernel'''
   FROM anomalies WHERE kind = 'kernel' HAVING count(*) > 0

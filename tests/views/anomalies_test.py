@@ -105,7 +105,7 @@ class Anomalies(unittest.TestCase):
         self.assertIn(f"op_id = {op_id}", top["evidence"])
         self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertGreaterEqual(top["score"], 5)
-        self.assertIn("kernel_outliers", findings(job))
+        self.assertIn(f"{dur} ns, typical", findings(job)["kernel_outliers"]["figures"])
 
     def test_slow_step(self):
         job = planted_copy("step", 2, STEP_SQL)
@@ -113,7 +113,7 @@ class Anomalies(unittest.TestCase):
         self.assertEqual((top["db"], top["step"]), ("rank2", 4))
         self.assertEqual(first(job, "job_step")["step"], 4)
         self.assertEqual(len(query(job, "SELECT * FROM rocpd_anomalies WHERE kind = 'job_step'")), 1)
-        self.assertIn("slow_steps", findings(job))
+        self.assertIn("(worst: step 4,", findings(job)["slow_steps"]["figures"])
 
     def test_straggler(self):
         job = generate("straggler", "--straggler", "3:2000000")
