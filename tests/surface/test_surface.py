@@ -56,7 +56,8 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_launch_latency_full", "rocpd_rank_imbalance_full", "rocpd_kernel_histogram_full",
                   "rocpd_run_kernels_full", "rocpd_run_compare_full", "rocpd_run_steps", "rocpd_kernel_counters_full",
                   "rocpd_stragglers",
-                  "rocpd_step_summary", "rocpd_critical_path_summary",
+                  "rocpd_step_summary", "rocpd_critical_path_summary", "rocpd_anomalies", "rocpd_findings",
+                  "rocpd_user_findings",
                   "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_gpu_devices",
                   "rocpd_counter_formulas_builtin", "rocpd_counter_formulas", "rocpd_kernel_roofline",
                   "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline"}

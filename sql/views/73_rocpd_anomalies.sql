@@ -1,0 +1,90 @@
+-- rocpd_anomalies: what stands apart from its peers (docs/anomalies.md). One robust test for every
+-- kind: per group, the median and the median absolute deviation (MAD) of the values, and
+--   score = (value - median) / (1.4826 * max(MAD, 10 % of |median|, floor))
+-- (1.4826 * MAD estimates a standard deviation without letting the outliers themselves widen it;
+-- the floor keeps a group of near-identical values from scoring noise as an outlier). Only values
+-- above the median count (slower, idler, later). A row is kept when score >= 5.
+--   kind      'kernel'    a kernel instance: group (db, gpu, name), 5 or more instances, floor 1000 ns
+--             'rank_step' a step of one rank: group (db, pid), its steps' durations, floor 1000 ns
+--             'job_step'  a step of the job (its longest rank): group the job's steps, floor 1000 ns
+--             'gpu_idle'  a gpu's idle share of its span (rocpd_time_breakdown): group the job's gpus,
+--                         2 or more, floor 1 percentage point
+--             'straggler' a rank's count of collectives it arrived last at (rocpd_stragglers): group
+--                         the job's ranks, 2 or more, floor 1 collective; only ranks whose
+--                         collectives all matched (unmatched = 0: otherwise who came last is not known)
+--   db, gpu, step, name   where (NULL where it does not apply; name: the kernel, the step range, or
+--                         the rank's pid for a straggler)
+--   value, typical        the figure and its group's median (ns, percent or count, per kind)
+--   score                 as above, rounded to 0.1
+--   evidence              a query that shows the rows behind the figure
+-- Worst first within each kind.
+CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
+WITH k AS (  -- one pass over the kernels: median, then MAD, per (db, gpu, name) as windows
+  SELECT *, percentile(abs(v - med), 50) OVER (PARTITION BY db, gpu, name) AS mad
+  FROM (SELECT db, gpu, name, op_id, duration AS v,
+               percentile(duration, 50) OVER (PARTITION BY db, gpu, name) AS med,
+               count(*) OVER (PARTITION BY db, gpu, name) AS n
+        FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL)
+), kernels AS (
+  SELECT 'kernel' AS kind, db, gpu, NULL AS step, name, v AS value, med AS typical,
+         (v - med) / (1.4826 * max(mad, 0.1 * abs(med), 1000)) AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', db, op_id) AS evidence
+  FROM k WHERE n >= 5 AND v > med
+), s AS (
+  SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
+), s_med AS (
+  SELECT db, pid, percentile(v, 50) AS med FROM s GROUP BY db, pid HAVING count(*) >= 3
+), s_mad AS (
+  SELECT m.db, m.pid, m.med, percentile(abs(s.v - m.med), 50) AS mad
+  FROM s JOIN s_med m ON m.db = s.db AND m.pid IS s.pid GROUP BY m.db, m.pid
+), rank_steps AS (
+  SELECT 'rank_step' AS kind, s.db, NULL AS gpu, s.step, s.name, s.v AS value, m.med AS typical,
+         (s.v - m.med) / (1.4826 * max(m.mad, 0.1 * abs(m.med), 1000)) AS score,
+         printf('SELECT * FROM rocpd_steps WHERE db = %Q AND pid = %d AND step = %d', s.db, s.pid, s.step) AS evidence
+  FROM s JOIN s_mad m ON m.db = s.db AND m.pid IS s.pid
+  WHERE s.v > m.med
+), j AS (
+  SELECT step, min(name) AS name, max(v) AS v FROM s GROUP BY step
+), j_med AS (
+  SELECT percentile(v, 50) AS med FROM j HAVING count(*) >= 3
+), j_mad AS (
+  SELECT m.med, percentile(abs(j.v - m.med), 50) AS mad FROM j, j_med m
+), job_steps AS (
+  SELECT 'job_step' AS kind, NULL AS db, NULL AS gpu, j.step, j.name, j.v AS value, m.med AS typical,
+         (j.v - m.med) / (1.4826 * max(m.mad, 0.1 * abs(m.med), 1000)) AS score,
+         printf('SELECT * FROM rocpd_step_summary WHERE step = %d', j.step) AS evidence
+  FROM j, j_mad m
+  WHERE j.v > m.med
+), g AS (
+  SELECT db, gpu, 100.0 * idle_ns / span_ns AS v FROM rocpd_time_breakdown WHERE step IS NULL AND span_ns > 0
+), g_med AS (
+  SELECT percentile(v, 50) AS med FROM g HAVING count(*) >= 2
+), g_mad AS (
+  SELECT m.med, percentile(abs(g.v - m.med), 50) AS mad FROM g, g_med m
+), gpus AS (
+  SELECT 'gpu_idle' AS kind, g.db, g.gpu, NULL AS step, NULL AS name, round(g.v, 2) AS value, round(m.med, 2) AS typical,
+         (g.v - m.med) / (1.4826 * max(m.mad, 0.1 * abs(m.med), 1)) AS score,
+         printf('SELECT * FROM rocpd_time_breakdown WHERE db = %Q AND gpu = %d AND step IS NULL', g.db, g.gpu) AS evidence
+  FROM g, g_mad m
+  WHERE g.v > m.med
+), r AS (
+  SELECT db, pid, gpu, times_last AS v FROM rocpd_stragglers WHERE collectives > 0 AND unmatched = 0
+), r_med AS (
+  SELECT percentile(v, 50) AS med FROM r HAVING count(*) >= 2
+), r_mad AS (
+  SELECT m.med, percentile(abs(r.v - m.med), 50) AS mad FROM r, r_med m
+), ranks AS (
+  SELECT 'straggler' AS kind, r.db, r.gpu, NULL AS step, 'pid ' || r.pid AS name, r.v AS value, m.med AS typical,
+         (r.v - m.med) / (1.4826 * max(m.mad, 0.1 * abs(m.med), 1)) AS score,
+         printf('SELECT * FROM rocpd_collectives WHERE db = %Q AND pid = %d AND wait_ns = 0 AND participants > 1', r.db, r.pid) AS evidence
+  FROM r, r_mad m
+  WHERE r.v > m.med
+), all_rows AS (
+  SELECT * FROM kernels UNION ALL SELECT * FROM rank_steps UNION ALL SELECT * FROM job_steps
+  UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks
+)
+SELECT kind, db, gpu, step, name, value, typical, round(score, 1) AS score, evidence
+FROM all_rows
+WHERE score >= 5 AND rocpd_require_members('rocpd_anomalies')
+ORDER BY CASE kind WHEN 'job_step' THEN 1 WHEN 'straggler' THEN 2 WHEN 'gpu_idle' THEN 3 WHEN 'rank_step' THEN 4 ELSE 5 END,
+         score DESC, db COLLATE rocpd_natural, gpu, step, name;

@@ -1,0 +1,122 @@
+-- rocpd_user_findings: a user's own rules (docs/anomalies.md). Empty here; to add rules, replace it
+-- after loading with a TEMP view of the same columns:
+--   DROP VIEW rocpd_user_findings; CREATE TEMP VIEW rocpd_user_findings AS SELECT ... ;
+-- rocpd_findings lists its rows next to the built-in ones.
+CREATE TEMP VIEW IF NOT EXISTS rocpd_user_findings AS
+SELECT NULL AS rule, NULL AS severity, NULL AS figures, NULL AS at_stake_ns, NULL AS at_stake_pct,
+       NULL AS next, NULL AS evidence
+WHERE 0;
+
+-- rocpd_findings: what is wrong, worst first (docs/anomalies.md). Every rule is one arm of the
+-- `rules` union below, with its threshold; each row:
+--   rule          the rule's name
+--   severity      'high' (at stake >= 25 % of the time it is a share of), 'medium' (>= 10 %), 'low';
+--                 'info' for a description that is not a defect (gpu_bound)
+--   figures       the figures that triggered it
+--   at_stake_ns   the time the finding holds; at_stake_pct its share of the job's steps (step
+--                 rules) or of the GPUs' summed spans (the others), rounded to 0.1
+--   next          what to look at next; evidence: a query that shows the rows behind it
+CREATE TEMP VIEW IF NOT EXISTS rocpd_findings AS
+WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its last op end, summed
+  SELECT sum(span_ns) AS span_ns, sum(copy_ns) AS copy_ns, sum(comm_ns) AS comm_ns,
+         sum(comm_ns - overlap_ns) AS exposed_ns
+  FROM rocpd_time_breakdown WHERE step IS NULL
+), cp AS MATERIALIZED (
+  SELECT step, step_ns, cpu_op_pct + launch_pct AS cpu_pct, kernel_pct, collective_wait_pct, bound_by,
+         CASE WHEN bound_by LIKE '%CPU-bound%' THEN 'cpu' WHEN bound_by LIKE '%GPU-bound%' THEN 'gpu'
+              WHEN bound_by LIKE '%collective-bound%' THEN 'collective' END AS bound
+  FROM rocpd_critical_path_summary
+), steps AS (
+  SELECT sum(step_ns) AS ns, count(*) AS n FROM cp
+), anomalies AS MATERIALIZED (
+  SELECT * FROM rocpd_anomalies
+), rules AS (
+  -- cpu_bound: steps whose critical path is mostly CPU work and launches (any such step)
+  SELECT 'cpu_bound' AS rule,
+         printf('%d of %d steps CPU-bound; CPU and launches %.1f %% of their path', count(*), (SELECT n FROM steps),
+                100.0 * sum(step_ns * cpu_pct / 100.0) / sum(step_ns)) AS figures,
+         CAST(sum(step_ns * cpu_pct / 100.0) AS INTEGER) AS at_stake_ns, (SELECT ns FROM steps) AS of_ns,
+         'the CPU items of the path: rocpd_critical_path_summary.top, then rocpd_critical_path rows of kind cpu_op and launch' AS next,
+         'SELECT step, bound_by, top FROM rocpd_critical_path_summary WHERE bound_by LIKE ''%CPU-bound%''' AS evidence
+  FROM cp WHERE bound = 'cpu' HAVING count(*) > 0
+  UNION ALL  -- collective_bound: steps whose path mostly waits in collectives
+  SELECT 'collective_bound',
+         printf('%d of %d steps collective-bound; collective wait %.1f %% of their path', count(*), (SELECT n FROM steps),
+                100.0 * sum(step_ns * collective_wait_pct / 100.0) / sum(step_ns)),
+         CAST(sum(step_ns * collective_wait_pct / 100.0) AS INTEGER), (SELECT ns FROM steps),
+         'who arrives last: rocpd_stragglers, then rocpd_step_summary',
+         'SELECT step, bound_by FROM rocpd_critical_path_summary WHERE bound_by LIKE ''%collective-bound%'''
+  FROM cp WHERE bound = 'collective' HAVING count(*) > 0
+  UNION ALL  -- gpu_bound: steps whose path is mostly kernels (a description: severity info)
+  SELECT 'gpu_bound',
+         printf('%d of %d steps GPU-bound; kernels %.1f %% of their path', count(*), (SELECT n FROM steps),
+                100.0 * sum(step_ns * kernel_pct / 100.0) / sum(step_ns)),
+         CAST(sum(step_ns * kernel_pct / 100.0) AS INTEGER), (SELECT ns FROM steps),
+         'the largest kernels: rocpd_kernel_summary',
+         'SELECT step, bound_by FROM rocpd_critical_path_summary WHERE bound_by LIKE ''%GPU-bound%'''
+  FROM cp WHERE bound = 'gpu' HAVING count(*) > 0
+  UNION ALL  -- copy_bound: copies and fills 10 % or more of the GPUs' time
+  SELECT 'copy_bound', printf('copies %.1f %% of the GPUs'' time', 100.0 * copy_ns / span_ns),
+         copy_ns, span_ns, 'the copies by direction and size: rocpd_copy_summary',
+         'SELECT db, gpu, copy_ns, span_ns FROM rocpd_time_breakdown WHERE step IS NULL ORDER BY copy_ns DESC'
+  FROM gpu WHERE span_ns > 0 AND copy_ns >= 0.1 * span_ns
+  UNION ALL  -- comm_exposed: communication not overlapped by compute, 10 % or more of the GPUs' time
+  SELECT 'comm_exposed',
+         printf('communication %.1f %% of the GPUs'' time, %.1f %% of it not overlapped by compute',
+                100.0 * comm_ns / span_ns, 100.0 * exposed_ns / comm_ns),
+         exposed_ns, span_ns, 'overlap per collective: rocpd_comm_overlap',
+         'SELECT db, gpu, comm_ns, overlap_ns, comm_ns - overlap_ns AS exposed_ns FROM rocpd_time_breakdown WHERE step IS NULL ORDER BY exposed_ns DESC'
+  FROM gpu WHERE span_ns > 0 AND exposed_ns >= 0.1 * span_ns
+  UNION ALL  -- tiny_kernels: 1000 or more kernels under 10 us, half or more of all kernels
+  SELECT 'tiny_kernels',
+         printf('%d of %d kernels run under 10 us (%.1f %%)', tiny, kernels, 100.0 * tiny / kernels),
+         CAST(tiny_ns AS INTEGER), (SELECT span_ns FROM gpu), 'fuse them or capture them in a graph: rocpd_kernel_summary ORDER BY med_ns',
+         'SELECT name, count(*) AS n, sum(duration) AS ns FROM rocpd_ops WHERE kind = ''kernel'' AND duration < 10000 GROUP BY name ORDER BY n DESC'
+  FROM (SELECT count(*) AS kernels, count(*) FILTER (WHERE duration < 10000) AS tiny,
+               total(duration) FILTER (WHERE duration < 10000) AS tiny_ns
+        FROM rocpd_ops WHERE kind = 'kernel')
+  WHERE tiny >= 1000 AND 2 * tiny >= kernels
+  UNION ALL  -- slow_steps: job steps with an anomaly (rocpd_anomalies kind job_step)
+  SELECT 'slow_steps',
+         printf('%d steps slower than the typical %d ns (worst: %s)', count(*), max(typical),
+                (SELECT printf('step %d, %d ns, score %.1f', step, value, score)
+                   FROM anomalies WHERE kind = 'job_step' ORDER BY score DESC LIMIT 1)),
+         sum(value - typical), (SELECT ns FROM steps), 'what the slow step spent its time on: rocpd_critical_path_summary',
+         'SELECT * FROM rocpd_anomalies WHERE kind = ''job_step'''
+  FROM anomalies WHERE kind = 'job_step' HAVING count(*) > 0
+  UNION ALL  -- straggler: ranks that arrive last at collectives far more often than the others
+  SELECT 'straggler',
+         printf('%s (gpu %d) arrived last at %d collectives (typical %g), made the others wait %d ns', a.db, a.gpu,
+                a.value, a.typical, s.caused_wait_ns),
+         s.caused_wait_ns, (SELECT span_ns FROM gpu), 'why it is late: rocpd_step_summary and its critical path',
+         a.evidence
+  FROM anomalies a JOIN rocpd_stragglers s ON s.db = a.db AND 'pid ' || s.pid = a.name AND s.gpu IS a.gpu
+  WHERE a.kind = 'straggler'
+  UNION ALL  -- idle_gpu: gpus idle far more than the others
+  SELECT 'idle_gpu',
+         printf('%s gpu %d idle %.1f %% of its span (typical %.1f %%)', a.db, a.gpu, a.value, a.typical),
+         CAST((a.value - a.typical) / 100.0 * t.span_ns AS INTEGER), (SELECT span_ns FROM gpu),
+         'its idle gaps and their causes: rocpd_idle_breakdown', a.evidence
+  FROM anomalies a JOIN rocpd_time_breakdown t ON t.db = a.db AND t.gpu IS a.gpu AND t.step IS NULL
+  WHERE a.kind = 'gpu_idle'
+  UNION ALL  -- kernel_outliers: kernel instances far slower than their name's others
+  SELECT 'kernel_outliers',
+         printf('%d kernel instances far slower than their peers (worst %s)', count(*),
+                (SELECT printf('%s, %d ns, typical %d ns', rocpd_display_name(name), value, typical)
+                   FROM anomalies WHERE kind = 'kernel' ORDER BY score DESC LIMIT 1)),
+         sum(value - typical), (SELECT span_ns FROM gpu), 'what ran next to them: rocpd_ops around their start',
+         'SELECT * FROM rocpd_anomalies WHERE kind = ''kernel'''
+  FROM anomalies WHERE kind = 'kernel' HAVING count(*) > 0
+), shaped AS (
+  SELECT rule,
+         CASE WHEN rule = 'gpu_bound' THEN 'info' WHEN at_stake_ns >= 0.25 * of_ns THEN 'high'
+              WHEN at_stake_ns >= 0.1 * of_ns THEN 'medium' ELSE 'low' END AS severity,
+         figures, at_stake_ns, CASE WHEN of_ns > 0 THEN round(100.0 * at_stake_ns / of_ns, 1) END AS at_stake_pct,
+         next, evidence
+  FROM rules
+  UNION ALL
+  SELECT rule, severity, figures, at_stake_ns, at_stake_pct, next, evidence FROM temp.rocpd_user_findings
+)
+SELECT * FROM shaped
+WHERE rocpd_require_members('rocpd_findings')
+ORDER BY CASE severity WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, at_stake_ns DESC, rule;

@@ -1,0 +1,150 @@
+"""rocpd_anomalies and rocpd_findings (docs/anomalies.md) on generated jobs with planted anomalies:
+a kernel instance 10x its peers, a slow step, a rank that arrives last (the generator's
+--straggler), a GPU idle far more than the others. Each plant is found and ranked first in its
+kind; the same job without the plant gives no anomaly and no high-severity finding. The planted
+kernel's score is also computed here, independently (median and MAD in Python)."""
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import unittest
+
+EXT = os.environ["ROCPD_EXT"]
+GEN = os.environ["ROCPD_GEN"]
+JOB = "--procs 8 --format rpd3 --ops 1000 --seed 1 --steps 8 --gpus 1".split()
+TMP = tempfile.mkdtemp(prefix="anomalies_")
+
+
+def generate(name, *extra):
+    out = os.path.join(TMP, name)
+    subprocess.run([GEN, "--out", out] + JOB + list(extra), check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def planted_copy(name, rank, sql):
+    out = os.path.join(TMP, name)
+    shutil.copytree(CLEAN, out)
+    with sqlite3.connect(os.path.join(out, f"rank{rank}.rpd")) as db:
+        db.executescript(sql)
+    return out
+
+
+def query(job, sql):
+    con = sqlite3.connect(":memory:")
+    con.enable_load_extension(True)
+    con.load_extension(EXT)
+    con.row_factory = sqlite3.Row
+    con.execute("SELECT rocpd_open(?)", (os.path.join(job, "rank*.rpd"),))
+    return [dict(r) for r in con.execute(sql)]
+
+
+def first(job, kind):
+    got = query(job, f"SELECT * FROM rocpd_anomalies WHERE kind = '{kind}' ORDER BY score DESC LIMIT 1")
+    return got[0] if got else None
+
+
+def findings(job):
+    return {r["rule"]: r for r in query(job, "SELECT * FROM rocpd_findings")}
+
+
+CLEAN = generate("clean")
+KERNEL_SQL = """
+CREATE TEMP TABLE pick AS
+SELECT o.id, o.start, o."end" FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id
+WHERE t.string = 'KernelExecution' AND o.description_id IN (
+  SELECT description_id FROM rocpd_op GROUP BY description_id HAVING count(*) >= 20)
+ORDER BY o.id LIMIT 1 OFFSET 50;
+UPDATE rocpd_op SET "end" = start + 10 * ("end" - start) WHERE id = (SELECT id FROM pick);
+"""
+STEP_SQL = """
+UPDATE rocpd_api SET "end" = "end" + 3 * ("end" - start)
+WHERE args_id IN (SELECT id FROM rocpd_ustring WHERE string = 'ProfilerStep#4');
+"""
+# The second half of rank5's ops moved later by twice the GPU's span: a gap of two spans.
+IDLE_SQL = """
+CREATE TEMP TABLE span AS SELECT min(start) AS lo, max("end") AS hi FROM rocpd_op;
+UPDATE rocpd_op SET start = start + 2 * (SELECT hi - lo FROM span), "end" = "end" + 2 * (SELECT hi - lo FROM span)
+WHERE start > (SELECT (lo + hi) / 2 FROM span);
+"""
+
+
+class Anomalies(unittest.TestCase):
+    def test_clean_job_has_no_anomaly_and_no_high_finding(self):
+        self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies"), [])
+        self.assertEqual([r for r in findings(CLEAN).values() if r["severity"] == "high"], [])
+
+    def test_demo_job_has_no_anomaly_and_no_high_finding(self):
+        # The README's demo job (random collectives: their arrivals do not match across ranks).
+        demo = os.path.join(TMP, "demo")
+        subprocess.run([GEN, "--out", demo] + "--procs 8 --format mixed --ops 20000 --seed 42".split(),
+                       check=True, stdout=subprocess.DEVNULL)
+        con = sqlite3.connect(":memory:")
+        con.enable_load_extension(True)
+        con.load_extension(EXT)
+        con.execute("SELECT rocpd_open(?)", (demo,))
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_anomalies").fetchone()[0], 0)
+        self.assertEqual(con.execute("SELECT rule FROM rocpd_findings WHERE severity = 'high'").fetchall(), [])
+
+    def test_kernel_ten_times_its_peers(self):
+        job = planted_copy("kernel", 0, KERNEL_SQL)
+        with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
+            op_id, desc, dur = db.execute(
+                "SELECT o.id, o.description_id, o.\"end\" - o.start FROM rocpd_op o JOIN rocpd_string t ON "
+                "t.id = o.opType_id WHERE t.string = 'KernelExecution' AND o.description_id IN (SELECT description_id "
+                "FROM rocpd_op GROUP BY description_id HAVING count(*) >= 20) ORDER BY o.id LIMIT 1 OFFSET 50").fetchone()
+            peers = [r[0] for r in db.execute(
+                "SELECT \"end\" - start FROM rocpd_op WHERE description_id = ? AND gpuId = "
+                "(SELECT gpuId FROM rocpd_op WHERE id = ?)", (desc, op_id))]
+        med = statistics.median(peers)
+        mad = statistics.median(abs(p - med) for p in peers)
+        score = (dur - med) / (1.4826 * max(mad, 0.1 * med, 1000))
+        top = first(job, "kernel")
+        self.assertEqual((top["db"], top["value"]), ("rank0", dur))
+        self.assertIn(f"op_id = {op_id}", top["evidence"])
+        self.assertAlmostEqual(top["score"], score, delta=0.051)
+        self.assertGreaterEqual(top["score"], 5)
+        self.assertIn(f"{dur} ns, typical", findings(job)["kernel_outliers"]["figures"])
+
+    def test_slow_step(self):
+        job = planted_copy("step", 2, STEP_SQL)
+        top = first(job, "rank_step")
+        self.assertEqual((top["db"], top["step"]), ("rank2", 4))
+        self.assertEqual(first(job, "job_step")["step"], 4)
+        self.assertEqual(len(query(job, "SELECT * FROM rocpd_anomalies WHERE kind = 'job_step'")), 1)
+        self.assertIn("(worst: step 4,", findings(job)["slow_steps"]["figures"])
+
+    def test_straggler(self):
+        job = generate("straggler", "--straggler", "3:2000000")
+        self.assertEqual(first(job, "straggler")["db"], "rank3")
+        self.assertEqual(findings(job)["straggler"]["severity"], "high")
+
+    def test_idle_gpu(self):
+        job = planted_copy("idle", 5, IDLE_SQL)
+        top = first(job, "gpu_idle")
+        self.assertEqual(top["db"], "rank5")
+        self.assertGreater(top["value"], 60)  # two spans idle of three
+        self.assertIn("idle_gpu", findings(job))
+
+    def test_user_rule(self):
+        rows = query(CLEAN, "SELECT 1")  # the connection below replaces the rule view
+        self.assertEqual(rows, [{"1": 1}])
+        con = sqlite3.connect(":memory:")
+        con.enable_load_extension(True)
+        con.load_extension(EXT)
+        con.execute("SELECT rocpd_open(?)", (os.path.join(CLEAN, "rank*.rpd"),))
+        con.executescript("DROP VIEW rocpd_user_findings; CREATE TEMP VIEW rocpd_user_findings AS "
+                          "SELECT 'many_copies' AS rule, 'low' AS severity, count(*) || ' copies' AS figures, "
+                          "sum(duration) AS at_stake_ns, NULL AS at_stake_pct, 'rocpd_copy_summary' AS next, "
+                          "NULL AS evidence FROM rocpd_ops WHERE kind = 'copy'")
+        got = con.execute("SELECT figures, at_stake_ns FROM rocpd_findings WHERE rule = 'many_copies'").fetchall()
+        n, ns = con.execute("SELECT count(*), sum(duration) FROM rocpd_ops WHERE kind = 'copy'").fetchone()
+        self.assertEqual(got, [(f"{n} copies", ns)])
+
+
+if __name__ == "__main__":
+    try:
+        unittest.main()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
