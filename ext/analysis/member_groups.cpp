@@ -270,6 +270,8 @@ class MemberScan {
     LocalGroup& g = groups_[it->second];
     GroupFigures& f = g.figures;
     ++f.rows;
+    if (start) f.starts.add(*start);
+    if (end) f.ends.add(*end);
     if (!start || !end) return;
     int64_t d = 0;
     if (*end > *start && __builtin_sub_overflow(*end, *start, &d))
@@ -376,6 +378,8 @@ void GroupFigures::merge(GroupFigures&& o, bool keep_intervals) {
   else values.insert(values.end(), o.values.begin(), o.values.end());
   busy_length += o.busy_length;
   if (keep_intervals) busy.insert(busy.end(), o.busy.begin(), o.busy.end());
+  starts.merge(o.starts);
+  ends.merge(o.ends);
   if (o.first_start) first_start = first_start ? std::min(*first_start, *o.first_start) : *o.first_start;
   if (o.last_end) last_end = last_end ? std::max(*last_end, *o.last_end) : *o.last_end;
 }

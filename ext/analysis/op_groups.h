@@ -6,6 +6,7 @@
 // duration that overflows, a name that is not text) make the scan report NeedsSql and the caller
 // answers with SQL instead.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -69,6 +70,14 @@ struct GroupFigures {
   uint64_t busy_length = 0;
   std::vector<Interval> busy;  // disjoint, sorted (only when not grouping by db)
   std::optional<int64_t> first_start, last_end;  // over ops with end >= start
+  // count, min and max of start and of end over every row (each non-NULL on its own), as SQL's
+  // count(start), min(start), max("end") ... give them.
+  struct Extremes {
+    int64_t n = 0, min = INT64_MAX, max = INT64_MIN;
+    void add(int64_t v) { ++n, min = std::min(min, v), max = std::max(max, v); }
+    void merge(const Extremes& o) { n += o.n, min = std::min(min, o.min), max = std::max(max, o.max); }
+  };
+  Extremes starts, ends;
 
   void merge(GroupFigures&& other, bool keep_intervals);
 };

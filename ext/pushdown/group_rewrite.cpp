@@ -65,6 +65,27 @@ constexpr std::array<Aggregate, 9> kAggregates{{{"count*", "+instances"},
                                                  {"median", "+med_ns"},
                                                  {"stddev", "+stddev_ns"}}};
 
+// count, min and max of start and end: the engine's exact figures over every row of the group (each
+// column's non-NULL values on their own), as SQL gives them; regrouped, counts add up and extremes
+// are taken over the finer groups. (Sums and averages of times are not pushed: their doubles or
+// their overflow depend on the order SQLite adds the rows in.)
+constexpr std::array<Aggregate, 6> kTimeAggregates{{{"count start", "+n_start"},
+                                                    {"min start", "+min_start"},
+                                                    {"max start", "+max_start"},
+                                                    {"count end", "+n_end"},
+                                                    {"min end", "+min_end"},
+                                                    {"max end", "+max_end"}}};
+constexpr std::array<Aggregate, 6> kTimeRegrouped{{{"count start", "+sum(n_start)"},
+                                                   {"min start", "+min(min_start)"},
+                                                   {"max start", "+max(max_start)"},
+                                                   {"count end", "+sum(n_end)"},
+                                                   {"min end", "+min(min_end)"},
+                                                   {"max end", "+max(max_end)"}}};
+const Aggregate* time_aggregate(const std::array<Aggregate, 6>& set, std::string_view key) {
+  const auto* a = std::find_if(set.begin(), set.end(), [&](const Aggregate& t) { return t.call == key; });
+  return a == set.end() ? nullptr : a;
+}
+
 // Where a group's durations add up, in any order, as exactly in a double as in an integer: every
 // partial sum is at most 2^53 in magnitude. There SQLite's avg() and total() (a running double sum)
 // equal the engine's (the exact sum, rounded once); elsewhere (and where the integer sum overflows,
@@ -408,6 +429,8 @@ class Rewriter {
       else
         inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
     }
+    for (const Aggregate& a : kTimeAggregates)
+      if (used_.count(std::string(a.call))) inner.push_back(fmt::format("{} AS {}", a.expr, internal_name(a.call)));
     for (const auto& [call, exprs] : value_calls_)
       inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs, rows, internal_name(call),
                                         kExactDoubleSum));
@@ -424,7 +447,13 @@ class Rewriter {
     std::vector<std::string> middle = q.grouping;
     std::map<std::string, ValueCall> over_values = value_calls_;  // by internal name
     const std::string rows = q.rows_of_group("rocpd_sql:f");
+    bool times = false;
     for (const auto& key : used_) {
+      if (const Aggregate* t = time_aggregate(kTimeRegrouped, key)) {
+        middle.push_back(fmt::format("{} AS {}", t->expr, internal_name(key)));
+        times = true;
+        continue;
+      }
       const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
       if (a == kRegrouped.end()) {  // median, stddev: over the durations
         over_values.emplace(key, ValueCall{fmt::format("{}(value)", key), fmt::format("{}(o.duration)", key)});
@@ -455,9 +484,10 @@ class Rewriter {
     // would be read before the CASE guarding it.)
     std::string groups = fmt::format(
         "SELECT {} FROM (SELECT {}, instances, timed, {} AS \"rocpd_sql:exact\", CASE WHEN {} THEN total_ns END AS "
-        "total_ns, min_ns, max_ns{} FROM temp.{}{} LIMIT -1) AS \"rocpd_sql:f\" GROUP BY {}",
+        "total_ns, min_ns, max_ns{}{} FROM temp.{}{} LIMIT -1) AS \"rocpd_sql:f\" GROUP BY {}",
         fmt::join(middle, ", "), fmt::join(q.fine, ", "), kExactDoubleSum, kExactDoubleSum,
-        over_values.empty() ? "" : ", durations", q.engine(), q.pick_sql(), fmt::join(q.grouping, ", "));
+        over_values.empty() ? "" : ", durations",
+        times ? ", n_start, min_start, max_start, n_end, min_end, max_end" : "", q.engine(), q.pick_sql(), fmt::join(q.grouping, ", "));
     if (!over_values.empty()) {
       std::vector<std::string> exprs;
       const std::string group_rows = q.rows_of_group("rocpd_sql:m");
@@ -607,6 +637,16 @@ class Rewriter {
           if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
           used_.insert(key);
           emit(tok, internal_name(key), e[close]);
+          j = close;
+          continue;
+        }
+        // count, min, max of start or end (not DISTINCT: the same values either way, but kept simple).
+        if (args.size() == 1 && args[0].is_name() && (args[0].ident() == "start" || args[0].ident() == "end") &&
+            (fn == "count" || fn == "min" || fn == "max")) {
+          if (!aggregates_allowed) throw NotPushed{fmt::format("an aggregate in {}", where)};
+          const std::string time_key = fmt::format("{} {}", fn, args[0].ident());
+          used_.insert(time_key);
+          emit(tok, internal_name(time_key), e[close]);
           j = close;
           continue;
         }

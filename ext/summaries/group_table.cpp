@@ -25,6 +25,7 @@ constexpr int kDb = 0;
 // The column numbers of a table's figures, after its grouping columns.
 struct Cols {
   int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, durations;
+  int n_start, min_start, max_start, n_end, min_end, max_end, count;  // count: how many columns
   explicit Cols(const GroupTableDef& d) {
     int c = static_cast<int>(d.keys.size());
     instances = c++, total = c++, avg = c++, median = c++, min = c++, max = c++, stddev = c++;
@@ -32,6 +33,8 @@ struct Cols {
     first_start = c++, last_end = c++, timed = c++, group_by = c++;
     of_kind = d.of_kind ? c++ : -1;
     durations = c++;
+    n_start = c++, min_start = c++, max_start = c++, n_end = c++, min_end = c++, max_end = c++;
+    count = c;
   }
 };
 
@@ -70,10 +73,10 @@ struct GroupsVtab : sqlite3_vtab {
 // durations (8267.0), as the pushdown's rewrite must return (an aggregate has no affinity).
 std::vector<Affinity> affinities(const GroupTableDef& def) {
   const Cols col(def);
-  std::vector<Affinity> out(static_cast<size_t>(col.durations) + 1, Affinity::Integer);
+  std::vector<Affinity> out(static_cast<size_t>(col.count), Affinity::Integer);
   for (size_t i = 0; i < def.keys.size(); ++i) out[i] = def.keys[i].integer ? Affinity::Integer : Affinity::Text;
   out[static_cast<size_t>(col.avg)] = out[static_cast<size_t>(col.stddev)] = Affinity::Real;
-  for (int c : {col.total, col.median, col.min, col.max}) out[static_cast<size_t>(c)] = Affinity::Blob;
+  for (int c : {col.total, col.median, col.min, col.max, col.min_start, col.max_start, col.min_end, col.max_end}) out[static_cast<size_t>(c)] = Affinity::Blob;
   for (int c : {col.group_by, col.of_kind, col.durations})
     if (c >= 0) out[static_cast<size_t>(c)] = Affinity::Text;
   return out;
@@ -159,7 +162,7 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
   std::vector<Row> rows;
   rows.reserve(job.size());
   for (auto& [key, f] : job) {
-    Row r(static_cast<size_t>(col.durations) + 1);
+    Row r(static_cast<size_t>(col.count));
     if (key.member != UINT32_MAX) r[kDb] = members[key.member]->alias;
     for (size_t i = 1; i < def.keys.size(); ++i)
       r[i] = def.keys[i].integer ? optional_cell(key.*def.keys[i].integer) : text_cell(key.*def.keys[i].text);
@@ -193,6 +196,10 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
     r[col.first_start] = optional_cell(f.first_start);
     r[col.last_end] = optional_cell(f.last_end);
     if (spec.want_values && n == 0) r[col.durations] = Durations{};
+    r[col.n_start] = f.starts.n;
+    r[col.n_end] = f.ends.n;
+    if (f.starts.n > 0) r[col.min_start] = f.starts.min, r[col.max_start] = f.starts.max;
+    if (f.ends.n > 0) r[col.min_end] = f.ends.min, r[col.max_end] = f.ends.max;
     rows.push_back(std::move(r));
   }
   return rows;
@@ -266,7 +273,8 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
   const std::string sql = fmt::format(
       "SELECT {}, count(*), NULL, avg(duration), {}, min(duration), max(duration), "
       "stddev(duration), {}min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
-      "count(duration), NULL, {}{}, {} FROM {}{} GROUP BY {} ORDER BY {}",
+      "count(duration), NULL, {}{}, count(start), min(start), max(start), count(\"end\"), min(\"end\"), "
+      "max(\"end\"), {} FROM {}{} GROUP BY {} ORDER BY {}",
       fmt::join(selected, ", "), spec.want_median ? "median(duration)" : "NULL",
       !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, " : "",
       spec.want_values ? kDurationsSql : "NULL", kSumPartsSql, def.source, where, fmt::join(keys, ", "),
@@ -478,7 +486,7 @@ int x_eof(sqlite3_vtab_cursor* c) {
 // total_ns on the SQL path, from the parts kSumPartsSql adds after the table's columns.
 void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& cols) {
   sqlite3_stmt* st = cur.stmt.get();
-  const int parts = cols.durations + 1;
+  const int parts = cols.count;
   if (sqlite3_column_int64(st, cols.timed) == 0) return;  // NULL, as sum() of no value
   if (sqlite3_column_int64(st, parts) > 0) {
     sqlite3_result_double(ctx, sqlite3_column_double(st, parts + 1));

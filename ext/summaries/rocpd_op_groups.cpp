@@ -21,7 +21,9 @@ const GroupTableDef kOpGroups{
     .schema = "CREATE TABLE x(db TEXT, gpu INTEGER, kind TEXT, name TEXT, instances INTEGER, total_ns, "
               "avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, busy_ns INTEGER, "
               "first_start INTEGER, last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, of_kind TEXT HIDDEN, "
-              "durations TEXT HIDDEN)",
+              "durations TEXT HIDDEN, "
+              "n_start INTEGER HIDDEN, min_start HIDDEN, max_start HIDDEN, n_end INTEGER HIDDEN, min_end HIDDEN, "
+              "max_end HIDDEN)",
     .usage = "use rocpd_op_groups(group_by [, of_kind]) with group_by a comma-separated list of db, gpu, kind, name "
              "(e.g. 'db,gpu' or 'name') and of_kind an op kind ('kernel', 'copy', ...)",
     .keys = {{"db", &GroupSpec::by_db},

@@ -6,7 +6,7 @@ three labels:
   push    the shapes the rewrite promises to answer through rocpd_op_groups (rocpd_api_groups for
           rocpd_apis: grouped by db, pid, tid, domain, name): rocpd_sql_pushdown(q)
           must say 'pushed: ...' (and rocpd_sql_rewrite(q) differ from q);
-  nopush  near misses, one step outside those shapes (min(start), count(DISTINCT name), GROUP BY
+  nopush  near misses, one step outside those shapes (sum(start), count(DISTINCT name), GROUP BY
           lower(name), WHERE gpu = 0 with gpu not grouped, joins, subqueries, window functions,
           GROUP BY 1, parameters, ...): 'not pushed: ...' and rocpd_sql_rewrite(q) = q;
   any     shapes the promise does not settle (a table alias, no GROUP BY, comments, ...): no
@@ -60,11 +60,14 @@ GROUPABLE_APIS = ("db", "pid", "tid", "domain", "name")
 UNLISTED = ("typeof(", "instr(", "replace(", "trim(")
 # The columns of rocpd_op_groups / rocpd_api_groups beyond the grouping ones (hidden ones too).
 ENGINE_COLUMNS = ("instances", "timed", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "busy_ns",
-                  "first_start", "last_end", "group_by", "of_kind", "durations")
+                  "first_start", "last_end", "group_by", "of_kind", "durations", "n_start", "min_start", "max_start",
+                  "n_end", "min_end", "max_end")
 # The aggregates the engine computes, each over duration (count(*) aside).
 AGGS = ("count(*)", "count", "sum", "total", "avg", "min", "max", "median", "stddev")
 # Aggregates answered from each group's durations (docs/pushdown.md): SQLite's own function over the values.
 VALUE_AGGS = ("percentile", "histogram", "histogram_log2", "distinct", "group_concat")
+# count, min, max of start and end (docs/pushdown.md): the engine's own figures.
+TIME_AGGS = ("time",)
 
 # ------------------------------------------------------------------------------------------------
 # Configurations: (name, weight, directories opened with rocpd_open, files ATTACHed)
@@ -279,7 +282,12 @@ class Gen:
     def agg(self, which=None):
         """(sql, is_stddev) of one engine aggregate."""
         r = self.r
-        a = which or r.choice(AGGS + VALUE_AGGS if r.random() < 0.3 else AGGS)
+        x = r.random()
+        a = which or r.choice(AGGS + VALUE_AGGS if x < 0.3 else AGGS + TIME_AGGS if x < 0.5 else AGGS)
+        if a == "time":
+            fn = r.choice(["count", "min", "max", "MIN", "Max"])
+            col = self.ident("start") if r.random() < 0.5 else r.choice(['"end"', "[END]", "`End`"])
+            return "%s(%s)" % (fn, col), False
         if a == "percentile":
             return "percentile(duration, %s)" % r.choice(["0", "50", "90", "99.9", "100", "12.5", "1e1"]), False
         if a == "histogram":
@@ -529,7 +537,7 @@ class Gen:
         label = "nopush"
         if shape == "other_agg":
             sql = "SELECT %s, %s, count(*) FROM rocpd_ops GROUP BY %s" % (
-                g, r.choice(["min(start)", 'max("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(pid)",
+                g, r.choice(["sum(start)", 'avg("end")', "sum(pid)", "avg(queue)", "total(stream)", "min(pid)",
                              "max(demangled)", "median(start)"]), gl)
         elif shape == "count_distinct":
             # Aggregates of another groupable column: the engine groups by it too, the rows are regrouped.
@@ -684,7 +692,7 @@ class Gen:
             label = "push"
         elif shape == "other_agg":
             sql = "SELECT %s, %s, count(*) FROM rocpd_apis GROUP BY %s" % (
-                g, r.choice(["min(start)", 'max("end")', "max(api_id)", "median(start)", "count(args)"]), gl)
+                g, r.choice(["total(start)", 'sum("end")', "max(api_id)", "median(start)", "count(args)"]), gl)
         elif shape == "finer_agg" or shape == "where_finer":
             shape = "finer_agg"
             sql = "SELECT %s, %s, sum(duration) FROM rocpd_apis GROUP BY %s" % (g, r.choice([

@@ -57,6 +57,12 @@ PUSHED = [
     "SELECT kind, median(duration), histogram_log2(duration), count(DISTINCT duration) FROM rocpd_ops "
     "WHERE db <> 'rank2' AND gpu > 0 GROUP BY kind",
     "SELECT gpu, count(*) FROM rocpd_ops WHERE kind = 'kernel' AND gpu = 1 OR gpu = 2 GROUP BY gpu",
+    # spans: count, min and max of start and end, one level and regrouped
+    'SELECT db, gpu, kind, count(*), sum(duration), min(start), max("end") FROM rocpd_ops GROUP BY db, gpu, kind',
+    'SELECT gpu, min(START), max([end]) - min(start) AS span, count(start), count("end"), max(start), min("end") '
+    "FROM rocpd_ops WHERE kind = 'kernel' GROUP BY gpu HAVING min(start) > 0 ORDER BY span DESC",
+    'SELECT name, min(start), max("end"), count(DISTINCT gpu) FROM rocpd_ops GROUP BY name ORDER BY 2, 1',
+    'SELECT kind, max("end") AS last FROM rocpd_ops WHERE gpu = 0 GROUP BY kind',
 ]
 # The same over rocpd_apis (rocpd_api_groups: grouped by db, pid, tid, domain, name; no kind argument).
 PUSHED_APIS = [
@@ -70,6 +76,9 @@ PUSHED_APIS = [
     # From the groups' durations (the hidden durations column of rocpd_api_groups).
     "SELECT name, percentile(duration, 90), count(DISTINCT duration), histogram_log2(duration) FROM rocpd_apis "
     "GROUP BY name",
+    # spans: count, min and max of start and end
+    'SELECT tid, min(start), max("end"), count("end"), count(start) FROM rocpd_apis GROUP BY tid',
+    "SELECT name, min(start), max(start) FROM rocpd_apis WHERE domain IS NOT NULL GROUP BY name",
     # Another groupable column in WHERE or in an aggregate: rocpd_api_groups groups by it too, SQL regroups.
     "SELECT name, count(*), median(duration), count(DISTINCT tid) AS threads FROM rocpd_apis WHERE domain = 'hip' "
     "GROUP BY name",
@@ -79,12 +88,14 @@ NOT_PUSHED_APIS = [
     ("SELECT name, args, count(*) FROM rocpd_apis GROUP BY name", "column args is not grouped"),
     ("SELECT args, count(*) FROM rocpd_apis GROUP BY args",
      "GROUP BY args: the engine groups rocpd_apis by db, pid, tid, domain, name only"),
-    ("SELECT name, max(start) FROM rocpd_apis GROUP BY name", "max(start)"),
+    ("SELECT name, total(start) FROM rocpd_apis GROUP BY name", "total(start)"),
     ("SELECT db, count(*) FROM rocpd_apis, rocpd_members USING (db) GROUP BY db", "',' where the query should end"),
 ]
 NOT_PUSHED = [
     ("SELECT lower(name), count(*) FROM rocpd_ops GROUP BY lower(name)", "GROUP BY lower"),
-    ("SELECT name, min(start) FROM rocpd_ops GROUP BY name", "min(start)"),
+    ("SELECT name, sum(start) FROM rocpd_ops GROUP BY name", "sum(start)"),
+    ("SELECT name, avg(\"end\") FROM rocpd_ops GROUP BY name", "avg(\"end\")"),
+    ("SELECT name, count(DISTINCT start) FROM rocpd_ops GROUP BY name", "count(DISTINCT start)"),
     ("SELECT name, group_concat(db) FROM rocpd_ops GROUP BY name", "group_concat"),
     ("SELECT name, gpu, count(*) FROM rocpd_ops GROUP BY name", "column gpu is not grouped"),
     ("SELECT name, count(*) FROM rocpd_ops WHERE duration > 5 GROUP BY name", "WHERE: column duration"),
