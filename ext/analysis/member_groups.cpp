@@ -127,18 +127,36 @@ class MemberScan {
   JobGroups run() {
     const bool kinds_needed = l_.kind == TableKind::Ops && l_.by_text;
     const auto sources = federation::sources_for(l_.kind, m_, nullptr, kinds_needed ? db_ : nullptr);
-    for (size_t s = 0; s < sources.size(); ++s) scan_source(sources[s]);
+    for (size_t s = 0; s < sources.size(); ++s) scan_source(sources[s], s);
     return groups();
   }
 
  private:
-  void scan_source(const SourceSql& original) {
+  // `gpu = of_gpu` for the member to apply, as rocpd_ops pushes it (members whose declared types
+  // hold, sources that can compare it); the scan still checks every row.
+  std::vector<federation::PushedConstraint> gpu_constraint(size_t source) {
+    if (!spec_.of_gpu || l_.kind != TableKind::Ops || m_.info.loose_types) return {};
+    const uint64_t unpushable = federation::shapes_of(l_.kind, m_).at(source).unpushable;
+    if (unpushable & bit(federation::kOpsGpu)) return {};
+    if (!gpu_value_) {
+      Stmt one = prepare(db_, "SELECT ?1", l_.table);
+      sqlite3_bind_int64(one.get(), 1, *spec_.of_gpu);
+      if (sqlite3_step(one.get()) != SQLITE_ROW) fail(sqlite3_errcode(db_));
+      gpu_value_.reset(sqlite3_value_dup(sqlite3_column_value(one.get(), 0)));
+      if (!gpu_value_) throw std::bad_alloc();
+    }
+    return {{federation::kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ, federation::Collation::Binary, gpu_value_.get()}};
+  }
+
+  void scan_source(const SourceSql& original, size_t source) {
     SourceSql src = restricted(original, m_, spec_);
     const bool keyed = spec_.by_name && !original.name_key.empty() && original.name_key.size() <= 2;
     uint64_t used = bit(l_.start) | bit(l_.end);
     for (size_t i = 0; i < 2; ++i)
       if (l_.by_int[i]) used |= bit(l_.ints[i]);
     if (l_.by_text) used |= bit(l_.text);
+    const bool gpu_filter = l_.kind == TableKind::Ops && spec_.of_gpu.has_value();
+    if (gpu_filter) used |= bit(federation::kOpsGpu);
     if (spec_.by_name && !keyed) used |= bit(l_.name);
     if (keyed) {
       for (size_t i = 0; i < original.name_key.size(); ++i) {
@@ -147,15 +165,18 @@ class MemberScan {
         used |= bit(static_cast<int>(l_.count + static_cast<int>(i)));
       }
     }
-    const auto q = federation::build_member_query(src, used, {}, false,
+    const auto pushed = gpu_constraint(source);
+    const auto q = federation::build_member_query(src, used, pushed, false,
                                                   federation::time_columns(federation::table_of(l_.kind)),
                                                   m_.clock_offset.load());
     Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, federation::member_label(m_)));
+    federation::bind_constraints(stmt.get(), pushed);
     const int si = q.select_index[l_.start], ei = q.select_index[l_.end];
     std::array<int, 2> int_cols{-1, -1};
     for (size_t i = 0; i < 2; ++i)
       if (l_.by_int[i]) int_cols[i] = q.select_index[l_.ints[i]];
     const int ki = l_.by_text ? q.select_index[l_.text] : -1;
+    const int gi = gpu_filter ? q.select_index[federation::kOpsGpu] : -1;
     const int ni = (spec_.by_name && !keyed) ? q.select_index[l_.name] : -1;
     std::array<int, 2> key_cols{-1, -1};
     if (keyed)
@@ -169,6 +190,11 @@ class MemberScan {
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) fail(rc);
       LocalKey key;
+      if (gi >= 0) {
+        // As rocpd_ops' INTEGER column compares with an integer: only an integer value can equal it.
+        const StoredValue g = stored_value(st, gi, Affinity::Integer);
+        if (g.type != SQLITE_INTEGER || g.i != *spec_.of_gpu) continue;
+      }
       if (ki >= 0) {
         const StoredValue k = stored_value(st, ki, Affinity::Text);
         if (k.type == SQLITE_TEXT) {
@@ -223,6 +249,8 @@ class MemberScan {
     if (keyed) resolve_names(original, slots_before);
     if (stop_ && stop_->load(std::memory_order_relaxed)) InterruptWatch_raise();
   }
+
+  Value gpu_value_;
 
   [[noreturn]] static void InterruptWatch_raise() { throw Error("interrupted", SQLITE_INTERRUPT); }
 

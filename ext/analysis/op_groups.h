@@ -31,6 +31,7 @@ struct GroupSpec {
   bool by_pid = false, by_tid = false, by_domain = false;  // rocpd_apis
   std::optional<std::string> kind;  // rocpd_ops: only ops of this kind (BINARY equality), else every op
   std::optional<std::string> db;    // only this member (pruning when grouping by db)
+  std::optional<int64_t> of_gpu;    // rocpd_ops: only ops whose gpu is this integer (rocpd_op_groups' of_gpu)
   bool want_median = false;         // keep every duration (exact median)
   bool want_values = false;         // keep every duration (the durations column)
   bool want_busy = false;           // interval unions (rocpd_ops)

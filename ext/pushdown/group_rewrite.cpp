@@ -351,6 +351,12 @@ class Rewriter {
         q.kind = std::string(term[0].kind == Token::String ? term[0].text : term[2].text);
         continue;
       }
+      if (!q.gpu && table_ == &kOps) {
+        if (auto gpu = gpu_equality(term)) {
+          q.gpu = gpu;
+          continue;
+        }
+      }
       q.picks.push_back("(" + substitute(term, false, "WHERE", true, true) + ")");
     }
     q.outer = fmt::format("SELECT {}{}", distinct, fmt::join(outer_items, ", "));
@@ -390,16 +396,23 @@ class Rewriter {
     std::vector<std::string> picks;   // the other WHERE terms, each parenthesized
     std::vector<std::string> grouping, fine;  // the query's grouping; with the columns the engine adds
     std::string outer, tail;          // SELECT [DISTINCT] items; HAVING (as WHERE), ORDER BY, LIMIT
-    std::string pick_sql() const { return picks.empty() ? "" : fmt::format(" WHERE {}", fmt::join(picks, " AND ")); }
+    std::optional<int64_t> gpu;       // `gpu = <integer>`: rocpd_op_groups' of_gpu (the members read only that gpu)
+    std::string pick_sql() const {
+      std::vector<std::string> all = picks;
+      if (gpu) all.insert(all.begin(), fmt::format("of_gpu = {}", *gpu));
+      return all.empty() ? "" : fmt::format(" WHERE {}", fmt::join(all, " AND "));
+    }
     std::string engine() const {
       return fmt::format("{}('{}'{})", table->engine, fmt::join(fine, ","), kind ? ", " + *kind : "");
     }
+    std::string verdict() const { return engine() + (gpu ? fmt::format(" WHERE of_gpu = {}", *gpu) : ""); }
     // The conditions picking, from the table, the rows of the group in `alias` (for an aggregate
     // the engine's rows cannot give: those rows are aggregated by SQL).
     std::string rows_of_group(std::string_view alias) const {
       std::string match = "1";
       for (const auto& g : grouping) match += fmt::format(" AND o.{0} IS \"{1}\".{0}", g, alias);
       if (kind) match += " AND o.kind = " + *kind;
+      if (gpu) match += fmt::format(" AND o.gpu = {}", *gpu);
       for (const auto& p : picks) match += " AND " + p;
       return match;
     }
@@ -434,12 +447,12 @@ class Rewriter {
     for (const auto& [call, exprs] : value_calls_)
       inner.push_back(by_values_or_rows("durations", "json_each(durations)", exprs, rows, internal_name(call),
                                         kExactDoubleSum));
-    engine = q.engine();
+    engine = q.verdict();
     // As written, the aggregates of every group the WHERE keeps are computed (an error in any of them,
     // an overflowing sum, fails the query); a LIMIT keeps SQLite from pushing HAVING into the groups'
     // subquery, so that they are computed for the groups HAVING then drops too.
     return fmt::format("{} FROM (SELECT {} FROM temp.{} AS \"rocpd_sql:g\"{} LIMIT -1){}", q.outer,
-                       fmt::join(inner, ", "), engine, q.pick_sql(), q.tail);
+                       fmt::join(inner, ", "), q.engine(), q.pick_sql(), q.tail);
   }
 
   // The engine grouped by finer columns (q.fine), its rows regrouped by SQL as the query groups.
@@ -479,7 +492,7 @@ class Rewriter {
                        "\"rocpd_sql:durations\"");
       middle.push_back(fmt::format("{} AS \"rocpd_sql:exact_sum\"", kExactDoubleSumRegrouped));
     }
-    engine = fmt::format("{} regrouped by {}", q.engine(), fmt::join(q.grouping, ","));
+    engine = fmt::format("{} regrouped by {}", q.verdict(), fmt::join(q.grouping, ","));
     // (The LIMIT keeps the finer groups' subquery apart: flattened into the GROUP BY, its total_ns
     // would be read before the CASE guarding it.)
     std::string groups = fmt::format(
@@ -593,6 +606,18 @@ class Rewriter {
       for (size_t k = as + 1; k < close; ++k) out[k] = true;
     }
     return out;
+  }
+
+  // `gpu = <digits>` (or `==`, or the other way round): rocpd_op_groups' of_gpu, which reads only the
+  // ops whose gpu is that integer, as rocpd_ops' INTEGER column compares with it.
+  static std::optional<int64_t> gpu_equality(Span term) {
+    if (term.size() != 3 || !(term[1].is("=") || term[1].is("=="))) return std::nullopt;
+    auto is_gpu = [](const Token& x) { return x.is_name() && x.ident() == "gpu"; };
+    const Token* lit = is_gpu(term[0]) ? &term[2] : is_gpu(term[2]) ? &term[0] : nullptr;
+    if (!lit || lit->kind != Token::Number || lit->text.empty() || lit->text.size() > 18 ||
+        !std::all_of(lit->text.begin(), lit->text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::strtoll(std::string(lit->text).c_str(), nullptr, 10);
   }
 
   // `kind = '<text>'` (or `==`, or the other way round): what rocpd_op_groups' of_kind filters.

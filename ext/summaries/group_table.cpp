@@ -24,7 +24,8 @@ constexpr int kDb = 0;
 
 // The column numbers of a table's figures, after its grouping columns.
 struct Cols {
-  int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, durations;
+  int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, of_gpu,
+      durations;
   int n_start, min_start, max_start, n_end, min_end, max_end, count;  // count: how many columns
   explicit Cols(const GroupTableDef& d) {
     int c = static_cast<int>(d.keys.size());
@@ -32,6 +33,7 @@ struct Cols {
     busy = d.busy ? c++ : -1;
     first_start = c++, last_end = c++, timed = c++, group_by = c++;
     of_kind = d.of_kind ? c++ : -1;
+    of_gpu = d.of_kind ? c++ : -1;
     durations = c++;
     n_start = c++, min_start = c++, max_start = c++, n_end = c++, min_end = c++, max_end = c++;
     count = c;
@@ -89,6 +91,7 @@ struct GroupsCursor : sqlite3_vtab_cursor {
   int64_t rowid_base = 0;
   std::string group_by;
   std::optional<std::string> of_kind;
+  std::optional<int64_t> of_gpu;
   // The SQL path: rows stepped from `stmt` (on the host connection) as SQLite asks for them.
   Stmt stmt;
   bool streaming = false, done = false;
@@ -270,17 +273,19 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
   std::string where;
   if (spec.kind) where += " WHERE kind = ?1";
   if (spec.db) where += fmt::format("{} db = ?2", where.empty() ? " WHERE" : " AND");
+  if (spec.of_gpu) where += fmt::format("{} gpu = ?3", where.empty() ? " WHERE" : " AND");
   const std::string sql = fmt::format(
       "SELECT {}, count(*), NULL, avg(duration), {}, min(duration), max(duration), "
       "stddev(duration), {}min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
       "count(duration), NULL, {}{}, count(start), min(start), max(start), count(\"end\"), min(\"end\"), "
       "max(\"end\"), {} FROM {}{} GROUP BY {} ORDER BY {}",
       fmt::join(selected, ", "), spec.want_median ? "median(duration)" : "NULL",
-      !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, " : "",
+      !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, NULL, " : "",
       spec.want_values ? kDurationsSql : "NULL", kSumPartsSql, def.source, where, fmt::join(keys, ", "),
       fmt::join(keys, ", "));
   Stmt stmt = prepare(host, sql, def.name);
   if (spec.kind) sqlite3_bind_text(stmt.get(), 1, spec.kind->data(), static_cast<int>(spec.kind->size()), SQLITE_TRANSIENT);
+  if (spec.of_gpu) sqlite3_bind_int64(stmt.get(), 3, *spec.of_gpu);
   if (spec.db) sqlite3_bind_text(stmt.get(), 2, spec.db->data(), static_cast<int>(spec.db->size()), SQLITE_TRANSIENT);
   return stmt;
 }
@@ -329,7 +334,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
 
 int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
   const Cols col(*static_cast<GroupsVtab*>(tab)->def);
-  int group_by = -1, of_kind = -1, db = -1;
+  int group_by = -1, of_kind = -1, of_gpu = -1, db = -1;
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
     if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
@@ -339,6 +344,9 @@ int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
     } else if (col.of_kind >= 0 && c.iColumn == col.of_kind) {
       if (!c.usable) return SQLITE_CONSTRAINT;
       if (of_kind < 0) of_kind = i;
+    } else if (col.of_gpu >= 0 && c.iColumn == col.of_gpu) {
+      if (!c.usable) return SQLITE_CONSTRAINT;
+      if (of_gpu < 0) of_gpu = i;
     } else if (c.iColumn == kDb && c.usable && db < 0) {
       const char* coll = sqlite3_vtab_collation(info, i);
       if (!coll || sqlite3_stricmp(coll, "BINARY") == 0) db = i;
@@ -355,6 +363,11 @@ int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
     info->aConstraintUsage[of_kind].argvIndex = ++argv;
     info->aConstraintUsage[of_kind].omit = 1;
     info->idxNum |= 2;
+  }
+  if (of_gpu >= 0) {
+    info->aConstraintUsage[of_gpu].argvIndex = ++argv;
+    info->aConstraintUsage[of_gpu].omit = 1;
+    info->idxNum |= 64;
   }
   if (db >= 0) {
     info->aConstraintUsage[db].argvIndex = ++argv;  // not omitted: SQLite checks it again
@@ -400,6 +413,14 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
       if (!spec.kind) return SQLITE_OK;  // `of_kind = NULL` matches no row
       cur->of_kind = spec.kind;
     }
+    cur->of_gpu.reset();
+    if (idx_num & 64) {
+      sqlite3_value* v = argv[arg++];
+      if (sqlite3_value_type(v) == SQLITE_NULL) return SQLITE_OK;  // `of_gpu = NULL` matches no row
+      if (sqlite3_value_type(v) != SQLITE_INTEGER)
+        throw Error(fmt::format("{}: of_gpu must be an integer; {}", def.name, def.usage));
+      spec.of_gpu = cur->of_gpu = sqlite3_value_int64(v);
+    }
     if ((idx_num & 4) && arg < argc && spec.by_db) {
       // The TEXT column compares numbers as their text; NULL and blobs equal no member name.
       const int type = sqlite3_value_type(argv[arg]);
@@ -415,10 +436,11 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
     uint64_t kind_hash = 0;
     if (spec.kind)
       for (unsigned char ch : *spec.kind) kind_hash = (kind_hash ^ ch) * 0x100000001B3ull;
+    if (spec.of_gpu) kind_hash = (kind_hash ^ static_cast<uint64_t>(*spec.of_gpu)) * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995u;
     // The grouping's bits end below the sign bit: 59..62 for ops (4 columns; 42..58 the kind),
     // 58..62 for API calls.
     cur->rowid_base = static_cast<int64_t>(grouping_bits(def, spec) << (63 - def.keys.size()) |
-                                           (spec.kind ? 1ull << 58 : 0) | (kind_hash & 0xFFFFull) << 42);
+                                           (spec.kind || spec.of_gpu ? 1ull << 58 : 0) | (kind_hash & 0xFFFFull) << 42);
     const auto members = reg.members();
     try {
       cur->rows = engine_rows(def, reg, members, spec);
@@ -507,6 +529,10 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   const Cols cols(def_of(*cur));
   if (col == cols.group_by) {
     sqlite3_result_text(ctx, cur->group_by.data(), static_cast<int>(cur->group_by.size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (col == cols.of_gpu) {
+    if (cur->of_gpu) sqlite3_result_int64(ctx, *cur->of_gpu);
     return SQLITE_OK;
   }
   if (col == cols.of_kind) {

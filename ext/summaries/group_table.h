@@ -5,13 +5,15 @@
 // same aggregates in SQL over the temp federated table, streamed.
 //
 // Columns: the grouping columns (db first), then instances, total_ns, avg_ns, med_ns, min_ns,
-// max_ns, stddev_ns, [busy_ns,] first_start, last_end, timed, group_by HIDDEN [, of_kind HIDDEN],
-// durations HIDDEN (every duration of the group as a JSON array, for aggregates the engine does not
-// compute: the pushdown's percentile, histogram, ...).
+// max_ns, stddev_ns, [busy_ns,] first_start, last_end, timed, group_by HIDDEN [, of_kind HIDDEN,
+// of_gpu HIDDEN], durations HIDDEN (every duration of the group as a JSON array, for aggregates the
+// engine does not compute: the pushdown's percentile, histogram, ...), then n_start, min_start,
+// max_start, n_end, min_end, max_end HIDDEN (count, min, max of start and of end).
 // Plan (idxNum bits): 1 group_by given (required: SQLITE_CONSTRAINT while unusable), 2 of_kind
 // given, 4 `db =` (BINARY) given: members other than that one are not read (the constraint is still
 // checked by SQLite), 8 med_ns used (durations kept for exact medians), 16 busy_ns used, 32
-// durations used.
+// durations used, 64 of_gpu given (only ops whose gpu is that integer are read; the member applies
+// it where it applies rocpd_ops' constraints).
 // Rowids: the grouping (and the kind argument's hash) above the member's ordinal and the row's
 // position (rows sorted by the grouping columns as GROUP BY sorts them): rows of different
 // arguments never collide, and pruning by db never renumbers the other members' rows.

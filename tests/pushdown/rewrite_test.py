@@ -254,7 +254,7 @@ class Rewrite(AsWritten, unittest.TestCase):
         sql = "SELECT name, 1 AS gpu, count(*) FROM rocpd_ops WHERE \"gpu\" = 0 AND name = 'x' COLLATE NOCASE " \
               "AND CAST(gpu AS TEXT) = '0' GROUP BY name"
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0]
-        self.assertEqual(verdict, "pushed: rocpd_op_groups('gpu,name') regrouped by name")
+        self.assertEqual(verdict, "pushed: rocpd_op_groups('gpu,name') WHERE of_gpu = 0 regrouped by name")
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (queries[1],)).fetchone()[0]
         self.assertIn('not pushed: WHERE: "instances" is not a column of rocpd_ops', verdict)
         # An alias stands for its expression, as SQLite resolves it.
@@ -266,6 +266,42 @@ class Rewrite(AsWritten, unittest.TestCase):
         self.assertEqual(verdict, "pushed: rocpd_op_groups('name', 'kernel')")
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED[6],)).fetchone()[0]
         self.assertEqual(verdict, "pushed: rocpd_op_groups('db,name', 'copy')")
+
+    def test_spans_and_gpu_filter_verdicts(self):
+        # issue 47: the span of each GPU's work one level; `gpu = 0` an argument of the engine's read
+        # (its members read that gpu only), not a regrouping of every gpu's groups.
+        for sql, want in [
+                ('SELECT db, gpu, kind, count(*), sum(duration), min(start), max("end") FROM rocpd_ops '
+                 'GROUP BY db, gpu, kind', "pushed: rocpd_op_groups('db,gpu,kind')"),
+                ("SELECT name, count(*), median(duration) FROM rocpd_ops WHERE gpu = 0 AND kind = 'kernel' "
+                 "GROUP BY name", "pushed: rocpd_op_groups('name', 'kernel') WHERE of_gpu = 0"),
+                ("SELECT name, count(*) FROM rocpd_ops WHERE 1 == gpu GROUP BY name",
+                 "pushed: rocpd_op_groups('name') WHERE of_gpu = 1"),
+                ("SELECT name, count(*) FROM rocpd_ops WHERE gpu = 0.0 GROUP BY name",
+                 "pushed: rocpd_op_groups('gpu,name') regrouped by name")]:
+            with self.subTest(sql=sql):
+                self.assertEqual(self.con.execute("SELECT rocpd_sql_pushdown(?)", (sql,)).fetchone()[0], want)
+                _, names, rows = self.through_rewrite(sql)
+                want_names, want_rows = self.as_written(sql)
+                self.assertEqual(names, want_names)
+                self.assertEqual(sorted(map(repr, rows)), sorted(map(repr, want_rows)))
+                self.assertTrue(want_rows)
+
+    def test_of_gpu_argument(self):
+        # rocpd_op_groups' of_gpu against SQL over rocpd_ops; NULL matches no row, text is an error.
+        got = self.con.execute("SELECT kind, instances, n_end, max_end FROM rocpd_op_groups('kind', NULL) "
+                               "WHERE of_gpu = 1").fetchall()
+        self.assertEqual(got, [])
+        got = self.con.execute("SELECT kind, instances, n_end, max_end, of_gpu FROM rocpd_op_groups('kind') "
+                               "WHERE of_gpu = 1").fetchall()
+        want = self.con.execute('SELECT kind, count(*), count("end"), max("end"), 1 FROM rocpd_ops WHERE gpu = 1 '
+                                "GROUP BY kind").fetchall()
+        self.assertEqual(got, want)
+        self.assertTrue(want)
+        self.assertEqual(self.con.execute("SELECT count(*) FROM rocpd_op_groups('kind') WHERE of_gpu = NULL")
+                         .fetchone()[0], 0)
+        with self.assertRaisesRegex(sqlite3.OperationalError, "of_gpu must be an integer"):
+            self.con.execute("SELECT * FROM rocpd_op_groups('kind') WHERE of_gpu = 'x'").fetchall()
 
     def test_other_queries_run_unchanged(self):
         for sql, reason in NOT_PUSHED + NOT_PUSHED_APIS:
