@@ -75,8 +75,16 @@ struct GroupFigures {
   // count(start), min(start), max("end") ... give them.
   struct Extremes {
     int64_t n = 0, min = INT64_MAX, max = INT64_MIN;
-    void add(int64_t v) { ++n, min = std::min(min, v), max = std::max(max, v); }
-    void merge(const Extremes& o) { n += o.n, min = std::min(min, o.min), max = std::max(max, o.max); }
+    void add(int64_t v) {
+      ++n;
+      min = std::min(min, v);
+      max = std::max(max, v);
+    }
+    void merge(const Extremes& o) {
+      n += o.n;
+      min = std::min(min, o.min);
+      max = std::max(max, o.max);
+    }
   };
   Extremes starts, ends;
 

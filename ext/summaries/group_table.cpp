@@ -201,8 +201,14 @@ std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::ve
     if (spec.want_values && n == 0) r[col.durations] = Durations{};
     r[col.n_start] = f.starts.n;
     r[col.n_end] = f.ends.n;
-    if (f.starts.n > 0) r[col.min_start] = f.starts.min, r[col.max_start] = f.starts.max;
-    if (f.ends.n > 0) r[col.min_end] = f.ends.min, r[col.max_end] = f.ends.max;
+    if (f.starts.n > 0) {
+      r[col.min_start] = f.starts.min;
+      r[col.max_start] = f.starts.max;
+    }
+    if (f.ends.n > 0) {
+      r[col.min_end] = f.ends.min;
+      r[col.max_end] = f.ends.max;
+    }
     rows.push_back(std::move(r));
   }
   return rows;
