@@ -118,11 +118,51 @@ def cells(lines):
     return out
 
 
+def box_rows(lines):
+    """Splits an output into box tables' logical rows (lists of cells) and other lines. 3.40's box
+    mode wraps a cell wider than its limit over several lines, cutting words anywhere, and then
+    draws a separator after every row; newer shells print the cell on one line. A wrapped row's
+    cells are its columns' pieces joined."""
+    out, i = [], 0
+    while i < len(lines):
+        if not lines[i].strip().startswith(("┌", "╭")):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not lines[j].strip().startswith(("└", "╰")):
+            j += 1
+        body = lines[i + 1:j]
+        wrapped = sum(x.strip().startswith("├") for x in body) > 1
+        group = []
+        for x in body + ["├"]:
+            if x.strip().startswith("│"):
+                group.append([c.strip() for c in x.strip()[1:-1].split("│")])
+                if wrapped:
+                    continue
+            if group:
+                out.append(["".join(col) for col in zip(*group)])
+                group = []
+        i = j + 1
+    return out
+
+
 def same_cells(actual, shown):
-    """Cells equal, or equal once joined: 3.40's box mode wraps a long cell over lines at its width
-    (one word cut in two tokens), newer shells print it on one line."""
+    """Cells equal; or equal as box tables' logical rows, a cell that 3.40 wrapped over lines taken
+    whole (its pieces joined, spaces ignored: the cut falls anywhere)."""
     a, b = cells(actual), cells(shown)
-    return a == b or "".join(a) == "".join(b)
+    if a == b or "".join(a) == "".join(b):  # joined: a table of one wrapped row draws no separator
+        return True
+
+    def flat(lines):
+        out = []
+        for row in box_rows(lines):
+            if isinstance(row, list):
+                out += [_cell("".join(c.split())) for c in row]
+            else:
+                out += ["".join(cells([row]))]
+        return out
+    return flat(actual) == flat(shown)
 
 
 def looks_like_error(lines):
