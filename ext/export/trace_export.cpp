@@ -1,5 +1,6 @@
 #include "export/trace_export.h"
 
+#include <chrono>
 #include <fmt/format.h>
 
 #include <sys/stat.h>
@@ -720,6 +721,8 @@ std::string other_data(const ExportRequest& req, const ExportResult& r) {
 }  // namespace
 
 ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
+  // Progress lines count from here: the members' list and the checks below are the statement's time too.
+  const auto began = std::chrono::steady_clock::now();
   OutFile::Compression compression = OutFile::Compression::none;
   const bool pftrace = ends_with(req.path, ".pftrace");
   if (ends_with(req.path, ".json") || pftrace) {
@@ -748,7 +751,7 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   TraceWriter& w = pftrace ? static_cast<TraceWriter&>(proto) : json;
   Exporter e(db, req, w, watch);
   size_t done = 0;
-  if (e.progress_wanted()) watch.report_progress([&] { return e.progress_line(done, members.size()); });
+  if (e.progress_wanted()) watch.report_progress([&] { return e.progress_line(done, members.size()); }, began);
   w.begin();
   try {
     for (const Member& m : members) {

@@ -203,7 +203,7 @@ bool looks_like_cpp(std::string_view text) {
 // PyTorch names each record_function / NVTX range of an operator call "<op>, seq = N, op_id = M"
 // (then ", sizes = [...]", ", input_op_ids = [...]": torch/csrc/profiler's getNvtxStr), a name per
 // call; the display form is the operator's: cut at the first ", seq = <digit>" or
-// ", op_id = <digit>".
+// ", op_id = <digit>". A name that is nothing but such a suffix has no operator to show: kept whole.
 std::string_view without_pytorch_call_suffix(std::string_view name) {
   std::size_t cut = name.size();
   for (std::string_view key : {std::string_view(", seq = "), std::string_view(", op_id = ")}) {
@@ -212,7 +212,7 @@ std::string_view without_pytorch_call_suffix(std::string_view name) {
     if (at != std::string_view::npos && digit < name.size() && std::isdigit(static_cast<unsigned char>(name[digit])))
       cut = std::min(cut, at);
   }
-  return name.substr(0, cut);
+  return cut == 0 ? name : name.substr(0, cut);
 }
 
 // `text` cut to at most `limit` bytes without splitting a UTF-8 sequence.

@@ -91,4 +91,8 @@ TEST(NamesDisplayName, PytorchCallSuffixesAreLeftOut) {
   // Only a number after the key makes it PyTorch's.
   EXPECT_EQ(display_name("f, seq = x"), "f, seq = x");
   EXPECT_EQ(display_name("g, op_id = "), "g, op_id = ");
+  // A suffix with no operator before it is the whole name (found by fuzz_kernel_short_name: the
+  // display name came out empty).
+  EXPECT_EQ(display_name(", seq = 25"), ", seq = 25");
+  EXPECT_EQ(display_name(", op_id = 3, seq = 4"), ", op_id = 3, seq = 4");
 }
