@@ -118,6 +118,46 @@ struct BusyWait {
   }
 };
 
+// A fresh partial file in `dir`, after removing those that killed calls left there.
+rocpd::TempFile create_partial(const std::string& dir, const std::string& dst) {
+  try {
+    remove_stale_temps(dir, kPartialPrefix, kPartialSuffix);
+    return rocpd::TempFile::create(dir, kPartialPrefix, kPartialSuffix, 0644);
+  } catch (const std::system_error& e) {
+    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(e.code().value())));
+  }
+}
+
+// The committed snapshot of `db` (its -wal pages included) copied by SQLite's backup API into
+// `snapshot`, stopping when the user interrupts.
+void copy_snapshot(sqlite3* db, SnapshotFile& snapshot, const std::string& src, HostInterrupt& interrupt) {
+  Db snap = snapshot.open();
+  sqlite3_backup* backup = sqlite3_backup_init(snap.get(), "main", db, "main");
+  if (!backup) fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errmsg(snap.get())));
+  int rc = SQLITE_OK;
+  do {
+    if (interrupt.interrupted_now()) {
+      sqlite3_backup_finish(backup);
+      HostInterrupt::raise();
+    }
+    rc = sqlite3_backup_step(backup, 256);
+  } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+  const int finish_rc = sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE || finish_rc != SQLITE_OK)
+    fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errstr(rc != SQLITE_DONE ? rc : finish_rc)));
+}
+
+// link() publishes the finished file atomically and, unlike rename(), never replaces a dst
+// created meanwhile. Filesystems without hard links fall back to rename().
+void publish(rocpd::TempFile& partial, const std::string& dst) {
+  if (::link(partial.path().c_str(), dst.c_str()) == 0) return;
+  const int err = errno;
+  if (err == EEXIST) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
+  if (::rename(partial.path().c_str(), dst.c_str()) != 0)
+    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(errno)));
+  partial.release();
+}
+
 std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src, const std::string& dst, int level,
                                std::size_t frame_size) {
   struct stat st {};
@@ -152,13 +192,7 @@ std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src,
   // too) and published only when complete: a failed or interrupted call leaves nothing, and one
   // killed leaves a file that the next call here removes (common/temp_file.h).
   const std::string dir = directory_of(dst);
-  rocpd::TempFile partial;
-  try {
-    remove_stale_temps(dir, kPartialPrefix, kPartialSuffix);
-    partial = rocpd::TempFile::create(dir, kPartialPrefix, kPartialSuffix, 0644);
-  } catch (const std::system_error& e) {
-    fail(fmt::format("cannot create '{}': {}", dst, std::strerror(e.code().value())));
-  }
+  rocpd::TempFile partial = create_partial(dir, dst);
   // Written through a descriptor of its own, whose close reports write errors; the partial's own
   // descriptor keeps its lock until the partial name is gone.
   Fd out(::dup(partial.fd()));
@@ -187,22 +221,7 @@ std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src,
       // Committed pages live in the -wal file: SQLite assembles the snapshot (backup API) into an
       // unnamed temporary file, which is then compressed.
       SnapshotFile snapshot(dir);
-      {
-        Db snap = snapshot.open();
-        sqlite3_backup* backup = sqlite3_backup_init(snap.get(), "main", db, "main");
-        if (!backup) fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errmsg(snap.get())));
-        int rc = SQLITE_OK;
-        do {
-          if (interrupt.interrupted_now()) {
-            sqlite3_backup_finish(backup);
-            HostInterrupt::raise();
-          }
-          rc = sqlite3_backup_step(backup, 256);
-        } while (rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
-        const int finish_rc = sqlite3_backup_finish(backup);
-        if (rc != SQLITE_DONE || finish_rc != SQLITE_OK)
-          fail(fmt::format("snapshot of '{}' failed: {}", src, sqlite3_errstr(rc != SQLITE_DONE ? rc : finish_rc)));
-      }
+      copy_snapshot(db, snapshot, src, interrupt);
       stream_image(
           [&](std::uint64_t off, unsigned char* buf, std::size_t n) {
             interrupt.check();
@@ -222,15 +241,7 @@ std::int64_t compress_database(HostInterrupt& interrupt, const std::string& src,
   if (::close(out.release()) != 0) fail(fmt::format("cannot close '{}': {}", partial.path(), std::strerror(errno)));
   // The last moment an interrupt can still leave nothing behind.
   if (interrupt.interrupted_now()) HostInterrupt::raise();
-  // link() publishes the finished file atomically and, unlike rename(), never replaces a dst
-  // created meanwhile. Filesystems without hard links fall back to rename().
-  if (::link(partial.path().c_str(), dst.c_str()) != 0) {
-    const int err = errno;
-    if (err == EEXIST) fail(fmt::format("'{}' already exists (rocpd_compress never overwrites)", dst));
-    if (::rename(partial.path().c_str(), dst.c_str()) != 0)
-      fail(fmt::format("cannot create '{}': {}", dst, std::strerror(errno)));
-    partial.release();
-  }
+  publish(partial, dst);
   return static_cast<std::int64_t>(written);
 }
 

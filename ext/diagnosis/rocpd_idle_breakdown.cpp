@@ -50,6 +50,42 @@ struct Params {
   int64_t threshold, lo, hi;
 };
 
+// Each distinct gpu and (gpu, queue, stream) lane of a member, numbered in order of appearance.
+struct LaneIndex {
+  std::map<GpuKey, uint32_t> gpus;
+  std::map<std::tuple<GpuKey, GpuKey, GpuKey>, uint32_t> lanes;
+  // Fast path for the usual integer-or-NULL (gpu, queue, stream): a short list searched linearly.
+  struct IntLane {
+    int64_t v[3];
+    int types;
+    uint32_t gpu, lane;
+  };
+  std::vector<IntLane> int_lanes;
+
+  // The (gpu, lane) numbers of an op's gpu, queue and stream values.
+  std::pair<uint32_t, uint32_t> find(const StoredValue (&lane_values)[3]) {
+    int types = 0;
+    int64_t v[3] = {0, 0, 0};
+    bool plain = true;
+    for (int c = 0; c < 3; ++c) {
+      const int t = lane_values[c].type;
+      if (t == SQLITE_INTEGER) v[c] = lane_values[c].i;
+      else if (t != SQLITE_NULL) plain = false;
+      types = types * 8 + t;
+    }
+    if (plain)
+      for (const IntLane& l : int_lanes)
+        if (l.types == types && l.v[0] == v[0] && l.v[1] == v[1] && l.v[2] == v[2]) return {l.gpu, l.lane};
+    GpuKey gpu = value_key(lane_values[0]);
+    auto g = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size())).first;
+    auto l = lanes.try_emplace({std::move(gpu), value_key(lane_values[1]), value_key(lane_values[2])},
+                               static_cast<uint32_t>(lanes.size()))
+                 .first;
+    if (plain && int_lanes.size() < 256) int_lanes.push_back({{v[0], v[1], v[2]}, types, g->second, l->second});
+    return {g->second, l->second};
+  }
+};
+
 // The rows of one member: its ops and their launch calls read on a leased connection
 // (MemberColumns, on any core), classified per gpu and per (queue, stream).
 std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const Params& p,
@@ -63,15 +99,7 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
     bool has_corr;
   };
   std::vector<RawOp> raw;
-  std::map<GpuKey, uint32_t> gpus;
-  std::map<std::tuple<GpuKey, GpuKey, GpuKey>, uint32_t> lanes;
-  // Fast path for the usual integer-or-NULL (gpu, queue, stream): a short list searched linearly.
-  struct IntLane {
-    int64_t v[3];
-    int types;
-    uint32_t gpu, lane;
-  };
-  std::vector<IntLane> int_lanes;
+  LaneIndex index;
   std::vector<int64_t> corrs;
   MemberColumns ops(m, conn, TableKind::Ops, {kOpsGpu, kOpsQueue, kOpsStream, kOpsStart, kOpsEnd, kOpsCorrelationId});
   uint64_t rows_read = 0;
@@ -82,36 +110,7 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
     if (p.gpu && !equals_int(lane_values[0], *p.gpu)) continue;
     if (p.lo != kNoLo && !greater_than(ops[4], p.lo)) continue;
     if (p.hi != kNoHi && !less_than(ops[3], p.hi)) continue;
-    int types = 0;
-    int64_t v[3] = {0, 0, 0};
-    bool plain = true;
-    for (int c = 0; c < 3; ++c) {
-      const int t = lane_values[c].type;
-      if (t == SQLITE_INTEGER) v[c] = lane_values[c].i;
-      else if (t != SQLITE_NULL) plain = false;
-      types = types * 8 + t;
-    }
-    uint32_t gi = 0, li = 0;
-    const IntLane* hit = nullptr;
-    if (plain)
-      for (const IntLane& l : int_lanes)
-        if (l.types == types && l.v[0] == v[0] && l.v[1] == v[1] && l.v[2] == v[2]) {
-          hit = &l;
-          break;
-        }
-    if (hit) {
-      gi = hit->gpu;
-      li = hit->lane;
-    } else {
-      GpuKey gpu = value_key(lane_values[0]);
-      auto g = gpus.try_emplace(gpu, static_cast<uint32_t>(gpus.size())).first;
-      auto l = lanes.try_emplace({std::move(gpu), value_key(lane_values[1]), value_key(lane_values[2])},
-                                 static_cast<uint32_t>(lanes.size()))
-                   .first;
-      gi = g->second;
-      li = l->second;
-      if (plain && int_lanes.size() < 256) int_lanes.push_back({{v[0], v[1], v[2]}, types, gi, li});
-    }
+    const auto [gi, li] = index.find(lane_values);
     const auto start = time_value(ops[3], kTable, db, "start");
     const auto end = time_value(ops[4], kTable, db, "end");
     if (!start || !end) continue;  // no busy time (as rocpd_gaps)
@@ -124,7 +123,7 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
   wanted.assign(corrs);
   corrs = {};
   const auto launches = read_member_launches(m, conn, wanted, false, kTable);
-  std::vector<std::vector<IdleOp>> by_gpu(gpus.size()), by_lane(lanes.size());
+  std::vector<std::vector<IdleOp>> by_gpu(index.gpus.size()), by_lane(index.lanes.size());
   for (const RawOp& op : raw) {
     IdleOp x{op.start, op.end, kNoLaunch};
     const int64_t slot = op.has_corr ? wanted.find(op.corr) : -1;
@@ -134,12 +133,12 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
   }
   std::vector<Row> out;
   std::map<uint32_t, uint64_t> next_index;  // gpu -> next lane index
-  for (auto& [gpu, gi] : gpus) {
+  for (auto& [gpu, gi] : index.gpus) {
     Row r;
     r.gpu = gpu;
     r.totals = classify_gaps(by_gpu[gi], p.threshold, p.lo, p.hi, kTable);
     out.push_back(std::move(r));
-    for (auto& [key, li] : lanes) {
+    for (auto& [key, li] : index.lanes) {
       if (!(std::get<0>(key) == gpu)) continue;
       Row lr;
       lr.gpu = gpu;

@@ -393,6 +393,62 @@ uint64_t cache_size_limit() {
   return static_cast<uint64_t>(n) << shift;
 }
 
+namespace {
+
+// The first stored conversion of the file as it is now that checks out (pinned, so that eviction
+// leaves it alone while read), or null; entries that do not check out are removed.
+std::shared_ptr<ConvertedTrace> read_stored(const std::string& dir, const std::string& key, const SourceStamp& stamp,
+                                            const Converter& converter,
+                                            const std::shared_ptr<const ConversionLock>& lock) {
+  for (const std::string& name : names_with_prefix(dir, key)) {
+    const std::string entry = dir + "/" + name;
+    if (const std::string why = not_ours(entry); !why.empty()) {
+      notice(fmt::format("'{}' {}: not used", entry, why));
+      continue;
+    }
+    std::string pin = pin_entry(dir, entry, *lock);
+    if (pin.empty()) continue;  // gone meanwhile
+    const std::string fault = entry_fault(pin, std::string_view(name).substr(key.size(), kHashDigits), stamp, converter);
+    if (fault.empty()) {
+      ::utimensat(AT_FDCWD, entry.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);  // used now (LRU)
+      return std::make_shared<ConvertedTrace>(std::move(pin), lock);
+    }
+    notice(fmt::format("'{}' {}: converted again", entry, fault));
+    remove_if_same(entry, pin);
+    ::unlink(pin.c_str());
+  }
+  return nullptr;
+}
+
+// Publishes `converted` (hashed `hash`) as `entry`, or says why not. Another process's conversion
+// of the same bytes already there is as good (conversions are deterministic).
+std::string store_entry(const std::string& converted, const std::string& entry, const std::string& hash,
+                        const std::string& dir, const ConversionLock& lock) {
+  if (::link(converted.c_str(), entry.c_str()) != 0) {
+    if (errno != EEXIST) return fmt::format("cannot store '{}': {}", entry, std::strerror(errno));
+    if (const std::string why = not_ours(entry); !why.empty())
+      return fmt::format("'{}' {}: the conversion is not stored there", entry, why);
+    // Another process's conversion of the same bytes (conversions are deterministic), or a file
+    // that only has the name: replaced (a rename never follows a link and publishes whole).
+    if (content_hash(entry) != hash) {
+      std::string staged;
+      try {
+        staged = link_unlocked_file(converted, dir, pin_prefix(lock), kDbSuffix);
+      } catch (const std::system_error& e) {
+        return fmt::format("cannot store '{}': {}", entry, std::strerror(e.code().value()));
+      }
+      if (::rename(staged.c_str(), entry.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(staged.c_str());
+        return fmt::format("cannot store '{}': {}", entry, std::strerror(err));
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 CacheOutcome cached_conversion(const std::string& source, const Converter& converter,
                                const std::function<void(const std::string& db_path)>& convert) {
   CacheOutcome out;
@@ -413,25 +469,10 @@ CacheOutcome cached_conversion(const std::string& source, const Converter& conve
     notice(out.why);
     return out;
   }
-  // The stored conversions of the file as it is now: the first that checks out is read.
-  for (const std::string& name : names_with_prefix(dir, key)) {
-    const std::string entry = dir + "/" + name;
-    if (const std::string why = not_ours(entry); !why.empty()) {
-      notice(fmt::format("'{}' {}: not used", entry, why));
-      continue;
-    }
-    std::string pin = pin_entry(dir, entry, *lock);
-    if (pin.empty()) continue;  // gone meanwhile
-    const std::string fault = entry_fault(pin, std::string_view(name).substr(key.size(), kHashDigits), *stamp, converter);
-    if (fault.empty()) {
-      ::utimensat(AT_FDCWD, entry.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);  // used now (LRU)
-      out.trace = std::make_shared<ConvertedTrace>(std::move(pin), std::move(lock));
-      out.hit = true;
-      return out;
-    }
-    notice(fmt::format("'{}' {}: converted again", entry, fault));
-    remove_if_same(entry, pin);
-    ::unlink(pin.c_str());
+  if (auto stored = read_stored(dir, key, *stamp, converter, lock)) {
+    out.trace = std::move(stored);
+    out.hit = true;
+    return out;
   }
   std::shared_ptr<ConvertedTrace> converted;
   try {
@@ -465,26 +506,8 @@ CacheOutcome cached_conversion(const std::string& source, const Converter& conve
   const std::string entry = dir + "/" + name;
   if (!sync_file(converted->path()))
     return keep_unstored(fmt::format("cannot store '{}': {}", entry, std::strerror(errno)));
-  if (::link(converted->path().c_str(), entry.c_str()) != 0) {
-    if (errno != EEXIST) return keep_unstored(fmt::format("cannot store '{}': {}", entry, std::strerror(errno)));
-    if (const std::string why = not_ours(entry); !why.empty())
-      return keep_unstored(fmt::format("'{}' {}: the conversion is not stored there", entry, why));
-    // Another process's conversion of the same bytes (conversions are deterministic), or a file
-    // that only has the name: replaced (a rename never follows a link and publishes whole).
-    if (content_hash(entry) != hash) {
-      std::string staged;
-      try {
-        staged = link_unlocked_file(converted->path(), dir, pin_prefix(*lock), kDbSuffix);
-      } catch (const std::system_error& e) {
-        return keep_unstored(fmt::format("cannot store '{}': {}", entry, std::strerror(e.code().value())));
-      }
-      if (::rename(staged.c_str(), entry.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(staged.c_str());
-        return keep_unstored(fmt::format("cannot store '{}': {}", entry, std::strerror(err)));
-      }
-    }
-  }
+  if (std::string why = store_entry(converted->path(), entry, hash, dir, *lock); !why.empty())
+    return keep_unstored(std::move(why));
   out.stored = true;
   // Older conversions of the same file (changed since) are of no more use.
   const std::string older = source_prefix(*stamp, converter);

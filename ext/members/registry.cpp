@@ -167,28 +167,7 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
     auto [it, fresh] = attached_.try_emplace(schema);
     Attached& entry = it->second;
     if (fresh) entry.ordinal = take_ordinal();
-    if (entry.cookie != cookie || entry.file != file || cookie == -1) {
-      // The cookie is remembered only once the probe succeeded: a schema that cannot be read
-      // raises its error on every query, not just the first.
-      entry.cookie = -1;
-      entry.member.reset();
-      entry.file = file;
-      mean_rows_valid_ = false;
-      const std::string label = fmt::format("schema {} ({})", schema, file.empty() ? "in memory" : file);
-      if (auto info = probe_format(host_, schema, label)) {
-        auto m = std::make_shared<Member>();
-        m->alias = schema;
-        m->ordinal = entry.ordinal;
-        m->path = file;
-        m->attached = true;
-        m->schema = schema;
-        m->info = std::move(*info);
-        shape_sources(*m);
-        if (auto off = attached_offsets_.find(schema); off != attached_offsets_.end()) m->clock_offset = off->second;
-        entry.member = std::move(m);
-      }
-      entry.cookie = cookie;
-    }
+    if (entry.cookie != cookie || entry.file != file || cookie == -1) probe_attached(entry, schema, file, cookie);
     // Attached after another name of a member's file (rocpd_open'ed, or attached before it): not
     // a member, listed in rocpd_skipped.
     std::string duplicate;
@@ -208,6 +187,38 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
     entry.duplicate_of = duplicate;
     if (entry.member && duplicate.empty()) attached_members.push_back(entry.member);
   }
+  forget_detached(seen);
+  // The same members as last time: last time's list (opened_changed() drops it when opened_ changes).
+  if (list_ && attached_members == list_attached_) return list_;
+  return make_list(std::move(attached_members));
+}
+
+// An attached schema seen for the first time or changed since its last probe.
+void Registry::probe_attached(Attached& entry, const std::string& schema, const std::string& file, int64_t cookie) {
+  // The cookie is remembered only once the probe succeeded: a schema that cannot be read
+  // raises its error on every query, not just the first.
+  entry.cookie = -1;
+  entry.member.reset();
+  entry.file = file;
+  mean_rows_valid_ = false;
+  const std::string label = fmt::format("schema {} ({})", schema, file.empty() ? "in memory" : file);
+  if (auto info = probe_format(host_, schema, label)) {
+    auto m = std::make_shared<Member>();
+    m->alias = schema;
+    m->ordinal = entry.ordinal;
+    m->path = file;
+    m->attached = true;
+    m->schema = schema;
+    m->info = std::move(*info);
+    shape_sources(*m);
+    if (auto off = attached_offsets_.find(schema); off != attached_offsets_.end()) m->clock_offset = off->second;
+    entry.member = std::move(m);
+  }
+  entry.cookie = cookie;
+}
+
+// Schemas detached since the last list: their ordinals and clock offsets are given back.
+void Registry::forget_detached(const std::set<std::string>& seen) {
   for (auto it = attached_.begin(); it != attached_.end();) {
     if (seen.count(it->first)) {
       ++it;
@@ -218,11 +229,13 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
     it = attached_.erase(it);
     mean_rows_valid_ = false;
   }
-  // The same members as last time: last time's list (opened_changed() drops it when opened_ changes).
-  if (list_ && attached_members == list_attached_) return list_;
+}
+
+// The list of members in natural order of names (rank2 before rank10), however they were attached
+// or opened; kept until the members change.
+std::shared_ptr<const Registry::MemberList> Registry::make_list(std::vector<MemberPtr> attached) {
   mean_rows_valid_ = false;
-  // Natural order of names (rank2 before rank10), however they were attached or opened.
-  std::vector<MemberPtr> out = attached_members;
+  std::vector<MemberPtr> out = attached;
   out.insert(out.end(), opened_.begin(), opened_.end());
   std::vector<size_t> order(out.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -237,7 +250,7 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
     made->names.emplace_back(made->members[i]->alias);
   }
   known_members_ = out.size();
-  list_attached_ = std::move(attached_members);
+  list_attached_ = std::move(attached);
   list_ = std::move(made);
   return list_;
 }

@@ -177,6 +177,10 @@ class Registry {
   // A new description of opened member `old`, whose file changed since it was probed (same name
   // and ordinal); `old` is retired. Throws, naming the member, when the new file cannot be read.
   MemberPtr reprobe(const MemberPtr& old);
+  // member_list()'s parts (mutex_ held).
+  void probe_attached(Attached& entry, const std::string& schema, const std::string& file, int64_t cookie);
+  void forget_detached(const std::set<std::string>& seen);
+  std::shared_ptr<const MemberList> make_list(std::vector<MemberPtr> attached);
   // Opens a private connection of `m`; when descriptors run out, closes idle pooled connections
   // and tries once more.
   Db connect(const Member& m, const std::string& who);

@@ -151,6 +151,64 @@ std::string compare_section_names() {
   return out;
 }
 
+namespace {
+
+// The headline, the warnings and the lead line, then the sections, in the format asked for.
+struct PageHead {
+  std::string headline, lead;
+  std::vector<std::string> warnings;
+};
+
+void write_page(std::ostream& page, Session& session, const Options& o, const PageHead& head,
+                const std::vector<ResultSet>& sections) {
+  const std::string& headline = head.headline;
+  const std::string& lead = head.lead;
+  const std::vector<std::string>& warnings = head.warnings;
+  switch (o.format) {
+    case Format::Table:
+      page << terminal_text(headline) << '\n';
+      for (const auto& w : warnings) page << "warning: " << terminal_text(w) << '\n';
+      if (!lead.empty()) page << terminal_text(lead) << '\n';
+      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
+      break;
+    case Format::Markdown:
+      page << "# rocpd-ext compare\n\n" << terminal_text(headline) << "  \n";
+      for (const auto& w : warnings) page << "\n**warning:** " << terminal_text(w) << '\n';
+      if (!lead.empty()) page << '\n' << terminal_text(lead) << '\n';
+      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
+      break;
+    case Format::Html:
+      html_page_begin(page, "rocpd-ext compare", "", warnings);
+      page << "<p class=\"headline\">" << html_escape(headline) << "</p>\n";
+      if (!lead.empty()) page << "<p class=\"headline\">" << html_escape(lead) << "</p>\n";
+      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
+      html_page_end(page);
+      break;
+    case Format::Csv:
+      // CSV holds tables only: the warnings go to stderr.
+      for (const auto& w : warnings) std::cerr << "rocpd-ext: warning: " << w << '\n';
+      for (size_t i = 0; i < sections.size(); ++i) {
+        if (i) page << '\n';
+        write_csv(page, sections[i]);
+      }
+      break;
+    case Format::Json: {
+      JsonWriter json(session.handle());
+      page << "{\"warnings\": [";
+      for (size_t i = 0; i < warnings.size(); ++i) page << (i ? ", " : "") << json.quote(warnings[i]);
+      page << ']';
+      for (size_t i = 0; i < sections.size(); ++i) {
+        page << ",\n " << json.quote(sections[i].name) << ": ";
+        json.array(page, sections[i]);
+      }
+      page << "}\n";
+      break;
+    }
+  }
+}
+
+}  // namespace
+
 int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
   Side a, b;
   a.label = o.labels.size() > 0 ? o.labels[0] : "A";
@@ -204,51 +262,10 @@ int run_compare(const Options& o, std::ostream& out, const OutputFile* target) {
     sections.push_back(paired_section(pair_runs(session, PairKind::Copies, scale_a, scale_b, o.raw_names), "copies",
                                       "Copies and fills", "name", o.top));
 
-  const std::vector<std::string> warnings = setup_warnings(a, b);
+  const std::string headline = fmt::format("a = {}: {} member{}, b = {}: {} member{}", a.label, a.members,
+                                           a.members == 1 ? "" : "s", b.label, b.members, b.members == 1 ? "" : "s");
   std::ostringstream page;
-  std::string headline = fmt::format("a = {}: {} member{}, b = {}: {} member{}", a.label, a.members,
-                                     a.members == 1 ? "" : "s", b.label, b.members, b.members == 1 ? "" : "s");
-  switch (o.format) {
-    case Format::Table:
-      page << terminal_text(headline) << '\n';
-      for (const auto& w : warnings) page << "warning: " << terminal_text(w) << '\n';
-      if (!lead.empty()) page << terminal_text(lead) << '\n';
-      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
-      break;
-    case Format::Markdown:
-      page << "# rocpd-ext compare\n\n" << terminal_text(headline) << "  \n";
-      for (const auto& w : warnings) page << "\n**warning:** " << terminal_text(w) << '\n';
-      if (!lead.empty()) page << '\n' << terminal_text(lead) << '\n';
-      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
-      break;
-    case Format::Html:
-      html_page_begin(page, "rocpd-ext compare", "", warnings);
-      page << "<p class=\"headline\">" << html_escape(headline) << "</p>\n";
-      if (!lead.empty()) page << "<p class=\"headline\">" << html_escape(lead) << "</p>\n";
-      for (const auto& rs : sections) write_human_section(page, rs, o.format, o.timeunit);
-      html_page_end(page);
-      break;
-    case Format::Csv:
-      // CSV holds tables only: the warnings go to stderr.
-      for (const auto& w : warnings) std::cerr << "rocpd-ext: warning: " << w << '\n';
-      for (size_t i = 0; i < sections.size(); ++i) {
-        if (i) page << '\n';
-        write_csv(page, sections[i]);
-      }
-      break;
-    case Format::Json: {
-      JsonWriter json(session.handle());
-      page << "{\"warnings\": [";
-      for (size_t i = 0; i < warnings.size(); ++i) page << (i ? ", " : "") << json.quote(warnings[i]);
-      page << ']';
-      for (size_t i = 0; i < sections.size(); ++i) {
-        page << ",\n " << json.quote(sections[i].name) << ": ";
-        json.array(page, sections[i]);
-      }
-      page << "}\n";
-      break;
-    }
-  }
+  write_page(page, session, o, {headline, lead, setup_warnings(a, b)}, sections);
   out << page.str();
   return 0;
 }

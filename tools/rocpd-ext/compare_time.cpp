@@ -127,102 +127,135 @@ std::optional<double> nearest_rank(const std::vector<double>& sorted, double q) 
   return sorted[std::clamp<size_t>(k, 1, sorted.size()) - 1];
 }
 
+namespace {
+
+using Sides = const TimeSide* const (&)[2];
+
+template <class F>
+Measure measure(std::string name, Unit unit, F f) {
+  Measure m;
+  m.name = std::move(name);
+  m.unit = unit;
+  for (int s = 0; s < 2; ++s) m.v[s] = f(s);
+  return m;
+}
+
+// Step count, mean, median and p90 of each run's (sorted) step durations.
+void add_step_measures(std::vector<Measure>& ms, const std::vector<double> (&steps)[2]) {
+  ms.push_back(measure("steps", Unit::Count, [&](int s) { return std::optional<double>(static_cast<double>(steps[s].size())); }));
+  ms.push_back(measure("step time, mean", Unit::Duration, [&](int s) -> std::optional<double> {
+    if (steps[s].empty()) return std::nullopt;
+    return std::accumulate(steps[s].begin(), steps[s].end(), 0.0) / static_cast<double>(steps[s].size());
+  }));
+  ms.push_back(measure("step time, median", Unit::Duration, [&](int s) -> std::optional<double> {
+    const auto& v = steps[s];
+    if (v.empty()) return std::nullopt;
+    size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2.0;
+  }));
+  ms.push_back(measure("step time, p90", Unit::Duration, [&](int s) { return nearest_rank(steps[s], 0.9); }));
+}
+
+// Without steps: GPU ops per second of capture, and how often the three kernels that took most
+// time over both runs ran per second.
+void add_rate_measures(std::vector<Measure>& ms, Sides sides, const PairedTable* kernels) {
+  auto seconds = [&](int s) -> std::optional<double> {
+    if (!sides[s]->span_ns || *sides[s]->span_ns <= 0) return std::nullopt;
+    return static_cast<double>(*sides[s]->span_ns) / 1e9;
+  };
+  auto per_second = [&](auto count) {
+    return [&, count](int s) -> std::optional<double> {
+      auto sec = seconds(s);
+      if (!sec) return std::nullopt;
+      return static_cast<double>(count(s)) / *sec;
+    };
+  };
+  ms.push_back(measure("GPU ops per s", Unit::Rate, per_second([&](int s) { return sides[s]->ops; })));
+  if (!kernels) return;
+  std::vector<const PairedRow*> top;
+  for (const auto& r : kernels->rows) top.push_back(&r);
+  std::stable_sort(top.begin(), top.end(), [](const PairedRow* x, const PairedRow* y) {
+    return x->total[0] + x->total[1] > y->total[0] + y->total[1];
+  });
+  for (size_t i = 0; i < top.size() && i < 3; ++i) {
+    const PairedRow* k = top[i];
+    ms.push_back(measure("calls per s: " + k->shown, Unit::Rate, per_second([k](int s) { return k->calls[s]; })));
+  }
+}
+
+void add_share_measures(std::vector<Measure>& ms, const RunShares (&shares)[2]) {
+  ms.push_back(measure("GPUs", Unit::Count, [&](int s) { return std::optional<double>(static_cast<double>(shares[s].gpus)); }));
+  auto share = [&](const char* name, std::optional<double> RunShares::*field) {
+    ms.push_back(measure(name, Unit::Percent, [&](int s) { return shares[s].*field; }));
+  };
+  share("GPU busy", &RunShares::busy);
+  share("compute", &RunShares::compute);
+  share("communication", &RunShares::comm);
+  share("copies", &RunShares::copy);
+  share("idle", &RunShares::idle);
+}
+
+std::vector<Cell> time_row(const Measure& m, bool human, TimeUnit unit) {
+  std::vector<Cell> row = {text_cell(m.name)};
+  if (human) {
+    row.push_back(text_cell(m.v[0] ? shown(*m.v[0], m.unit, unit) : ""));
+    row.push_back(text_cell(m.v[1] ? shown(*m.v[1], m.unit, unit) : ""));
+    row.push_back(text_cell(m.v[0] && m.v[1] ? shown_change(*m.v[0], *m.v[1], m.unit, unit) : ""));
+  } else {
+    row.push_back(text_cell(unit_name(m.unit)));
+    row.push_back(number_cell(m.v[0], m.unit));
+    row.push_back(number_cell(m.v[1], m.unit));
+    row.push_back(m.v[0] && m.v[1] ? number_cell(*m.v[1] - *m.v[0], m.unit == Unit::Count ? Unit::Count : Unit::Rate)
+                                   : Cell{});
+  }
+  return row;
+}
+
+// The one line before everything: the step time (or the work rate), busy and idle.
+std::string headline(const std::vector<Measure>& ms, bool with_steps) {
+  auto from_to = [&](const std::string& name) -> std::string {
+    for (const auto& m : ms) {
+      if (m.name != name) continue;
+      if (!m.v[0] || !m.v[1]) return "";
+      return fmt::format("{} -> {}", shown(*m.v[0], m.unit, TimeUnit::Auto), shown(*m.v[1], m.unit, TimeUnit::Auto)) +
+             (m.unit == Unit::Percent ? "" : relative(*m.v[0], *m.v[1]));
+    }
+    return "";
+  };
+  std::vector<std::string> parts;
+  if (with_steps) {
+    if (auto s = from_to("step time, mean"); !s.empty()) parts.push_back("mean step time " + s);
+  } else if (auto s = from_to("GPU ops per s"); !s.empty()) {
+    parts.push_back("GPU ops per second " + s);
+  }
+  if (auto s = from_to("GPU busy"); !s.empty()) parts.push_back("GPU busy " + s);
+  if (auto s = from_to("idle"); !s.empty()) parts.push_back("idle " + s);
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+}  // namespace
+
 TimeTable time_section(Session& session, const TimeSide& a, const TimeSide& b, const PairedTable* kernels,
                        bool human, TimeUnit unit) {
   prepare_breakdown(session);
-  const TimeSide* sides[2] = {&a, &b};
+  const TimeSide* const sides[2] = {&a, &b};
   std::vector<double> steps[2];
   RunShares shares[2];
   for (int s = 0; s < 2; ++s) {
     steps[s] = step_durations(session, sides[s]->label);
     shares[s] = run_shares(session, sides[s]->label);
   }
-  auto both = [&](auto f) {
-    Measure m;
-    for (int s = 0; s < 2; ++s) m.v[s] = f(s);
-    return m;
-  };
   std::vector<Measure> ms;
   const bool with_steps = !steps[0].empty() || !steps[1].empty();
-  auto seconds = [&](int s) -> std::optional<double> {
-    if (!sides[s]->span_ns || *sides[s]->span_ns <= 0) return std::nullopt;
-    return static_cast<double>(*sides[s]->span_ns) / 1e9;
-  };
-  if (with_steps) {
-    auto add = [&](const char* name, Unit u, auto f) {
-      Measure m = both(f);
-      m.name = name;
-      m.unit = u;
-      ms.push_back(m);
-    };
-    add("steps", Unit::Count, [&](int s) { return std::optional<double>(static_cast<double>(steps[s].size())); });
-    add("step time, mean", Unit::Duration, [&](int s) -> std::optional<double> {
-      if (steps[s].empty()) return std::nullopt;
-      return std::accumulate(steps[s].begin(), steps[s].end(), 0.0) / static_cast<double>(steps[s].size());
-    });
-    add("step time, median", Unit::Duration, [&](int s) -> std::optional<double> {
-      const auto& v = steps[s];
-      if (v.empty()) return std::nullopt;
-      size_t m = v.size() / 2;
-      return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2.0;
-    });
-    add("step time, p90", Unit::Duration, [&](int s) { return nearest_rank(steps[s], 0.9); });
-  }
-  {
-    Measure m = both([&](int s) -> std::optional<double> {
-      if (!sides[s]->span_ns) return std::nullopt;
-      return static_cast<double>(*sides[s]->span_ns);
-    });
-    m.name = "capture span";
-    m.unit = Unit::Duration;
-    ms.push_back(m);
-  }
-  if (!with_steps) {
-    Measure m = both([&](int s) -> std::optional<double> {
-      auto sec = seconds(s);
-      if (!sec) return std::nullopt;
-      return static_cast<double>(sides[s]->ops) / *sec;
-    });
-    m.name = "GPU ops per s";
-    m.unit = Unit::Rate;
-    ms.push_back(m);
-    if (kernels) {
-      // The kernels that took most time over both runs: how often each ran per second.
-      std::vector<const PairedRow*> top;
-      for (const auto& r : kernels->rows) top.push_back(&r);
-      std::stable_sort(top.begin(), top.end(), [](const PairedRow* x, const PairedRow* y) {
-        return x->total[0] + x->total[1] > y->total[0] + y->total[1];
-      });
-      for (size_t i = 0; i < top.size() && i < 3; ++i) {
-        Measure k = both([&](int s) -> std::optional<double> {
-          auto sec = seconds(s);
-          if (!sec) return std::nullopt;
-          return static_cast<double>(top[i]->calls[s]) / *sec;
-        });
-        k.name = "calls per s: " + top[i]->shown;
-        k.unit = Unit::Rate;
-        ms.push_back(k);
-      }
-    }
-  }
-  auto share = [&](const char* name, std::optional<double> RunShares::*field) {
-    Measure m;
-    m.name = name;
-    m.unit = Unit::Percent;
-    for (int s = 0; s < 2; ++s) m.v[s] = shares[s].*field;
-    ms.push_back(m);
-  };
-  {
-    Measure g = both([&](int s) { return std::optional<double>(static_cast<double>(shares[s].gpus)); });
-    g.name = "GPUs";
-    g.unit = Unit::Count;
-    ms.push_back(g);
-  }
-  share("GPU busy", &RunShares::busy);
-  share("compute", &RunShares::compute);
-  share("communication", &RunShares::comm);
-  share("copies", &RunShares::copy);
-  share("idle", &RunShares::idle);
+  if (with_steps) add_step_measures(ms, steps);
+  ms.push_back(measure("capture span", Unit::Duration, [&](int s) -> std::optional<double> {
+    if (!sides[s]->span_ns) return std::nullopt;
+    return static_cast<double>(*sides[s]->span_ns);
+  }));
+  if (!with_steps) add_rate_measures(ms, sides, kernels);
+  add_share_measures(ms, shares);
 
   TimeTable out;
   ResultSet& rs = out.section;
@@ -231,40 +264,8 @@ TimeTable time_section(Session& session, const TimeSide& a, const TimeSide& b, c
                         : "Time: work per second of capture and where the GPUs' time went (shares of the GPUs' summed spans, rocpd_time_breakdown)";
   rs.columns = human ? std::vector<std::string>{"measure", "a", "b", "change"}
                      : std::vector<std::string>{"measure", "unit", "a", "b", "change"};
-  for (const auto& m : ms) {
-    std::vector<Cell> row = {text_cell(m.name)};
-    if (human) {
-      row.push_back(text_cell(m.v[0] ? shown(*m.v[0], m.unit, unit) : ""));
-      row.push_back(text_cell(m.v[1] ? shown(*m.v[1], m.unit, unit) : ""));
-      row.push_back(text_cell(m.v[0] && m.v[1] ? shown_change(*m.v[0], *m.v[1], m.unit, unit) : ""));
-    } else {
-      row.push_back(text_cell(unit_name(m.unit)));
-      row.push_back(number_cell(m.v[0], m.unit));
-      row.push_back(number_cell(m.v[1], m.unit));
-      row.push_back(m.v[0] && m.v[1] ? number_cell(*m.v[1] - *m.v[0], m.unit == Unit::Count ? Unit::Count : Unit::Rate) : Cell{});
-    }
-    rs.rows.push_back(std::move(row));
-  }
-  // The one line before everything: the step time (or the work rate), busy and idle.
-  auto find = [&](const std::string& name) -> const Measure* {
-    for (const auto& m : ms)
-      if (m.name == name) return &m;
-    return nullptr;
-  };
-  auto from_to = [&](const Measure* m) -> std::string {
-    if (!m || !m->v[0] || !m->v[1]) return "";
-    return fmt::format("{} -> {}", shown(*m->v[0], m->unit, TimeUnit::Auto), shown(*m->v[1], m->unit, TimeUnit::Auto)) +
-           (m->unit == Unit::Percent ? "" : relative(*m->v[0], *m->v[1]));
-  };
-  std::vector<std::string> parts;
-  if (with_steps) {
-    if (auto s = from_to(find("step time, mean")); !s.empty()) parts.push_back("mean step time " + s);
-  } else if (auto s = from_to(find("GPU ops per s")); !s.empty()) {
-    parts.push_back("GPU ops per second " + s);
-  }
-  if (auto s = from_to(find("GPU busy")); !s.empty()) parts.push_back("GPU busy " + s);
-  if (auto s = from_to(find("idle")); !s.empty()) parts.push_back("idle " + s);
-  for (const auto& p : parts) out.headline += (out.headline.empty() ? "" : "; ") + p;
+  for (const auto& m : ms) rs.rows.push_back(time_row(m, human, unit));
+  out.headline = headline(ms, with_steps);
   return out;
 }
 

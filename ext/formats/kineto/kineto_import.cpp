@@ -694,6 +694,62 @@ class ParseThread {
   std::thread thread_;
 };
 
+// The host thread's part: stores the parsed batches as they come (until the parser ends) and
+// watches for interrupts meanwhile. Returns the rows written per table.
+template <class StopNow, class Interrupted>
+ImportStats store_batches(ItemQueue& queue, RowWriter& rows, const JsonByteStream& stream, ImportProgress* progress_out,
+                          const StopNow& stop_now, const Interrupted& interrupted) {
+  ImportStats stats;
+  for (;;) {
+    Batch* batch = nullptr;
+    const auto got = queue.pop_full(std::chrono::milliseconds(50), batch);
+    if (got == ItemQueue::Pop::End) break;
+    if (got == ItemQueue::Pop::Batch) {
+      for (size_t i = 0; i < batch->used; ++i) {
+        const Item& it = batch->items[i];
+        if (it.kind == Item::Metadata) {
+          rows.metadata(it.tag, it.value);
+          continue;
+        }
+        switch (rows.write(it.event, it.base_ns)) {
+          case RowWriter::Table::Ops: ++stats.ops; break;
+          case RowWriter::Table::Calls: ++stats.calls; break;
+          case RowWriter::Table::Flows: ++stats.flows; break;
+          default: break;
+        }
+      }
+      queue.give_back(batch);
+    }
+    if (progress_out) {
+      progress_out->file_bytes = stream.compressed_read();
+      progress_out->file_size = stream.file_size();
+      progress_out->rows = stats.ops + stats.calls + stats.flows;
+    }
+    if (stop_now()) throw interrupted();
+  }
+  return stats;
+}
+
+// The parser's verdict as an error naming the byte, unless the file is an unterminated JSON Array
+// Format list that ends between two events (the trace event format allows it: a process that ended
+// while writing; an event cut short is still refused).
+void refuse_parse_error(const rapidjson::ParseResult& result, JsonByteStream& stream, const Handler& handler,
+                        const std::string& label) {
+  if (!stream.error().empty())
+    throw Error(fmt::format("{}: {} (after {} bytes of JSON text)", label, stream.error(), stream.Tell()));
+  const bool unterminated_list = result.IsError() && stream.complete() && result.Offset() >= stream.Tell() &&
+                                 handler.between_listed_events() &&
+                                 (result.Code() == rapidjson::kParseErrorArrayMissCommaOrSquareBracket ||
+                                  result.Code() == rapidjson::kParseErrorValueInvalid);
+  if (result.IsError() && !unterminated_list) {
+    const size_t at = result.Offset();
+    std::string what = rapidjson::GetParseError_En(result.Code());
+    if (stream.complete() && at >= stream.Tell())
+      what = fmt::format("the JSON text ends early (truncated file?): {}", what);
+    throw Error(fmt::format("{}: invalid JSON at byte {}: {}", label, at, what));
+  }
+}
+
 }  // namespace
 
 ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::string& label,
@@ -762,35 +818,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
     queue.finish();
   }, label);
 
-  // The host thread stores batches as they come, and watches for interrupts meanwhile.
-  ImportStats stats;
-  for (;;) {
-    Batch* batch = nullptr;
-    const auto got = queue.pop_full(std::chrono::milliseconds(50), batch);
-    if (got == ItemQueue::Pop::End) break;
-    if (got == ItemQueue::Pop::Batch) {
-      for (size_t i = 0; i < batch->used; ++i) {
-        const Item& it = batch->items[i];
-        if (it.kind == Item::Metadata) {
-          rows.metadata(it.tag, it.value);
-          continue;
-        }
-        switch (rows.write(it.event, it.base_ns)) {
-          case RowWriter::Table::Ops: ++stats.ops; break;
-          case RowWriter::Table::Calls: ++stats.calls; break;
-          case RowWriter::Table::Flows: ++stats.flows; break;
-          default: break;
-        }
-      }
-      queue.give_back(batch);
-    }
-    if (progress_out) {
-      progress_out->file_bytes = stream->compressed_read();
-      progress_out->file_size = stream->file_size();
-      progress_out->rows = stats.ops + stats.calls + stats.flows;
-    }
-    if (stop_now()) throw interrupted();
-  }
+  const ImportStats counted = store_batches(queue, rows, *stream, progress_out, stop_now, interrupted);
   parser.join();
   if (parse_error) std::rethrow_exception(parse_error);
   if (cancelled) throw interrupted();
@@ -798,26 +826,12 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
     throw Error(fmt::format("{}: a string or number longer than {} bytes after byte {} of the JSON text (the longest "
                             "accepted)",
                             label, limits.max_token_bytes, handler.last_token()));
-  if (!stream->error().empty())
-    throw Error(fmt::format("{}: {} (after {} bytes of JSON text)", label, stream->error(), stream->Tell()));
-  // The JSON Array Format may end without its closing bracket (and after a comma): the trace event
-  // format allows it, for traces of a process that ended while writing. Accepted when the file
-  // ends between two events of the list; an event cut short is still refused.
-  const bool unterminated_list = result.IsError() && stream->complete() && result.Offset() >= stream->Tell() &&
-                                 handler.between_listed_events() &&
-                                 (result.Code() == rapidjson::kParseErrorArrayMissCommaOrSquareBracket ||
-                                  result.Code() == rapidjson::kParseErrorValueInvalid);
-  if (result.IsError() && !unterminated_list) {
-    const size_t at = result.Offset();
-    std::string what = rapidjson::GetParseError_En(result.Code());
-    if (stream->complete() && at >= stream->Tell())
-      what = fmt::format("the JSON text ends early (truncated file?): {}", what);
-    throw Error(fmt::format("{}: invalid JSON at byte {}: {}", label, at, what));
-  }
+  refuse_parse_error(result, *stream, handler, label);
   handler.finish();
 
   // Times in whole µs (PyTorch before 2.3): the adapter says so in rocpd_members.notes.
   rows.metadata_int("import.fractional_times", handler.fractional_times());
+  ImportStats stats = counted;
   stats.events = handler.events();
   stats.json_bytes = stream->Tell();
   if (progress_out) progress_out->linking = true;
