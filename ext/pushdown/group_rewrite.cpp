@@ -256,6 +256,9 @@ std::string text_of(Span s) {
 struct ValueCall {
   std::string over_values, over_rows;
   bool double_sum = false;  // avg, total: a running double sum, whose rounding depends on the order
+  // percentile(duration, p): the same over the engine's sorted durations (duration_values), read
+  // at two ranks, when the engine gave them (one level only).
+  std::string over_sorted;
 };
 
 class Rewriter {
@@ -423,10 +426,12 @@ class Rewriter {
   // the rows in the order they are read), else `over_rows` over the group's rows.
   std::string by_values_or_rows(std::string_view values, std::string_view from, const ValueCall& call,
                                 std::string_view rows, const std::string& name, std::string_view exact) const {
-    return fmt::format("CASE WHEN {0} IS NOT NULL{7} THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
+    return fmt::format("CASE {8}WHEN {0} IS NOT NULL{7} THEN (SELECT {1} FROM {2}) ELSE (SELECT {3} FROM temp.{6} AS o "
                        "WHERE {4}) END AS {5}",
                        values, call.over_values, from, call.over_rows, rows, name, table_->name,
-                       call.double_sum ? fmt::format(" AND {}", exact) : "");
+                       call.double_sum ? fmt::format(" AND {}", exact) : "",
+                       call.over_sorted.empty() ? ""
+                                                : fmt::format("WHEN duration_values IS NOT NULL THEN {} ", call.over_sorted));
   }
 
   // The engine grouped as the query groups: one row of its table (rocpd_op_groups, rocpd_api_groups) per group.
@@ -459,6 +464,7 @@ class Rewriter {
   std::string regrouped(const Query& q, std::string& engine) {
     std::vector<std::string> middle = q.grouping;
     std::map<std::string, ValueCall> over_values = value_calls_;  // by internal name
+    for (auto& entry : over_values) entry.second.over_sorted.clear();  // (the finer groups' values are JSON)
     const std::string rows = q.rows_of_group("rocpd_sql:f");
     bool times = false;
     for (const auto& key : used_) {
@@ -469,7 +475,7 @@ class Rewriter {
       }
       const auto* a = std::find_if(kRegrouped.begin(), kRegrouped.end(), [&](const Aggregate& r) { return r.call == key; });
       if (a == kRegrouped.end()) {  // median, stddev: over the durations
-        over_values.emplace(key, ValueCall{fmt::format("{}(value)", key), fmt::format("{}(o.duration)", key)});
+        over_values.emplace(key, ValueCall{fmt::format("{}(value)", key), fmt::format("{}(o.duration)", key), false, {}});
       } else if (key == "sum" || key == "total" || key == "avg") {
         // Sums of integers add up exactly; a finer group's sum of other values (the SQL fallback met
         // reals) would round otherwise than the query's running sum, and one past 2^53 may be an
@@ -740,7 +746,9 @@ class Rewriter {
     const std::string call = fmt::format("{}({}duration{})", fn, dist, extra);
     value_calls_.try_emplace(call, ValueCall{fmt::format("{}({}value{})", fn, dist, extra),
                                              fmt::format("{}({}o.duration{})", fn, dist, extra),
-                                             fn == "avg" || fn == "total"});
+                                             fn == "avg" || fn == "total",
+                                             fn == "percentile" ? fmt::format("rocpd_values_percentile(duration_values{})", extra)
+                                                                : std::string()});
     return "+" + internal_name(call);
   }
 

@@ -26,6 +26,12 @@ Number percentile_select(std::vector<std::int64_t>& v, double p) {
   return interpolate(lo, hi, rank);  // exact: see exact_rank.h
 }
 
+Number percentile_of_sorted(const std::int64_t* sorted, std::size_t n, double p) {
+  const Rank rank = rank_of(n, p);
+  const std::int64_t lo = sorted[rank.lower];
+  return interpolate(lo, rank.whole() ? lo : sorted[rank.lower + 1], rank);
+}
+
 double percentile_select(std::vector<double>& v, double p) {
   const Rank rank = rank_of(v.size(), p);
   auto [lo, hi] = neighbours(v, rank);

@@ -44,5 +44,8 @@ class QuantileValues {
 // percentile of `v` (non-empty), reordering `v`.
 Number percentile_select(std::vector<std::int64_t>& v, double p);
 double percentile_select(std::vector<double>& v, double p);
+// The same percentile of values already in ascending order (`sorted[0..n)`, n > 0): read at the
+// two ranks, nothing moved.
+Number percentile_of_sorted(const std::int64_t* sorted, std::size_t n, double p);
 
 }  // namespace rocpd::stats

@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <iterator>
 #include <variant>
 
@@ -26,7 +28,9 @@ constexpr int kDb = 0;
 struct Cols {
   int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, of_gpu,
       durations;
-  int n_start, min_start, max_start, n_end, min_end, max_end, count;  // count: how many columns
+  int n_start, min_start, max_start, n_end, min_end, max_end;
+  int duration_values;  // no cell of its own: the durations cell as a BLOB
+  int count;            // how many columns
   explicit Cols(const GroupTableDef& d) {
     int c = static_cast<int>(d.keys.size());
     instances = c++, total = c++, avg = c++, median = c++, min = c++, max = c++, stddev = c++;
@@ -36,6 +40,7 @@ struct Cols {
     of_gpu = d.of_kind ? c++ : -1;
     durations = c++;
     n_start = c++, min_start = c++, max_start = c++, n_end = c++, min_end = c++, max_end = c++;
+    duration_values = c++;
     count = c;
   }
 };
@@ -78,7 +83,9 @@ std::vector<Affinity> affinities(const GroupTableDef& def) {
   std::vector<Affinity> out(static_cast<size_t>(col.count), Affinity::Integer);
   for (size_t i = 0; i < def.keys.size(); ++i) out[i] = def.keys[i].integer ? Affinity::Integer : Affinity::Text;
   out[static_cast<size_t>(col.avg)] = out[static_cast<size_t>(col.stddev)] = Affinity::Real;
-  for (int c : {col.total, col.median, col.min, col.max, col.min_start, col.max_start, col.min_end, col.max_end}) out[static_cast<size_t>(c)] = Affinity::Blob;
+  for (int c : {col.total, col.median, col.min, col.max, col.min_start, col.max_start, col.min_end, col.max_end,
+                col.duration_values})
+    out[static_cast<size_t>(c)] = Affinity::Blob;
   for (int c : {col.group_by, col.of_kind, col.durations})
     if (c >= 0) out[static_cast<size_t>(c)] = Affinity::Text;
   return out;
@@ -284,7 +291,7 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
       "SELECT {}, count(*), NULL, avg(duration), {}, min(duration), max(duration), "
       "stddev(duration), {}min(start) FILTER (WHERE \"end\" >= start), max(\"end\") FILTER (WHERE \"end\" >= start), "
       "count(duration), NULL, {}{}, count(start), min(start), max(start), count(\"end\"), min(\"end\"), "
-      "max(\"end\"), {} FROM {}{} GROUP BY {} ORDER BY {}",
+      "max(\"end\"), NULL, {} FROM {}{} GROUP BY {} ORDER BY {}",
       fmt::join(selected, ", "), spec.want_median ? "median(duration)" : "NULL",
       !def.busy ? "" : spec.want_busy ? "interval_union(start, \"end\"), " : "NULL, ", def.of_kind ? "NULL, NULL, " : "",
       spec.want_values ? kDurationsSql : "NULL", kSumPartsSql, def.source, where, fmt::join(keys, ", "),
@@ -381,7 +388,7 @@ int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
   }
   if (info->colUsed & (uint64_t{1} << col.median)) info->idxNum |= 8;
   if (col.busy >= 0 && info->colUsed & (uint64_t{1} << col.busy)) info->idxNum |= 16;
-  if (info->colUsed & (uint64_t{1} << col.durations)) info->idxNum |= 32;
+  if (info->colUsed & ((uint64_t{1} << col.durations) | (uint64_t{1} << col.duration_values))) info->idxNum |= 32;
   info->estimatedCost = (info->idxNum & 4) ? 1e4 : 1e6;
   info->estimatedRows = 1000;
   return SQLITE_OK;
@@ -530,6 +537,26 @@ void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& co
   sqlite3_result_int64(ctx, static_cast<int64_t>(sum));
 }
 
+// duration_values: the engine's durations of the row as 64-bit little-endian integers, ascending
+// (what rocpd_values_percentile reads); NULL on the SQL path, whose durations are JSON or NULL.
+void result_duration_values(const GroupsCursor& cur, sqlite3_context* ctx, const Cols& cols) {
+  if (cur.streaming) return sqlite3_result_null(ctx);
+  const auto* d = std::get_if<Durations>(&cur.rows[cur.pos][static_cast<size_t>(cols.durations)]);
+  if (!d) return sqlite3_result_null(ctx);
+  const std::size_t bytes = d->values.size() * 8;
+  if constexpr (std::endian::native == std::endian::little) {
+    // Zero-length: an empty BLOB (a group without a duration), not NULL.
+    sqlite3_result_blob64(ctx, bytes ? static_cast<const void*>(d->values.data()) : "", bytes, SQLITE_TRANSIENT);
+  } else {
+    std::vector<unsigned char> out(bytes);
+    for (std::size_t i = 0; i < d->values.size(); ++i) {
+      const auto v = __builtin_bswap64(static_cast<std::uint64_t>(d->values[i]));
+      std::memcpy(out.data() + 8 * i, &v, 8);
+    }
+    sqlite3_result_blob64(ctx, bytes ? static_cast<const void*>(out.data()) : "", bytes, SQLITE_TRANSIENT);
+  }
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<GroupsCursor*>(c);
   const Cols cols(def_of(*cur));
@@ -544,6 +571,10 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   if (col == cols.of_kind) {
     if (cur->of_kind)
       sqlite3_result_text(ctx, cur->of_kind->data(), static_cast<int>(cur->of_kind->size()), SQLITE_TRANSIENT);
+    return SQLITE_OK;
+  }
+  if (col == cols.duration_values) {
+    result_duration_values(*cur, ctx, cols);
     return SQLITE_OK;
   }
   if (cur->streaming && col == cols.total) {

@@ -8,11 +8,13 @@
 // max_ns, stddev_ns, [busy_ns,] first_start, last_end, timed, group_by HIDDEN [, of_kind HIDDEN,
 // of_gpu HIDDEN], durations HIDDEN (every duration of the group as a JSON array, for aggregates the
 // engine does not compute: the pushdown's percentile, histogram, ...), then n_start, min_start,
-// max_start, n_end, min_end, max_end HIDDEN (count, min, max of start and of end).
+// max_start, n_end, min_end, max_end HIDDEN (count, min, max of start and of end), duration_values
+// HIDDEN (the engine's durations as a BLOB of ascending 64-bit little-endian integers, for
+// rocpd_values_percentile; NULL on the SQL path).
 // Plan (idxNum bits): 1 group_by given (required: SQLITE_CONSTRAINT while unusable), 2 of_kind
 // given, 4 `db =` (BINARY) given: members other than that one are not read (the constraint is still
 // checked by SQLite), 8 med_ns used (durations kept for exact medians), 16 busy_ns used, 32
-// durations used, 64 of_gpu given (only ops whose gpu is that integer are read; the member applies
+// durations or duration_values used, 64 of_gpu given (only ops whose gpu is that integer are read; the member applies
 // it where it applies rocpd_ops' constraints).
 // Rowids: the grouping (and the kind argument's hash) above the member's ordinal and the row's
 // position (rows sorted by the grouping columns as GROUP BY sorts them): rows of different

@@ -20,7 +20,7 @@ const GroupTableDef kApiGroups{
               "total_ns, avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, "
               "first_start INTEGER, last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, durations TEXT HIDDEN, "
               "n_start INTEGER HIDDEN, min_start HIDDEN, max_start HIDDEN, n_end INTEGER HIDDEN, min_end HIDDEN, "
-              "max_end HIDDEN)",
+              "max_end HIDDEN, duration_values BLOB HIDDEN)",
     .usage = "use rocpd_api_groups(group_by) with group_by a comma-separated list of db, pid, tid, domain, name "
              "(e.g. 'name' or 'db,tid')",
     .keys = {{"db", &GroupSpec::by_db},

@@ -23,7 +23,7 @@ const GroupTableDef kOpGroups{
               "first_start INTEGER, last_end INTEGER, timed INTEGER, group_by TEXT HIDDEN, of_kind TEXT HIDDEN, "
               "of_gpu INTEGER HIDDEN, durations TEXT HIDDEN, "
               "n_start INTEGER HIDDEN, min_start HIDDEN, max_start HIDDEN, n_end INTEGER HIDDEN, min_end HIDDEN, "
-              "max_end HIDDEN)",
+              "max_end HIDDEN, duration_values BLOB HIDDEN)",
     .usage = "use rocpd_op_groups(group_by [, of_kind [, of_gpu]]) with group_by a comma-separated list of db, gpu, "
              "kind, name "
              "(e.g. 'db,gpu' or 'name') and of_kind an op kind ('kernel', 'copy', ...)",

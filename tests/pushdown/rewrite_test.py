@@ -208,6 +208,54 @@ class Rewrite(AsWritten, unittest.TestCase):
         verdict = self.con.execute("SELECT rocpd_sql_pushdown(?)", (PUSHED_APIS[-1],)).fetchone()[0]
         self.assertEqual(verdict, "pushed: rocpd_api_groups('tid,domain,name') regrouped by name")
 
+    def test_percentiles_read_the_sorted_durations(self):
+        # One level: percentile(duration, p) is read from the engine's sorted durations
+        # (duration_values) at two ranks, never through their JSON; the answer is the query's as
+        # written, and a group without durations gives NULL as percentile() does.
+        sql = ("SELECT name, percentile(duration, 0), percentile(duration, 37.5), percentile(duration, 90), "
+               "percentile(duration, 100) FROM rocpd_ops GROUP BY name")
+        rewritten = self.con.execute("SELECT rocpd_sql_rewrite(?)", (sql,)).fetchone()[0]
+        self.assertIn("rocpd_values_percentile(duration_values, 37.5)", rewritten)
+        _, names, rows = self.through_rewrite(sql)
+        want_names, want = self.as_written(sql)
+        self.assertEqual(names, want_names)
+        self.assertEqual(sorted(rows, key=repr), sorted(want, key=repr))
+        self.assertTrue(any(isinstance(r[2], float) for r in want))  # interpolated values are compared too
+        # The engine's durations column is the group's durations, ascending (an independent count).
+        blobs = dict(self.con.execute("SELECT name, duration_values FROM rocpd_op_groups('name')"))
+        for name, blob in list(blobs.items())[:20]:
+            values = [int.from_bytes(blob[i:i + 8], "little", signed=True) for i in range(0, len(blob), 8)]
+            raw = sorted(d for (d,) in self.con.execute(
+                "SELECT duration FROM rocpd_ops WHERE name IS ? AND duration IS NOT NULL", (name,)))
+            self.assertEqual(values, raw, name)
+
+    def test_values_percentile_function(self):
+        def blob(values):
+            return b"".join(int(v).to_bytes(8, "little", signed=True) for v in values)
+
+        def reference(values, p):  # numpy's "linear" on the sorted values
+            h = (len(values) - 1) * p / 100
+            k = int(h)
+            return values[k] if k + 1 >= len(values) else values[k] + (h - k) * (values[k + 1] - values[k])
+        f = lambda b, p: self.con.execute("SELECT rocpd_values_percentile(?, ?)", (b, p)).fetchone()[0]
+        values = [-7, 3, 3, 10, 2 ** 40, 2 ** 62]
+        for p in (0, 12.5, 50, 90, 99.9, 100):
+            self.assertAlmostEqual(f(blob(values), p), reference(values, p), delta=abs(reference(values, p)) * 1e-15)
+        self.assertEqual(f(blob([5, 7]), 50), 6)
+        self.assertIsInstance(f(blob([5, 7]), 50), int)
+        self.assertIsNone(f(b"", 50))
+        self.assertIsNone(f(None, 50))
+        for bad, message in ((blob([3, 1]), "ascending order; value 2 (1) is below value 1 (3)"),
+                             (b"1234567", "7 bytes is not a multiple of 8"),
+                             ("[1,2]", "values must be a BLOB of 64-bit integers (the duration_values column")):
+            with self.assertRaises(sqlite3.Error) as e:
+                f(bad, 50)
+            self.assertIn(message, str(e.exception))
+        for p in (-1, 100.5, "x", None):
+            with self.assertRaises(sqlite3.Error) as e:
+                f(blob([1]), p)
+            self.assertIn("rocpd_values_percentile(): p must be a number between 0 and 100", str(e.exception))
+
     def test_group_concat_of_durations_ascending(self):
         # The group's durations, ascending (SQL leaves group_concat's order open): the same text every run.
         sql = "SELECT kind, gpu, group_concat(duration, ';') AS d FROM rocpd_ops GROUP BY kind, gpu"

@@ -57,6 +57,26 @@ TEST(PercentileSelect, IntegersMatchSortWithTies) {
   }
 }
 
+TEST(PercentileSelect, SortedValuesReadAtTheSameRanks) {
+  // percentile_of_sorted (the pushdown's rocpd_values_percentile) against the selection, on the
+  // same values sorted: the same Number, type included.
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = 1 + rng() % 300;
+    std::vector<std::int64_t> v(n);
+    for (auto& x : v)
+      x = trial % 4 == 0 ? static_cast<std::int64_t>(rng())  // the int64 extremes' neighbourhood
+                         : static_cast<std::int64_t>(rng() % 1000) - 500;
+    std::vector<std::int64_t> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (double p : kPs) {
+      auto copy = v;
+      ASSERT_EQ(rocpd::stats::percentile_of_sorted(sorted.data(), n, p), percentile_select(copy, p))
+          << "n=" << n << " p=" << p;
+    }
+  }
+}
+
 TEST(PercentileSelect, RealsMatchSort) {
   std::mt19937_64 rng(2);
   std::normal_distribution<double> dist(1e6, 3e5);

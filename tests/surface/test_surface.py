@@ -23,6 +23,7 @@ EXPECTED_FUNCTIONS = {
     ("median", 1, PURE), ("percentile", 2, PURE), ("stddev", 1, PURE),
     ("histogram", 2, PURE), ("histogram", 3, PURE), ("histogram_log2", 1, PURE),
     ("rocpd_stats_state", 1, PURE), ("rocpd_stats_merge", 1, PURE), ("rocpd_stats_get", 2, PURE),
+    ("rocpd_values_percentile", 2, PURE),
     ("interval_union_state", 2, PURE), ("interval_union_merge", 1, PURE), ("interval_union_length", 1, PURE),
     ("rocpd_open", 1, FILES), ("rocpd_open", 2, FILES), ("rocpd_set_run", 2, FILES), ("rocpd_close", 0, FILES), ("rocpd_close", 1, FILES),
     ("rocpd_last_scan", 0, FILES), ("rocpd_import", 2, FILES), ("rocpd_cache_clear", 0, FILES),
