@@ -35,6 +35,7 @@ constexpr Function kFunctions[] = {
     {"time_bucket", 3, false},   {"median", 1, true},             {"percentile", 2, true},
     {"stddev", 1, true},         {"histogram", 2, true},          {"histogram", 3, true},
     {"histogram_log2", 1, true}, {"interval_union", 2, true},     {"interval_union", 4, true},
+    {"rocpd_values_percentile", 2, false},
 };
 constexpr std::size_t kMaxRows = 64;
 
