@@ -56,11 +56,15 @@ def connect(*paths):
 
 
 def kineto_trace(path, device="NVIDIA A100-SXM4-80GB", world_size=None, rank=0, start_us=1_000_000.0, kernels=3,
-                 annotation=False):
+                 annotation=False, input_types=None):
     """A small PyTorch profiler (Kineto) trace written by hand: `kernels` launches (cudaLaunchKernel
     then its kernel, 5 us each, 10 us apart) on GPU 0 from `start_us`; a ProfilerStep
-    gpu_user_annotation over them when `annotation` (a GPU-side event, no API call)."""
+    gpu_user_annotation over them when `annotation` (a GPU-side event, no API call); with
+    `input_types` {operator: [types]}, one cpu_op per operator recording them (record_shapes)."""
     events = []
+    for j, (op, types) in enumerate((input_types or {}).items()):
+        events.append({"ph": "X", "cat": "cpu_op", "name": op, "pid": 100, "tid": 100, "ts": start_us - 50.0 + j,
+                       "dur": 0.5, "args": {"Input Dims": [[4, 4]] * len(types), "Input type": types}})
     for i in range(kernels):
         t = start_us + 10.0 * i
         events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,

@@ -259,6 +259,30 @@ class SetupAndCalls(unittest.TestCase):
         out, _, _ = run("compare", a, c, "-f", "json")
         self.assertEqual(json.loads(out)["warnings"], [])
 
+    def test_a_different_dtype_is_a_warning_line(self):
+        # The element types the matrix operators were called with (Kineto's `Input type`): bf16
+        # against fp32 GEMMs is a different setup; a non-matrix operator's and a non-float type's
+        # inputs do not count.
+        a = kineto_trace(os.path.join(self._tmp.name, "bf16.json"),
+                         input_types={"aten::mm": ["c10::BFloat16", "c10::BFloat16"], "aten::add": ["double"],
+                                      "aten::addmm": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar"]})
+        b = kineto_trace(os.path.join(self._tmp.name, "fp32.json"),
+                         input_types={"aten::mm": ["float", "float"], "aten::conv2d": ["float", "float", "", "long int"]})
+        want = ("the runs differ in dtype of matrix operators' inputs: a = A has bfloat16, b = B has float32; their "
+                "figures compare different setups")
+        out, _, _ = run("compare", a, b, "-f", "json")
+        doc = json.loads(out)
+        self.assertEqual(doc["warnings"], [want])
+        row = [r for r in doc["runs"] if r["property"] == "dtype of matrix operators' inputs"]
+        self.assertEqual([(r["a"], r["b"], r["differs"]) for r in row], [("bfloat16", "float32", "*")])
+        # The same types, or a run that does not record them: no warning.
+        c = kineto_trace(os.path.join(self._tmp.name, "bf16_again.json"),
+                         input_types={"aten::bmm": ["c10::BFloat16", "c10::BFloat16"]})
+        d = kineto_trace(os.path.join(self._tmp.name, "no_shapes.json"))
+        for x, y in ((a, c), (a, d)):
+            out, _, _ = run("compare", x, y, "-f", "json")
+            self.assertEqual(json.loads(out)["warnings"], [])
+
     def test_api_calls_are_runtime_calls_by_normalised_name(self):
         strings = {1: "", 2: "KernelExecution", 3: "kernel_a", 4: "hipLaunchKernel", 5: "rpdflush",
                    6: "OpTable::writeRows", 7: "run_to_completion", 8: "UserMarker", 9: "hip",

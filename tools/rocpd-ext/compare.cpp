@@ -22,12 +22,14 @@ namespace rocpd_cli {
 
 namespace {
 const char* const kCompareSections[] = {"time", "runs", "kernels", "apis", "copies"};
+const char* const kDtypeProperty = "dtype of matrix operators' inputs";
 
 struct Side {
   std::string label, path;
   long long members = 0, gpus = 0, steps = 0, ops = 0, apis = 0;
   std::optional<std::int64_t> span_ns;
   std::set<std::string> formats, devices, world_sizes;
+  std::set<std::string> dtypes;  // element types of the matrix operators' inputs (PyTorch's record_shapes)
   std::map<std::string, std::set<std::string>> versions;
 };
 
@@ -68,6 +70,19 @@ void read_side(Session& session, Side& side, const std::vector<MemberFacts>& fac
   side.gpus = session.scalar("SELECT count(*) FROM rocpd_busy JOIN rocpd_runs USING (db) WHERE run = ?1", {Param(side.label)}).integer;
   // The step ranges rocpd_run_steps counts (compare_time.h), so every section divides by the same steps.
   side.steps = static_cast<long long>(step_durations(session, side.label).size());
+  // The floating-point types the GEMM and convolution operators were called with, where the trace
+  // records their inputs (Kineto's `Input type`, PyTorch's record_shapes).
+  session.each(
+      "SELECT DISTINCT CASE t.value WHEN 'float' THEN 'float32' WHEN 'double' THEN 'float64' WHEN 'c10::Half' THEN "
+      "'float16' WHEN 'c10::BFloat16' THEN 'bfloat16' ELSE replace(t.value, 'c10::', '') END"
+      " FROM rocpd_apis AS x, json_each(x.args, '$.\"Input type\"') AS t"
+      " WHERE x.db IN (SELECT db FROM rocpd_runs WHERE run = ?1) AND x.domain = 'marker'"
+      " AND x.name IN ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm', 'aten::matmul', 'aten::linear',"
+      " 'aten::_scaled_mm', 'aten::convolution', 'aten::conv1d', 'aten::conv2d', 'aten::conv3d')"
+      " AND json_valid(x.args) AND json_type(x.args, '$.\"Input type\"') = 'array'"
+      " AND t.value IN ('float', 'double', 'c10::Half', 'c10::BFloat16', 'c10::Float8_e4m3fn', 'c10::Float8_e5m2',"
+      " 'c10::Float8_e4m3fnuz', 'c10::Float8_e5m2fnuz')",
+      {Param(side.label)}, [&](const std::vector<Cell>& r) { side.dtypes.insert(r[0].text); });
   for (const auto& m : facts) {
     if (m.run != side.label) continue;
     side.formats.insert(m.format + " " + m.version);
@@ -91,6 +106,7 @@ ResultSet runs_section(const Side& a, const Side& b, bool human, TimeUnit unit) 
   add("formats", text_cell(joined(a.formats)), text_cell(joined(b.formats)));
   add("devices", text_cell(joined(a.devices)), text_cell(joined(b.devices)));
   add("world size", text_cell(joined(a.world_sizes)), text_cell(joined(b.world_sizes)));
+  add(kDtypeProperty, text_cell(joined(a.dtypes)), text_cell(joined(b.dtypes)));
   std::set<std::string> keys;
   for (const auto* s : {&a, &b})
     for (const auto& [k, v] : s->versions) keys.insert(k);
@@ -117,7 +133,8 @@ std::vector<std::string> setup_warnings(const Side& a, const Side& b) {
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> props = {
       {"formats", {joined(a.formats), joined(b.formats)}},
       {"devices", {joined(a.devices), joined(b.devices)}},
-      {"world size", {joined(a.world_sizes), joined(b.world_sizes)}}};
+      {"world size", {joined(a.world_sizes), joined(b.world_sizes)}},
+      {kDtypeProperty, {joined(a.dtypes), joined(b.dtypes)}}};
   if (a.gpus && b.gpus) props.push_back({"GPUs", {std::to_string(a.gpus), std::to_string(b.gpus)}});
   std::set<std::string> keys;
   for (const auto* s : {&a, &b})
