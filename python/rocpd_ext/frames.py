@@ -12,6 +12,25 @@ def _paths(paths):
     return [os.fsdecode(p) for p in paths]
 
 
+def _member_table_hint(con, message):
+    """For `no such table: <member>.<table>`, how to read a member's own table (members are not
+    attached schemas: rocpd_union's named form reads a table of every member, docs/federation.md);
+    else None."""
+    prefix = "no such table: "
+    if not message.startswith(prefix) or "." not in message[len(prefix):]:
+        return None
+    schema, table = message[len(prefix):].split(".", 1)
+    try:
+        _, rows = columns_and_rows(con, "SELECT 1 FROM rocpd_members WHERE db = ?", (schema,))
+    except Exception:
+        return None
+    if not rows:
+        return None
+    return (f"{schema} is a member, not an attached schema: read a member's own table through rocpd_union's "
+            f"named form, e.g. CREATE VIRTUAL TABLE temp.{table}_all USING rocpd_union({table}); "
+            f"SELECT * FROM temp.{table}_all WHERE db = '{schema}'")
+
+
 def _pushed_down(con, sql):
     """`sql` as rocpd_sql_rewrite gives it (docs/pushdown.md): a GROUP BY the per-member engine
     answers, rewritten over it with the same columns and rows; any other query unchanged."""
@@ -36,7 +55,13 @@ def read_sql(sql, paths=None, params=(), con=None):
             con.execute("SELECT rocpd_open(?)", (p,)).fetchall()
         if not params:
             sql = _pushed_down(con, sql)
-        columns, rows = columns_and_rows(con, sql, params)
+        try:
+            columns, rows = columns_and_rows(con, sql, params)
+        except Exception as e:  # sqlite3.Error or apsw.Error: the same type, with the way to a member's tables
+            hint = _member_table_hint(con, str(e))
+            if hint is None:
+                raise
+            raise type(e)(f"{e} ({hint})") from e
     finally:
         if own:
             con.close()

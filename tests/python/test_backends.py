@@ -172,6 +172,29 @@ class Sqlite3Backend(unittest.TestCase):
         finally:
             del os.environ["ROCPD_PUSHDOWN"]
 
+    def test_a_members_own_table_by_its_schema_name_says_the_way(self):
+        # `<member>.<table>` is the obvious syntax, and no member is an attached schema: the error
+        # names rocpd_union's named form, which then reads the table (its rows counted in the file).
+        with self.assertRaises(sqlite3.OperationalError) as caught:
+            rocpd_ext.read_sql("SELECT count(*) FROM rank0.rocpd_api", MIXED8)
+        self.assertEqual(str(caught.exception),
+                         "no such table: rank0.rocpd_api (rank0 is a member, not an attached schema: read a member's "
+                         "own table through rocpd_union's named form, e.g. CREATE VIRTUAL TABLE "
+                         "temp.rocpd_api_all USING rocpd_union(rocpd_api); SELECT * FROM temp.rocpd_api_all WHERE "
+                         "db = 'rank0')")
+        con = rocpd_ext.connect()
+        con.execute("SELECT rocpd_open(?)", (MIXED8,)).fetchall()
+        con.execute("CREATE VIRTUAL TABLE temp.rocpd_api_all USING rocpd_union(rocpd_api)")
+        got = rocpd_ext.read_sql("SELECT count(*) AS n FROM temp.rocpd_api_all WHERE db = 'rank0'", con=con)
+        raw = sqlite3.connect(os.path.join(MIXED8, "rank0.rpd")).execute("SELECT count(*) FROM rocpd_api").fetchone()[0]
+        self.assertEqual(got["n"].tolist(), [raw])
+        # Not a member, or not a qualified name: SQLite's error as it is.
+        for sql, message in (("SELECT * FROM nomember.rocpd_api", "no such table: nomember.rocpd_api"),
+                             ("SELECT * FROM rocpd_apii", "no such table: rocpd_apii")):
+            with self.assertRaises(sqlite3.OperationalError) as caught:
+                rocpd_ext.read_sql(sql, MIXED8)
+            self.assertEqual(str(caught.exception), message)
+
     def test_backend_argument(self):
         self.assertEqual(rocpd_ext.default_backend(), "sqlite3")
         self.assertIsInstance(rocpd_ext.connect(backend="sqlite3"), sqlite3.Connection)
