@@ -76,29 +76,113 @@ UNION ALL
 SELECT *, 'builtin' FROM temp.rocpd_device_peaks_builtin AS b
 WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_device_peaks AS u WHERE u.device = b.device);
 
--- rocpd_gpu_devices: each member's GPUs (rocpd_members.gpu_names) with the peaks row they match:
--- user rows first, then the longest matching pattern. An unmatched GPU has NULL peaks and a warning.
+-- rocpd_device_signatures: what a trace records of each built-in device (rocpd_members.gpu_properties),
+-- for a name that says too little ('AMD Radeon Graphics', as ROCm's PyTorch names every GPU) or that
+-- two parts share. compute_units: SMs or CUs per device (one GCD of an MI250X: 110); memory_gb: the
+-- nominal size (a device reports a little less: 0.85-1.05 x it in GiB matches); compute_capability:
+-- CUDA's, or HIP's major.minor (gfx90a and gfx908 both report 9.0); arch: the gfx target; chip:
+-- nsys's chipName. One row per memory size a part comes in.
+CREATE TEMP VIEW IF NOT EXISTS rocpd_device_signatures(device, vendor, compute_units, memory_gb, compute_capability,
+                                                       arch, chip) AS
+VALUES
+ ('AMD Instinct MI300X', 'AMD', 304, 192, '9.4', 'gfx942', NULL),
+ ('AMD Instinct MI250X (one GCD)', 'AMD', 110, 64, '9.0', 'gfx90a', NULL),
+ ('AMD Instinct MI250 (one GCD)', 'AMD', 104, 64, '9.0', 'gfx90a', NULL),
+ ('AMD Instinct MI210', 'AMD', 104, 64, '9.0', 'gfx90a', NULL),
+ ('AMD Instinct MI100', 'AMD', 120, 32, '9.0', 'gfx908', NULL),
+ ('NVIDIA H100 SXM', 'NVIDIA', 132, 80, '9.0', NULL, 'GH100'),
+ ('NVIDIA H100 PCIe', 'NVIDIA', 114, 80, '9.0', NULL, 'GH100'),
+ ('NVIDIA H200 SXM', 'NVIDIA', 132, 141, '9.0', NULL, 'GH100'),
+ ('NVIDIA A100 40GB', 'NVIDIA', 108, 40, '8.0', NULL, 'GA100'),
+ ('NVIDIA A100 80GB SXM', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100'),
+ ('NVIDIA A100 80GB PCIe', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100'),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100'),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100'),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100'),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100'),
+ ('NVIDIA L4', 'NVIDIA', 58, 24, '8.9', NULL, 'AD104'),
+ ('NVIDIA L40S', 'NVIDIA', 142, 48, '8.9', NULL, 'AD102'),
+ ('NVIDIA GeForce RTX 4090', 'NVIDIA', 128, 24, '8.9', NULL, 'AD102'),
+ ('NVIDIA GeForce RTX 4060', 'NVIDIA', 24, 8, '8.9', NULL, 'AD107');
+
+-- rocpd_gpu_devices: each member's GPUs (rocpd_members.gpu_names, gpu_properties) with the peaks row
+-- they match. By name first: user rows, then the longest matching pattern of a built-in device whose
+-- signature agrees with every property the trace records. Else by properties: the one built-in device
+-- whose signature agrees (the compute unit count must be recorded). Several devices agreeing is a
+-- warning, never a pick; so is none. A memory bandwidth the trace records (nsys) replaces a built-in
+-- row's datasheet figure, and the source says so.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_devices AS
-WITH gpus AS (
-  SELECT m.db, CAST(g.key AS INTEGER) AS gpu, g.value AS name
+WITH raw AS MATERIALIZED (
+  SELECT m.db, CAST(g.key AS INTEGER) AS gpu, g.value AS name,
+         CASE WHEN json_valid(m.gpu_properties) THEN json_extract(m.gpu_properties, '$."' || g.key || '"') END AS props
   FROM rocpd_members AS m, json_each(m.gpu_names) AS g
   WHERE m.gpu_names IS NOT NULL
+), gpus AS MATERIALIZED (
+  SELECT db, gpu, name, props,
+         json_extract(props, '$.compute_units') AS cu, json_extract(props, '$.memory_bytes') / 1073741824.0 AS mem_gib,
+         json_extract(props, '$.compute_capability') AS cc, json_extract(props, '$.arch') AS arch,
+         json_extract(props, '$.chip') AS chip, json_extract(props, '$.mem_bytes_s') AS mem_bytes_s,
+         CASE WHEN lower(name) GLOB '*amd*' OR lower(name) GLOB '*radeon*' OR lower(name) GLOB '*instinct*'
+                   OR json_extract(props, '$.arch') IS NOT NULL OR json_extract(props, '$.warp_size') = 64 THEN 'AMD'
+              WHEN lower(name) GLOB '*nvidia*' OR lower(name) GLOB '*tesla*' OR lower(name) GLOB '*geforce*'
+                   OR lower(name) GLOB '*quadro*' OR json_extract(props, '$.chip') IS NOT NULL THEN 'NVIDIA' END AS vendor
+  FROM raw
+), described AS (
+  SELECT *, nullif(trim(coalesce(cu || ' compute units', '') || CASE WHEN mem_gib IS NOT NULL THEN printf(', %.0f GiB', mem_gib) ELSE '' END ||
+                        coalesce(', capability ' || cc, '') || coalesce(', ' || arch, '') || coalesce(', ' || chip, ''),
+                        ', '), '') AS described
+  FROM gpus
+), agree AS MATERIALIZED (  -- (gpu, built-in device) pairs whose signature agrees with what the gpu records
+  SELECT DISTINCT g.db, g.gpu, s.device, g.cu IS NOT NULL AS by_units
+  FROM gpus AS g JOIN temp.rocpd_device_signatures AS s
+    ON (g.vendor IS NULL OR g.vendor = s.vendor) AND (g.cu IS NULL OR g.cu = s.compute_units)
+   AND (g.mem_gib IS NULL OR g.mem_gib BETWEEN 0.85 * s.memory_gb AND 1.05 * s.memory_gb)
+   AND (g.cc IS NULL OR g.cc = s.compute_capability) AND (g.arch IS NULL OR s.arch IS NULL OR g.arch = s.arch)
+   AND (g.chip IS NULL OR s.chip IS NULL OR upper(g.chip) = upper(s.chip))
 ), hits AS (
-  SELECT gpus.db, gpus.gpu, p.device,
-         row_number() OVER (PARTITION BY gpus.db, gpus.gpu
-                            ORDER BY p.origin = 'user' DESC, length(pat.value) DESC, p.device) AS rk
-  FROM gpus, temp.rocpd_device_peaks AS p, json_each(p.match) AS pat
-  WHERE lower(gpus.name) GLOB pat.value
+  SELECT g.db, g.gpu, p.device, p.origin,
+         p.origin = 'user' OR NOT EXISTS (SELECT 1 FROM temp.rocpd_device_signatures AS s WHERE s.device = p.device)
+           OR EXISTS (SELECT 1 FROM agree AS a WHERE a.db = g.db AND a.gpu = g.gpu AND a.device = p.device) AS agrees,
+         length(pat.value) AS len
+  FROM gpus AS g, temp.rocpd_device_peaks AS p, json_each(p.match) AS pat
+  WHERE lower(g.name) GLOB pat.value
+), by_name AS (
+  SELECT db, gpu, device,
+         row_number() OVER (PARTITION BY db, gpu ORDER BY origin = 'user' DESC, len DESC, device) AS pick
+  FROM hits WHERE agrees
+), refused AS (  -- names matched whose properties disagree, for the warning
+  SELECT db, gpu, group_concat(DISTINCT device) AS devices FROM hits WHERE NOT agrees GROUP BY db, gpu
+), by_props AS (
+  SELECT db, gpu, count(*) AS n, min(device) AS device, group_concat(device, ', ') AS devices
+  FROM (SELECT * FROM agree WHERE by_units ORDER BY db, gpu, device) GROUP BY db, gpu
+), picked AS (
+  SELECT g.*, coalesce(n.device, CASE WHEN bp.n = 1 THEN bp.device END) AS device,
+         CASE WHEN n.device IS NOT NULL THEN 'name' WHEN bp.n = 1 THEN 'properties (' || g.described || ')' END AS matched_by,
+         CASE WHEN n.device IS NULL AND bp.n > 1 THEN bp.devices END AS ambiguous, r.devices AS refused
+  FROM described AS g
+  LEFT JOIN by_name AS n ON n.db = g.db AND n.gpu = g.gpu AND n.pick = 1
+  LEFT JOIN by_props AS bp ON bp.db = g.db AND bp.gpu = g.gpu
+  LEFT JOIN refused AS r ON r.db = g.db AND r.gpu = g.gpu
 )
-SELECT gpus.db, gpus.gpu, gpus.name, p.device, p.vendor, p.fp64_vector, p.fp64_matrix, p.fp32_vector,
+SELECT g.db, g.gpu, g.name, p.device, p.vendor, p.fp64_vector, p.fp64_matrix, p.fp32_vector,
        p.fp32_matrix, p.tf32_matrix, p.fp16_vector, p.fp16_matrix, p.bf16_vector, p.bf16_matrix,
-       p.int8_matrix, p.mem_tb_s, p.origin, p.source,
-       CASE WHEN p.device IS NULL THEN
-         'no peaks for device ''' || gpus.name || ''': INSERT a row into temp.rocpd_user_device_peaks ' ||
-         '(match: a JSON array of lower-case GLOB patterns of the name; docs/roofline.md)' END AS warning
-FROM gpus
-LEFT JOIN hits ON hits.db = gpus.db AND hits.gpu = gpus.gpu AND hits.rk = 1
-LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = hits.device;
+       p.int8_matrix,
+       CASE WHEN p.origin = 'builtin' AND g.mem_bytes_s IS NOT NULL THEN g.mem_bytes_s / 1e12 ELSE p.mem_tb_s END AS mem_tb_s,
+       p.origin,
+       p.source || CASE WHEN p.origin = 'builtin' AND g.mem_bytes_s IS NOT NULL THEN
+         '; memory bandwidth as the trace records it (Nsight Systems TARGET_INFO_GPU.memoryBandwidth), not the datasheet''s '
+         || p.mem_tb_s || ' TB/s' ELSE '' END AS source,
+       CASE WHEN g.ambiguous IS NOT NULL THEN
+              'device ''' || g.name || ''' (' || g.described || ') matches several devices by its properties: ' ||
+              g.ambiguous || '; no roof: INSERT a row into temp.rocpd_user_device_peaks naming it (docs/roofline.md)'
+            WHEN p.device IS NULL THEN
+              'no peaks for device ''' || g.name || '''' || coalesce(' (' || g.described || ')', '') ||
+              coalesce(': its name matches ' || g.refused || ' but its properties do not', '') ||
+              ': INSERT a row into temp.rocpd_user_device_peaks (match: a JSON array of lower-case GLOB patterns ' ||
+              'of the name; docs/roofline.md)' END AS warning,
+       g.matched_by, g.props AS properties
+FROM picked AS g
+LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = g.device;
 
 -- rocpd_counter_formulas_builtin: what one count of a counter is worth: FLOPs (or integer ops)
 -- and DRAM/HBM bytes, and the peak column its FLOPs run against.
