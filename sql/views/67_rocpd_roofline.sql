@@ -191,7 +191,10 @@ LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = g.device;
 --   AMD (rocprof-compute's roofline): 64 x (ADD + MUL + 2 x FMA + TRANS) of SQ_INSTS_VALU_*_F16/F32/F64
 --   (a wave of 64 lanes per instruction) + 512 x SQ_INSTS_VALU_MFMA_MOPS_*; HBM bytes
 --   32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B) + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B), written
---   as one weight per counter.
+--   as one weight per counter. MI300 and later count a 128-byte read in TCC_BUBBLE (one of RDREQ):
+--   rocprof-compute's 128 x BUBBLE + 32 x RDREQ_32B + 64 x (RDREQ - BUBBLE - RDREQ_32B) + ... is the
+--   MI200 sum plus 64 x BUBBLE. rocpd_kernel_roofline leaves TCC_BUBBLE out on MI200-class devices
+--   (gfx90a), whose formula upstream has none.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_counter_formulas_builtin(counter, flops, bytes, peak, vendor) AS
 WITH ops(op, w) AS (VALUES ('add', 1), ('mul', 1), ('fma', 2)),
      cupti(p, peak) AS (VALUES ('f', 'fp32_vector'), ('h', 'fp16_vector'), ('d', 'fp64_vector')),
@@ -209,7 +212,8 @@ UNION ALL SELECT 'dram__bytes_write.sum', 0, 1, NULL, 'NVIDIA'
 UNION ALL SELECT 'SQ_INSTS_VALU_' || valu.op || '_' || amd_t.t || suffix.s, valu.w, 0, amd_t.peak, 'AMD'
 FROM valu, amd_t, suffix
 UNION ALL SELECT 'SQ_INSTS_VALU_MFMA_MOPS_' || mfma.t || suffix.s, 512, 0, mfma.peak, 'AMD' FROM mfma, suffix
-UNION ALL SELECT ea_name.prefix || ea.c || suffix.s, 0, ea.w, NULL, 'AMD' FROM ea, ea_name, suffix;
+UNION ALL SELECT ea_name.prefix || ea.c || suffix.s, 0, ea.w, NULL, 'AMD' FROM ea, ea_name, suffix
+UNION ALL SELECT 'TCC_BUBBLE' || suffix.s, 0, 64, NULL, 'AMD' FROM suffix;
 
 -- A user's mapping for other counter sets (same shape): a counter named here replaces the built-in
 -- formula of that name.
@@ -243,12 +247,19 @@ CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline AS
 WITH kc AS MATERIALIZED (  -- once: the counters table computes a member's rows on every scan
   SELECT db, op_id, gpu, kernel, duration, top_level, bottom_level, stack, counters
   FROM temp.rocpd_kernel_counters_full
+), pre_mi300 AS MATERIALIZED (  -- CDNA 1 and 2 (gfx908, gfx90a: HIP capability 9.0): no TCC_BUBBLE bytes
+  SELECT db, gpu FROM temp.rocpd_gpu_devices
+  WHERE device GLOB 'AMD Instinct MI2*' OR device GLOB 'AMD Instinct MI100*'
+     OR json_extract(properties, '$.arch') IN ('gfx90a', 'gfx908')
+     OR (json_extract(properties, '$.compute_capability') = '9.0' AND json_extract(properties, '$.warp_size') = 64)
 ), per_counter AS MATERIALIZED (
   SELECT k.db, k.op_id, f.peak, f.vendor, f.origin,
          sum(j.value * f.flops) AS flops, sum(j.value * f.bytes) AS bytes,
          max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes
   FROM kc AS k, json_each(k.counters) AS j
   JOIN temp.rocpd_counter_formulas AS f ON f.counter = j.key
+  WHERE NOT (f.origin = 'builtin' AND f.counter GLOB 'TCC_BUBBLE*' AND
+             EXISTS (SELECT 1 FROM pre_mi300 AS o WHERE o.db = k.db AND o.gpu = k.gpu))
   GROUP BY k.db, k.op_id, f.peak, f.vendor, f.origin
 ), per_peak AS (
   SELECT db, op_id, peak,
