@@ -81,29 +81,32 @@ WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_device_peaks AS u WHERE u.device
 -- two parts share. compute_units: SMs or CUs per device (one GCD of an MI250X: 110); memory_gb: the
 -- nominal size (a device reports a little less: 0.85-1.05 x it in GiB matches); compute_capability:
 -- CUDA's, or HIP's major.minor (gfx90a and gfx908 both report 9.0); arch: the gfx target; chip:
--- nsys's chipName. One row per memory size a part comes in.
+-- nsys's chipName; pci_device_id: the PCI device id rocprofv3 records (rocprof-compute's chip ids,
+-- src/utils/mi_gpu_spec.yaml), which tells an MI210 from one die of an MI250. AMD's CU counts, memory
+-- and gfx targets: ROCm's "AMD GPU specifications" (reference/gpu-specs). One row per memory size a
+-- part comes in.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_device_signatures(device, vendor, compute_units, memory_gb, compute_capability,
-                                                       arch, chip) AS
+                                                       arch, chip, pci_device_id) AS
 VALUES
- ('AMD Instinct MI300X', 'AMD', 304, 192, '9.4', 'gfx942', NULL),
- ('AMD Instinct MI250X (one GCD)', 'AMD', 110, 64, '9.0', 'gfx90a', NULL),
- ('AMD Instinct MI250 (one GCD)', 'AMD', 104, 64, '9.0', 'gfx90a', NULL),
- ('AMD Instinct MI210', 'AMD', 104, 64, '9.0', 'gfx90a', NULL),
- ('AMD Instinct MI100', 'AMD', 120, 32, '9.0', 'gfx908', NULL),
- ('NVIDIA H100 SXM', 'NVIDIA', 132, 80, '9.0', NULL, 'GH100'),
- ('NVIDIA H100 PCIe', 'NVIDIA', 114, 80, '9.0', NULL, 'GH100'),
- ('NVIDIA H200 SXM', 'NVIDIA', 132, 141, '9.0', NULL, 'GH100'),
- ('NVIDIA A100 40GB', 'NVIDIA', 108, 40, '8.0', NULL, 'GA100'),
- ('NVIDIA A100 80GB SXM', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100'),
- ('NVIDIA A100 80GB PCIe', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100'),
- ('NVIDIA V100 SXM2', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100'),
- ('NVIDIA V100 SXM2', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100'),
- ('NVIDIA V100 PCIe', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100'),
- ('NVIDIA V100 PCIe', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100'),
- ('NVIDIA L4', 'NVIDIA', 58, 24, '8.9', NULL, 'AD104'),
- ('NVIDIA L40S', 'NVIDIA', 142, 48, '8.9', NULL, 'AD102'),
- ('NVIDIA GeForce RTX 4090', 'NVIDIA', 128, 24, '8.9', NULL, 'AD102'),
- ('NVIDIA GeForce RTX 4060', 'NVIDIA', 24, 8, '8.9', NULL, 'AD107');
+ ('AMD Instinct MI300X', 'AMD', 304, 192, '9.4', 'gfx942', NULL, NULL),
+ ('AMD Instinct MI250X (one GCD)', 'AMD', 110, 64, '9.0', 'gfx90a', NULL, 29704),
+ ('AMD Instinct MI250 (one GCD)', 'AMD', 104, 64, '9.0', 'gfx90a', NULL, 29708),
+ ('AMD Instinct MI210', 'AMD', 104, 64, '9.0', 'gfx90a', NULL, 29711),
+ ('AMD Instinct MI100', 'AMD', 120, 32, '9.0', 'gfx908', NULL, 29580),
+ ('NVIDIA H100 SXM', 'NVIDIA', 132, 80, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA H100 PCIe', 'NVIDIA', 114, 80, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA H200 SXM', 'NVIDIA', 132, 141, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA A100 40GB', 'NVIDIA', 108, 40, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA A100 80GB SXM', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA A100 80GB PCIe', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA L4', 'NVIDIA', 58, 24, '8.9', NULL, 'AD104', NULL),
+ ('NVIDIA L40S', 'NVIDIA', 142, 48, '8.9', NULL, 'AD102', NULL),
+ ('NVIDIA GeForce RTX 4090', 'NVIDIA', 128, 24, '8.9', NULL, 'AD102', NULL),
+ ('NVIDIA GeForce RTX 4060', 'NVIDIA', 24, 8, '8.9', NULL, 'AD107', NULL);
 
 -- rocpd_gpu_devices: each member's GPUs (rocpd_members.gpu_names, gpu_properties) with the peaks row
 -- they match. By name first: user rows, then the longest matching pattern of a built-in device whose
@@ -122,6 +125,7 @@ WITH raw AS MATERIALIZED (
          json_extract(props, '$.compute_units') AS cu, json_extract(props, '$.memory_bytes') / 1073741824.0 AS mem_gib,
          json_extract(props, '$.compute_capability') AS cc, json_extract(props, '$.arch') AS arch,
          json_extract(props, '$.chip') AS chip, json_extract(props, '$.mem_bytes_s') AS mem_bytes_s,
+         json_extract(props, '$.pci_device_id') AS pci,
          CASE WHEN lower(name) GLOB '*amd*' OR lower(name) GLOB '*radeon*' OR lower(name) GLOB '*instinct*'
                    OR json_extract(props, '$.arch') IS NOT NULL OR json_extract(props, '$.warp_size') = 64 THEN 'AMD'
               WHEN lower(name) GLOB '*nvidia*' OR lower(name) GLOB '*tesla*' OR lower(name) GLOB '*geforce*'
@@ -129,7 +133,8 @@ WITH raw AS MATERIALIZED (
   FROM raw
 ), described AS (
   SELECT *, nullif(trim(coalesce(cu || ' compute units', '') || CASE WHEN mem_gib IS NOT NULL THEN printf(', %.0f GiB', mem_gib) ELSE '' END ||
-                        coalesce(', capability ' || cc, '') || coalesce(', ' || arch, '') || coalesce(', ' || chip, ''),
+                        coalesce(', capability ' || cc, '') || coalesce(', ' || arch, '') || coalesce(', ' || chip, '') ||
+                        CASE WHEN pci IS NOT NULL THEN printf(', device id 0x%x', pci) ELSE '' END,
                         ', '), '') AS described
   FROM gpus
 ), agree AS MATERIALIZED (  -- (gpu, built-in device) pairs whose signature agrees with what the gpu records
@@ -139,6 +144,7 @@ WITH raw AS MATERIALIZED (
    AND (g.mem_gib IS NULL OR g.mem_gib BETWEEN 0.85 * s.memory_gb AND 1.05 * s.memory_gb)
    AND (g.cc IS NULL OR g.cc = s.compute_capability) AND (g.arch IS NULL OR s.arch IS NULL OR g.arch = s.arch)
    AND (g.chip IS NULL OR s.chip IS NULL OR upper(g.chip) = upper(s.chip))
+   AND (g.pci IS NULL OR s.pci_device_id IS NULL OR g.pci = s.pci_device_id)
 ), hits AS (
   SELECT g.db, g.gpu, p.device, p.origin,
          p.origin = 'user' OR NOT EXISTS (SELECT 1 FROM temp.rocpd_device_signatures AS s WHERE s.device = p.device)

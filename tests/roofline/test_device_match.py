@@ -123,9 +123,9 @@ class KinetoProperties(unittest.TestCase):
                 self.assertEqual(got[i][1:4], ("our MI250 die", "name", None), i)
 
 
-def gen(directory, fmt):
+def gen(directory, fmt, gpus=3):
     out = os.path.join(directory, fmt)
-    subprocess.run([GEN, "--out", out, "--procs", "1", "--format", fmt, "--ops", "30", "--seed", "3", "--gpus", "3"],
+    subprocess.run([GEN, "--out", out, "--procs", "1", "--format", fmt, "--ops", "30", "--seed", "3", "--gpus", str(gpus)],
                    check=True, stdout=subprocess.DEVNULL)
     return [p for p in glob.glob(os.path.join(out, "*")) if not p.endswith(".json")][0]
 
@@ -134,17 +134,20 @@ class RocprofProperties(unittest.TestCase):
     def test_extdata_and_gfx_target(self):
         d = tempfile.mkdtemp()
         try:
-            path = gen(d, "rocpd")
+            path = gen(d, "rocpd", gpus=4)
             db = sqlite3.connect(path)
             agents = db.execute("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_info_agent_%' AND type = 'table'")
             table = agents.fetchone()[0]
             # No product name: the gpu is named by its gfx target ('gfx90a'), which no pattern knows.
-            plant = {0: ("gfx90a:sramecc+:xnack-", 110), 1: ("gfx90a", 104), 2: ("gfx942", 304)}
-            for gpu, (name, cu) in plant.items():
+            # gpu 3: the PCI device id of an MI210 (rocprof-compute's chip id 29711 = 0x740f) settles 104 CUs.
+            plant = {0: ("gfx90a:sramecc+:xnack-", 110, None), 1: ("gfx90a", 104, None), 2: ("gfx942", 304, None),
+                     3: ("gfx90a", 104, 0x740F)}
+            for gpu, (name, cu, pci) in plant.items():
+                ext = {"cu_count": cu, "wave_front_size": 64, "max_engine_clk_fcompute": 1700, "local_mem_size": 0}
+                if pci:
+                    ext["device_id"] = pci
                 db.execute(f"UPDATE {table} SET name = ?, product_name = '', extdata = ? WHERE type = 'GPU' AND "
-                           "type_index = ?", (name, json.dumps({"cu_count": cu, "wave_front_size": 64,
-                                                                "max_engine_clk_fcompute": 1700, "local_mem_size": 0}),
-                                              gpu))
+                           "type_index = ?", (name, json.dumps(ext), gpu))
             db.commit()
             db.close()
             con = connect()
@@ -156,6 +159,8 @@ class RocprofProperties(unittest.TestCase):
             self.assertIsNone(got[1][1])
             self.assertIn("AMD Instinct MI210, AMD Instinct MI250 (one GCD)", got[1][3])
             self.assertEqual(got[2][1], "AMD Instinct MI300X")
+            self.assertEqual(props["3"]["pci_device_id"], 29711)
+            self.assertEqual(got[3][1:3], ("AMD Instinct MI210", "properties (104 compute units, gfx90a, device id 0x740f)"))
         finally:
             shutil.rmtree(d)
 
