@@ -250,46 +250,47 @@ WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_counter_formulas AS u WHERE u.co
 --   source             which formulas gave the figures ('counters: ' and NVIDIA, AMD, user for the user's
 --                      formulas); device_origin builtin or user, device_source the peaks' source
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline AS
-WITH kc AS MATERIALIZED (  -- once: the counters table computes a member's rows on every scan
-  SELECT db, op_id, gpu, kernel, duration, top_level, bottom_level, stack, counters
-  FROM temp.rocpd_kernel_counters_full
-), pre_mi300 AS MATERIALIZED (  -- CDNA 1 and 2 (gfx908, gfx90a: HIP capability 9.0): no TCC_BUBBLE bytes
+WITH pre_mi300 AS MATERIALIZED (  -- CDNA 1 and 2 (gfx908, gfx90a: HIP capability 9.0): no TCC_BUBBLE bytes
   SELECT db, gpu FROM temp.rocpd_gpu_devices
   WHERE device GLOB 'AMD Instinct MI2*' OR device GLOB 'AMD Instinct MI100*'
      OR json_extract(properties, '$.arch') IN ('gfx90a', 'gfx908')
      OR (json_extract(properties, '$.compute_capability') = '9.0' AND json_extract(properties, '$.warp_size') = 64)
-), per_counter AS MATERIALIZED (
-  SELECT k.db, k.op_id, f.peak, f.vendor, f.origin,
+), per_peak AS (
+  -- One row per kernel and peak column its counters feed (NULL: bytes only). The counters table is
+  -- read once, and only here: a `db =` filter on the view reaches it through the grouping and the
+  -- windows below (both by db), so only that member is read.
+  SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack, f.peak,
          sum(j.value * f.flops) AS flops, sum(j.value * f.bytes) AS bytes,
-         max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes
-  FROM kc AS k, json_each(k.counters) AS j
+         max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes,
+         max(f.origin = 'user') AS by_user, max(f.origin <> 'user' AND f.vendor = 'NVIDIA') AS by_nvidia,
+         max(f.origin <> 'user' AND f.vendor = 'AMD') AS by_amd
+  FROM temp.rocpd_kernel_counters_full AS k, json_each(k.counters) AS j
   JOIN temp.rocpd_counter_formulas AS f ON f.counter = j.key
   WHERE NOT (f.origin = 'builtin' AND f.counter GLOB 'TCC_BUBBLE*' AND
              EXISTS (SELECT 1 FROM pre_mi300 AS o WHERE o.db = k.db AND o.gpu = k.gpu))
-  GROUP BY k.db, k.op_id, f.peak, f.vendor, f.origin
-), per_peak AS (
-  SELECT db, op_id, peak,
-         row_number() OVER (PARTITION BY db, op_id ORDER BY sum(flops) DESC, peak) AS rk
-  FROM per_counter WHERE peak IS NOT NULL GROUP BY db, op_id, peak HAVING sum(flops) > 0
+  GROUP BY k.db, k.op_id, f.peak
 ), per_kernel AS (
-  SELECT c.db, c.op_id,
-         CASE WHEN max(c.has_flops) THEN sum(c.flops) END AS flops,
-         CASE WHEN max(c.has_bytes) THEN sum(c.bytes) END AS bytes,
-         'counters: ' || group_concat(DISTINCT CASE WHEN c.origin = 'user' THEN 'user' ELSE c.vendor END) AS source
-  FROM per_counter AS c GROUP BY c.db, c.op_id
+  SELECT *,
+         row_number() OVER (PARTITION BY db, op_id
+                            ORDER BY peak IS NULL OR flops <= 0, flops DESC, peak) AS rk,
+         CASE WHEN max(has_flops) OVER op THEN sum(flops) OVER op END AS op_flops,
+         CASE WHEN max(has_bytes) OVER op THEN sum(bytes) OVER op END AS op_bytes,
+         'counters: ' || rtrim(CASE WHEN max(by_nvidia) OVER op THEN 'NVIDIA,' ELSE '' END ||
+                               CASE WHEN max(by_amd) OVER op THEN 'AMD,' ELSE '' END ||
+                               CASE WHEN max(by_user) OVER op THEN 'user,' ELSE '' END, ',') AS source
+  FROM per_peak
+  WINDOW op AS (PARTITION BY db, op_id)
 ), measured AS (
   SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack,
-         p.flops, p.bytes, pp.peak, p.source,
+         k.op_flops AS flops, k.op_bytes AS bytes, k.chosen AS peak, k.source,
          d.name AS device_name, d.device, d.origin AS device_origin, d.source AS device_source, d.warning,
-         CASE pp.peak WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
+         CASE k.chosen WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
                      WHEN 'fp32_vector' THEN d.fp32_vector WHEN 'fp32_matrix' THEN d.fp32_matrix
                      WHEN 'tf32_matrix' THEN d.tf32_matrix WHEN 'fp16_vector' THEN d.fp16_vector
                      WHEN 'fp16_matrix' THEN d.fp16_matrix WHEN 'bf16_vector' THEN d.bf16_vector
                      WHEN 'bf16_matrix' THEN d.bf16_matrix WHEN 'int8_matrix' THEN d.int8_matrix END * 1e12 AS peak_flop_s,
          d.mem_tb_s * 1e12 AS mem_bytes_s
-  FROM kc AS k
-  JOIN per_kernel AS p ON p.db = k.db AND p.op_id = k.op_id
-  LEFT JOIN per_peak AS pp ON pp.db = k.db AND pp.op_id = k.op_id AND pp.rk = 1
+  FROM (SELECT *, CASE WHEN peak IS NOT NULL AND flops > 0 THEN peak END AS chosen FROM per_kernel WHERE rk = 1) AS k
   LEFT JOIN temp.rocpd_gpu_devices AS d ON d.db = k.db AND d.gpu = k.gpu
 ), rated AS (
   SELECT *, flops / nullif(bytes, 0) AS intensity,

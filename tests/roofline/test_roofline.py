@@ -289,6 +289,35 @@ class AmdMi200(Close):
             shutil.rmtree(d)
 
 
+class DbFilter(Close):
+    """`db = x` on rocpd_kernel_roofline reaches the counters table (its plan hands the member's name to
+    rocpd_op_counters, which then reads that member only), and gives that member's rows of the whole."""
+
+    def test_db_pushed_down(self):
+        d = tempfile.mkdtemp()
+        try:
+            path, _ = amd_file(d)
+            nv = os.path.join(d, "nv.json")
+            kineto_trace(nv)
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (path,))
+            con.execute("SELECT rocpd_open(?)", (nv,))
+            whole = rows(con)
+            dbs = sorted({r["db"] for r in whole})
+            self.assertEqual(len(dbs), 2)
+            for db in dbs + ["nope"]:
+                self.assertEqual(rows(con, "db = ?", (db,)), [r for r in whole if r["db"] == db], db)
+                plan = [r[3] for r in con.execute("EXPLAIN QUERY PLAN SELECT * FROM rocpd_kernel_roofline WHERE db = ?",
+                                                  (db,))]
+                scans = [p for p in plan if "rocpd_op_counters" in p]
+                self.assertEqual(len(scans), 1, plan)
+                self.assertRegex(scans[0], r"VIRTUAL TABLE INDEX \d+:\w*D", plan)
+            plan = [r[3] for r in con.execute("EXPLAIN QUERY PLAN SELECT * FROM rocpd_kernel_roofline")]
+            self.assertNotRegex(" ".join(p for p in plan if "rocpd_op_counters" in p), r"INDEX \d+:\w*D")
+        finally:
+            shutil.rmtree(d)
+
+
 GEMMS = [  # operator, Input Dims, Input type, kernel durations (us), (batch, M, N, K), element size, peak
     ("aten::mm", [[64, 128], [128, 32]], ["float", "float"], [10.0], (1, 64, 32, 128), 4, "fp32_vector"),
     ("aten::bmm", [[4, 16, 8], [4, 8, 2]], ["c10::Half", "c10::Half"], [3.0], (4, 16, 2, 8), 2, "fp16_matrix"),
