@@ -158,9 +158,11 @@ WITH raw AS MATERIALIZED (
   FROM hits WHERE agrees
 ), refused AS (  -- names matched whose properties disagree, for the warning
   SELECT db, gpu, group_concat(DISTINCT device) AS devices FROM hits WHERE NOT agrees GROUP BY db, gpu
-), by_props AS (
-  SELECT db, gpu, count(*) AS n, min(device) AS device, group_concat(device, ', ') AS devices
-  FROM (SELECT * FROM agree WHERE by_units ORDER BY db, gpu, device) GROUP BY db, gpu
+), by_props AS (  -- a window orders the list (a subquery's ORDER BY may be dropped under an aggregate)
+  SELECT DISTINCT db, gpu, count(*) OVER w AS n, first_value(device) OVER w AS device,
+         group_concat(device, ', ') OVER w AS devices
+  FROM agree WHERE by_units
+  WINDOW w AS (PARTITION BY db, gpu ORDER BY device ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
 ), picked AS (
   SELECT g.*, coalesce(n.device, CASE WHEN bp.n = 1 THEN bp.device END) AS device,
          CASE WHEN n.device IS NOT NULL THEN 'name' WHEN bp.n = 1 THEN 'properties (' || g.described || ')' END AS matched_by,
