@@ -37,6 +37,10 @@ struct FormatInfo {
   std::optional<int64_t> utc_anchor_ns;
   // Device names by the gpu number rocpd_ops reports, when the trace records them.
   std::map<int64_t, std::string> gpu_names;
+  // What the trace records about each device beyond its name, by gpu number: a JSON object with
+  // the keys of docs/federation.md (compute_units, memory_bytes, compute_capability, arch, chip,
+  // warp_size, mem_bytes_s, clock_mhz), only those recorded. Device peaks are matched on them.
+  std::map<int64_t, std::string> gpu_properties;
   // What the schema lacks and which columns are therefore NULL (rocpd_members.notes).
   std::vector<std::string> notes;
   // Some column the canonical tables read is declared with another type affinity than the formats

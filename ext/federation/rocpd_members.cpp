@@ -26,7 +26,8 @@ namespace {
 
 enum Col {
   kDb, kPath, kFormat, kVersion, kUuid, kHostname, kSource, kClockOffset, kVersionText,
-  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual, kNotes, kUtcAnchor, kGpuNames, kConversion
+  kPids, kFirst, kLast, kOps, kApis, kBadOps, kRank, kClockResidual, kNotes, kUtcAnchor, kGpuNames, kConversion,
+  kGpuProperties
 };
 constexpr int kFirstProfiledColumn = kPids;
 // Columns kPids..kBadOps need the member's profile.
@@ -53,7 +54,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         "CREATE TABLE x(db TEXT, path TEXT, format TEXT, schema_version INTEGER, uuid TEXT, hostname TEXT, "
         "source TEXT, clock_offset INTEGER, version TEXT, pids TEXT, first_ns INTEGER, last_ns INTEGER, "
         "ops INTEGER, apis INTEGER, bad_ops INTEGER, rank INTEGER, clock_residual_ns INTEGER, notes TEXT, "
-        "utc_anchor_ns INTEGER, gpu_names TEXT, conversion TEXT)");
+        "utc_anchor_ns INTEGER, gpu_names TEXT, conversion TEXT, gpu_properties TEXT)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
     v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
@@ -184,6 +185,14 @@ std::string gpu_names_json(const std::map<int64_t, std::string>& names) {
   return out + "}";
 }
 
+// {"0":{"compute_units":104,...},...}: each gpu's properties, objects already ('' when none).
+std::string gpu_properties_json(const std::map<int64_t, std::string>& props) {
+  if (props.empty()) return {};
+  std::string out = "{";
+  for (const auto& [gpu, json] : props) out += fmt::format("{}\"{}\":{}", out.size() > 1 ? "," : "", gpu, json);
+  return out + "}";
+}
+
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<MembersCursor*>(c);
   const Row& row = cur->rows[cur->pos];
@@ -228,6 +237,7 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kUtcAnchor: result_opt(ctx, m.info.utc_anchor_ns); break;
     case kGpuNames: result_text(ctx, gpu_names_json(m.info.gpu_names)); break;
     case kConversion: result_text(ctx, m.conversion); break;
+    case kGpuProperties: result_text(ctx, gpu_properties_json(m.info.gpu_properties)); break;
     default: break;
   }
 }

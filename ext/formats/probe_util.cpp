@@ -42,6 +42,17 @@ std::set<std::string> column_names(sqlite3* db, const std::string& schema, const
   return names;
 }
 
+std::map<int64_t, std::string> gpu_property_rows(sqlite3* db, const std::string& sql) {
+  auto stmt = prepare(db, sql);
+  std::map<int64_t, std::string> out;
+  while (step(stmt.get())) {
+    if (sqlite3_column_type(stmt.get(), 0) != SQLITE_INTEGER || sqlite3_column_type(stmt.get(), 1) != SQLITE_TEXT) continue;
+    std::string json(column_text(stmt.get(), 1));
+    if (json != "{}") out.emplace(sqlite3_column_int64(stmt.get(), 0), std::move(json));
+  }
+  return out;
+}
+
 int major_version(const std::string& text) {
   char* end = nullptr;
   long v = std::strtol(text.c_str(), &end, 10);

@@ -2,6 +2,8 @@
 // and checking the tables a format reads (docs/guarantees.md: keys that cannot repeat, columns
 // present, declared types).
 #pragma once
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +29,9 @@ class MetadataTable {
 std::optional<std::string> metadata_value(sqlite3* db, const std::string& table, const char* tag);
 // The column names of `table` in `schema` (empty when there is no such table).
 std::set<std::string> column_names(sqlite3* db, const std::string& schema, const std::string& table);
+// FormatInfo::gpu_properties from a query of (gpu number, JSON object text) rows: the first row of
+// a gpu number wins, and an empty object (nothing recorded) is left out.
+std::map<int64_t, std::string> gpu_property_rows(sqlite3* db, const std::string& sql);
 // "3", "3.0.0", "4.1" -> 3, 3, 4; anything else -> -1.
 int major_version(const std::string& text);
 

@@ -546,6 +546,25 @@ class RocpdAdapter : public FormatAdapter {
                                           quote_id(schema), quote_id(agents)));
       while (step(stmt.get()))
         info.gpu_names.emplace(sqlite3_column_int64(stmt.get(), 0), std::string(column_text(stmt.get(), 1)));
+      // The gfx target (the agent name, without its feature suffix) and the agent's extdata
+      // (rocprofv3: cu_count, wave_front_size, max_engine_clk_fcompute in MHz, local_mem_size, and
+      // device_id, the PCI device id that tells an MI210 from one die of an MI250).
+      const std::string ext = cols.count("extdata") ? "CASE WHEN json_valid(extdata) THEN extdata END" : "NULL";
+      auto field = [&](const char* key) {
+        return fmt::format("CASE WHEN json_type({0}, '$.{1}') = 'integer' AND json_extract({0}, '$.{1}') > 0 "
+                           "THEN json_extract({0}, '$.{1}') END",
+                           ext, key);
+      };
+      for (auto& [gpu, props] : gpu_property_rows(
+               db, fmt::format("SELECT type_index, json_patch('{{}}', json_object("
+                               "'arch', CASE WHEN typeof(name) = 'text' AND name GLOB 'gfx[0-9]*' THEN "
+                               "CASE WHEN instr(name, ':') THEN substr(name, 1, instr(name, ':') - 1) ELSE name END END, "
+                               "'compute_units', {}, 'warp_size', {}, 'clock_mhz', {}, 'memory_bytes', {}, "
+                               "'pci_device_id', {})) "
+                               "FROM {}.{} WHERE type = 'GPU' AND typeof(type_index) = 'integer' ORDER BY id",
+                               field("cu_count"), field("wave_front_size"), field("max_engine_clk_fcompute"),
+                               field("local_mem_size"), field("device_id"), quote_id(schema), quote_id(agents))))
+        info.gpu_properties.emplace(gpu, std::move(props));
     }
     info.details = std::move(d);
     return info;

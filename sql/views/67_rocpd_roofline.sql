@@ -21,7 +21,7 @@ VALUES
   'AMD Instinct MI250 Accelerator datasheet (package figures halved: each of the two GCDs is one device)'),
  ('AMD Instinct MI210', 'AMD', '["*mi210*"]',
   22.6, 45.3, 22.6, 45.3, NULL, NULL, 181.0, NULL, 181.0, 181.0, 1.6,
-  'AMD Instinct MI210 Accelerator datasheet'),
+  'AMD Instinct MI210 Accelerator datasheet; per-CU rates and per-die bandwidth confirmed in ROCm''s MI250 microarchitecture page, 1.7 GHz unconfirmed (docs/roofline.md)'),
  ('AMD Instinct MI100', 'AMD', '["*mi100*"]',
   11.5, NULL, 23.1, 46.1, NULL, NULL, 184.6, NULL, 92.3, 184.6, 1.2,
   'AMD Instinct MI100 Accelerator datasheet (CDNA has no FP64 matrix instructions)'),
@@ -42,16 +42,16 @@ VALUES
   'NVIDIA A100 Tensor Core GPU datasheet (dense figures); FP16/BF16 vector: NVIDIA A100 Tensor Core GPU Architecture whitepaper'),
  ('NVIDIA A100 80GB PCIe', 'NVIDIA', '["*a100*80gb*pcie*", "*a100-pcie*80gb*"]',
   9.7, 19.5, 19.5, NULL, 156, 78, 312, 39, 312, 624, 1.935,
-  'NVIDIA A100 Tensor Core GPU datasheet (dense figures); FP16/BF16 vector: NVIDIA A100 Tensor Core GPU Architecture whitepaper'),
+  'NVIDIA A100 Tensor Core GPU datasheet (dense figures; the 1.935 TB/s unconfirmed in vendor text, docs/roofline.md); FP16/BF16 vector: NVIDIA A100 Tensor Core GPU Architecture whitepaper'),
  ('NVIDIA V100 SXM2', 'NVIDIA', '["*v100-sxm2*", "*v100 sxm2*"]',
   7.8, NULL, 15.7, NULL, NULL, NULL, 125, NULL, NULL, NULL, 0.9,
-  'NVIDIA Tesla V100 GPU datasheet'),
+  'NVIDIA Tesla V100 GPU datasheet (only the SXM2 tensor rate confirmed in vendor text; docs/roofline.md)'),
  ('NVIDIA V100 PCIe', 'NVIDIA', '["*v100-pcie*", "*v100 pcie*"]',
   7.0, NULL, 14.0, NULL, NULL, NULL, 112, NULL, NULL, NULL, 0.9,
-  'NVIDIA Tesla V100 GPU datasheet'),
+  'NVIDIA Tesla V100 GPU datasheet (only the SXM2 tensor rate confirmed in vendor text; docs/roofline.md)'),
  ('NVIDIA L4', 'NVIDIA', '["*nvidia l4", "*nvidia l4 *"]',
   NULL, NULL, 30.3, NULL, 60, NULL, 121, NULL, 121, 242.5, 0.3,
-  'NVIDIA L4 Tensor Core GPU datasheet (tensor figures halved: the datasheet gives them with sparsity)'),
+  'NVIDIA L4 Tensor Core GPU datasheet (tensor figures halved: the datasheet gives them with sparsity; unconfirmed in vendor text, docs/roofline.md)'),
  ('NVIDIA L40S', 'NVIDIA', '["*l40s*"]',
   NULL, NULL, 91.6, NULL, 183, NULL, 362.05, NULL, 362.05, NULL, 0.864,
   'NVIDIA L40S GPU datasheet (dense figures)'),
@@ -76,29 +76,121 @@ UNION ALL
 SELECT *, 'builtin' FROM temp.rocpd_device_peaks_builtin AS b
 WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_device_peaks AS u WHERE u.device = b.device);
 
--- rocpd_gpu_devices: each member's GPUs (rocpd_members.gpu_names) with the peaks row they match:
--- user rows first, then the longest matching pattern. An unmatched GPU has NULL peaks and a warning.
+-- rocpd_device_signatures: what a trace records of each built-in device (rocpd_members.gpu_properties),
+-- for a name that says too little ('AMD Radeon Graphics', as ROCm's PyTorch names every GPU) or that
+-- two parts share. compute_units: SMs or CUs per device (one GCD of an MI250X: 110); memory_gb: the
+-- nominal size (a device reports a little less: 0.85-1.05 x it in GiB matches); compute_capability:
+-- CUDA's, or HIP's major.minor (gfx90a and gfx908 both report 9.0); arch: the gfx target; chip:
+-- nsys's chipName; pci_device_id: the PCI device id rocprofv3 records (rocprof-compute's chip ids,
+-- src/utils/mi_gpu_spec.yaml), which tells an MI210 from one die of an MI250. AMD's CU counts, memory
+-- and gfx targets: ROCm's "AMD GPU specifications" (reference/gpu-specs). One row per memory size a
+-- part comes in.
+CREATE TEMP VIEW IF NOT EXISTS rocpd_device_signatures(device, vendor, compute_units, memory_gb, compute_capability,
+                                                       arch, chip, pci_device_id) AS
+VALUES
+ ('AMD Instinct MI300X', 'AMD', 304, 192, '9.4', 'gfx942', NULL, NULL),
+ ('AMD Instinct MI250X (one GCD)', 'AMD', 110, 64, '9.0', 'gfx90a', NULL, 29704),
+ ('AMD Instinct MI250 (one GCD)', 'AMD', 104, 64, '9.0', 'gfx90a', NULL, 29708),
+ ('AMD Instinct MI210', 'AMD', 104, 64, '9.0', 'gfx90a', NULL, 29711),
+ ('AMD Instinct MI100', 'AMD', 120, 32, '9.0', 'gfx908', NULL, 29580),
+ ('NVIDIA H100 SXM', 'NVIDIA', 132, 80, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA H100 PCIe', 'NVIDIA', 114, 80, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA H200 SXM', 'NVIDIA', 132, 141, '9.0', NULL, 'GH100', NULL),
+ ('NVIDIA A100 40GB', 'NVIDIA', 108, 40, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA A100 80GB SXM', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA A100 80GB PCIe', 'NVIDIA', 108, 80, '8.0', NULL, 'GA100', NULL),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 SXM2', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 16, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA V100 PCIe', 'NVIDIA', 80, 32, '7.0', NULL, 'GV100', NULL),
+ ('NVIDIA L4', 'NVIDIA', 58, 24, '8.9', NULL, 'AD104', NULL),
+ ('NVIDIA L40S', 'NVIDIA', 142, 48, '8.9', NULL, 'AD102', NULL),
+ ('NVIDIA GeForce RTX 4090', 'NVIDIA', 128, 24, '8.9', NULL, 'AD102', NULL),
+ ('NVIDIA GeForce RTX 4060', 'NVIDIA', 24, 8, '8.9', NULL, 'AD107', NULL);
+
+-- rocpd_gpu_devices: each member's GPUs (rocpd_members.gpu_names, gpu_properties) with the peaks row
+-- they match. By name first: user rows, then the longest matching pattern of a built-in device whose
+-- signature agrees with every property the trace records. Else by properties: the one built-in device
+-- whose signature agrees (the compute unit count must be recorded). Several devices agreeing is a
+-- warning, never a pick; so is none. A memory bandwidth the trace records (nsys) replaces a built-in
+-- row's datasheet figure, and the source says so.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_gpu_devices AS
-WITH gpus AS (
-  SELECT m.db, CAST(g.key AS INTEGER) AS gpu, g.value AS name
+WITH raw AS MATERIALIZED (
+  SELECT m.db, CAST(g.key AS INTEGER) AS gpu, g.value AS name,
+         CASE WHEN json_valid(m.gpu_properties) THEN json_extract(m.gpu_properties, '$."' || g.key || '"') END AS props
   FROM rocpd_members AS m, json_each(m.gpu_names) AS g
   WHERE m.gpu_names IS NOT NULL
+), gpus AS MATERIALIZED (
+  SELECT db, gpu, name, props,
+         json_extract(props, '$.compute_units') AS cu, json_extract(props, '$.memory_bytes') / 1073741824.0 AS mem_gib,
+         json_extract(props, '$.compute_capability') AS cc, json_extract(props, '$.arch') AS arch,
+         json_extract(props, '$.chip') AS chip, json_extract(props, '$.mem_bytes_s') AS mem_bytes_s,
+         json_extract(props, '$.pci_device_id') AS pci,
+         CASE WHEN lower(name) GLOB '*amd*' OR lower(name) GLOB '*radeon*' OR lower(name) GLOB '*instinct*'
+                   OR json_extract(props, '$.arch') IS NOT NULL OR json_extract(props, '$.warp_size') = 64 THEN 'AMD'
+              WHEN lower(name) GLOB '*nvidia*' OR lower(name) GLOB '*tesla*' OR lower(name) GLOB '*geforce*'
+                   OR lower(name) GLOB '*quadro*' OR json_extract(props, '$.chip') IS NOT NULL THEN 'NVIDIA' END AS vendor
+  FROM raw
+), described AS (
+  SELECT *, nullif(trim(coalesce(cu || ' compute units', '') || CASE WHEN mem_gib IS NOT NULL THEN printf(', %.0f GiB', mem_gib) ELSE '' END ||
+                        coalesce(', capability ' || cc, '') || coalesce(', ' || arch, '') || coalesce(', ' || chip, '') ||
+                        CASE WHEN pci IS NOT NULL THEN printf(', device id 0x%x', pci) ELSE '' END,
+                        ', '), '') AS described
+  FROM gpus
+), agree AS MATERIALIZED (  -- (gpu, built-in device) pairs whose signature agrees with what the gpu records
+  SELECT DISTINCT g.db, g.gpu, s.device, g.cu IS NOT NULL AS by_units
+  FROM gpus AS g JOIN temp.rocpd_device_signatures AS s
+    ON (g.vendor IS NULL OR g.vendor = s.vendor) AND (g.cu IS NULL OR g.cu = s.compute_units)
+   AND (g.mem_gib IS NULL OR g.mem_gib BETWEEN 0.85 * s.memory_gb AND 1.05 * s.memory_gb)
+   AND (g.cc IS NULL OR g.cc = s.compute_capability) AND (g.arch IS NULL OR s.arch IS NULL OR g.arch = s.arch)
+   AND (g.chip IS NULL OR s.chip IS NULL OR upper(g.chip) = upper(s.chip))
+   AND (g.pci IS NULL OR s.pci_device_id IS NULL OR g.pci = s.pci_device_id)
 ), hits AS (
-  SELECT gpus.db, gpus.gpu, p.device,
-         row_number() OVER (PARTITION BY gpus.db, gpus.gpu
-                            ORDER BY p.origin = 'user' DESC, length(pat.value) DESC, p.device) AS rk
-  FROM gpus, temp.rocpd_device_peaks AS p, json_each(p.match) AS pat
-  WHERE lower(gpus.name) GLOB pat.value
+  SELECT g.db, g.gpu, p.device, p.origin,
+         p.origin = 'user' OR NOT EXISTS (SELECT 1 FROM temp.rocpd_device_signatures AS s WHERE s.device = p.device)
+           OR EXISTS (SELECT 1 FROM agree AS a WHERE a.db = g.db AND a.gpu = g.gpu AND a.device = p.device) AS agrees,
+         length(pat.value) AS len
+  FROM gpus AS g, temp.rocpd_device_peaks AS p, json_each(p.match) AS pat
+  WHERE lower(g.name) GLOB pat.value
+), by_name AS (
+  SELECT db, gpu, device,
+         row_number() OVER (PARTITION BY db, gpu ORDER BY origin = 'user' DESC, len DESC, device) AS pick
+  FROM hits WHERE agrees
+), refused AS (  -- names matched whose properties disagree, for the warning
+  SELECT db, gpu, group_concat(DISTINCT device) AS devices FROM hits WHERE NOT agrees GROUP BY db, gpu
+), by_props AS (  -- a window orders the list (a subquery's ORDER BY may be dropped under an aggregate)
+  SELECT DISTINCT db, gpu, count(*) OVER w AS n, first_value(device) OVER w AS device,
+         group_concat(device, ', ') OVER w AS devices
+  FROM agree WHERE by_units
+  WINDOW w AS (PARTITION BY db, gpu ORDER BY device ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+), picked AS (
+  SELECT g.*, coalesce(n.device, CASE WHEN bp.n = 1 THEN bp.device END) AS device,
+         CASE WHEN n.device IS NOT NULL THEN 'name' WHEN bp.n = 1 THEN 'properties (' || g.described || ')' END AS matched_by,
+         CASE WHEN n.device IS NULL AND bp.n > 1 THEN bp.devices END AS ambiguous, r.devices AS refused
+  FROM described AS g
+  LEFT JOIN by_name AS n ON n.db = g.db AND n.gpu = g.gpu AND n.pick = 1
+  LEFT JOIN by_props AS bp ON bp.db = g.db AND bp.gpu = g.gpu
+  LEFT JOIN refused AS r ON r.db = g.db AND r.gpu = g.gpu
 )
-SELECT gpus.db, gpus.gpu, gpus.name, p.device, p.vendor, p.fp64_vector, p.fp64_matrix, p.fp32_vector,
+SELECT g.db, g.gpu, g.name, p.device, p.vendor, p.fp64_vector, p.fp64_matrix, p.fp32_vector,
        p.fp32_matrix, p.tf32_matrix, p.fp16_vector, p.fp16_matrix, p.bf16_vector, p.bf16_matrix,
-       p.int8_matrix, p.mem_tb_s, p.origin, p.source,
-       CASE WHEN p.device IS NULL THEN
-         'no peaks for device ''' || gpus.name || ''': INSERT a row into temp.rocpd_user_device_peaks ' ||
-         '(match: a JSON array of lower-case GLOB patterns of the name; docs/roofline.md)' END AS warning
-FROM gpus
-LEFT JOIN hits ON hits.db = gpus.db AND hits.gpu = gpus.gpu AND hits.rk = 1
-LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = hits.device;
+       p.int8_matrix,
+       CASE WHEN p.origin = 'builtin' AND g.mem_bytes_s IS NOT NULL THEN g.mem_bytes_s / 1e12 ELSE p.mem_tb_s END AS mem_tb_s,
+       p.origin,
+       p.source || CASE WHEN p.origin = 'builtin' AND g.mem_bytes_s IS NOT NULL THEN
+         '; memory bandwidth as the trace records it (Nsight Systems TARGET_INFO_GPU.memoryBandwidth), not the datasheet''s '
+         || p.mem_tb_s || ' TB/s' ELSE '' END AS source,
+       CASE WHEN g.ambiguous IS NOT NULL THEN
+              'device ''' || g.name || ''' (' || g.described || ') matches several devices by its properties: ' ||
+              g.ambiguous || '; no roof: INSERT a row into temp.rocpd_user_device_peaks naming it (docs/roofline.md)'
+            WHEN p.device IS NULL THEN
+              'no peaks for device ''' || g.name || '''' || coalesce(' (' || g.described || ')', '') ||
+              coalesce(': its name matches ' || g.refused || ' but its properties do not', '') ||
+              ': INSERT a row into temp.rocpd_user_device_peaks (match: a JSON array of lower-case GLOB patterns ' ||
+              'of the name; docs/roofline.md)' END AS warning,
+       g.matched_by, g.props AS properties
+FROM picked AS g
+LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = g.device;
 
 -- rocpd_counter_formulas_builtin: what one count of a counter is worth: FLOPs (or integer ops)
 -- and DRAM/HBM bytes, and the peak column its FLOPs run against.
@@ -107,7 +199,10 @@ LEFT JOIN temp.rocpd_device_peaks AS p ON p.device = hits.device;
 --   AMD (rocprof-compute's roofline): 64 x (ADD + MUL + 2 x FMA + TRANS) of SQ_INSTS_VALU_*_F16/F32/F64
 --   (a wave of 64 lanes per instruction) + 512 x SQ_INSTS_VALU_MFMA_MOPS_*; HBM bytes
 --   32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B) + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B), written
---   as one weight per counter.
+--   as one weight per counter. MI300 and later count a 128-byte read in TCC_BUBBLE (one of RDREQ):
+--   rocprof-compute's 128 x BUBBLE + 32 x RDREQ_32B + 64 x (RDREQ - BUBBLE - RDREQ_32B) + ... is the
+--   MI200 sum plus 64 x BUBBLE. rocpd_kernel_roofline leaves TCC_BUBBLE out on MI200-class devices
+--   (gfx90a), whose formula upstream has none.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_counter_formulas_builtin(counter, flops, bytes, peak, vendor) AS
 WITH ops(op, w) AS (VALUES ('add', 1), ('mul', 1), ('fma', 2)),
      cupti(p, peak) AS (VALUES ('f', 'fp32_vector'), ('h', 'fp16_vector'), ('d', 'fp64_vector')),
@@ -125,7 +220,8 @@ UNION ALL SELECT 'dram__bytes_write.sum', 0, 1, NULL, 'NVIDIA'
 UNION ALL SELECT 'SQ_INSTS_VALU_' || valu.op || '_' || amd_t.t || suffix.s, valu.w, 0, amd_t.peak, 'AMD'
 FROM valu, amd_t, suffix
 UNION ALL SELECT 'SQ_INSTS_VALU_MFMA_MOPS_' || mfma.t || suffix.s, 512, 0, mfma.peak, 'AMD' FROM mfma, suffix
-UNION ALL SELECT ea_name.prefix || ea.c || suffix.s, 0, ea.w, NULL, 'AMD' FROM ea, ea_name, suffix;
+UNION ALL SELECT ea_name.prefix || ea.c || suffix.s, 0, ea.w, NULL, 'AMD' FROM ea, ea_name, suffix
+UNION ALL SELECT 'TCC_BUBBLE' || suffix.s, 0, 64, NULL, 'AMD' FROM suffix;
 
 -- A user's mapping for other counter sets (same shape): a counter named here replaces the built-in
 -- formula of that name.
@@ -156,39 +252,47 @@ WHERE NOT EXISTS (SELECT 1 FROM temp.rocpd_user_counter_formulas AS u WHERE u.co
 --   source             which formulas gave the figures ('counters: ' and NVIDIA, AMD, user for the user's
 --                      formulas); device_origin builtin or user, device_source the peaks' source
 CREATE TEMP VIEW IF NOT EXISTS rocpd_kernel_roofline AS
-WITH kc AS MATERIALIZED (  -- once: the counters table computes a member's rows on every scan
-  SELECT db, op_id, gpu, kernel, duration, top_level, bottom_level, stack, counters
-  FROM temp.rocpd_kernel_counters_full
-), per_counter AS MATERIALIZED (
-  SELECT k.db, k.op_id, f.peak, f.vendor, f.origin,
-         sum(j.value * f.flops) AS flops, sum(j.value * f.bytes) AS bytes,
-         max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes
-  FROM kc AS k, json_each(k.counters) AS j
-  JOIN temp.rocpd_counter_formulas AS f ON f.counter = j.key
-  GROUP BY k.db, k.op_id, f.peak, f.vendor, f.origin
+WITH pre_mi300 AS MATERIALIZED (  -- CDNA 1 and 2 (gfx908, gfx90a: HIP capability 9.0): no TCC_BUBBLE bytes
+  SELECT db, gpu FROM temp.rocpd_gpu_devices
+  WHERE device GLOB 'AMD Instinct MI2*' OR device GLOB 'AMD Instinct MI100*'
+     OR json_extract(properties, '$.arch') IN ('gfx90a', 'gfx908')
+     OR (json_extract(properties, '$.compute_capability') = '9.0' AND json_extract(properties, '$.warp_size') = 64)
 ), per_peak AS (
-  SELECT db, op_id, peak,
-         row_number() OVER (PARTITION BY db, op_id ORDER BY sum(flops) DESC, peak) AS rk
-  FROM per_counter WHERE peak IS NOT NULL GROUP BY db, op_id, peak HAVING sum(flops) > 0
+  -- One row per kernel and peak column its counters feed (NULL: bytes only). The counters table is
+  -- read once, and only here: a `db =` filter on the view reaches it through the grouping and the
+  -- windows below (both by db), so only that member is read.
+  SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack, f.peak,
+         sum(j.value * f.flops) AS flops, sum(j.value * f.bytes) AS bytes,
+         max(f.flops <> 0) AS has_flops, max(f.bytes <> 0) AS has_bytes,
+         max(f.origin = 'user') AS by_user, max(f.origin <> 'user' AND f.vendor = 'NVIDIA') AS by_nvidia,
+         max(f.origin <> 'user' AND f.vendor = 'AMD') AS by_amd
+  FROM temp.rocpd_kernel_counters_full AS k, json_each(k.counters) AS j
+  JOIN temp.rocpd_counter_formulas AS f ON f.counter = j.key
+  WHERE NOT (f.origin = 'builtin' AND f.counter GLOB 'TCC_BUBBLE*' AND
+             EXISTS (SELECT 1 FROM pre_mi300 AS o WHERE o.db = k.db AND o.gpu = k.gpu))
+  GROUP BY k.db, k.op_id, f.peak
 ), per_kernel AS (
-  SELECT c.db, c.op_id,
-         CASE WHEN max(c.has_flops) THEN sum(c.flops) END AS flops,
-         CASE WHEN max(c.has_bytes) THEN sum(c.bytes) END AS bytes,
-         'counters: ' || group_concat(DISTINCT CASE WHEN c.origin = 'user' THEN 'user' ELSE c.vendor END) AS source
-  FROM per_counter AS c GROUP BY c.db, c.op_id
+  SELECT *,
+         row_number() OVER (PARTITION BY db, op_id
+                            ORDER BY peak IS NULL OR flops <= 0, flops DESC, peak) AS rk,
+         CASE WHEN max(has_flops) OVER op THEN sum(flops) OVER op END AS op_flops,
+         CASE WHEN max(has_bytes) OVER op THEN sum(bytes) OVER op END AS op_bytes,
+         'counters: ' || rtrim(CASE WHEN max(by_nvidia) OVER op THEN 'NVIDIA,' ELSE '' END ||
+                               CASE WHEN max(by_amd) OVER op THEN 'AMD,' ELSE '' END ||
+                               CASE WHEN max(by_user) OVER op THEN 'user,' ELSE '' END, ',') AS source
+  FROM per_peak
+  WINDOW op AS (PARTITION BY db, op_id)
 ), measured AS (
   SELECT k.db, k.op_id, k.gpu, k.kernel, k.duration, k.top_level, k.bottom_level, k.stack,
-         p.flops, p.bytes, pp.peak, p.source,
+         k.op_flops AS flops, k.op_bytes AS bytes, k.chosen AS peak, k.source,
          d.name AS device_name, d.device, d.origin AS device_origin, d.source AS device_source, d.warning,
-         CASE pp.peak WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
+         CASE k.chosen WHEN 'fp64_vector' THEN d.fp64_vector WHEN 'fp64_matrix' THEN d.fp64_matrix
                      WHEN 'fp32_vector' THEN d.fp32_vector WHEN 'fp32_matrix' THEN d.fp32_matrix
                      WHEN 'tf32_matrix' THEN d.tf32_matrix WHEN 'fp16_vector' THEN d.fp16_vector
                      WHEN 'fp16_matrix' THEN d.fp16_matrix WHEN 'bf16_vector' THEN d.bf16_vector
                      WHEN 'bf16_matrix' THEN d.bf16_matrix WHEN 'int8_matrix' THEN d.int8_matrix END * 1e12 AS peak_flop_s,
          d.mem_tb_s * 1e12 AS mem_bytes_s
-  FROM kc AS k
-  JOIN per_kernel AS p ON p.db = k.db AND p.op_id = k.op_id
-  LEFT JOIN per_peak AS pp ON pp.db = k.db AND pp.op_id = k.op_id AND pp.rk = 1
+  FROM (SELECT *, CASE WHEN peak IS NOT NULL AND flops > 0 THEN peak END AS chosen FROM per_kernel WHERE rk = 1) AS k
   LEFT JOIN temp.rocpd_gpu_devices AS d ON d.db = k.db AND d.gpu = k.gpu
 ), rated AS (
   SELECT *, flops / nullif(bytes, 0) AS intensity,

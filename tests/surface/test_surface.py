@@ -59,7 +59,7 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_stragglers",
                   "rocpd_step_summary", "rocpd_critical_path_summary", "rocpd_anomalies", "rocpd_findings",
                   "rocpd_user_findings",
-                  "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_gpu_devices",
+                  "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_device_signatures", "rocpd_gpu_devices",
                   "rocpd_counter_formulas_builtin", "rocpd_counter_formulas", "rocpd_kernel_roofline",
                   "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline"}
 # Plain TEMP tables the extension creates (run labels: docs/diagnosis.md; the user tables of docs/roofline.md).

@@ -153,6 +153,26 @@ std::map<int64_t, std::string> device_names(sqlite3* db, const std::string& sche
   return out;
 }
 
+// deviceProperties beyond the name (numSms, totalGlobalMem, computeMajor/Minor, warpSize), under
+// the keys rocpd_members.gpu_properties uses; integers only (a hostile trace's text is left out).
+std::map<int64_t, std::string> device_properties(sqlite3* db, const std::string& schema) {
+  return gpu_property_rows(
+      db, fmt::format(
+              "SELECT device, json_patch('{{}}', json_object("
+              "'compute_units', CASE WHEN json_type(properties, '$.numSms') = 'integer' "
+              "THEN json_extract(properties, '$.numSms') END, "
+              "'memory_bytes', CASE WHEN json_type(properties, '$.totalGlobalMem') = 'integer' "
+              "THEN json_extract(properties, '$.totalGlobalMem') END, "
+              "'compute_capability', CASE WHEN json_type(properties, '$.computeMajor') = 'integer' AND "
+              "json_type(properties, '$.computeMinor') = 'integer' THEN json_extract(properties, '$.computeMajor') "
+              "|| '.' || json_extract(properties, '$.computeMinor') END, "
+              "'warp_size', CASE WHEN json_type(properties, '$.warpSize') = 'integer' "
+              "THEN json_extract(properties, '$.warpSize') END)) "
+              "FROM {}.kineto_devices WHERE typeof(device) = 'integer' AND json_valid(properties) AND "
+              "json_type(properties) = 'object' ORDER BY id",
+              quote_id(schema)));
+}
+
 // What the trace lacks and what reads NULL (or coarser) because of it, one line each
 // (rocpd_members.notes; docs/formats.md, "Writers and versions: PyTorch profiler").
 template <class Integer>
@@ -221,7 +241,10 @@ class KinetoAdapter : public FormatAdapter {
     };
     d->main_pid = integer("import.main_pid");
     info.rank = integer("import.rank");
-    if (names.count("kineto_devices")) info.gpu_names = device_names(db, schema);
+    if (names.count("kineto_devices")) {
+      info.gpu_names = device_names(db, schema);
+      info.gpu_properties = device_properties(db, schema);
+    }
     info.notes = notes(db, meta, integer);
     info.details = std::move(d);
     return info;

@@ -8,6 +8,7 @@
 #include "formats/nsys/nsys_probe.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cstdlib>
@@ -175,6 +176,34 @@ std::map<int64_t, std::string> gpu_names(sqlite3* db, const std::string& schema)
   return out;
 }
 
+// TARGET_INFO_GPU beyond the name, the columns this export has, under rocpd_members.gpu_properties'
+// keys. memoryBandwidth is read as bytes/s and clockRate as Hz, each only within a range a GPU can
+// have (10 GB/s-100 TB/s, 100 MHz-10 GHz): a figure in other units is left out, never misread.
+std::map<int64_t, std::string> gpu_properties(sqlite3* db, const std::string& schema) {
+  const auto cols = column_names(db, schema, "TARGET_INFO_GPU");
+  std::vector<std::string> items;
+  auto integer = [&](const char* col, const char* key, const char* extra = "") {
+    if (cols.count(col))
+      items.push_back(fmt::format("'{}', CASE WHEN typeof({}) = 'integer'{} THEN {} END", key, quote_id(col), extra,
+                                  quote_id(col)));
+  };
+  integer("smCount", "compute_units", " AND smCount > 0");
+  integer("totalMemory", "memory_bytes", " AND totalMemory > 0");
+  integer("memoryBandwidth", "mem_bytes_s", " AND memoryBandwidth BETWEEN 1e10 AND 1e14");
+  if (cols.count("clockRate"))
+    items.push_back("'clock_mhz', CASE WHEN typeof(clockRate) = 'integer' AND clockRate BETWEEN 1e8 AND 1e10 "
+                    "THEN clockRate / 1e6 END");
+  if (cols.count("computeMajor") && cols.count("computeMinor"))
+    items.push_back("'compute_capability', CASE WHEN typeof(computeMajor) = 'integer' AND typeof(computeMinor) = "
+                    "'integer' THEN computeMajor || '.' || computeMinor END");
+  if (cols.count("chipName"))
+    items.push_back("'chip', CASE WHEN typeof(chipName) = 'text' AND chipName <> '' THEN chipName END");
+  if (items.empty()) return {};
+  return gpu_property_rows(db, fmt::format("SELECT id, json_patch('{{}}', json_object({})) FROM {}.TARGET_INFO_GPU "
+                                           "WHERE typeof(id) = 'integer' ORDER BY rowid",
+                                           fmt::join(items, ", "), quote_id(schema)));
+}
+
 // The variables launchers set to the process's rank, in the order they are trusted: the global
 // rank of PyTorch, Open MPI, MPICH/PMIx and Slurm; the local rank last (unique on one host only).
 constexpr const char* kRankVariables[] = {"RANK",       "OMPI_COMM_WORLD_RANK", "PMI_RANK",   "PMIX_RANK",
@@ -338,7 +367,10 @@ FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& nam
       notes.push_back("TARGET_INFO_SESSION_START_TIME lacks systemClockNs: times are taken as counted from the "
                       "session start (utc_anchor_ns = utcEpochNs)");
   }
-  if (has_columns(db, schema, names, "TARGET_INFO_GPU", {"id", "name"})) info.gpu_names = gpu_names(db, schema);
+  if (has_columns(db, schema, names, "TARGET_INFO_GPU", {"id", "name"})) {
+    info.gpu_names = gpu_names(db, schema);
+    info.gpu_properties = gpu_properties(db, schema);
+  }
 
   // The rank: the recorded environment first, else the file's name (per-rank `-o` patterns).
   if (auto env = environment_rank(db, schema, names)) {
