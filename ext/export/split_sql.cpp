@@ -161,7 +161,15 @@ void export_split_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kSplitFn, *req.hi, *req.lo));
     sqlite3* db = sqlite3_context_db_handle(ctx);
     if (argc >= 5) parse_export_options(db, argv[4], req, kSplitFn);
-    const std::vector<std::string> members = export_member_names(db, req);
+    std::vector<std::string> members;
+    try {
+      members = export_member_names(db, req);
+    } catch (const Error& e) {
+      // Its errors are those of the options given here.
+      const std::string what = e.what(), prefix = std::string(kFn) + ": ";
+      if (!what.starts_with(prefix)) throw;
+      throw Error(fmt::format("{}: {}", kSplitFn, what.substr(prefix.size())), e.code());
+    }
     if (members.empty()) throw Error(fmt::format("{}: no member to export (rocpd_open a job or ATTACH a trace first)", kSplitFn));
     std::vector<Part> parts;
     if (by == "ranks") {
