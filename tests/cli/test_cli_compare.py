@@ -4,7 +4,6 @@ per call among kernels with random noise ranks first while the noisy ones are "w
 Mann-Whitney p values against a brute force that counts pairs); kernels whose display names differ
 only in their digest are paired; a run that does less work in the same window shows it per second."""
 import csv
-import gzip
 import html.parser
 import io
 import re
