@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "federation"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rocpd_testlib import connect, generate, main  # noqa: E402
 from test_export import Exported  # noqa: E402
-from test_export_pftrace import PfExported  # noqa: E402
+from test_export_pftrace import PfExported, fields, message  # noqa: E402
 from test_export_trust import json_flow_errors, json_nesting_errors, pftrace_nesting_errors  # noqa: E402
 
 CLI = os.environ.get("ROCPD_CLI", "")
@@ -176,6 +176,24 @@ class Filters(Base):
         self.assertEqual(sum(sum(c.values()) for c in got.apis.values()), self.expected(("rank0", "rank1"))["hip"])
         self.assertEqual(sum(sum(c.values()) for c in got.ops.values()), self.files["rank0"]["ops"] + self.files["rank1"]["ops"])
         self.assertEqual(got.counters, [])
+
+    def test_pftrace_without_args(self):
+        def annotations(name, options):
+            path = self.path(name)
+            self.con.execute("SELECT rocpd_export_trace(?, NULL, NULL, ?)", (path, options)).fetchone()
+            with open(path, "rb") as f:
+                data = f.read()
+            names = collections.Counter()
+            for _, _, packet in fields(data):
+                event = message(packet).get(11)  # TracePacket.track_event
+                for a in message(event[0]).get(4, []) if event else []:  # TrackEvent.debug_annotations
+                    names[message(a)[10][0].decode()] += 1  # DebugAnnotation.name
+            return names
+        full = annotations("a.pftrace", None)
+        self.assertGreater(full["correlation_id"], 0)
+        self.assertGreater(full["op_id"], 0)
+        bare = annotations("b.pftrace", '{"args": false}')
+        self.assertEqual(bare, collections.Counter(recorded_dur_ns=full["recorded_dur_ns"]))
 
     def test_bad_options(self):
         out = self.path("bad.json")
