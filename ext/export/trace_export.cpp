@@ -743,12 +743,27 @@ void refuse_reading_destination(sqlite3* db, const std::string& path) {
                           kFn, window, *first, *last, req.path, rel(req.lo), rel(req.hi)));
 }
 
+// A JSON string literal of option text (valid UTF-8: it came through SQLite's JSON functions).
+std::string json_string(std::string_view t) {
+  std::string out = "\"";
+  for (const char c : t) {
+    if (c == '"' || c == '\\') out += {'\\', c};
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
 std::string other_data(const ExportRequest& req, const ExportResult& r) {
   auto bound = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
+  // What a reader of the file needs to know was left out or how rows were chosen.
+  std::string dropped;
+  for (const std::string& d : req.drop_domains) dropped += (dropped.empty() ? "" : ",") + json_string(d);
   return fmt::format(
       "{{\"exporter\":\"rocpd_export_trace\",\"start_ns\":{},\"end_ns\":{},\"members\":{},\"ops\":{},\"apis\":{},"
-      "\"flows\":{},\"counters\":{},\"utilization_buckets\":{}}}",
-      bound(req.lo), bound(req.hi), r.members, r.ops, r.apis, r.flows, r.counters, req.utilization_buckets);
+      "\"flows\":{},\"counters\":{},\"utilization_buckets\":{},\"rows\":\"{}\",\"drop_domains\":[{}],\"args\":{}}}",
+      bound(req.lo), bound(req.hi), r.members, r.ops, r.apis, r.flows, r.counters, req.utilization_buckets,
+      req.by_start ? "starting" : "overlapping", dropped, req.args ? "true" : "false");
 }
 
 }  // namespace

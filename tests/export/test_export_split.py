@@ -140,6 +140,8 @@ class Filters(Base):
                 got.pop("C")
                 self.assertEqual(got, self.expected(self.files, kept))
                 self.assertEqual(doc["otherData"]["apis"], sum(got[d] for d in kept))
+                self.assertEqual(doc["otherData"]["drop_domains"], [d.lower() for d in json.loads(options)["drop_domains"]]
+                                 if isinstance(json.loads(options)["drop_domains"], list) else ["hip"])
                 flows = Exported(doc).flow_pairs()
                 if "hip" in kept:  # every launch is a hip call: the same arrows as unfiltered
                     self.assertEqual(flows, whole.flow_pairs())
@@ -162,6 +164,7 @@ class Filters(Base):
         bare = self.export("bare.json", '{"counters": false, "args": false, "utilization_buckets": 50}')
         self.assertEqual(categories(bare), categories(full) - collections.Counter(C=categories(full)["C"]))
         self.assertFalse([e for e in bare["traceEvents"] if e["ph"] == "C"])
+        self.assertEqual((full["otherData"]["args"], bare["otherData"]["args"]), (True, False))
         # Every slice without annotations except the note on 1 ns arrows' ends; else the same events.
         self.assertFalse([e for e in bare["traceEvents"] if e["ph"] in ("X", "i") and set(e["args"]) - {"recorded_dur_ns"}])
         self.assertTrue([e for e in full["traceEvents"] if e["ph"] == "X" and "correlation_id" in e["args"]])
@@ -275,6 +278,7 @@ class Split(Base):
                 continue
             doc = self.load(p["file"])
             self.assertEqual(len(doc["traceEvents"]), p["events"])
+            self.assertEqual(doc["otherData"]["rows"], "starting" if k and p["db"] is None else "overlapping")
             got = Exported(doc)
             for db, (ops, apis, flows) in exp.items():
                 got_ops = collections.Counter()
