@@ -143,6 +143,75 @@ std::string by_arg(sqlite3_value* v, int64_t& n) {
   return "time";
 }
 
+// The parts of the split, with file names distinct even where two names become one (rank/0, rank_0).
+std::vector<Part> plan_parts(sqlite3* db, const ExportRequest& req, const std::string& by, int64_t n) {
+  std::vector<std::string> members;
+  try {
+    members = export_member_names(db, req);
+  } catch (const Error& e) {
+    // Its errors are those of the options given here.
+    const std::string what = e.what(), prefix = std::string(kFn) + ": ";
+    if (!what.starts_with(prefix)) throw;
+    throw Error(fmt::format("{}: {}", kSplitFn, what.substr(prefix.size())), e.code());
+  }
+  if (members.empty()) throw Error(fmt::format("{}: no member to export (rocpd_open a job or ATTACH a trace first)", kSplitFn));
+  std::vector<Part> parts;
+  if (by == "ranks") {
+    for (const std::string& m : members) parts.push_back({m, req.lo, req.hi, m});
+  } else if (by == "steps") {
+    parts = by_steps(db, req, members);
+  } else {
+    parts = by_time(db, req, members, n);
+  }
+  std::set<std::string> taken;
+  for (Part& p : parts) {
+    std::string name = file_safe(p.name);
+    for (int k = 2; !taken.insert(name).second; ++k) name = file_safe(p.name) + "-" + std::to_string(k);
+    p.name = name;
+  }
+  return parts;
+}
+
+// Exports each part; the JSON array of what was written.
+std::string write_parts(sqlite3* db, const ExportRequest& req, const std::string& path, bool by_ranks,
+                        const std::vector<Part>& parts) {
+  std::string out = "[";
+  Stmt obj = prepare(db,
+                     "SELECT json_object('part', ?1, 'file', ?2, 'start_ns', ?3, 'end_ns', ?4, 'db', ?5, 'events', ?6)",
+                     kSplitFn);
+  for (const Part& p : parts) {
+    ExportRequest part = req;
+    part.path = part_file(path, p.name);
+    part.lo = p.start;
+    part.hi = p.end;
+    // The first part keeps the rows that start before the window and reach into it, as the
+    // whole export does; every later one starts where the one before it ends.
+    part.by_start = !by_ranks && &p != &parts.front();
+    part.allow_empty = true;
+    if (p.db) part.dbs = std::vector<std::string>{*p.db};
+    ExportResult r;
+    try {
+      r = export_trace(db, part);
+    } catch (const Error& e) {
+      if (e.code() == SQLITE_INTERRUPT) throw;
+      throw Error(fmt::format("{}: part {}: {}", kSplitFn, p.name, e.what()), e.code());
+    }
+    sqlite3_reset(obj.get());
+    sqlite3_bind_text(obj.get(), 1, p.name.data(), static_cast<int>(p.name.size()), SQLITE_TRANSIENT);
+    sqlite3_bind_text(obj.get(), 2, part.path.data(), static_cast<int>(part.path.size()), SQLITE_TRANSIENT);
+    if (p.start) sqlite3_bind_int64(obj.get(), 3, *p.start);
+    else sqlite3_bind_null(obj.get(), 3);
+    if (p.end) sqlite3_bind_int64(obj.get(), 4, *p.end);
+    else sqlite3_bind_null(obj.get(), 4);
+    if (p.db) sqlite3_bind_text(obj.get(), 5, p.db->data(), static_cast<int>(p.db->size()), SQLITE_TRANSIENT);
+    else sqlite3_bind_null(obj.get(), 5);
+    sqlite3_bind_int64(obj.get(), 6, static_cast<sqlite3_int64>(r.events));
+    step(obj.get(), kSplitFn);
+    out += (out.size() > 1 ? "," : "") + std::string(column_text(obj.get(), 0));
+  }
+  return out + "]";
+}
+
 void export_split_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   guard(ctx, [&] {
     if (argc < 2 || argc > 5) {
@@ -161,66 +230,7 @@ void export_split_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       throw Error(fmt::format("{}: end_ns ({}) must be greater than start_ns ({})", kSplitFn, *req.hi, *req.lo));
     sqlite3* db = sqlite3_context_db_handle(ctx);
     if (argc >= 5) parse_export_options(db, argv[4], req, kSplitFn);
-    std::vector<std::string> members;
-    try {
-      members = export_member_names(db, req);
-    } catch (const Error& e) {
-      // Its errors are those of the options given here.
-      const std::string what = e.what(), prefix = std::string(kFn) + ": ";
-      if (!what.starts_with(prefix)) throw;
-      throw Error(fmt::format("{}: {}", kSplitFn, what.substr(prefix.size())), e.code());
-    }
-    if (members.empty()) throw Error(fmt::format("{}: no member to export (rocpd_open a job or ATTACH a trace first)", kSplitFn));
-    std::vector<Part> parts;
-    if (by == "ranks") {
-      for (const std::string& m : members) parts.push_back({m, req.lo, req.hi, m});
-    } else if (by == "steps") {
-      parts = by_steps(db, req, members);
-    } else {
-      parts = by_time(db, req, members, n);
-    }
-    // Distinct file names even where two names become one (rank/0, rank_0).
-    std::set<std::string> taken;
-    for (Part& p : parts) {
-      std::string name = file_safe(p.name);
-      for (int k = 2; !taken.insert(name).second; ++k) name = file_safe(p.name) + "-" + std::to_string(k);
-      p.name = name;
-    }
-    std::string out = "[";
-    Stmt obj = prepare(db,
-                       "SELECT json_object('part', ?1, 'file', ?2, 'start_ns', ?3, 'end_ns', ?4, 'db', ?5, 'events', ?6)",
-                       kSplitFn);
-    for (const Part& p : parts) {
-      ExportRequest part = req;
-      part.path = part_file(path, p.name);
-      part.lo = p.start;
-      part.hi = p.end;
-      // The first part keeps the rows that start before the window and reach into it, as the
-      // whole export does; every later one starts where the one before it ends.
-      part.by_start = by != "ranks" && &p != &parts.front();
-      part.allow_empty = true;
-      if (p.db) part.dbs = std::vector<std::string>{*p.db};
-      ExportResult r;
-      try {
-        r = export_trace(db, part);
-      } catch (const Error& e) {
-        if (e.code() == SQLITE_INTERRUPT) throw;
-        throw Error(fmt::format("{}: part {}: {}", kSplitFn, p.name, e.what()), e.code());
-      }
-      sqlite3_reset(obj.get());
-      sqlite3_bind_text(obj.get(), 1, p.name.data(), static_cast<int>(p.name.size()), SQLITE_TRANSIENT);
-      sqlite3_bind_text(obj.get(), 2, part.path.data(), static_cast<int>(part.path.size()), SQLITE_TRANSIENT);
-      if (p.start) sqlite3_bind_int64(obj.get(), 3, *p.start);
-      else sqlite3_bind_null(obj.get(), 3);
-      if (p.end) sqlite3_bind_int64(obj.get(), 4, *p.end);
-      else sqlite3_bind_null(obj.get(), 4);
-      if (p.db) sqlite3_bind_text(obj.get(), 5, p.db->data(), static_cast<int>(p.db->size()), SQLITE_TRANSIENT);
-      else sqlite3_bind_null(obj.get(), 5);
-      sqlite3_bind_int64(obj.get(), 6, static_cast<sqlite3_int64>(r.events));
-      step(obj.get(), kSplitFn);
-      out += (out.size() > 1 ? "," : "") + std::string(column_text(obj.get(), 0));
-    }
-    out += "]";
+    const std::string out = write_parts(db, req, path, by == "ranks", plan_parts(db, req, by, n));
     sqlite3_result_text(ctx, out.data(), static_cast<int>(out.size()), SQLITE_TRANSIENT);
   });
 }
