@@ -351,6 +351,21 @@ class Split(Base):
         self.assertEqual(sum(got.ops["rank1"].values()), sum(ops.values()))
         self.assertEqual(sum(got.apis["rank1"].values()), sum(apis.values()))
 
+    def test_names_that_become_one(self):
+        con = sqlite3.connect(":memory:", uri=True)
+        con.enable_load_extension(True)
+        con.load_extension(os.environ["ROCPD_EXT"])
+        for alias, db in (("r/0", "rank0"), ("r_0", "rank1")):
+            con.execute("ATTACH ? AS ?", (f"file:{self.members[db]}?mode=ro", alias))
+        parts, = con.execute("SELECT rocpd_export_split(?, 'ranks')", (self.path("dup.json"),)).fetchone()
+        con.close()
+        self.assertEqual([(p["part"], p["db"], p["file"]) for p in json.loads(parts)],
+                         [("r_0", "r/0", self.path("dup.r_0.json")), ("r_0-2", "r_0", self.path("dup.r_0-2.json"))])
+        for p, db in zip(json.loads(parts), ("rank0", "rank1")):
+            ops, _, _ = self.expected(db, None, None, True)
+            got = Exported(self.load(p["file"]))
+            self.assertEqual(sum(got.ops[p["db"]].values()), sum(ops.values()))
+
     def test_pftrace_parts_valid(self):
         for p in self.split("p.pftrace", 3):
             self.load(p["file"])
