@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <span>
 #include <string_view>
@@ -182,6 +183,7 @@ class Exporter {
   bool overlaps(int64_t start, std::optional<int64_t> end) const {
     if (req_.hi && start >= *req_.hi) return false;
     if (!req_.lo) return true;
+    if (req_.by_start) return start >= *req_.lo;
     return (end && *end > *req_.lo) || start >= *req_.lo;
   }
 
@@ -354,6 +356,7 @@ class Exporter {
   std::vector<federation::IntBound> window_bounds(int start_col, int end_col, bool reversed) const {
     std::vector<federation::IntBound> b;
     if (!reversed && req_.lo) b.push_back({end_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
+    if (!reversed && req_.lo && req_.by_start) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
     if (reversed) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
     if (req_.hi) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_LT, *req_.hi});
     return b;
@@ -399,12 +402,13 @@ class Exporter {
   // The first API call (in the member's order) of each correlation id: the launch of its ops.
   void read_launches(const federation::Member& m, sqlite3* conn) {
     using namespace federation;
-    MemberColumns rows(m, conn, TableKind::Apis, {kApisCorrelationId, kApisPid, kApisTid, kApisStart, kApisEnd});
-    stream(rows, 5, launch_rows_);
+    MemberColumns rows(m, conn, TableKind::Apis,
+                       {kApisCorrelationId, kApisPid, kApisTid, kApisStart, kApisEnd, kApisDomain});
+    stream(rows, 6, launch_rows_);
   }
   void launch_row(std::span<const StoredValue> row) {
     const StoredValue corr = row[0];
-    if (corr.type == SQLITE_NULL) return;
+    if (corr.type == SQLITE_NULL || dropped(row[5])) return;
     launches_.add(*int_of(corr), int_of(row[1]), int_of(row[2]), int_of(row[3]), int_of(row[4]));
   }
 
@@ -431,8 +435,10 @@ class Exporter {
     const std::string_view name = name_value.type == SQLITE_NULL ? kind : shown_name(text(name_value));
     const auto corr = int_of(row[7]);
     EventArgs args;
-    args.correlation_id = corr;
-    args.op_id = int_of(row[8]);
+    if (req_.args) {
+      args.correlation_id = corr;
+      args.op_id = int_of(row[8]);
+    }
     // The launch: the member's API call with the op's correlation id, when in the window.
     Launch* l = corr ? launches_.find(*corr) : nullptr;
     if (l && !(l->start && overlaps(*l->start, l->end))) l = nullptr;
@@ -440,7 +446,7 @@ class Exporter {
       args.flow_in = ++result.flows;
       // An arrow binds to a slice: a zero-length op it ends at is written 1 ns long.
       if (dur == 0) {
-        args.recorded_dur = 0;
+        args.recorded_dur = 0;  // kept with option args false: it says the 1 ns is not recorded
         dur = 1;
       }
     }
@@ -464,6 +470,20 @@ class Exporter {
     else pending_begins_[*corr].push_back({args.flow_in, from});
   }
 
+  // Whether an API call's domain is one option drop_domains leaves out (compared in lower case).
+  bool dropped(const StoredValue& domain) const {
+    if (req_.drop_domains.empty() || domain.type != SQLITE_TEXT) return false;
+    const std::string_view d = text(domain);
+    for (const std::string& x : req_.drop_domains) {
+      if (x.size() != d.size()) continue;
+      bool same = true;
+      for (size_t i = 0; i < d.size() && same; ++i)
+        same = std::tolower(static_cast<unsigned char>(d[i])) == static_cast<unsigned char>(x[i]);
+      if (same) return true;
+    }
+    return false;
+  }
+
   // An op's name as the export shows it (ExportRequest::names), through a cache of this export.
   std::string_view shown_name(std::string_view raw) {
     if (req_.names == NameForm::raw) return raw;
@@ -485,6 +505,8 @@ class Exporter {
                              : (reversed ? reversed_api_rows_ : api_rows_));
   }
   void api_row(std::span<const StoredValue> row, bool reversed, bool launches) {
+    // A call left out launches no arrow: the launch of its id is the first call written.
+    if (dropped(row[2])) return;
     if (launches && row[7].type != SQLITE_NULL)
       launches_.add(*int_of(row[7]), int_of(row[0]), int_of(row[1]), int_of(row[5]), int_of(row[6]));
     const auto start = int_of(row[5]);
@@ -498,9 +520,9 @@ class Exporter {
     const int64_t jtid = api_track(jpid, pid, tid, *start, dur);
     const auto corr = int_of(row[7]);
     EventArgs args;
-    args.correlation_id = corr;
+    if (req_.args) args.correlation_id = corr;
     const StoredValue a = row[4];
-    if (a.type != SQLITE_NULL) {
+    if (req_.args && a.type != SQLITE_NULL) {
       const std::string_view t = text(a);
       if (!t.empty()) args.text = t;
     }
@@ -637,11 +659,22 @@ std::vector<Member> members_to_export(sqlite3* db, const ExportRequest& req) {
     if (sqlite3_column_type(s.get(), 2) != SQLITE_NULL) m.hostname = std::string(column_text(s.get(), 2));
     all.push_back(std::move(m));
   }
+  if (!req.member_globs.empty()) {
+    for (const std::string& g : req.member_globs)
+      if (std::none_of(all.begin(), all.end(), [&](const Member& m) { return sqlite3_strglob(g.c_str(), m.db.c_str()) == 0; }))
+        throw Error(fmt::format("{}: option members: no member matches '{}' (a GLOB pattern, case-sensitive)", kFn, g));
+    std::erase_if(all, [&](const Member& m) {
+      return std::none_of(req.member_globs.begin(), req.member_globs.end(),
+                          [&](const std::string& g) { return sqlite3_strglob(g.c_str(), m.db.c_str()) == 0; });
+    });
+  }
   if (!req.dbs) return all;
   std::vector<Member> chosen;
   for (const std::string& name : *req.dbs) {
     auto it = std::find_if(all.begin(), all.end(), [&](const Member& m) { return m.db == name; });
-    if (it == all.end()) throw Error(fmt::format("{}: option db: no member is named '{}'", kFn, name));
+    if (it == all.end())
+      throw Error(fmt::format("{}: option db: no member is named '{}'{}", kFn, name,
+                              req.member_globs.empty() ? "" : " among those option members keeps"));
     if (std::none_of(chosen.begin(), chosen.end(), [&](const Member& m) { return m.db == name; })) chosen.push_back(*it);
   }
   std::sort(chosen.begin(), chosen.end(), [](const Member& a, const Member& b) { return a.ordinal < b.ordinal; });
@@ -710,15 +743,36 @@ void refuse_reading_destination(sqlite3* db, const std::string& path) {
                           kFn, window, *first, *last, req.path, rel(req.lo), rel(req.hi)));
 }
 
+// A JSON string literal of option text (valid UTF-8: it came through SQLite's JSON functions).
+std::string json_string(std::string_view t) {
+  std::string out = "\"";
+  for (const char c : t) {
+    if (c == '"' || c == '\\') out += {'\\', c};
+    else if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out + "\"";
+}
+
 std::string other_data(const ExportRequest& req, const ExportResult& r) {
   auto bound = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : std::string("null"); };
+  // What a reader of the file needs to know was left out or how rows were chosen.
+  std::string dropped;
+  for (const std::string& d : req.drop_domains) dropped += (dropped.empty() ? "" : ",") + json_string(d);
   return fmt::format(
       "{{\"exporter\":\"rocpd_export_trace\",\"start_ns\":{},\"end_ns\":{},\"members\":{},\"ops\":{},\"apis\":{},"
-      "\"flows\":{},\"counters\":{},\"utilization_buckets\":{}}}",
-      bound(req.lo), bound(req.hi), r.members, r.ops, r.apis, r.flows, r.counters, req.utilization_buckets);
+      "\"flows\":{},\"counters\":{},\"utilization_buckets\":{},\"rows\":\"{}\",\"drop_domains\":[{}],\"args\":{}}}",
+      bound(req.lo), bound(req.hi), r.members, r.ops, r.apis, r.flows, r.counters, req.utilization_buckets,
+      req.by_start ? "starting" : "overlapping", dropped, req.args ? "true" : "false");
 }
 
 }  // namespace
+
+std::vector<std::string> export_member_names(sqlite3* db, const ExportRequest& req) {
+  std::vector<std::string> names;
+  for (const Member& m : members_to_export(db, req)) names.push_back(m.db);
+  return names;
+}
 
 ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   // Progress lines count from here: the members' list and the checks below are the statement's time too.
@@ -767,6 +821,7 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   }
   e.result.members = members.size();
   if (e.result.ops == 0 && e.result.apis == 0) {
+    if (req.allow_empty) return ExportResult{};  // `out` removes its partial file
     if (req.lo || req.hi) empty_window(db, req, members);
     throw Error(fmt::format("{}: the {} exported hold no op or API call; '{}' was not written", kFn,
                             members.size() == 1 ? fmt::format("member {}", members[0].db)

@@ -4,7 +4,6 @@ per call among kernels with random noise ranks first while the noisy ones are "w
 Mann-Whitney p values against a brute force that counts pairs); kernels whose display names differ
 only in their digest are paired; a run that does less work in the same window shows it per second."""
 import csv
-import gzip
 import html.parser
 import io
 import re
@@ -434,71 +433,6 @@ class MemberTables(unittest.TestCase):
         _, err, _ = run("query", path, "SELECT count(*) FROM nope.rocpd_op", check=False)
         self.assertEqual(err, "rocpd-ext: no such table: nope.rocpd_op (did you mean rocpd_ops?)\n")
 
-
-class ExportSplit(unittest.TestCase):
-    """export --split N|ranks|steps: each part against rocpd_export_trace called directly with the
-    part's window and members, computed here; every file a valid trace."""
-
-    @classmethod
-    def setUpClass(cls):
-        require()
-        cls._tmp = tempfile.TemporaryDirectory(prefix="rocpd_cli_cmp44_split_")
-        cls.job = generate(os.path.join(cls._tmp.name, "job"), steps=3, ops=600, procs=2)
-        cls.con = connect(cls.job)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.con.close()
-        cls._tmp.cleanup()
-
-    def direct(self, lo, hi, options=None):
-        path = os.path.join(self._tmp.name, "direct.json")
-        n, = self.con.execute("SELECT rocpd_export_trace(?, ?, ?, ?)", (path, lo, hi, options)).fetchone()
-        return n
-
-    def events(self, path):
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rt") as f:
-            return len(json.load(f)["traceEvents"])
-
-    def check(self, out, parts):
-        """parts: [(file, lo, hi, options)] in order; `out` lists each with its events and window."""
-        lines = []
-        for path, lo, hi, options in parts:
-            n = self.direct(lo, hi, options)
-            self.assertEqual(self.events(path), n, path)
-            window = f" in [{'start' if lo is None else lo}, {'end' if hi is None else hi})" if (lo, hi) != (None, None) else ""
-            lines.append(f"{path}: {n} events{window}")
-        self.assertEqual(out.splitlines(), lines)
-
-    def test_split_in_time_windows(self):
-        first, last = self.con.execute("SELECT min(first_ns), max(last_ns) FROM rocpd_members").fetchone()
-        out_file = os.path.join(self._tmp.name, "t.json")
-        out, _, _ = run("export", self.job, out_file, "--split", "3")
-        edges = [first + (last - first) * k // 3 for k in range(4)]
-        self.check(out, [(os.path.join(self._tmp.name, f"t.{k}.json"), None if k == 0 else edges[k],
-                          None if k == 2 else edges[k + 1], None) for k in range(3)])
-
-    def test_split_by_rank(self):
-        out_file = os.path.join(self._tmp.name, "r.json")
-        out, _, _ = run("export", self.job, out_file, "--split", "ranks")
-        self.check(out, [(os.path.join(self._tmp.name, f"r.{db}.json"), None, None, json.dumps({"db": [db]}))
-                         for db in ("rank0", "rank1")])
-
-    def test_split_by_step(self):
-        steps = self.con.execute("SELECT name, min(start), max(\"end\") FROM rocpd_ranges WHERE name LIKE 'ProfilerStep#%'"
-                                 " GROUP BY name ORDER BY min(start)").fetchall()
-        self.assertEqual(len(steps), 3)
-        out_file = os.path.join(self._tmp.name, "s.json.gz")
-        out, _, _ = run("export", self.job, out_file, "--split", "steps")
-        self.check(out, [(os.path.join(self._tmp.name, f"s.{name.replace('#', '_')}.json.gz"), lo, hi, None)
-                         for name, lo, hi in steps])
-        _, err, rc = run("export", self.job, out_file, "--split", "steps", "--steps", "nope%", check=False)
-        self.assertEqual((rc, err), (1, "rocpd-ext: --split steps: no step ranges in the window (marker ranges named "
-                                        "like 'nope%'); --steps PATTERN chooses them\n"))
-        _, err, rc = run("export", self.job, out_file, "--split", "0", check=False)
-        self.assertEqual(rc, 2)
-        self.assertTrue(err.startswith("rocpd-ext: --split takes ranks, steps or a number of time windows"), err)
 
 if __name__ == "__main__":
     require()

@@ -499,7 +499,7 @@ class ExportTest(ChecksumGuard):
             ((os.path.join(d, "x.json"), 1, 2.5), "rocpd_export_trace: end_ns must be an integer (ns), got real 2.5"),
             ((os.path.join(d, "no", "such", "x.json"),), "rocpd_export_trace: cannot create '"),
             ((d + "/sub.json",), "rocpd_export_trace: cannot write '"),
-            ((os.path.join(d, "x.json"), None, None, '{"dbs": 1}'), "rocpd_export_trace: unknown option 'dbs' (known: db, names, utilization_buckets)"),
+            ((os.path.join(d, "x.json"), None, None, '{"dbs": 1}'), "rocpd_export_trace: unknown option 'dbs' (known: args, counters, db, drop_domains, members, names, utilization_buckets)"),
             ((os.path.join(d, "x.json"), None, None, '{"db": "nope"}'), "rocpd_export_trace: option db: no member is named 'nope'"),
             ((os.path.join(d, "x.json"), None, None, '{"db": [1]}'), "rocpd_export_trace: option db must be a member name or an array of names"),
             ((os.path.join(d, "x.json"), None, None, '[1]'), "rocpd_export_trace: options must be a JSON object"),

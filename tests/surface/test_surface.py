@@ -35,6 +35,8 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_require_members", 1, FILES), ("rocpd_sql_rewrite", 1, FILES), ("rocpd_sql_pushdown", 1, FILES),
     ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
     ("rocpd_export_trace", 4, FILES),
+    ("rocpd_export_split", 2, FILES), ("rocpd_export_split", 3, FILES), ("rocpd_export_split", 4, FILES),
+    ("rocpd_export_split", 5, FILES),
     ("rocpd_compress", 2, FILES), ("rocpd_compress", 3, FILES), ("rocpd_compress", 4, FILES),
     ("rocpd_zstd_verify", 1, FILES), ("rocpd_zstd_verify", 2, FILES), ("rocpd_zstd_last_error", 0, FILES),
     ("rocpd_zstd_plain_limit", 0, FILES), ("rocpd_zstd_plain_limit", 1, FILES),

@@ -59,36 +59,23 @@ int run_query(const Options& o, std::ostream& out, const OutputFile* target) {
 }
 
 namespace {
-std::string window_text(std::optional<std::int64_t> s, std::optional<std::int64_t> e) {
-  return fmt::format(" in [{}, {})", s ? std::to_string(*s) : "start", e ? std::to_string(*e) : "end");
-}
-
-// --split: one rocpd_export_trace call per part; a part that holds nothing is said and skipped.
-int export_parts(Session& session, const Options& o, const Window& w, std::ostream& out) {
-  const bool pftrace = o.out.ends_with(".pftrace");
-  for (const auto& part : split_parts(session, o, w)) {
-    JsonWriter json(session.handle());
-    const std::vector<std::string>& dbs = part.dbs.empty() ? o.dbs : part.dbs;
-    Param options;
-    if (!dbs.empty()) {
-      std::string list;
-      for (const auto& d : dbs) list += (list.empty() ? "" : ", ") + json.quote(d);
-      options = Param("{\"db\": [" + list + "]}");
-    }
-    progress_phase("export: writing " + part.file);
-    const bool windowed = part.start || part.end;
-    try {
-      Cell n = session.scalar("SELECT rocpd_export_trace(?1, ?2, ?3, ?4)",
-                              {Param(part.file), part.start ? Param(*part.start) : Param(),
-                               part.end ? Param(*part.end) : Param(), options});
-      out << fmt::format("{}: {} {}", part.file, n.text, pftrace ? "packets" : "events")
-          << (windowed ? window_text(part.start, part.end) : "") << '\n';
-    } catch (const CliError& e) {
-      if (std::string(e.what()).find("no op or API call in the window") == std::string::npos) throw;
-      out << fmt::format("{}: not written, no op or API call", part.file) << window_text(part.start, part.end) << '\n';
-    }
-  }
-  return 0;
+// The options object of rocpd_export_trace / rocpd_export_split from the command line; NULL when
+// none is given.
+Param export_options(Session& session, const Options& o) {
+  JsonWriter json(session.handle());
+  auto list = [&](const std::vector<std::string>& v) {
+    std::string l;
+    for (const auto& d : v) l += (l.empty() ? "" : ", ") + json.quote(d);
+    return "[" + l + "]";
+  };
+  std::string fields;
+  auto add = [&](const std::string& f) { fields += (fields.empty() ? "" : ", ") + f; };
+  if (!o.dbs.empty()) add("\"db\": " + list(o.dbs));
+  if (!o.member_globs.empty()) add("\"members\": " + list(o.member_globs));
+  if (!o.drop_domains.empty()) add("\"drop_domains\": " + list(o.drop_domains));
+  if (o.no_counters) add("\"counters\": false");
+  if (o.no_args) add("\"args\": false");
+  return fields.empty() ? Param() : Param("{" + fields + "}");
 }
 }  // namespace
 
@@ -97,16 +84,11 @@ int run_export(const Options& o, std::ostream& out) {
   if (o.progress) progress.emplace(o.paths);
   Session session;
   session.allow_writer("rocpd_export_trace");
+  session.allow_writer("rocpd_export_split");
   open_job(session, o, nullptr);
   Window w = resolve_window(session, o.start, o.end, o.range);
-  Param options;
-  if (!o.dbs.empty()) {
-    JsonWriter json(session.handle());
-    std::string list;
-    for (const auto& d : o.dbs) list += (list.empty() ? "" : ", ") + json.quote(d);
-    options = Param("{\"db\": [" + list + "]}");
-  }
-  if (!o.split.empty()) return export_parts(session, o, w, out);
+  const Param options = export_options(session, o);
+  if (!o.split.empty()) return export_split(session, o, w, options, out);
   Param start = w.start ? Param(*w.start) : Param(), end = w.end ? Param(*w.end) : Param();
   Cell n;
   progress_phase("export: writing " + o.out);

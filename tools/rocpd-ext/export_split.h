@@ -1,11 +1,9 @@
 // `rocpd-ext export ... --split N|ranks|steps` (docs/cli.md, "export"): one job written as several
-// Perfetto files, each one call of rocpd_export_trace over its part: N equal windows of time, one
-// member (rank) each, or one step each (the step ranges of every member named alike).
+// Perfetto files by one call of rocpd_export_split (docs/export.md, "Splitting a job"): N equal
+// windows of time, one member (rank) each, or one step each; each row in one part.
 #pragma once
-#include <cstdint>
-#include <optional>
+#include <ostream>
 #include <string>
-#include <vector>
 
 #include "export_window.h"
 #include "options.h"
@@ -13,17 +11,10 @@
 
 namespace rocpd_cli {
 
-struct SplitPart {
-  std::string file;                        // OUT with ".<part>" before its extension
-  std::optional<std::int64_t> start, end;  // the part's window (absent: open)
-  std::vector<std::string> dbs;            // only these members (empty: o.dbs or all)
-};
-
 // Whether `spec` is a --split value: "ranks", "steps" or a whole number from 1 to 10000.
 bool is_split_spec(const std::string& spec);
-// The parts of the export window `w` by o.split; throws CliError when there is nothing to split by.
-std::vector<SplitPart> split_parts(Session& session, const Options& o, const Window& w);
-// "trace.json" + "3" -> "trace.3.json" (also .json.gz and .pftrace; else appended).
-std::string part_file(const std::string& out, const std::string& part);
+// Writes the parts of window `w` with the export options `options` (a JSON object or NULL); a
+// line per part: its file and events, or that it held nothing and was not written.
+int export_split(Session& session, const Options& o, const Window& w, const Param& options, std::ostream& out);
 
 }  // namespace rocpd_cli

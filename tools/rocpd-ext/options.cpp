@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <string_view>
@@ -49,13 +50,14 @@ bool takes(const std::string& command, std::string_view opt) {
   if (command == "query") return opt == "--format" || opt == "--allow-write";
   if (command == "export")
     return opt == "--start" || opt == "--end" || opt == "--range" || opt == "--db" || opt == "--split" ||
-           opt == "--steps";
+           opt == "--steps" || opt == "--drop-domain" || opt == "--members" || opt == "--no-counters" ||
+           opt == "--no-args";
   return false;
 }
 
 bool is_flag(std::string_view opt) {
   return opt == "--progress" || opt == "--by-rank" || opt == "--allow-write" || opt == "--no-cache" ||
-         opt == "--raw-names";
+         opt == "--raw-names" || opt == "--no-counters" || opt == "--no-args";
 }
 
 // The first word of SQL statements: an argument starting with one is never taken for a path.
@@ -131,6 +133,8 @@ Options parse_options(int argc, char** argv) {
       else if (name == "--by-rank") o.by_rank = true;
       else if (name == "--no-cache") o.no_cache = true;
       else if (name == "--raw-names") o.raw_names = true;
+      else if (name == "--no-counters") o.no_counters = true;
+      else if (name == "--no-args") o.no_args = true;
       else o.allow_write = true;
       continue;
     }
@@ -171,6 +175,17 @@ Options parse_options(int argc, char** argv) {
       o.range = value;
     } else if (name == "--db") {
       o.dbs.push_back(value);
+    } else if (name == "--drop-domain") {
+      // hsa,marker or repeated
+      for (size_t a = 0; a <= value.size();) {
+        const size_t b = std::min(value.find(',', a), value.size());
+        if (b == a) usage_error(o.command, "--drop-domain needs API domain names such as hsa or marker, got '" + value + "'");
+        o.drop_domains.push_back(value.substr(a, b - a));
+        a = b + 1;
+      }
+    } else if (name == "--members") {
+      if (value.empty()) usage_error(o.command, "--members needs a GLOB pattern of member names such as 'rank[0-3]'");
+      o.member_globs.push_back(value);
     } else if (name == "--split") {
       if (!is_split_spec(value))
         usage_error(o.command, "--split takes ranks, steps or a number of time windows from 1 to 10000, got '" + value + "'");
@@ -262,6 +277,7 @@ statement).
 )";
   if (command == "export")
     return R"(usage: rocpd-ext export PATH... OUT [--start T] [--end T | --range NAME] [--db NAME]...
+                        [--members GLOB]... [--drop-domain D,...] [--no-counters] [--no-args]
                         [--split ranks|steps|N [--steps PATTERN]] [--progress] [--no-cache]
        rocpd-ext export PATH... -o OUT ...
 
@@ -276,8 +292,13 @@ Writes the members' ops and API calls to OUT for Perfetto UI or chrome://tracing
                                                               is its first start, --end its last end
   --range NAME         from the first start to the last end of the ranges named NAME
   --db NAME            only this member (repeatable)
-  --split S            several files, OUT.<part>.json: ranks (one per member), steps (one per
-                       step, --steps PATTERN), or N (N equal windows of time)
+  --members GLOB       only members whose name matches (repeatable; 'rank[0-3]', 'node1_*')
+  --drop-domain D,...  leave out the API calls of these domains (hip, hsa, marker, rccl, cuda, ...)
+  --no-counters        no GPU utilization counter tracks
+  --no-args            no debug annotations (correlation_id, op_id, call arguments) on slices
+  --split S            several files, OUT.<part>.json (rocpd_export_split): ranks (one per
+                       member), steps (one per step, --steps PATTERN, and 'before'/'after' the
+                       steps), or N (N equal windows of time); each row in one part
   --progress           progress lines on stderr
   --no-cache           convert traces (PyTorch, nsys) into temporary databases, not the cache
 

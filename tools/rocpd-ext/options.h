@@ -33,6 +33,9 @@ struct Options {
   std::optional<std::string> start, end, range;  // export window (export_window.h)
   std::vector<std::string> dbs;                  // export: only these members
   std::string split;                             // export: "", "ranks", "steps" or N (export_split.h)
+  std::vector<std::string> drop_domains;         // export: API domains left out (option drop_domains)
+  std::vector<std::string> member_globs;         // export: only members matching one (option members)
+  bool no_counters = false, no_args = false;     // export: options counters false, args false
 };
 
 // Throws CliError (exit code 2) for a usage error, naming the argument.

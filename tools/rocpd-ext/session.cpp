@@ -35,7 +35,8 @@ int exit_interrupted() { return 128 + g_signal.load(); }
 
 // The functions of the extension that write a file the user names.
 bool writes_files(const char* function) {
-  static const char* const kWriters[] = {"rocpd_export_trace", "rocpd_import", "rocpd_compress"};
+  static const char* const kWriters[] = {"rocpd_export_trace", "rocpd_export_split", "rocpd_import",
+                                         "rocpd_compress"};
   return function && std::any_of(std::begin(kWriters), std::end(kWriters),
                                  [&](const char* w) { return sqlite3_stricmp(w, function) == 0; });
 }
@@ -168,7 +169,7 @@ int Session::authorize(void* self, int action, const char* a1, const char* a2, c
   if (s->allow_write_) return SQLITE_OK;
   if (action == SQLITE_FUNCTION && writes_files(a2) && !s->writers_.count(lower(a2))) {
     s->refused_ = std::string(a2) + "() writes a file, and this connection writes none (docs/cli.md); use " +
-                  (lower(a2) == "rocpd_export_trace" ? "rocpd-ext export, or " : "") +
+                  (lower(a2).starts_with("rocpd_export_") ? "rocpd-ext export, or " : "") +
                   "rocpd-ext query --allow-write to call it";
     return SQLITE_DENY;
   }
