@@ -19,18 +19,26 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH k AS (  -- one pass over the kernels: median, then MAD, per (db, gpu, name) as windows
-  SELECT *, percentile(abs(v - med), 50) OVER (PARTITION BY db, gpu, name) AS mad
-  FROM (SELECT db, gpu, name, op_id, duration AS v,
-               percentile(duration, 50) OVER (PARTITION BY db, gpu, name) AS med,
-               count(*) OVER (PARTITION BY db, gpu, name) AS n
-        FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL)
+WITH kk AS MATERIALIZED (  -- the kernels, read once
+  SELECT db, gpu, name, op_id, duration AS v FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL
+), k_med AS MATERIALIZED (
+  SELECT db, gpu, name, percentile(v, 50) AS med FROM kk GROUP BY db, gpu, name HAVING count(*) >= 5
+), k_cand AS MATERIALIZED (  -- only an instance this far above its median can score 5 (the MAD only
+  -- widens the denominator), so the MADs are computed for its groups alone
+  SELECT kk.db, kk.gpu, kk.name, kk.op_id, kk.v, m.med
+  FROM kk JOIN k_med m ON m.db = kk.db AND m.gpu IS kk.gpu AND m.name = kk.name
+  WHERE kk.v - m.med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(m.med), 1000)
+), k_mad AS MATERIALIZED (
+  SELECT g.db, g.gpu, g.name, g.med, percentile(abs(kk.v - g.med), 50) AS mad
+  FROM (SELECT DISTINCT db, gpu, name, med FROM k_cand) g
+  JOIN kk ON kk.db = g.db AND kk.gpu IS g.gpu AND kk.name = g.name
+  GROUP BY g.db, g.gpu, g.name
 ), kernels AS (
-  SELECT 'kernel' AS kind, db, gpu, NULL AS step, name, v AS value, med AS typical,
-         (v - med) / (1.4826 * max(mad, 0.1 * abs(med), 1000)) AS score,
-         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', db, op_id) AS evidence
-  FROM k WHERE n >= 5 AND v > med
-), s AS (
+  SELECT 'kernel' AS kind, c.db, c.gpu, NULL AS step, c.name, c.v AS value, c.med AS typical,
+         (c.v - c.med) / (1.4826 * max(m.mad, 0.1 * abs(c.med), 1000)) AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', c.db, c.op_id) AS evidence
+  FROM k_cand c JOIN k_mad m ON m.db = c.db AND m.gpu IS c.gpu AND m.name = c.name
+), s AS MATERIALIZED (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
 ), s_med AS (
   SELECT db, pid, percentile(v, 50) AS med FROM s GROUP BY db, pid HAVING count(*) >= 3
