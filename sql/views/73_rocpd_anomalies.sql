@@ -12,6 +12,14 @@
 --             'straggler' a rank's count of collectives it arrived last at (rocpd_stragglers): group
 --                         the job's ranks, 2 or more, floor 1 collective; only ranks whose
 --                         collectives all matched (unmatched = 0: otherwise who came last is not known)
+--             'launch_delay' a kernel's launch delay (rocpd_launch_stats.launch_delay_ns: its launch
+--                         call's end to its start): group (db, gpu), 20 or more kernels, floor 10 us
+--             'idle_gap'  a gap between a gpu's busy intervals (rocpd_gaps): group (db, gpu), 20 or
+--                         more gaps, floor 1000 ns; only gaps of 1 ms or more
+--   The last two are heavy-tailed (queueing, host stalls): their spread is also at least the
+--   group's 99th percentile minus its median, so that a value must lie five times as far above the
+--   median as the group's own tail reaches: score = (value - median) / max(1.4826 * max(MAD, 10 %
+--   of |median|, floor), p99 - median).
 --   db, gpu, step, name   where (NULL where it does not apply; name: the kernel, the step range, or
 --                         the rank's pid for a straggler)
 --   value, typical        the figure and its group's median (ns, percent or count, per kind)
@@ -87,12 +95,47 @@ WITH kk AS MATERIALIZED (  -- the kernels, read once
          printf('SELECT * FROM rocpd_collectives WHERE db = %Q AND pid = %d AND wait_ns = 0 AND participants > 1', r.db, r.pid) AS evidence
   FROM r, r_mad m
   WHERE r.v > m.med
+), ld AS MATERIALIZED (  -- launch delays: each kernel's launch call end to its start (rocpd_launch_stats)
+  SELECT db, gpu, op_id, launch_delay_ns AS v FROM rocpd_launch_stats
+  WHERE kind = 'kernel' AND launch_delay_ns IS NOT NULL
+), ld_q AS MATERIALIZED (
+  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM ld GROUP BY db, gpu HAVING count(*) >= 20
+), ld_cand AS MATERIALIZED (
+  SELECT ld.*, q.med, q.p99 FROM ld JOIN ld_q q ON q.db = ld.db AND q.gpu IS ld.gpu
+  WHERE ld.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 10000), q.p99 - q.med)
+), ld_mad AS MATERIALIZED (
+  SELECT g.db, g.gpu, percentile(abs(ld.v - g.med), 50) AS mad
+  FROM (SELECT DISTINCT db, gpu, med FROM ld_cand) g JOIN ld ON ld.db = g.db AND ld.gpu IS g.gpu
+  GROUP BY g.db, g.gpu
+), launches AS (
+  SELECT 'launch_delay' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 10000), c.p99 - c.med) AS score,
+         printf('SELECT * FROM rocpd_launch_stats WHERE db = %Q AND op_id = %d', c.db, c.op_id) AS evidence
+  FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
+), gp AS MATERIALIZED (  -- idle gaps between a gpu's busy intervals (rocpd_gaps)
+  SELECT db, gpu, start, duration AS v FROM rocpd_gaps
+), gp_q AS MATERIALIZED (
+  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM gp GROUP BY db, gpu HAVING count(*) >= 20
+), gp_cand AS MATERIALIZED (
+  SELECT gp.*, q.med, q.p99 FROM gp JOIN gp_q q ON q.db = gp.db AND q.gpu IS gp.gpu
+  WHERE gp.v >= 1000000 AND gp.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 1000), q.p99 - q.med)
+), gp_mad AS MATERIALIZED (
+  SELECT g.db, g.gpu, percentile(abs(gp.v - g.med), 50) AS mad
+  FROM (SELECT DISTINCT db, gpu, med FROM gp_cand) g JOIN gp ON gp.db = g.db AND gp.gpu IS g.gpu
+  GROUP BY g.db, g.gpu
+), gaps AS (
+  SELECT 'idle_gap' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), c.p99 - c.med) AS score,
+         printf('SELECT * FROM rocpd_gaps WHERE db = %Q AND gpu = %d AND start = %d', c.db, c.gpu, c.start) AS evidence
+  FROM gp_cand c JOIN gp_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), all_rows AS (
   SELECT * FROM kernels UNION ALL SELECT * FROM rank_steps UNION ALL SELECT * FROM job_steps
-  UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks
+  UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks UNION ALL SELECT * FROM launches
+  UNION ALL SELECT * FROM gaps
 )
 SELECT kind, db, gpu, step, name, value, typical, round(score, 1) AS score, evidence
 FROM all_rows
 WHERE score >= 5 AND rocpd_require_members('rocpd_anomalies')
-ORDER BY CASE kind WHEN 'job_step' THEN 1 WHEN 'straggler' THEN 2 WHEN 'gpu_idle' THEN 3 WHEN 'rank_step' THEN 4 ELSE 5 END,
+ORDER BY CASE kind WHEN 'job_step' THEN 1 WHEN 'straggler' THEN 2 WHEN 'gpu_idle' THEN 3 WHEN 'idle_gap' THEN 4
+                   WHEN 'rank_step' THEN 5 WHEN 'launch_delay' THEN 6 ELSE 7 END,
          score DESC, db COLLATE rocpd_natural, gpu, step, name;
