@@ -27,25 +27,26 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH kk AS MATERIALIZED (  -- the kernels, read once
-  SELECT db, gpu, name, op_id, duration AS v FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL
-), k_med AS MATERIALIZED (
-  SELECT db, gpu, name, percentile(v, 50) AS med FROM kk GROUP BY db, gpu, name HAVING count(*) >= 5
-), k_cand AS MATERIALIZED (  -- only an instance this far above its median can score 5 (the MAD only
-  -- widens the denominator), so the MADs are computed for its groups alone
-  SELECT kk.db, kk.gpu, kk.name, kk.op_id, kk.v, m.med
-  FROM kk JOIN k_med m ON m.db = kk.db AND m.gpu IS kk.gpu AND m.name = kk.name
-  WHERE kk.v - m.med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(m.med), 1000)
-), k_mad AS MATERIALIZED (
-  SELECT g.db, g.gpu, g.name, g.med, percentile(abs(kk.v - g.med), 50) AS mad
-  FROM (SELECT DISTINCT db, gpu, name, med FROM k_cand) g
-  JOIN kk ON kk.db = g.db AND kk.gpu IS g.gpu AND kk.name = g.name
-  GROUP BY g.db, g.gpu, g.name
-), kernels AS (
-  SELECT 'kernel' AS kind, c.db, c.gpu, NULL AS step, c.name, c.v AS value, c.med AS typical,
-         (c.v - c.med) / (1.4826 * max(m.mad, 0.1 * abs(c.med), 1000)) AS score,
-         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', c.db, c.op_id) AS evidence
-  FROM k_cand c JOIN k_mad m ON m.db = c.db AND m.gpu IS c.gpu AND m.name = c.name
+WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every core: the median,
+  -- the longest instance and the durations (a JSON array; NULL where a member's odd values need SQL)
+  SELECT db, gpu, name, med_ns AS med, max_ns, durations
+  FROM temp.rocpd_op_groups('db,gpu,name', 'kernel') WHERE timed >= 5
+), k_mad AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median can
+  -- hold a score of 5 (the MAD only widens the spread): the MADs of those groups alone
+  SELECT db, gpu, name, med, coalesce(
+           (SELECT percentile(abs(value - med), 50) FROM json_each(durations)),
+           (SELECT percentile(abs(o.duration - g.med), 50) FROM rocpd_ops o
+            WHERE o.kind = 'kernel' AND o.db = g.db AND o.gpu IS g.gpu AND o.name = g.name)) AS mad
+  FROM k_g g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
+), k_hit AS MATERIALIZED (
+  SELECT db, gpu, name, med, 1.4826 * max(mad, 0.1 * abs(med), 1000) AS spread FROM k_mad
+), kernels AS (  -- the instances of the groups hit, in one read of the kernels (none when no group is)
+  SELECT 'kernel' AS kind, o.db, o.gpu, NULL AS step, o.name, o.duration AS value, h.med AS typical,
+         (o.duration - h.med) / h.spread AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', o.db, o.op_id) AS evidence
+  FROM rocpd_ops o CROSS JOIN k_hit h
+  WHERE (SELECT count(*) FROM k_hit) > 0 AND o.kind = 'kernel' AND o.db = h.db AND o.gpu IS h.gpu
+    AND o.name = h.name AND o.duration - h.med >= 0.999 * 5 * h.spread
 ), s AS MATERIALIZED (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
 ), s_med AS (
@@ -95,9 +96,10 @@ WITH kk AS MATERIALIZED (  -- the kernels, read once
          printf('SELECT * FROM rocpd_collectives WHERE db = %Q AND pid = %d AND wait_ns = 0 AND participants > 1', r.db, r.pid) AS evidence
   FROM r, r_mad m
   WHERE r.v > m.med
-), ld AS MATERIALIZED (  -- launch delays: each kernel's launch call end to its start (rocpd_launch_stats)
-  SELECT db, gpu, op_id, launch_delay_ns AS v FROM rocpd_launch_stats
-  WHERE kind = 'kernel' AND launch_delay_ns IS NOT NULL
+), ld AS MATERIALIZED (  -- launch delays: each kernel's launch call end to its start (rocpd_launch_stats'
+  -- launch_delay_ns, read from rocpd_op_launches)
+  SELECT db, gpu, op_id, start - launch_end AS v FROM rocpd_op_launches
+  WHERE kind = 'kernel' AND start IS NOT NULL AND launch_end IS NOT NULL
 ), ld_q AS MATERIALIZED (
   SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM ld GROUP BY db, gpu HAVING count(*) >= 20
 ), ld_cand AS MATERIALIZED (

@@ -96,10 +96,14 @@ std::string replace_names(const std::string& sql, const std::vector<std::pair<st
   return out;
 }
 
+void prepare_stragglers(Session& session) {
+  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_stragglers AS SELECT * FROM rocpd_stragglers");
+}
+
 ResultSet findings_section(Session& session, long long top) {
   // The views' inputs, read once: the summary's breakdown, the stragglers, the critical path.
   session.run("CREATE TEMP VIEW IF NOT EXISTS cli_time_breakdown AS SELECT *, NULL AS step FROM temp.cli_breakdown");
-  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_stragglers AS SELECT * FROM rocpd_stragglers");
+  prepare_stragglers(session);
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
                                                             {"rocpd_stragglers", "temp.cli_stragglers"}};
   const char* from = "rocpd_findings";

@@ -15,6 +15,9 @@
 
 namespace rocpd_cli {
 
+// Fills temp.cli_stragglers with the rows of rocpd_stragglers, in its order (once per session).
+void prepare_stragglers(Session& session);
+
 // rule, severity, figures, at_stake_ns, at_stake_pct, next, evidence: the first `top` rows of
 // rocpd_findings (the note says when there were more). Needs prepare_breakdown() first.
 ResultSet findings_section(Session& session, long long top);

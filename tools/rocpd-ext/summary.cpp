@@ -69,7 +69,8 @@ const SectionSql kSections[] = {
     // summary_calls.h: runtime and driver calls; the markers, annotations and the profiler's own calls.
     {"apis", "Top API calls (runtime and driver calls of every member; names normalised)", nullptr},
     {"other_calls", "Markers, GPU annotations and the profiler's own calls (no API calls; names normalised)", nullptr},
-    {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM rocpd_stragglers"},
+    // The stragglers are read once, for this section and the findings (findings_section.h).
+    {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM temp.cli_stragglers"},
     {"steps", "Steps: how evenly the ranks ran them (rocpd_step_summary)", "SELECT * FROM rocpd_step_summary"},
     // critical_path_section.h: its statement reads the segments it keeps for the html lane chart.
     {"critical_path", "Critical path of the slowest and the median step: its share per kind (rocpd_critical_path)",
@@ -191,6 +192,7 @@ Summary build_summary(Session& session, const Options& o) {
       if (rs.rows.empty() && o.sections.empty()) continue;
       if (rs.rows.empty()) rs.note = "(none: no kernel has counters that docs/roofline.md's formulas map)";
     } else {
+      if (name == "stragglers") prepare_stragglers(session);
       std::vector<Param> params;
       if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
       rs = session.run(s.sql, params);
