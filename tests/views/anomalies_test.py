@@ -83,6 +83,18 @@ UPDATE rocpd_op SET start = start + 20000000, "end" = "end" + 20000000 WHERE sta
 """
 
 
+def all_gaps(path):
+    """The gaps between the union of a file's op intervals, brute force."""
+    with sqlite3.connect(path) as db:
+        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+    gaps, reach = [], ops[0][1]
+    for start, end in ops[1:]:
+        if start > reach:
+            gaps.append(start - reach)
+        reach = max(reach, end)
+    return gaps
+
+
 def largest_gap(path):
     """The longest gap between the union of a file's op intervals, brute force: (start, length)."""
     with sqlite3.connect(path) as db:
@@ -163,6 +175,17 @@ class Anomalies(unittest.TestCase):
         self.assertEqual((top["db"], top["value"]), ("rank0", delay))
         self.assertIn(f"op_id = {op_id}", top["evidence"])
         self.assertGreaterEqual(delay, 20000000)
+        # Its score, independently: every launched kernel's delay on that gpu (the file has one).
+        with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
+            delays = [r[0] for r in db.execute(
+                "SELECT o.start - a.\"end\" FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id "
+                "JOIN rocpd_api_ops ao ON ao.op_id = o.id JOIN rocpd_api a ON a.id = ao.api_id "
+                "WHERE t.string = 'KernelExecution'")]
+        med = statistics.median(delays)
+        mad = statistics.median(abs(d - med) for d in delays)
+        p99 = statistics.quantiles(delays, n=100, method="inclusive")[98]
+        score = (delay - med) / max(1.4826 * max(mad, 0.1 * abs(med), 10000), p99 - med)
+        self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertIn("launch_delays", findings(job))
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'launch_delay'"), [])
 
@@ -173,6 +196,13 @@ class Anomalies(unittest.TestCase):
         self.assertEqual((top["db"], top["gpu"], top["value"]), ("rank5", 0, length))
         self.assertIn(f"start = {start}", top["evidence"])
         self.assertEqual(query(job, top["evidence"])[0]["duration"], length)
+        # Its score, independently: the gpu's gaps (brute force), their median, MAD and 99th percentile.
+        gaps = all_gaps(os.path.join(job, "rank5.rpd"))
+        med = statistics.median(gaps)
+        mad = statistics.median(abs(g - med) for g in gaps)
+        p99 = statistics.quantiles(gaps, n=100, method="inclusive")[98]
+        score = (length - med) / max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med)
+        self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertIn("idle_gaps", findings(job))
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'idle_gap'"), [])
 
