@@ -18,8 +18,9 @@
 --                         more gaps, floor 1000 ns; only gaps of 1 ms or more
 --   The last two are heavy-tailed (queueing, host stalls): their spread is also at least the
 --   group's 99th percentile minus its median, so that a value must lie five times as far above the
---   median as the group's own tail reaches (1e-300: a real division, never an integer one): score = (value - median) / max(1.4826 * max(MAD, 10 %
---   of |median|, floor), p99 - median).
+--   median as the group's own tail reaches: score = (value - median) / max(1.4826 * max(MAD, 10 %
+--   of |median|, floor), p99 - median) (1.0 * below: a real division where the median and p99
+--   are integers).
 --   db, gpu, step, name   where (NULL where it does not apply; name: the kernel, the step range, or
 --                         the rank's pid for a straggler)
 --   value, typical        the figure and its group's median (ns, percent or count, per kind)
@@ -111,7 +112,7 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   GROUP BY g.db, g.gpu
 ), launches AS (
   SELECT 'launch_delay' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
-         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 10000), c.p99 - c.med, 1e-300) AS score,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 10000), 1.0 * (c.p99 - c.med)) AS score,
          printf('SELECT * FROM rocpd_launch_stats WHERE db = %Q AND op_id = %d', c.db, c.op_id) AS evidence
   FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), gp AS MATERIALIZED (  -- idle gaps between a gpu's busy intervals (rocpd_gaps)
@@ -127,7 +128,7 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   GROUP BY g.db, g.gpu
 ), gaps AS (
   SELECT 'idle_gap' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
-         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), c.p99 - c.med, 1e-300) AS score,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), 1.0 * (c.p99 - c.med)) AS score,
          printf('SELECT * FROM rocpd_gaps WHERE db = %Q AND gpu = %d AND start = %d', c.db, c.gpu, c.start) AS evidence
   FROM gp_cand c JOIN gp_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), all_rows AS (

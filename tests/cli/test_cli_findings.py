@@ -5,6 +5,7 @@ and a planted slow step are named (the step first); the same job without a plant
 high-severity finding."""
 import html.parser
 import json
+import statistics
 import os
 import shutil
 import sqlite3
@@ -28,6 +29,8 @@ STEP_SQL = """
 UPDATE rocpd_api SET "end" = "end" + 3 * ("end" - start)
 WHERE args_id IN (SELECT id FROM rocpd_ustring WHERE string = 'ProfilerStep#4');
 """
+DATA = os.environ.get("ROCPD_SHARED_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                           "..", "shared", "data")
 COLUMNS = ["rule", "severity", "figures", "at_stake_ns", "at_stake_pct", "next", "evidence"]
 
 
@@ -165,6 +168,33 @@ class FindingsBlock(unittest.TestCase):
         out, _, _ = run("summary", self.idle, "-f", "csv", "--section", "findings", "--section", "job")
         self.assertTrue(out.startswith("members,first_ns"), out[:80])
         self.assertNotIn("idle_gpu", out)
+
+
+@unittest.skipUnless(os.path.isdir(DATA), f"{DATA} absent (the real traces are not part of the project)")
+class RealTraces(unittest.TestCase):
+    def test_kineto_idle_gaps(self):
+        # Two PyTorch ranks whose rank0 GPU pauses twice for over 50 ms: its gaps (brute force over
+        # rocpd_ops, the raw ops) and their score; integer medians and percentiles, real scores.
+        paths = [os.path.join(DATA, f"kineto_rank{r}.json.gz") for r in (0, 1)]
+        con = connect(*paths)
+        iv = sorted(con.execute("SELECT start, \"end\" FROM rocpd_ops WHERE db = 'kineto_rank0' AND gpu = 0 "
+                                "AND \"end\" > start"))
+        gaps, reach = [], iv[0][1]
+        for start, end in iv[1:]:
+            if start > reach:
+                gaps.append(start - reach)
+            reach = max(reach, end)
+        med = statistics.median(gaps)
+        mad = statistics.median(abs(g - med) for g in gaps)
+        p99 = statistics.quantiles(gaps, n=100, method="inclusive")[98]
+        want = sorted((round((g - med) / max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med), 1), g) for g in gaps
+                      if g >= 1000000 and (g - med) / max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med) >= 5)
+        got = sorted((r[1], r[0]) for r in con.execute("SELECT value, score FROM rocpd_anomalies WHERE kind = 'idle_gap'"))
+        self.assertEqual(got, want)
+        self.assertEqual(len(want), 2)
+        out, _, _ = run("summary", *paths, "--section", "findings")
+        self.assertIn("idle_gaps: 2 idle gaps far longer than their gpu's others (worst kineto_rank0 gpu 0, "
+                      f"{want[-1][1]} ns, typical {int(med)} ns)", out)
 
 
 if __name__ == "__main__":
