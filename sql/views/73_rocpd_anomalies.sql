@@ -12,6 +12,15 @@
 --             'straggler' a rank's count of collectives it arrived last at (rocpd_stragglers): group
 --                         the job's ranks, 2 or more, floor 1 collective; only ranks whose
 --                         collectives all matched (unmatched = 0: otherwise who came last is not known)
+--             'launch_delay' a kernel's launch delay (rocpd_launch_stats.launch_delay_ns: its launch
+--                         call's end to its start): group (db, gpu), 20 or more kernels, floor 10 us
+--             'idle_gap'  a gap between a gpu's busy intervals (rocpd_gaps): group (db, gpu), 20 or
+--                         more gaps, floor 1000 ns; only gaps of 1 ms or more
+--   The last two are heavy-tailed (queueing, host stalls): their spread is also at least the
+--   group's 99th percentile minus its median, so that a value must lie five times as far above the
+--   median as the group's own tail reaches: score = (value - median) / max(1.4826 * max(MAD, 10 %
+--   of |median|, floor), p99 - median) (1.0 * below: a real division where the median and p99
+--   are integers).
 --   db, gpu, step, name   where (NULL where it does not apply; name: the kernel, the step range, or
 --                         the rank's pid for a straggler)
 --   value, typical        the figure and its group's median (ns, percent or count, per kind)
@@ -19,18 +28,27 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH k AS (  -- one pass over the kernels: median, then MAD, per (db, gpu, name) as windows
-  SELECT *, percentile(abs(v - med), 50) OVER (PARTITION BY db, gpu, name) AS mad
-  FROM (SELECT db, gpu, name, op_id, duration AS v,
-               percentile(duration, 50) OVER (PARTITION BY db, gpu, name) AS med,
-               count(*) OVER (PARTITION BY db, gpu, name) AS n
-        FROM rocpd_ops WHERE kind = 'kernel' AND duration IS NOT NULL)
-), kernels AS (
-  SELECT 'kernel' AS kind, db, gpu, NULL AS step, name, v AS value, med AS typical,
-         (v - med) / (1.4826 * max(mad, 0.1 * abs(med), 1000)) AS score,
-         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', db, op_id) AS evidence
-  FROM k WHERE n >= 5 AND v > med
-), s AS (
+WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every core: the median,
+  -- the longest instance and the durations (a JSON array; NULL where a member's odd values need SQL)
+  SELECT db, gpu, name, med_ns AS med, max_ns, durations
+  FROM temp.rocpd_op_groups('db,gpu,name', 'kernel') WHERE timed >= 5
+), k_mad AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median can
+  -- hold a score of 5 (the MAD only widens the spread): the MADs of those groups alone
+  SELECT db, gpu, name, med, coalesce(
+           (SELECT percentile(abs(value - med), 50) FROM json_each(durations)),
+           (SELECT percentile(abs(o.duration - g.med), 50) FROM rocpd_ops o
+            WHERE o.kind = 'kernel' AND o.db = g.db AND o.gpu IS g.gpu AND o.name = g.name)) AS mad
+  FROM k_g g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
+), k_hit AS MATERIALIZED (
+  SELECT db, gpu, name, med, 1.4826 * max(mad, 0.1 * abs(med), 1000) AS spread FROM k_mad
+), kernels AS (  -- the instances of the groups hit, in one read of the kernels (none when no group is)
+  SELECT 'kernel' AS kind, o.db, o.gpu, NULL AS step, o.name, o.duration AS value, h.med AS typical,
+         (o.duration - h.med) / h.spread AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', o.db, o.op_id) AS evidence
+  FROM rocpd_ops o CROSS JOIN k_hit h
+  WHERE (SELECT count(*) FROM k_hit) > 0 AND o.kind = 'kernel' AND o.db = h.db AND o.gpu IS h.gpu
+    AND o.name = h.name AND o.duration - h.med >= 0.999 * 5 * h.spread
+), s AS MATERIALIZED (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
 ), s_med AS (
   SELECT db, pid, percentile(v, 50) AS med FROM s GROUP BY db, pid HAVING count(*) >= 3
@@ -79,12 +97,48 @@ WITH k AS (  -- one pass over the kernels: median, then MAD, per (db, gpu, name)
          printf('SELECT * FROM rocpd_collectives WHERE db = %Q AND pid = %d AND wait_ns = 0 AND participants > 1', r.db, r.pid) AS evidence
   FROM r, r_mad m
   WHERE r.v > m.med
+), ld AS MATERIALIZED (  -- launch delays: each kernel's launch call end to its start (rocpd_launch_stats'
+  -- launch_delay_ns, read from rocpd_op_launches)
+  SELECT db, gpu, op_id, start - launch_end AS v FROM rocpd_op_launches
+  WHERE kind = 'kernel' AND start IS NOT NULL AND launch_end IS NOT NULL
+), ld_q AS MATERIALIZED (
+  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM ld GROUP BY db, gpu HAVING count(*) >= 20
+), ld_cand AS MATERIALIZED (
+  SELECT ld.*, q.med, q.p99 FROM ld JOIN ld_q q ON q.db = ld.db AND q.gpu IS ld.gpu
+  WHERE ld.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 10000), q.p99 - q.med)
+), ld_mad AS MATERIALIZED (
+  SELECT g.db, g.gpu, percentile(abs(ld.v - g.med), 50) AS mad
+  FROM (SELECT DISTINCT db, gpu, med FROM ld_cand) g JOIN ld ON ld.db = g.db AND ld.gpu IS g.gpu
+  GROUP BY g.db, g.gpu
+), launches AS (
+  SELECT 'launch_delay' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 10000), 1.0 * (c.p99 - c.med)) AS score,
+         printf('SELECT * FROM rocpd_launch_stats WHERE db = %Q AND op_id = %d', c.db, c.op_id) AS evidence
+  FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
+), gp AS MATERIALIZED (  -- idle gaps between a gpu's busy intervals (rocpd_gaps)
+  SELECT db, gpu, start, duration AS v FROM rocpd_gaps
+), gp_q AS MATERIALIZED (
+  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM gp GROUP BY db, gpu HAVING count(*) >= 20
+), gp_cand AS MATERIALIZED (
+  SELECT gp.*, q.med, q.p99 FROM gp JOIN gp_q q ON q.db = gp.db AND q.gpu IS gp.gpu
+  WHERE gp.v >= 1000000 AND gp.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 1000), q.p99 - q.med)
+), gp_mad AS MATERIALIZED (
+  SELECT g.db, g.gpu, percentile(abs(gp.v - g.med), 50) AS mad
+  FROM (SELECT DISTINCT db, gpu, med FROM gp_cand) g JOIN gp ON gp.db = g.db AND gp.gpu IS g.gpu
+  GROUP BY g.db, g.gpu
+), gaps AS (
+  SELECT 'idle_gap' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
+         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), 1.0 * (c.p99 - c.med)) AS score,
+         printf('SELECT * FROM rocpd_gaps WHERE db = %Q AND gpu = %d AND start = %d', c.db, c.gpu, c.start) AS evidence
+  FROM gp_cand c JOIN gp_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), all_rows AS (
   SELECT * FROM kernels UNION ALL SELECT * FROM rank_steps UNION ALL SELECT * FROM job_steps
-  UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks
+  UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks UNION ALL SELECT * FROM launches
+  UNION ALL SELECT * FROM gaps
 )
 SELECT kind, db, gpu, step, name, value, typical, round(score, 1) AS score, evidence
 FROM all_rows
 WHERE score >= 5 AND rocpd_require_members('rocpd_anomalies')
-ORDER BY CASE kind WHEN 'job_step' THEN 1 WHEN 'straggler' THEN 2 WHEN 'gpu_idle' THEN 3 WHEN 'rank_step' THEN 4 ELSE 5 END,
+ORDER BY CASE kind WHEN 'job_step' THEN 1 WHEN 'straggler' THEN 2 WHEN 'gpu_idle' THEN 3 WHEN 'idle_gap' THEN 4
+                   WHEN 'rank_step' THEN 5 WHEN 'launch_delay' THEN 6 ELSE 7 END,
          score DESC, db COLLATE rocpd_natural, gpu, step, name;

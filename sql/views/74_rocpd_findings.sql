@@ -107,6 +107,24 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
          sum(value - typical), (SELECT span_ns FROM gpu), 'what ran next to them: rocpd_ops around their start',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''kernel'''
   FROM anomalies WHERE kind = 'kernel' HAVING count(*) > 0
+  UNION ALL  -- launch_delays: kernels that started far later after their launch than their gpu's others
+  SELECT 'launch_delays',
+         printf('%d kernels started far later after their launch than their gpu''s others (worst %s)', count(*),
+                (SELECT printf('%s gpu %d, %d ns, typical %d ns', db, gpu, value, typical)
+                   FROM anomalies WHERE kind = 'launch_delay' ORDER BY score DESC LIMIT 1)),
+         sum(value - typical), (SELECT span_ns FROM gpu),
+         'queueing or something else: their rocpd_launch_stats rows (queue_delay_ns, other_delay_ns)',
+         'SELECT * FROM rocpd_anomalies WHERE kind = ''launch_delay'''
+  FROM anomalies WHERE kind = 'launch_delay' HAVING count(*) > 0
+  UNION ALL  -- idle_gaps: gaps between a gpu's ops far longer than its other gaps (and 1 ms or more)
+  SELECT 'idle_gaps',
+         printf('%d idle gaps far longer than their gpu''s others (worst %s)', count(*),
+                (SELECT printf('%s gpu %d, %d ns, typical %d ns', db, gpu, value, typical)
+                   FROM anomalies WHERE kind = 'idle_gap' ORDER BY score DESC LIMIT 1)),
+         sum(value - typical), (SELECT span_ns FROM gpu),
+         'what the host did meanwhile: rocpd_idle_breakdown, rocpd_apis around the gap',
+         'SELECT * FROM rocpd_anomalies WHERE kind = ''idle_gap'''
+  FROM anomalies WHERE kind = 'idle_gap' HAVING count(*) > 0
 ), shaped AS (
   SELECT rule,
          CASE WHEN rule = 'gpu_bound' THEN 'info' WHEN at_stake_ns >= 0.25 * of_ns THEN 'high'

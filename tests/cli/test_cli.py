@@ -373,7 +373,7 @@ class Summary(unittest.TestCase):
 
     def test_json_holds_the_same_rows(self):
         doc = json.loads(self.out["json"])
-        self.assertEqual(list(doc), SECTIONS)
+        self.assertEqual(list(doc), ["findings"] + SECTIONS)  # findings: test_cli_findings.py
         self.assertIsInstance(doc["job"], dict)
         for name in SECTIONS:
             header, rows = self.blocks[name]
@@ -422,12 +422,13 @@ class Summary(unittest.TestCase):
         class Scan(html.parser.HTMLParser):
             def __init__(self):
                 super().__init__()
-                self.tags, self.refs, self.svgs, self.rects = defaultdict(int), [], [], 0
+                self.tags, self.refs, self.svgs, self.rects, self.ids = defaultdict(int), [], [], 0, set()
 
             def handle_starttag(self, tag, attrs):
                 self.tags[tag] += 1
                 a = dict(attrs)
                 self.refs += [v for k, v in attrs if k in ("src", "href", "xlink:href") and v]
+                self.ids |= {v for k, v in attrs if k == "id"}
                 if tag == "svg":
                     self.svgs.append(a.get("id"))
                 if tag == "rect" and a.get("class") != "legend" and self.svgs[-1] == "heatmap":
@@ -435,7 +436,8 @@ class Summary(unittest.TestCase):
 
         s = Scan()
         s.feed(page)
-        self.assertEqual(s.refs, [])
+        # Only links within the page (the findings' to their sections), each to an id on it.
+        self.assertEqual([r for r in s.refs if not (r.startswith("#") and r[1:] in s.ids)], [])
         self.assertEqual(s.tags["script"], 0)
         self.assertEqual(s.tags["link"], 0)
         self.assertNotIn("url(", page)
@@ -902,7 +904,7 @@ class Errors(unittest.TestCase):
         self.fails(2, "unknown format 'xml' (table, csv, json, md or html) (see rocpd-ext summary --help)",
                    "summary", self.job, "--format", "xml")
         self.fails(2, "--top needs a positive integer, got '0'", "summary", self.job, "--top", "0")
-        self.fails(2, "unknown section 'gpus' (job, members, breakdown, busy, copies, kernels, roofline, apis, other_calls, "
+        self.fails(2, "unknown section 'gpus' (findings, job, members, breakdown, busy, copies, kernels, roofline, apis, other_calls, "
                       "stragglers, steps, critical_path, idle)",
                    "summary", self.job, "--section", "gpus")
         self.fails(2, "unknown option '--top' for query", "query", self.job, "SELECT 1", "--top", "3")

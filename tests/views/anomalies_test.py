@@ -69,6 +69,43 @@ UPDATE rocpd_op SET start = start + 2 * (SELECT hi - lo FROM span), "end" = "end
 WHERE start > (SELECT (lo + hi) / 2 FROM span);
 """
 
+# One kernel of rank0 started 20 ms later than it did (its end with it): a launch delay 20 ms longer.
+LAUNCH_SQL = """
+CREATE TEMP TABLE pick AS
+SELECT o.id FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id JOIN rocpd_api_ops ao ON ao.op_id = o.id
+WHERE t.string = 'KernelExecution' ORDER BY o.id LIMIT 1 OFFSET 300;
+UPDATE rocpd_op SET start = start + 20000000, "end" = "end" + 20000000 WHERE id = (SELECT id FROM pick);
+"""
+# rank5's ops after the middle of its span moved 20 ms later: one idle gap of 20 ms or more.
+GAP_SQL = """
+CREATE TEMP TABLE span AS SELECT min(start) AS lo, max("end") AS hi FROM rocpd_op;
+UPDATE rocpd_op SET start = start + 20000000, "end" = "end" + 20000000 WHERE start > (SELECT (lo + hi) / 2 FROM span);
+"""
+
+
+def all_gaps(path):
+    """The gaps between the union of a file's op intervals, brute force."""
+    with sqlite3.connect(path) as db:
+        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+    gaps, reach = [], ops[0][1]
+    for start, end in ops[1:]:
+        if start > reach:
+            gaps.append(start - reach)
+        reach = max(reach, end)
+    return gaps
+
+
+def largest_gap(path):
+    """The longest gap between the union of a file's op intervals, brute force: (start, length)."""
+    with sqlite3.connect(path) as db:
+        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+    best, reach = (None, 0), ops[0][1]
+    for start, end in ops[1:]:
+        if start > reach and start - reach > best[1]:
+            best = (reach, start - reach)
+        reach = max(reach, end)
+    return best
+
 
 class Anomalies(unittest.TestCase):
     def test_clean_job_has_no_anomaly_and_no_high_finding(self):
@@ -126,6 +163,48 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(top["db"], "rank5")
         self.assertGreater(top["value"], 60)  # two spans idle of three
         self.assertIn("idle_gpu", findings(job))
+
+    def test_launch_delay(self):
+        job = planted_copy("launch", 0, LAUNCH_SQL)
+        with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
+            op_id, delay = db.execute(
+                "SELECT o.id, o.start - a.\"end\" FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id "
+                "JOIN rocpd_api_ops ao ON ao.op_id = o.id JOIN rocpd_api a ON a.id = ao.api_id "
+                "WHERE t.string = 'KernelExecution' ORDER BY o.id LIMIT 1 OFFSET 300").fetchone()
+        top = first(job, "launch_delay")
+        self.assertEqual((top["db"], top["value"]), ("rank0", delay))
+        self.assertIn(f"op_id = {op_id}", top["evidence"])
+        self.assertGreaterEqual(delay, 20000000)
+        # Its score, independently: every launched kernel's delay on that gpu (the file has one).
+        with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
+            delays = [r[0] for r in db.execute(
+                "SELECT o.start - a.\"end\" FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id "
+                "JOIN rocpd_api_ops ao ON ao.op_id = o.id JOIN rocpd_api a ON a.id = ao.api_id "
+                "WHERE t.string = 'KernelExecution'")]
+        med = statistics.median(delays)
+        mad = statistics.median(abs(d - med) for d in delays)
+        p99 = statistics.quantiles(delays, n=100, method="inclusive")[98]
+        score = (delay - med) / max(1.4826 * max(mad, 0.1 * abs(med), 10000), p99 - med)
+        self.assertAlmostEqual(top["score"], score, delta=0.051)
+        self.assertIn("launch_delays", findings(job))
+        self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'launch_delay'"), [])
+
+    def test_idle_gap(self):
+        job = planted_copy("gap", 5, GAP_SQL)
+        start, length = largest_gap(os.path.join(job, "rank5.rpd"))
+        top = first(job, "idle_gap")
+        self.assertEqual((top["db"], top["gpu"], top["value"]), ("rank5", 0, length))
+        self.assertIn(f"start = {start}", top["evidence"])
+        self.assertEqual(query(job, top["evidence"])[0]["duration"], length)
+        # Its score, independently: the gpu's gaps (brute force), their median, MAD and 99th percentile.
+        gaps = all_gaps(os.path.join(job, "rank5.rpd"))
+        med = statistics.median(gaps)
+        mad = statistics.median(abs(g - med) for g in gaps)
+        p99 = statistics.quantiles(gaps, n=100, method="inclusive")[98]
+        score = (length - med) / max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med)
+        self.assertAlmostEqual(top["score"], score, delta=0.051)
+        self.assertIn("idle_gaps", findings(job))
+        self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'idle_gap'"), [])
 
     def test_user_rule(self):
         rows = query(CLEAN, "SELECT 1")  # the connection below replaces the rule view

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "critical_path_lanes.h"
+#include "findings_section.h"
 #include "heatmap.h"
 #include "kernel_bars.h"
 #include "output.h"
@@ -43,6 +44,8 @@ void write_html_summary(std::ostream& out, const Summary& s, const Options& o, S
   out << "<h1>rocpd-ext summary</h1>\n";
   for (const auto& line : s.headline) out << "<p class=\"headline\">" << html_escape(line) << "</p>\n";
   warnings_list(out, s.warnings);
+  for (const auto& rs : s.sections)
+    if (rs.name == "findings") write_findings(out, rs, Format::Html, o.timeunit, section_list(s));
   bool gpu_sections = std::any_of(s.sections.begin(), s.sections.end(),
                                   [](const ResultSet& rs) { return rs.name == "busy" || rs.name == "breakdown"; });
   if (gpu_sections) {
@@ -64,7 +67,8 @@ void write_html_summary(std::ostream& out, const Summary& s, const Options& o, S
       write_roofline_svg(out, session, o.top);
     }
   }
-  for (const auto& rs : s.sections) write_human_section(out, rs, Format::Html, o.timeunit);
+  for (const auto& rs : s.sections)
+    if (rs.name != "findings") write_human_section(out, rs, Format::Html, o.timeunit);
   html_page_end(out);
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "critical_path_section.h"
+#include "findings_section.h"
 #include "roofline_section.h"
 #include "job_progress.h"
 #include "summary_calls.h"
@@ -27,6 +28,8 @@ struct SectionSql {
 
 // Every figure comes from the views as they are, so a section equals its view.
 const SectionSql kSections[] = {
+    // findings_section.h: printed right after the headline; read last, over the tables the others fill.
+    {"findings", "Findings: what is wrong, worst first (rocpd_findings, docs/anomalies.md)", nullptr},
     {"job", "Job",
      "SELECT count(*) AS members, min(first_ns) AS first_ns, max(last_ns) AS last_ns,"
      " max(last_ns) - min(first_ns) AS span_ns, sum(ops) AS ops, sum(apis) AS apis,"
@@ -66,7 +69,8 @@ const SectionSql kSections[] = {
     // summary_calls.h: runtime and driver calls; the markers, annotations and the profiler's own calls.
     {"apis", "Top API calls (runtime and driver calls of every member; names normalised)", nullptr},
     {"other_calls", "Markers, GPU annotations and the profiler's own calls (no API calls; names normalised)", nullptr},
-    {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM rocpd_stragglers"},
+    // The stragglers are read once, for this section and the findings (findings_section.h).
+    {"stragglers", "Stragglers: who held the collectives back (rocpd_stragglers)", "SELECT * FROM temp.cli_stragglers"},
     {"steps", "Steps: how evenly the ranks ran them (rocpd_step_summary)", "SELECT * FROM rocpd_step_summary"},
     // critical_path_section.h: its statement reads the segments it keeps for the html lane chart.
     {"critical_path", "Critical path of the slowest and the median step: its share per kind (rocpd_critical_path)",
@@ -142,6 +146,12 @@ bool wanted(const std::vector<std::string>& only, const char* name) {
 }
 }  // namespace
 
+std::vector<std::string> section_list(const Summary& s) {
+  std::vector<std::string> names;
+  for (const auto& rs : s.sections) names.push_back(rs.name);
+  return names;
+}
+
 bool is_section(const std::string& name) {
   return std::any_of(std::begin(kSections), std::end(kSections), [&](const auto& s) { return name == s.name; });
 }
@@ -167,6 +177,7 @@ Summary build_summary(Session& session, const Options& o) {
     ++index;
     // The headline needs the job row even when the job section is not printed.
     if (!wanted(o.sections, s.name) && name != "job") continue;
+    if (name == "findings") continue;
     progress_phase(fmt::format("summary: section {} ({} of {})", name, index, std::size(kSections)));
     ResultSet rs;
     if (name == "apis" || name == "other_calls") {
@@ -181,6 +192,7 @@ Summary build_summary(Session& session, const Options& o) {
       if (rs.rows.empty() && o.sections.empty()) continue;
       if (rs.rows.empty()) rs.note = "(none: no kernel has counters that docs/roofline.md's formulas map)";
     } else {
+      if (name == "stragglers") prepare_stragglers(session);
       std::vector<Param> params;
       if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
       rs = session.run(s.sql, params);
@@ -197,6 +209,13 @@ Summary build_summary(Session& session, const Options& o) {
                 " rocpd_critical_path follows; --steps PATTERN chooses them)";
     if (name != "critical_path") cut(rs, o.top, reads_whole(name));
     if (wanted(o.sections, s.name)) out.sections.push_back(std::move(rs));
+  }
+  if (wanted(o.sections, "findings")) {
+    progress_phase("summary: findings (rocpd_findings)");
+    ResultSet rs = findings_section(session, o.top);
+    rs.name = kSections[0].name;
+    rs.title = kSections[0].title;
+    out.sections.insert(out.sections.begin(), std::move(rs));
   }
   if (o.by_rank) {
     std::vector<Shares> ranks = member_shares(session);
@@ -216,7 +235,8 @@ void write_human_section(std::ostream& out, const ResultSet& rs, Format format, 
     if (!shown.rows.empty() || shown.note.empty()) write_markdown(out, shown);
     if (!shown.note.empty()) out << (shown.rows.empty() ? "" : "\n") << terminal_text(shown.note) << '\n';
   } else if (format == Format::Html) {
-    out << "<h2>" << html_escape(rs.title) << "</h2>\n";
+    out << "<h2" << (rs.name.empty() ? "" : " id=\"section-" + html_escape(rs.name) + "\"") << ">"
+        << html_escape(rs.title) << "</h2>\n";
     if (!shown.rows.empty() || shown.note.empty()) write_html_table(out, shown);
     if (!shown.note.empty()) out << "<p class=\"note\">" << html_escape(shown.note) << "</p>\n";
   } else {
@@ -227,20 +247,26 @@ void write_human_section(std::ostream& out, const ResultSet& rs, Format format, 
 }
 
 void write_summary(std::ostream& out, const Summary& s, const Options& o, Session& session) {
+  auto human = [&](const ResultSet& rs) {
+    if (rs.name == "findings") write_findings(out, rs, o.format, o.timeunit, section_list(s));
+    else write_human_section(out, rs, o.format, o.timeunit);
+  };
   switch (o.format) {
     case Format::Table:
       for (const auto& line : s.headline) out << terminal_text(line) << '\n';
-      for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
+      for (const auto& rs : s.sections) human(rs);
       break;
     case Format::Markdown:
       out << "# rocpd-ext summary\n\n";
       for (const auto& line : s.headline) out << terminal_text(line) << "  \n";
       for (const auto& w : s.warnings) out << "\n**warning:** " << terminal_text(w) << '\n';
-      for (const auto& rs : s.sections) write_human_section(out, rs, o.format, o.timeunit);
+      for (const auto& rs : s.sections) human(rs);
       break;
     case Format::Csv:
-      for (size_t i = 0; i < s.sections.size(); ++i) {
-        if (i) out << '\n';
+      // The csv tables are the sections' (the findings are lines of text, in the other formats).
+      for (size_t i = 0, n = 0; i < s.sections.size(); ++i) {
+        if (s.sections[i].name == "findings") continue;
+        if (n++) out << '\n';
         write_csv(out, s.sections[i]);
       }
       break;

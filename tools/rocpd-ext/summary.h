@@ -21,7 +21,10 @@ struct Summary {
 };
 
 bool is_section(const std::string& name);
-// "job, members, breakdown, busy, copies, kernels, apis, stragglers, steps, critical_path, idle"
+// The names of the sections `s` holds, in order (html links only to those).
+std::vector<std::string> section_list(const Summary& s);
+// "findings, job, members, breakdown, busy, copies, kernels, roofline, apis, other_calls, stragglers, steps,
+// critical_path, idle"
 std::string section_names();
 
 // The sections o.sections names (all when empty), each cut at o.top rows.
