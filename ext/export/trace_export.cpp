@@ -831,6 +831,8 @@ ExportResult export_trace(sqlite3* db, const ExportRequest& req) {
   w.end(other_data(req, e.result));
   e.result.events = w.events();
   e.result.bytes = out.bytes();
+  // The last moment an interrupt still leaves nothing behind (one after this finds the file whole).
+  if (watch.host_interrupted_now()) InterruptWatch::raise();
   out.commit();
   return e.result;
 }
