@@ -264,6 +264,20 @@ class Anomalies(unittest.TestCase):
         self.assertIn("launch_delays", findings(job))
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'launch_delay'"), [])
 
+    def test_launch_delay_groups_answer_as_the_sql(self):
+        # The per-gpu figures rocpd_anomalies filters members with, against the plain SQL over
+        # rocpd_op_launches, on the clean job and on the job with the planted delay.
+        sql = ("SELECT db, gpu, count(*) AS delays, percentile(v, 50) AS med_ns, percentile(v, 99) AS p99_ns, "
+               "max(v) AS max_ns, 0 AS inexact FROM (SELECT db, gpu, start - launch_end AS v FROM rocpd_op_launches "
+               "WHERE kind = 'kernel' AND start IS NOT NULL AND launch_end IS NOT NULL) GROUP BY db, gpu ORDER BY db, gpu")
+        for job in (CLEAN, planted_copy("launch_groups", 0, LAUNCH_SQL)):
+            got = query(job, "SELECT db, gpu, delays, med_ns, p99_ns, max_ns, inexact FROM rocpd_launch_delay_groups "
+                             "ORDER BY db, gpu")
+            self.assertEqual(len(got), 8)
+            self.assertEqual(got, query(job, sql))
+        self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_launch_delay_groups WHERE db = 'rank2'"),
+                         [{"n": 1}])
+
     def test_idle_gap(self):
         job = planted_copy("gap", 5, GAP_SQL)
         start, length = largest_gap(os.path.join(job, "rank5.rpd"))
