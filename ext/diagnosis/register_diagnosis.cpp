@@ -1,5 +1,5 @@
 // Registers the SQL names of the diagnosis capability: rocpd_kernel_stacks and
-// rocpd_idle_breakdown, rocpd_launch_stats, rocpd_op_launches,
+// rocpd_idle_breakdown, rocpd_launch_stats, rocpd_op_launches, rocpd_launch_delay_groups (under rocpd_anomalies),
 // rocpd_queue_steps, rocpd_comm_classes (the tables under the views rocpd_queue_depth and
 // rocpd_comm_overlap), rocpd_sequence_groups
 // (under rocpd_kernel_sequences), rocpd_op_counters (under rocpd_kernel_counters), rocpd_launch_groups
@@ -20,7 +20,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     // The views and internal SQL read these as temp.<name>; a user's TEMP object of one of these
     // names would also hide ours from the user: refused at load, as the views' names are.
     for (const char* table : {"rocpd_kernel_stacks", "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_queue_steps",
-                              "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
+                              "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups", "rocpd_launch_delay_groups",
                               "rocpd_time_breakdown"})
       rocpd::refuse_temp_clash(db, table, fmt::format("the table {}", table));
     rocpd::register_natural_collation(db);  // rocpd_sequence_groups' db column is declared with it
@@ -29,6 +29,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_runs(db);
     rocpd::diagnosis::register_launch_stats(db);
     rocpd::diagnosis::register_op_launches(db);
+    rocpd::diagnosis::register_launch_delay_groups(db);
     rocpd::diagnosis::register_queue_steps(db);
     rocpd::diagnosis::register_comm_classes(db);
     rocpd::diagnosis::register_sequence_groups(db);

@@ -41,12 +41,13 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   FROM k_g g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
 ), k_hit AS MATERIALIZED (
   SELECT db, gpu, name, med, 1.4826 * max(mad, 0.1 * abs(med), 1000) AS spread FROM k_mad
-), kernels AS (  -- the instances of the groups hit, in one read of the kernels (none when no group is)
+), kernels AS (  -- the instances of the groups hit, in one read of the kernels (none when no group
+  -- is: the one-row guard, first in the CROSS JOIN order, is empty then)
   SELECT 'kernel' AS kind, o.db, o.gpu, NULL AS step, o.name, o.duration AS value, h.med AS typical,
          (o.duration - h.med) / h.spread AS score,
          printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', o.db, o.op_id) AS evidence
-  FROM rocpd_ops o CROSS JOIN k_hit h
-  WHERE (SELECT count(*) FROM k_hit) > 0 AND o.kind = 'kernel' AND o.db = h.db AND o.gpu IS h.gpu
+  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM k_hit)) CROSS JOIN rocpd_ops o CROSS JOIN k_hit h
+  WHERE o.kind = 'kernel' AND o.db = h.db AND o.gpu IS h.gpu
     AND o.name = h.name AND o.duration - h.med >= 0.999 * 5 * h.spread
 ), s AS MATERIALIZED (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
@@ -97,14 +98,23 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
          printf('SELECT * FROM rocpd_collectives WHERE db = %Q AND pid = %d AND wait_ns = 0 AND participants > 1', r.db, r.pid) AS evidence
   FROM r, r_mad m
   WHERE r.v > m.med
-), ld AS MATERIALIZED (  -- launch delays: each kernel's launch call end to its start (rocpd_launch_stats'
-  -- launch_delay_ns, read from rocpd_op_launches)
-  SELECT db, gpu, op_id, start - launch_end AS v FROM rocpd_op_launches
-  WHERE kind = 'kernel' AND start IS NOT NULL AND launch_end IS NOT NULL
-), ld_q AS MATERIALIZED (
-  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM ld GROUP BY db, gpu HAVING count(*) >= 20
-), ld_cand AS MATERIALIZED (
-  SELECT ld.*, q.med, q.p99 FROM ld JOIN ld_q q ON q.db = ld.db AND q.gpu IS ld.gpu
+), ld_m AS MATERIALIZED (  -- the members that can hold a candidate: per member and gpu the delays'
+  -- median, 99th percentile and largest (rocpd_launch_delay_groups, the figures ld_q computes, read on
+  -- every core without the rows); a group whose largest delay is short of the threshold has none
+  -- (0.9: a margin over ld_cand's 0.999), and a member whose figures are not the SQL's is read whole
+  SELECT DISTINCT db FROM temp.rocpd_launch_delay_groups
+  WHERE inexact > 0 OR (delays >= 20 AND max_ns - med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(med_ns), 10000), p99_ns - med_ns))
+), ld AS MATERIALIZED (  -- their launch delays: each kernel's launch call end to its start
+  -- (rocpd_launch_stats' launch_delay_ns, read from rocpd_op_launches, one member at a time)
+  SELECT l.db, l.gpu, l.op_id, l.start - l.launch_end AS v FROM ld_m m CROSS JOIN rocpd_op_launches l
+  WHERE l.db = m.db AND l.kind = 'kernel' AND l.start IS NOT NULL AND l.launch_end IS NOT NULL
+), ld_q AS MATERIALIZED (  -- only a group whose longest delay reaches the threshold has candidates
+  SELECT * FROM (SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99, max(v) AS top
+                 FROM ld GROUP BY db, gpu HAVING count(*) >= 20)
+  WHERE top - med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(med), 10000), p99 - med)
+), ld_cand AS MATERIALIZED (  -- (no read of the delays when no group has: the guard is empty)
+  SELECT ld.*, q.med, q.p99
+  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM ld_q)) CROSS JOIN ld JOIN ld_q q ON q.db = ld.db AND q.gpu IS ld.gpu
   WHERE ld.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 10000), q.p99 - q.med)
 ), ld_mad AS MATERIALIZED (
   SELECT g.db, g.gpu, percentile(abs(ld.v - g.med), 50) AS mad
@@ -117,10 +127,13 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), gp AS MATERIALIZED (  -- idle gaps between a gpu's busy intervals (rocpd_gaps)
   SELECT db, gpu, start, duration AS v FROM rocpd_gaps
-), gp_q AS MATERIALIZED (
-  SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99 FROM gp GROUP BY db, gpu HAVING count(*) >= 20
+), gp_q AS MATERIALIZED (  -- as ld_q
+  SELECT * FROM (SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99, max(v) AS top
+                 FROM gp GROUP BY db, gpu HAVING count(*) >= 20)
+  WHERE top >= 1000000 AND top - med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(med), 1000), p99 - med)
 ), gp_cand AS MATERIALIZED (
-  SELECT gp.*, q.med, q.p99 FROM gp JOIN gp_q q ON q.db = gp.db AND q.gpu IS gp.gpu
+  SELECT gp.*, q.med, q.p99
+  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM gp_q)) CROSS JOIN gp JOIN gp_q q ON q.db = gp.db AND q.gpu IS gp.gpu
   WHERE gp.v >= 1000000 AND gp.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 1000), q.p99 - q.med)
 ), gp_mad AS MATERIALIZED (
   SELECT g.db, g.gpu, percentile(abs(gp.v - g.med), 50) AS mad

@@ -36,7 +36,7 @@ std::string_view usage_text() {
          "                 [--gpus G] [--queues Q] [--sessions K] [--apis-extra N] [--markers N]\n"
          "                 [--rocpd-version V] [--counters N] [--rpd-counters N] [--merge K] [--rpd-nodes N] [--host-skew NS]\n"
          "                 [--diagnosis 0|1|2] [--memsets N] [--nsys-schema 2021|2022|2023|2025|2026] [--kineto-version V]\n"
-         "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS]]\n"
+         "                 [--steps N [--step-collectives C] [--collective-jitter NS] [--straggler RANK:NS[:PCT]]]\n"
          "                 [--steps N --critical-path SHAPE [--loader RANK:NS] [--queue-depth N] [--gemm NS]]\n"
          "\n"
          "Writes N per-process GPU traces into DIR (created; existing files are never overwritten):\n"
@@ -70,7 +70,8 @@ std::string_view usage_text() {
          "  --steps N         N ProfilerStep#k ranges, each with collectives every rank issues in one order\n"
          "  --step-collectives C  collectives per step (default 4), 1..64\n"
          "  --collective-jitter NS  arrivals within NS ns of the schedule, ends within +-NS ns (default 1000)\n"
-         "  --straggler RANK:NS  RANK starts its collectives NS ns late in every odd step\n"
+         "  --straggler RANK:NS[:PCT]  RANK starts its collectives NS ns late in PCT % of the steps, spread\n"
+         "                    evenly (default 50: every odd step)\n"
          "  --critical-path S steps whose critical path is known by construction (cpu, gpu, sync, loader,\n"
          "                    queue, event, event_untraced, copy, hostbound)\n"
          "  --loader RANK:NS  loader shape: RANK's data loader takes NS ns per step (default rank 5, 3 ms)\n"
@@ -195,9 +196,13 @@ Options parse_options(const std::vector<std::string_view>& args) {
     } else if (name == "--straggler") {
       const size_t colon = value.find(':');
       if (colon == std::string_view::npos)
-        throw UsageError(fmt::format("option --straggler expects RANK:NS, got '{}'", value));
+        throw UsageError(fmt::format("option --straggler expects RANK:NS[:PCT], got '{}'", value));
       o.straggler_rank = static_cast<int>(parse_integer(name, value.substr(0, colon), 0, 99'999));
-      o.straggler_delay = parse_integer(name, value.substr(colon + 1), 0, 1'000'000'000);
+      const std::string_view rest = value.substr(colon + 1);
+      const size_t pct = rest.find(':');
+      o.straggler_delay = parse_integer(name, rest.substr(0, pct), 0, 1'000'000'000);
+      if (pct != std::string_view::npos)
+        o.straggler_pct = static_cast<int>(parse_integer(name, rest.substr(pct + 1), 0, 100));
       have_step_option = true;
     } else if (name == "--critical-path") {
       if (!known_shape(value))

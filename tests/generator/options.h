@@ -47,6 +47,7 @@ struct Options {
   int64_t collective_jitter = 1'000;  // --collective-jitter NS
   int straggler_rank = -1;      // --straggler RANK:NS
   int64_t straggler_delay = 0;
+  int straggler_pct = 50;       // --straggler RANK:NS:PCT: the share of steps straggled
   // --critical-path SHAPE (docs/generator.md, "Critical path shapes"): steps whose critical path is
   // known by construction, instead of the canonical workload; --loader RANK:NS for the loader shape.
   std::string critical_path;  // "" | a shape of critical_shapes.h

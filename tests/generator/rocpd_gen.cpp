@@ -241,6 +241,7 @@ int run(const Options& o) {
   params.collective_jitter = o.collective_jitter;
   params.straggler_rank = o.straggler_rank;
   params.straggler_delay = o.straggler_delay;
+  params.straggler_pct = o.straggler_pct;
   std::optional<StepInstances> step_instances;
   if (params.steps > 0 && o.critical_path.empty()) {
     // First pass: when each rank is ready for each collective, relative to its step's start;

@@ -689,7 +689,8 @@ int64_t step_end_jitter(const WorkloadParams& p, int rank, int step, int j) {
 }
 
 int64_t step_straggle(const WorkloadParams& p, int rank, int step) {
-  return rank == p.straggler_rank && step % 2 == 1 ? p.straggler_delay : 0;
+  const bool straggled = (step + 1) * p.straggler_pct / 100 > step * p.straggler_pct / 100;
+  return rank == p.straggler_rank && straggled ? p.straggler_delay : 0;
 }
 
 int step_marker(int step) { return kStepMarkerBase + step; }

@@ -86,6 +86,7 @@ struct WorkloadParams {
   int64_t collective_jitter = 0;  // arrivals within [0, J] of the schedule, ends within [-J, J]
   int straggler_rank = -1;        // this rank arrives straggler_delay ns late in odd steps
   int64_t straggler_delay = 0;
+  int straggler_pct = 50;         // in this share of the steps, spread evenly (50: the odd ones)
   // The job's schedule in true time (second pass; empty in the first): per step its start, per
   // step and collective (k * C + j) when every rank is ready and when the collective ends.
   std::vector<int64_t> step_starts;
@@ -136,7 +137,9 @@ int64_t step_collective_duration(const WorkloadParams& params, int step, int j);
 // Rank `rank`'s arrival after the schedule ([0, J]) and its clock's error on the end ([-J, J]).
 int64_t step_arrival_jitter(const WorkloadParams& params, int rank, int step, int j);
 int64_t step_end_jitter(const WorkloadParams& params, int rank, int step, int j);
-// The planted lateness of `rank` in `step`: straggler_delay in odd steps for the straggler, else 0.
+// The planted lateness of `rank` in `step`: straggler_delay for the straggler in straggler_pct % of
+// the steps, spread evenly (step k when (k + 1) * pct / 100 passes an integer: 50 gives the odd
+// steps), else 0.
 int64_t step_straggle(const WorkloadParams& params, int rank, int step);
 // The marker index of "ProfilerStep#k" (marker_message(step_marker(k)) names it).
 int step_marker(int step);

@@ -153,7 +153,7 @@ TEST(GenSteps, Options) {
             "option --straggler names rank 4, but there are 4 ranks");
   EXPECT_EQ(error_of({"--out", "d", "--procs", "4", "--format", "rpd3", "--ops", "100", "--seed", "1", "--steps", "3",
                       "--straggler", "x"}),
-            "option --straggler expects RANK:NS, got 'x'");
+            "option --straggler expects RANK:NS[:PCT], got 'x'");
   EXPECT_EQ(error_of({"--out", "d", "--procs", "4", "--format", "rpd3", "--ops", "100", "--seed", "1", "--steps", "3",
                       "--diagnosis", "1"}),
             "option --steps does not combine with --diagnosis 1");

@@ -45,7 +45,7 @@ EXPECTED_FUNCTIONS = {
 EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "rocpd_busy_intervals", "rocpd_gaps",
                     "rocpd_utilization", "rocpd_kernels", "rocpd_copies", "rocpd_memory", "rocpd_counters",
                     "rocpd_hip_events", "rocpd_op_groups", "rocpd_api_groups", "rocpd_kernel_stacks",
-                    "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_op_launches", "rocpd_queue_steps",
+                    "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_op_launches", "rocpd_launch_delay_groups", "rocpd_queue_steps",
                     "rocpd_comm_classes",
                     "rocpd_skipped", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
                     "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown", "rocpd_critical_path", "rocpd_what_if",

@@ -1,8 +1,10 @@
 """rocpd_anomalies and rocpd_findings (docs/anomalies.md) on generated jobs with planted anomalies:
 a kernel instance 10x its peers, a slow step, a rank that arrives last (the generator's
---straggler), a GPU idle far more than the others. Each plant is found and ranked first in its
+--straggler, in 50 % and in 70 % of the steps), a GPU idle far more than the others, a launch
+storm of tiny kernels. Each plant is found and ranked first in its
 kind; the same job without the plant gives no anomaly and no high-severity finding. The planted
 kernel's score is also computed here, independently (median and MAD in Python)."""
+import json
 import os
 import shutil
 import sqlite3
@@ -83,6 +85,31 @@ UPDATE rocpd_op SET start = start + 20000000, "end" = "end" + 20000000 WHERE sta
 """
 
 
+# A launch storm: 4000 kernels of 3 us on rank0's gpu, one every 20 us from its first op on.
+STORM_SQL = """
+CREATE TEMP TABLE span AS SELECT min(start) AS lo FROM rocpd_op;
+INSERT INTO rocpd_string (string) VALUES ('tiny_storm_kernel');
+WITH RECURSIVE i(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM i WHERE n < 3999)
+INSERT INTO rocpd_op (gpuId, queueId, sequenceId, start, "end", description_id, opType_id)
+SELECT 0, 0, 0, (SELECT lo FROM span) + 20000 * n, (SELECT lo FROM span) + 20000 * n + 3000,
+       (SELECT id FROM rocpd_string WHERE string = 'tiny_storm_kernel'),
+       (SELECT id FROM rocpd_string WHERE string = 'KernelExecution')
+FROM i;
+"""
+
+
+def kernel_durations(job):
+    """Every kernel's duration in a job's rpd files, read from the raw tables."""
+    out = []
+    for f in sorted(os.listdir(job)):
+        if f.endswith(".rpd"):
+            with sqlite3.connect(os.path.join(job, f)) as db:
+                out += [r[0] for r in db.execute(
+                    'SELECT o."end" - o.start FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id '
+                    "WHERE t.string = 'KernelExecution'")]
+    return out
+
+
 def all_gaps(path):
     """The gaps between the union of a file's op intervals, brute force."""
     with sqlite3.connect(path) as db:
@@ -157,6 +184,54 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(first(job, "straggler")["db"], "rank3")
         self.assertEqual(findings(job)["straggler"]["severity"], "high")
 
+    def test_straggler_last_in_70_percent(self):
+        # rank6 starts its collectives 2 ms late in 7 of the 10 steps: last in about 70 % of them.
+        job = os.path.join(TMP, "straggler70")
+        args = "--procs 8 --format rpd3 --ops 1000 --seed 1 --steps 10 --gpus 1 --straggler 6:2000000:70".split()
+        subprocess.run([GEN, "--out", job] + args, check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(job, "truth.json")) as f:
+            truth = {t["db"]: t["steps"] for t in json.load(f)["files"]}
+        self.assertEqual(len(truth["rank6"]["straggled_steps"]), 7)
+        share = truth["rank6"]["times_last"] / truth["rank6"]["collectives"]
+        self.assertGreaterEqual(share, 0.7)
+        top = first(job, "straggler")
+        self.assertEqual((top["db"], top["value"]), ("rank6", truth["rank6"]["times_last"]))
+        # The typical count: the median of the ranks' counts from the generator's truth.
+        self.assertEqual(top["typical"], statistics.median(t["times_last"] for t in truth.values()))
+        got = query(job, "SELECT collectives, times_last FROM rocpd_stragglers WHERE db = 'rank6'")[0]
+        self.assertAlmostEqual(got["times_last"] / got["collectives"], share)
+        row = findings(job)["straggler"]
+        self.assertIn(f"rank6 (gpu 0) arrived last at {truth['rank6']['times_last']} collectives", row["figures"])
+        self.assertEqual(row["severity"], "high")
+        # The job without the plant: no straggler anomaly.
+        clean = os.path.join(TMP, "straggler70_clean")
+        subprocess.run([GEN, "--out", clean] + args[:-2], check=True, stdout=subprocess.DEVNULL)
+        self.assertEqual(query(clean, "SELECT * FROM rocpd_anomalies WHERE kind = 'straggler'"), [])
+        self.assertNotIn("straggler", findings(clean))
+
+    def test_launch_storm_of_tiny_kernels(self):
+        # A job without steps: its kernels are mostly over 10 us (no tiny_kernels finding) until
+        # rank0 gets a storm of 4000 kernels of 3 us.
+        clean = os.path.join(TMP, "storm_clean")
+        subprocess.run([GEN, "--out", clean] + "--procs 4 --format rpd3 --ops 2000 --seed 42 --gpus 1".split(),
+                       check=True, stdout=subprocess.DEVNULL)
+        durations = kernel_durations(clean)
+        self.assertLess(2 * sum(d < 10000 for d in durations), len(durations))
+        self.assertNotIn("tiny_kernels", findings(clean))
+        job = os.path.join(TMP, "storm")
+        shutil.copytree(clean, job)
+        with sqlite3.connect(os.path.join(job, "rank0.rpd")) as db:
+            db.executescript(STORM_SQL)
+        durations = kernel_durations(job)
+        tiny = [d for d in durations if d < 10000]
+        self.assertEqual(len(durations), len(kernel_durations(clean)) + 4000)
+        row = findings(job)["tiny_kernels"]
+        self.assertEqual(row["figures"], f"{len(tiny)} of {len(durations)} kernels run under 10 us "
+                                         f"({100 * len(tiny) / len(durations):.1f} %)")
+        self.assertEqual(row["at_stake_ns"], sum(tiny))
+        # Its evidence query names the storm's kernel first, with its 4000 instances.
+        self.assertEqual(query(job, row["evidence"])[0]["n"], 4000)
+
     def test_idle_gpu(self):
         job = planted_copy("idle", 5, IDLE_SQL)
         top = first(job, "gpu_idle")
@@ -188,6 +263,20 @@ class Anomalies(unittest.TestCase):
         self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertIn("launch_delays", findings(job))
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'launch_delay'"), [])
+
+    def test_launch_delay_groups_answer_as_the_sql(self):
+        # The per-gpu figures rocpd_anomalies filters members with, against the plain SQL over
+        # rocpd_op_launches, on the clean job and on the job with the planted delay.
+        sql = ("SELECT db, gpu, count(*) AS delays, percentile(v, 50) AS med_ns, percentile(v, 99) AS p99_ns, "
+               "max(v) AS max_ns, 0 AS inexact FROM (SELECT db, gpu, start - launch_end AS v FROM rocpd_op_launches "
+               "WHERE kind = 'kernel' AND start IS NOT NULL AND launch_end IS NOT NULL) GROUP BY db, gpu ORDER BY db, gpu")
+        for job in (CLEAN, planted_copy("launch_groups", 0, LAUNCH_SQL)):
+            got = query(job, "SELECT db, gpu, delays, med_ns, p99_ns, max_ns, inexact FROM rocpd_launch_delay_groups "
+                             "ORDER BY db, gpu")
+            self.assertEqual(len(got), 8)
+            self.assertEqual(got, query(job, sql))
+        self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_launch_delay_groups WHERE db = 'rank2'"),
+                         [{"n": 1}])
 
     def test_idle_gap(self):
         job = planted_copy("gap", 5, GAP_SQL)

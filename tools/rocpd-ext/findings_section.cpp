@@ -100,12 +100,21 @@ void prepare_stragglers(Session& session) {
   session.run("CREATE TEMP TABLE IF NOT EXISTS cli_stragglers AS SELECT * FROM rocpd_stragglers");
 }
 
+std::string prepare_steps(Session& session) {
+  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_steps AS SELECT * FROM rocpd_steps");
+  return derive_view(session, "rocpd_step_summary", "cli_step_summary", {{"rocpd_steps", "temp.cli_steps"}})
+             ? "temp.cli_step_summary"
+             : "rocpd_step_summary";
+}
+
 ResultSet findings_section(Session& session, long long top) {
-  // The views' inputs, read once: the summary's breakdown, the stragglers, the critical path.
+  // The views' inputs, read once: the summary's breakdown, the stragglers, the steps, the critical path.
   session.run("CREATE TEMP VIEW IF NOT EXISTS cli_time_breakdown AS SELECT *, NULL AS step FROM temp.cli_breakdown");
   prepare_stragglers(session);
+  prepare_steps(session);
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
-                                                            {"rocpd_stragglers", "temp.cli_stragglers"}};
+                                                            {"rocpd_stragglers", "temp.cli_stragglers"},
+                                                            {"rocpd_steps", "temp.cli_steps"}};
   const char* from = "rocpd_findings";
   if (derive_view(session, "rocpd_anomalies", "cli_anomalies", names)) {
     names.emplace_back("rocpd_anomalies", "temp.cli_anomalies");

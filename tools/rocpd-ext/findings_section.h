@@ -18,6 +18,12 @@ namespace rocpd_cli {
 // Fills temp.cli_stragglers with the rows of rocpd_stragglers, in its order (once per session).
 void prepare_stragglers(Session& session);
 
+// Fills temp.cli_steps with the rows of rocpd_steps (once per session) and makes the view
+// temp.cli_step_summary, rocpd_step_summary over them: the steps section and the findings share
+// one computation of the steps. Returns the view to read ("rocpd_step_summary" when the view is
+// not there as expected).
+std::string prepare_steps(Session& session);
+
 // rule, severity, figures, at_stake_ns, at_stake_pct, next, evidence: the first `top` rows of
 // rocpd_findings (the note says when there were more). Needs prepare_breakdown() first.
 ResultSet findings_section(Session& session, long long top);

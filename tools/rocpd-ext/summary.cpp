@@ -187,6 +187,8 @@ Summary build_summary(Session& session, const Options& o) {
       prepare_critical_path(session);
       rs = critical_path_section(session, o.top);
       for (auto& line : critical_path_bounds(session)) out.headline.push_back(std::move(line));
+    } else if (name == "steps") {
+      rs = session.run(fmt::format("SELECT * FROM {}", prepare_steps(session)));
     } else if (name == "roofline") {
       rs = roofline_section(session, o.top);
       if (rs.rows.empty() && o.sections.empty()) continue;
