@@ -84,6 +84,104 @@ bool looks_like_path(const std::string& s) {
     if (s.ends_with(ext)) return true;
   return false;
 }
+
+// A flag option (is_flag) given.
+void set_flag(Options& o, const std::string& name) {
+  if (name == "--progress") o.progress = true;
+  else if (name == "--by-rank") o.by_rank = true;
+  else if (name == "--no-cache") o.no_cache = true;
+  else if (name == "--raw-names") o.raw_names = true;
+  else if (name == "--no-counters") o.no_counters = true;
+  else if (name == "--no-args") o.no_args = true;
+  else o.allow_write = true;
+}
+
+// An option with its value.
+void set_value(Options& o, const std::string& name, const std::string& value) {
+  if (name == "--format") {
+    auto f = parse_format(value);
+    if (!f) usage_error(o.command, "unknown format '" + value + "' (table, csv, json, md or html)");
+    o.format = *f;
+  } else if (name == "--top") {
+    o.top = positive(o.command, name, value);
+  } else if (name == "--buckets") {
+    o.buckets = positive(o.command, name, value);
+  } else if (name == "--timeunit") {
+    auto u = parse_time_unit(value);
+    if (!u) usage_error(o.command, "unknown time unit '" + value + "' (auto, ns, us, ms or s)");
+    o.timeunit = *u;
+  } else if (name == "--section") {
+    bool known = o.command == "compare" ? is_compare_section(value) : is_section(value);
+    if (!known)
+      usage_error(o.command, "unknown section '" + value + "' (" +
+                                 (o.command == "compare" ? compare_section_names() : section_names()) + ")");
+    o.sections.push_back(value);
+  } else if (name == "--label") {
+    if (o.labels.size() == 2) usage_error(o.command, "--label is given once per side (two at most)");
+    if (value.empty()) usage_error(o.command, "--label needs a non-empty name");
+    o.labels.push_back(value);
+  } else if (name == "--output") {
+    if (value.empty()) usage_error(o.command, "--output needs a file name");
+    o.output = value;
+  } else if (name == "--start") {
+    o.start = value;
+  } else if (name == "--end") {
+    o.end = value;
+  } else if (name == "--range") {
+    o.range = value;
+  } else if (name == "--db") {
+    o.dbs.push_back(value);
+  } else if (name == "--drop-domain") {
+    // hsa,marker or repeated
+    for (size_t a = 0; a <= value.size();) {
+      const size_t b = std::min(value.find(',', a), value.size());
+      if (b == a) usage_error(o.command, "--drop-domain needs API domain names such as hsa or marker, got '" + value + "'");
+      o.drop_domains.push_back(value.substr(a, b - a));
+      a = b + 1;
+    }
+  } else if (name == "--members") {
+    if (value.empty()) usage_error(o.command, "--members needs a GLOB pattern of member names such as 'rank[0-3]'");
+    o.member_globs.push_back(value);
+  } else if (name == "--split") {
+    if (!is_split_spec(value))
+      usage_error(o.command, "--split takes ranks, steps or a number of time windows from 1 to 10000, got '" + value + "'");
+    o.split = value;
+  } else if (name == "--steps") {
+    if (value.empty()) usage_error(o.command, "--steps needs a LIKE pattern of step range names such as 'train_step%'");
+    o.steps = value;
+  }
+}
+
+// The SQL (query), the OUT file (export) and the paths, from the positional arguments.
+void take_positionals(Options& o, std::vector<std::string>& positional) {
+  if (o.command == "query") {
+    if (positional.empty()) usage_error(o.command, "query needs the SQL to run");
+    o.sql = positional.back();
+    positional.pop_back();
+    if (looks_like_path(o.sql))
+      usage_error(o.command, "missing SQL: the last argument '" + o.sql +
+                                 "' is a path, and the SQL to run comes after the paths (rocpd-ext query PATH... SQL)");
+  } else if (o.command == "export") {
+    if (o.output) {
+      // -o OUT names the file to write; every positional is then a PATH.
+      o.out = *o.output;
+      o.output.reset();
+    } else {
+      if (positional.size() < 2) usage_error(o.command, "export needs at least one PATH and the OUT file");
+      o.out = positional.back();
+      positional.pop_back();
+    }
+    if (positional.empty()) usage_error(o.command, "export needs at least one PATH and the OUT file");
+    if (o.range && (o.start || o.end)) usage_error(o.command, "--range replaces --start and --end: give one or the others");
+  } else if (o.command == "compare") {
+    if (positional.size() != 2)
+      usage_error(o.command, "compare needs two sides, A and B (each a trace file, a directory or a quoted glob), got " +
+                                 std::to_string(positional.size()));
+  } else if (positional.empty()) {
+    usage_error(o.command, o.command + " needs at least one PATH (a trace file, a directory or a glob)");
+  }
+}
+
 }  // namespace
 
 Options parse_options(int argc, char** argv) {
@@ -129,98 +227,16 @@ Options parse_options(int argc, char** argv) {
     if (!takes(o.command, name)) usage_error(o.command, "unknown option '" + a.substr(0, a.find('=')) + "' for " + o.command);
     if (is_flag(name)) {
       if (has_value) usage_error(o.command, name + " takes no value");
-      if (name == "--progress") o.progress = true;
-      else if (name == "--by-rank") o.by_rank = true;
-      else if (name == "--no-cache") o.no_cache = true;
-      else if (name == "--raw-names") o.raw_names = true;
-      else if (name == "--no-counters") o.no_counters = true;
-      else if (name == "--no-args") o.no_args = true;
-      else o.allow_write = true;
+      set_flag(o, name);
       continue;
     }
     if (!has_value) {
       if (i + 1 >= args.size()) usage_error(o.command, name + " needs a value");
       value = args[++i];
     }
-    if (name == "--format") {
-      auto f = parse_format(value);
-      if (!f) usage_error(o.command, "unknown format '" + value + "' (table, csv, json, md or html)");
-      o.format = *f;
-    } else if (name == "--top") {
-      o.top = positive(o.command, name, value);
-    } else if (name == "--buckets") {
-      o.buckets = positive(o.command, name, value);
-    } else if (name == "--timeunit") {
-      auto u = parse_time_unit(value);
-      if (!u) usage_error(o.command, "unknown time unit '" + value + "' (auto, ns, us, ms or s)");
-      o.timeunit = *u;
-    } else if (name == "--section") {
-      bool known = o.command == "compare" ? is_compare_section(value) : is_section(value);
-      if (!known)
-        usage_error(o.command, "unknown section '" + value + "' (" +
-                                   (o.command == "compare" ? compare_section_names() : section_names()) + ")");
-      o.sections.push_back(value);
-    } else if (name == "--label") {
-      if (o.labels.size() == 2) usage_error(o.command, "--label is given once per side (two at most)");
-      if (value.empty()) usage_error(o.command, "--label needs a non-empty name");
-      o.labels.push_back(value);
-    } else if (name == "--output") {
-      if (value.empty()) usage_error(o.command, "--output needs a file name");
-      o.output = value;
-    } else if (name == "--start") {
-      o.start = value;
-    } else if (name == "--end") {
-      o.end = value;
-    } else if (name == "--range") {
-      o.range = value;
-    } else if (name == "--db") {
-      o.dbs.push_back(value);
-    } else if (name == "--drop-domain") {
-      // hsa,marker or repeated
-      for (size_t a = 0; a <= value.size();) {
-        const size_t b = std::min(value.find(',', a), value.size());
-        if (b == a) usage_error(o.command, "--drop-domain needs API domain names such as hsa or marker, got '" + value + "'");
-        o.drop_domains.push_back(value.substr(a, b - a));
-        a = b + 1;
-      }
-    } else if (name == "--members") {
-      if (value.empty()) usage_error(o.command, "--members needs a GLOB pattern of member names such as 'rank[0-3]'");
-      o.member_globs.push_back(value);
-    } else if (name == "--split") {
-      if (!is_split_spec(value))
-        usage_error(o.command, "--split takes ranks, steps or a number of time windows from 1 to 10000, got '" + value + "'");
-      o.split = value;
-    } else if (name == "--steps") {
-      if (value.empty()) usage_error(o.command, "--steps needs a LIKE pattern of step range names such as 'train_step%'");
-      o.steps = value;
-    }
+    set_value(o, name, value);
   }
-  if (o.command == "query") {
-    if (positional.empty()) usage_error(o.command, "query needs the SQL to run");
-    o.sql = positional.back();
-    positional.pop_back();
-    if (looks_like_path(o.sql))
-      usage_error(o.command, "missing SQL: the last argument '" + o.sql +
-                                 "' is a path, and the SQL to run comes after the paths (rocpd-ext query PATH... SQL)");
-  } else if (o.command == "export") {
-    if (o.output) {
-      // -o OUT names the file to write; every positional is then a PATH.
-      o.out = *o.output;
-      o.output.reset();
-    } else {
-      if (positional.size() < 2) usage_error(o.command, "export needs at least one PATH and the OUT file");
-      o.out = positional.back();
-      positional.pop_back();
-    }
-    if (positional.empty()) usage_error(o.command, "export needs at least one PATH and the OUT file");
-    if (o.range && (o.start || o.end)) usage_error(o.command, "--range replaces --start and --end: give one or the others");
-  } else if (o.command == "compare") {
-    if (positional.size() != 2)
-      usage_error(o.command, "compare needs two sides, A and B (each a trace file, a directory or a quoted glob), got " +
-                                 std::to_string(positional.size()));
-  } else if (positional.empty()) {
-    usage_error(o.command, o.command + " needs at least one PATH (a trace file, a directory or a glob)");
-  }
+  take_positionals(o, positional);
   o.paths = std::move(positional);
   return o;
 }
