@@ -21,6 +21,7 @@
 #include "diagnosis/register.h"
 #include "members/member_columns.h"
 #include "stats/percentile_select.h"
+#include "stats/stats_args.h"
 
 namespace rocpd::diagnosis {
 
@@ -140,9 +141,8 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
 }
 
 void result(sqlite3_context* ctx, const std::optional<stats::Number>& n) {
-  if (!n) sqlite3_result_null(ctx);
-  else if (const auto* i = std::get_if<int64_t>(&*n)) sqlite3_result_int64(ctx, *i);
-  else sqlite3_result_double(ctx, std::get<double>(*n));
+  if (n) stats::result_number(ctx, *n);
+  else sqlite3_result_null(ctx);
 }
 
 struct Def {
