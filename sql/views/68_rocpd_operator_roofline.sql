@@ -72,7 +72,7 @@ conv AS (
          json_extract(o.concrete, '$[' || c.stride_at || ']') AS sa, json_extract(o.concrete, '$[' || c.padding_at || ']') AS pa,
          json_extract(o.concrete, '$[' || c.dilation_at || ']') AS da,
          CASE WHEN c.transposed_at IS NOT NULL THEN json_extract(o.concrete, '$[' || c.transposed_at || ']') END AS transposed,
-         json_type(o.concrete) = 'array' AS has_concrete
+         coalesce(json_type(o.concrete) = 'array', 0) AS has_concrete
   FROM ops AS o JOIN conv_ops AS c ON c.name = o.name
   WHERE json_array_length(o.dims, '$[0]') BETWEEN 3 AND 5 AND json_array_length(o.dims, '$[1]') = json_array_length(o.dims, '$[0]')
 ), conv_arg AS (  -- one row per convolution and spatial dimension: the argument's value for it, NULL if unreadable
