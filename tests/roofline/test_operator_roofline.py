@@ -263,5 +263,84 @@ class RealShapes(unittest.TestCase):
         self.assertEqual(ours, gemm)
 
 
+UNARY = {"aten::copy_", "aten::relu", "aten::relu_", "aten::gelu", "aten::gelu_", "aten::silu", "aten::silu_",
+         "aten::sigmoid", "aten::sigmoid_", "aten::tanh", "aten::tanh_", "aten::neg", "aten::exp", "aten::sqrt",
+         "aten::rsqrt", "aten::clamp_min", "aten::clamp_min_", "aten::clamp_max", "aten::clamp_max_"}
+BINARY = {"aten::add", "aten::add_", "aten::sub", "aten::sub_", "aten::rsub", "aten::mul", "aten::mul_", "aten::div",
+          "aten::div_", "aten::maximum", "aten::minimum", "aten::sigmoid_backward", "aten::tanh_backward",
+          "aten::threshold_backward", "aten::gelu_backward", "aten::silu_backward"}
+GEMM = {"aten::mm": 0, "aten::addmm": 1, "aten::bmm": 0, "aten::baddbmm": 1}
+ALL_SIZES = {**SIZE, "int": 4, "long int": 8}
+
+
+def estimate(name, dims, types):
+    """(flops, bytes) of an operator call by the rules of docs/roofline.md, or None when not estimated."""
+    if name in GEMM:
+        a, b = dims[GEMM[name]], dims[GEMM[name] + 1]
+        batch = a[0] if len(a) == 3 else 1
+        m, k, n = a[-2], a[-1], b[-1]
+        return 2 * batch * m * n * k, batch * (m * k + k * n + m * n) * ALL_SIZES[types[GEMM[name]]]
+    arity = 1 if name in UNARY else 2
+    a, at = (dims[1], types[1]) if name == "aten::copy_" else (dims[0], types[0])
+    b, bt = (dims[1], types[1]) if arity == 2 else ([], None)
+    out = broadcast(a, b)
+    if out is None:
+        return None
+    if name != "aten::copy_" and len(dims) > arity and dims[-1] and types[-1] in ALL_SIZES:
+        out_size = ALL_SIZES[types[-1]]
+    elif name.endswith("_"):
+        out_size = ALL_SIZES[types[0]]
+    elif a and b and bt in ALL_SIZES:
+        out_size = max(ALL_SIZES[at], ALL_SIZES[bt])
+    else:
+        out_size = ALL_SIZES[at]
+    nbytes = numel(a) * ALL_SIZES[at] + (numel(b) * ALL_SIZES[bt] if bt in ALL_SIZES else 0) + numel(out) * out_size
+    return numel(out), nbytes
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(SHARED_DATA, "kineto_rank0.json.gz")),
+                     "../shared/data/kineto_rank0.json.gz is absent")
+class RealRankTrace(unittest.TestCase):
+    """kineto_rank0 records shapes, but its launches carry their correlation id as `External id`:
+    kernels are attributed by nesting. Every row equals the estimate of the operator that encloses
+    its launches innermost (HTA's nesting rule, tests/formats/kineto_brute.py), from the raw JSON."""
+
+    def test_rank0(self):
+        sys.path.insert(0, os.path.join(HERE, "..", "formats"))
+        from kineto_brute import RANGE_CATS, Trace, hta_parents
+        path = os.path.join(SHARED_DATA, "kineto_rank0.json.gz")
+        trace = Trace(path)
+        parents = hta_parents(trace)
+        by_index = {i: (e, start, end) for i, e, start, end in trace.x}
+        kernels = {o["correlation"]: o for o in trace.ops() if o["kind"] == "kernel"}
+        per_op = {}
+        for corr, call in trace.launches().items():
+            if corr not in kernels:
+                continue
+            p = parents.get(call["index"])
+            while p is not None and by_index[p][0].get("cat") not in RANGE_CATS:
+                p = parents.get(p)
+            if p is None:
+                continue
+            n, d = per_op.get(p, (0, 0))
+            per_op[p] = (n + 1, d + kernels[corr]["end"] - kernels[corr]["start"])
+        want = []
+        for p, (n, d) in per_op.items():
+            e = by_index[p][0]
+            a = e.get("args", {})
+            if e["name"] in GEMM or e["name"] in UNARY or e["name"] in BINARY:
+                if isinstance(a.get("Input Dims"), list):
+                    est = estimate(e["name"], a["Input Dims"], a["Input type"])
+                    want.append((e["name"], n, d) + (est if est else (None, None)))
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (path,))
+        got = con.execute("SELECT operator, kernels, duration, CAST(flops AS INTEGER), CAST(bytes AS INTEGER) "
+                          "FROM rocpd_operator_roofline").fetchall()
+        self.assertGreater(len(want), 600)
+        self.assertEqual(sorted(got, key=repr), sorted(want, key=repr))
+        # No External id links them: rocpd_gemm_roofline has none of these rows.
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_gemm_roofline").fetchone()[0], 0)
+
+
 if __name__ == "__main__":
     main()
