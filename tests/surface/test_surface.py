@@ -64,7 +64,7 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_user_findings",
                   "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_device_signatures", "rocpd_gpu_devices",
                   "rocpd_counter_formulas_builtin", "rocpd_counter_formulas", "rocpd_kernel_roofline",
-                  "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline"}
+                  "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline", "rocpd_operator_roofline"}
 # Plain TEMP tables the extension creates (run labels: docs/diagnosis.md; the user tables of docs/roofline.md).
 EXPECTED_TEMP_TABLES = {"rocpd_run_labels", "rocpd_user_device_peaks", "rocpd_user_counter_formulas"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of
