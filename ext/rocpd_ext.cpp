@@ -22,10 +22,10 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
   std::call_once(api_set, [api] { SQLITE_EXTENSION_INIT2(api); });
   // Loading again into the same connection changes nothing: one member registry per connection,
   // so members opened before stay visible and closable (docs/guarantees.md).
-  if (rocpd::federation::Registry::loaded_on(db)) return SQLITE_OK;
+  if (rocpd::members::Registry::loaded_on(db)) return SQLITE_OK;
   // Another copy of the library (another file) on this connection: refused before anything is
   // registered, since SQLite unloads a copy whose load failed.
-  if (const std::string other = rocpd::other_copy_loaded(db, rocpd::federation::Registry::of(db) != nullptr);
+  if (const std::string other = rocpd::other_copy_loaded(db, rocpd::members::Registry::of(db) != nullptr);
       !other.empty()) {
     if (err) *err = rocpd::sqlite_strdup(other);
     return SQLITE_ERROR;
@@ -36,7 +36,7 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_rocpdext_init(
 #include "capabilities.inc"
 #undef ROCPD_CAPABILITY
   if (rc == SQLITE_OK) {
-    if (auto registry = rocpd::federation::Registry::of(db)) registry->mark_loaded();
+    if (auto registry = rocpd::members::Registry::of(db)) registry->mark_loaded();
   } else {
     // What the capabilities before the failing one registered stays on the connection: the
     // library must stay mapped for it.

@@ -11,7 +11,7 @@ std::optional<std::map<std::string, std::vector<GpuBusyList>>> busy_lists(sqlite
                                                                            const std::vector<std::string>& dbs,
                                                                            int64_t lo, int64_t hi,
                                                                            std::optional<int64_t> gpu) {
-  auto registry = federation::Registry::of(host);
+  auto registry = members::Registry::of(host);
   if (!registry) return std::nullopt;
   GroupSpec spec;
   spec.by_db = spec.by_gpu = true;
@@ -20,13 +20,13 @@ std::optional<std::map<std::string, std::vector<GpuBusyList>>> busy_lists(sqlite
   spec.clip_hi = hi;
   spec.gpu = gpu;
   const std::set<std::string> wanted(dbs.begin(), dbs.end());
-  std::vector<federation::MemberPtr> members;
+  std::vector<canonical::MemberPtr> members;
   for (const auto& m : registry->members())
     if (wanted.count(m->alias)) members.push_back(m);
   std::vector<JobGroups> per_member(members.size());
-  federation::InterruptWatch watch(host);
+  members::InterruptWatch watch(host);
   try {
-    federation::MemberPool(*registry, watch).run(members, [&](size_t i, sqlite3* db, size_t) {
+    members::MemberPool(*registry, watch).run(members, [&](size_t i, sqlite3* db, size_t) {
       per_member[i] = scan_member(*members[i], static_cast<uint32_t>(i), db, spec, nullptr);
     });
   } catch (const NeedsSql&) {

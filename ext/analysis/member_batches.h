@@ -17,11 +17,11 @@ namespace rocpd::analysis {
 template <class Rows>
 class MemberBatches {
  public:
-  using Compute = std::function<Rows(const federation::Member&, sqlite3*, const federation::InterruptWatch&)>;
+  using Compute = std::function<Rows(const canonical::Member&, sqlite3*, const members::InterruptWatch&)>;
   // Runs on the connection's thread before a batch's members are computed on every core (to make
   // sure of what the computation reads from the registry, such as the members' profiles).
-  using Prepare = std::function<void(federation::Registry&, const std::vector<federation::MemberPtr>&,
-                                     federation::InterruptWatch&)>;
+  using Prepare = std::function<void(members::Registry&, const std::vector<canonical::MemberPtr>&,
+                                     members::InterruptWatch&)>;
   // `per_core`: members per core in every batch after the first (fewer barriers, where a core waits
   // for the batch's last member, against more rows in memory at once).
   MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr, size_t per_core = 2)
@@ -40,7 +40,7 @@ class MemberBatches {
   bool next_batch() {
     batch_.clear();
     if (next_ >= dbs_.size()) return false;
-    federation::InterruptWatch watch(conn_);
+    members::InterruptWatch watch(conn_);
     const size_t cores = std::max<size_t>(1, std::thread::hardware_concurrency());
     // The first batch is one member per core: a LIMIT query gets its first rows without waiting for
     // more members than the cores can compute at once.
@@ -49,21 +49,21 @@ class MemberBatches {
                                       dbs_.begin() + static_cast<std::ptrdiff_t>(end));
     const MemberSet set = open_members(conn_, part, table_);
     batch_.resize(part.size());
-    federation::PoolProgress progress;
+    members::PoolProgress progress;
     if (set.registry && set.registry->progress)
       watch.report_progress(
           [&] {
-            federation::ProgressCounts c;
+            members::ProgressCounts c;
             c.what = table_;
             c.members_done = next_ + progress.members_done.load();
             c.members_total = dbs_.size();
             c.rows = rows_before_ + progress.rows.load();
-            return federation::progress_line(c);
+            return members::progress_line(c);
           },
           started_);
     try {
       if (prepare_ && set.registry) prepare_(*set.registry, set.members, watch);
-      federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+      members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
         batch_[i] = compute_(*set.members[i], db, watch);
         progress.rows.fetch_add(static_cast<int64_t>(batch_[i].size()), std::memory_order_relaxed);
       }, &progress);
@@ -71,8 +71,8 @@ class MemberBatches {
       // A member read stopped by the interrupt reports it in its own words; the query ends with
       // SQLite's "interrupted", as every other statement. (watch.stopped() is no proof: the pool
       // also stops the others after the first member error.)
-      federation::InterruptWatch host(conn_);
-      if (host.poll()) federation::InterruptWatch::raise();
+      members::InterruptWatch host(conn_);
+      if (host.poll()) members::InterruptWatch::raise();
       throw;
     }
     first_ = next_;

@@ -14,9 +14,9 @@
 
 namespace rocpd::analysis {
 
-using federation::kOpsKind;
-using federation::SourceSql;
-using federation::TableKind;
+using canonical::kOpsKind;
+using canonical::SourceSql;
+using canonical::TableKind;
 
 namespace {
 
@@ -55,11 +55,11 @@ struct Layout {
 
 Layout layout_of(const GroupSpec& spec) {
   if (spec.table == TableKind::Apis) {
-    using namespace federation;
+    using namespace canonical;
     return {TableKind::Apis, "rocpd_apis", "an API call", kApisStart, kApisEnd, kApisName, kApisColumnCount,
             {kApisPid, kApisTid}, kApisDomain, {spec.by_pid, spec.by_tid}, spec.by_domain};
   }
-  using namespace federation;
+  using namespace canonical;
   return {TableKind::Ops, "rocpd_ops", "an op", kOpsStart, kOpsEnd, kOpsName, kOpsColumnCount,
           {kOpsGpu, -1}, kOpsKind, {spec.by_gpu, false}, spec.by_kind || spec.kind.has_value()};
 }
@@ -102,7 +102,7 @@ std::optional<int64_t> time_of(sqlite3_stmt* stmt, int col, const Layout& l, con
 }
 
 // The member's sources of rocpd_ops restricted to the spec's kind where the source can say so.
-SourceSql restricted(SourceSql src, const federation::Member& m, const GroupSpec& spec) {
+SourceSql restricted(SourceSql src, const canonical::Member& m, const GroupSpec& spec) {
   if (!spec.kind || m.info.loose_types) return src;
   std::string pred;
   if (src.predicate_column == kOpsKind) {
@@ -120,13 +120,13 @@ SourceSql restricted(SourceSql src, const federation::Member& m, const GroupSpec
 
 class MemberScan {
  public:
-  MemberScan(const federation::Member& m, uint32_t index, sqlite3* db, const GroupSpec& spec,
+  MemberScan(const canonical::Member& m, uint32_t index, sqlite3* db, const GroupSpec& spec,
              const std::atomic<bool>* stop)
       : m_(m), index_(index), db_(db), spec_(spec), l_(layout_of(spec)), stop_(stop) {}
 
   JobGroups run() {
     const bool kinds_needed = l_.kind == TableKind::Ops && l_.by_text;
-    const auto sources = federation::sources_for(l_.kind, m_, nullptr, kinds_needed ? db_ : nullptr);
+    const auto sources = members::sources_for(l_.kind, m_, nullptr, kinds_needed ? db_ : nullptr);
     for (size_t s = 0; s < sources.size(); ++s) scan_source(sources[s], s);
     return groups();
   }
@@ -134,10 +134,10 @@ class MemberScan {
  private:
   // `gpu = of_gpu` for the member to apply, as rocpd_ops pushes it (members whose declared types
   // hold, sources that can compare it); the scan still checks every row.
-  std::vector<federation::PushedConstraint> gpu_constraint(size_t source) {
+  std::vector<members::PushedConstraint> gpu_constraint(size_t source) {
     if (!spec_.of_gpu || l_.kind != TableKind::Ops || m_.info.loose_types) return {};
-    const uint64_t unpushable = federation::shapes_of(l_.kind, m_).at(source).unpushable;
-    if (unpushable & bit(federation::kOpsGpu)) return {};
+    const uint64_t unpushable = members::shapes_of(l_.kind, m_).at(source).unpushable;
+    if (unpushable & bit(canonical::kOpsGpu)) return {};
     if (!gpu_value_) {
       Stmt one = prepare(db_, "SELECT ?1", l_.table);
       sqlite3_bind_int64(one.get(), 1, *spec_.of_gpu);
@@ -145,7 +145,7 @@ class MemberScan {
       gpu_value_.reset(sqlite3_value_dup(sqlite3_column_value(one.get(), 0)));
       if (!gpu_value_) throw std::bad_alloc();
     }
-    return {{federation::kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ, federation::Collation::Binary, gpu_value_.get()}};
+    return {{canonical::kOpsGpu, SQLITE_INDEX_CONSTRAINT_EQ, members::Collation::Binary, gpu_value_.get()}};
   }
 
   void scan_source(const SourceSql& original, size_t source) {
@@ -156,7 +156,7 @@ class MemberScan {
       if (l_.by_int[i]) used |= bit(l_.ints[i]);
     if (l_.by_text) used |= bit(l_.text);
     const bool gpu_filter = l_.kind == TableKind::Ops && spec_.of_gpu.has_value();
-    if (gpu_filter) used |= bit(federation::kOpsGpu);
+    if (gpu_filter) used |= bit(canonical::kOpsGpu);
     if (spec_.by_name && !keyed) used |= bit(l_.name);
     if (keyed) {
       for (size_t i = 0; i < original.name_key.size(); ++i) {
@@ -166,17 +166,17 @@ class MemberScan {
       }
     }
     const auto pushed = gpu_constraint(source);
-    const auto q = federation::build_member_query(src, used, pushed, false,
-                                                  federation::time_columns(federation::table_of(l_.kind)),
+    const auto q = members::build_member_query(src, used, pushed, false,
+                                                  members::time_columns(canonical::table_of(l_.kind)),
                                                   m_.clock_offset.load());
-    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, federation::member_label(m_)));
-    federation::bind_constraints(stmt.get(), pushed);
+    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, members::member_label(m_)));
+    members::bind_constraints(stmt.get(), pushed);
     const int si = q.select_index[l_.start], ei = q.select_index[l_.end];
     std::array<int, 2> int_cols{-1, -1};
     for (size_t i = 0; i < 2; ++i)
       if (l_.by_int[i]) int_cols[i] = q.select_index[l_.ints[i]];
     const int ki = l_.by_text ? q.select_index[l_.text] : -1;
-    const int gi = gpu_filter ? q.select_index[federation::kOpsGpu] : -1;
+    const int gi = gpu_filter ? q.select_index[canonical::kOpsGpu] : -1;
     const int ni = (spec_.by_name && !keyed) ? q.select_index[l_.name] : -1;
     std::array<int, 2> key_cols{-1, -1};
     if (keyed)
@@ -205,7 +205,7 @@ class MemberScan {
           if (spec_.kind) continue;
           key.text = kNullText;
         } else {
-          throw NeedsSql(fmt::format("{}'s {} is not text", l_.row, federation::table_of(l_.kind).columns[l_.text].name));
+          throw NeedsSql(fmt::format("{}'s {} is not text", l_.row, canonical::table_of(l_.kind).columns[l_.text].name));
         }
       }
       for (size_t i = 0; i < 2; ++i) {
@@ -214,7 +214,7 @@ class MemberScan {
         if (g.type == SQLITE_INTEGER) key.ints[i] = g.i;
         else if (g.type == SQLITE_NULL) key.ints_null |= static_cast<uint8_t>(1u << i);
         else throw NeedsSql(fmt::format("{}'s {} is not an integer", l_.row,
-                                        federation::table_of(l_.kind).columns[l_.ints[i]].name));
+                                        canonical::table_of(l_.kind).columns[l_.ints[i]].name));
       }
       if (keyed) {
         NameKey nk;
@@ -256,8 +256,8 @@ class MemberScan {
 
   [[noreturn]] void fail(int rc) {
     if (rc == SQLITE_INTERRUPT || (stop_ && stop_->load())) InterruptWatch_raise();
-    throw Error(fmt::format("{}: {}: {}{}", l_.table, federation::member_label(m_), sqlite3_errmsg(db_),
-                            federation::zstd_reason(m_.path)),
+    throw Error(fmt::format("{}: {}: {}{}", l_.table, members::member_label(m_), sqlite3_errmsg(db_),
+                            members::zstd_reason(m_.path)),
                 rc);
   }
 
@@ -266,7 +266,7 @@ class MemberScan {
     for (size_t i = 0; i < texts_.size(); ++i)
       if (texts_[i] == text) return static_cast<uint16_t>(i);
     if (texts_.size() >= kNullText) throw NeedsSql(fmt::format("too many distinct values of {}'s {}", l_.table,
-                                                               federation::table_of(l_.kind).columns[l_.text].name));
+                                                               canonical::table_of(l_.kind).columns[l_.text].name));
     texts_.emplace_back(text);
     return static_cast<uint16_t>(texts_.size() - 1);
   }
@@ -321,8 +321,8 @@ class MemberScan {
   // Each new name key's name, read once from its first row.
   void resolve_names(const SourceSql& original, size_t first_slot) {
     if (first_slot >= slot_rowid_.size()) return;
-    const auto q = federation::build_member_query(original, bit(l_.name), {}, true);
-    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, federation::member_label(m_)));
+    const auto q = members::build_member_query(original, bit(l_.name), {}, true);
+    Stmt stmt = prepare(db_, q.sql, fmt::format("{}: {}", l_.table, members::member_label(m_)));
     const int ni = q.select_index[l_.name];
     for (size_t slot = first_slot; slot < slot_rowid_.size(); ++slot) {
       sqlite3_reset(stmt.get());
@@ -379,7 +379,7 @@ class MemberScan {
     return out;
   }
 
-  const federation::Member& m_;
+  const canonical::Member& m_;
   uint32_t index_;
   sqlite3* db_;
   const GroupSpec& spec_;
@@ -412,7 +412,7 @@ void GroupFigures::merge(GroupFigures&& o, bool keep_intervals) {
   if (o.last_end) last_end = last_end ? std::max(*last_end, *o.last_end) : *o.last_end;
 }
 
-JobGroups scan_member(const federation::Member& m, uint32_t index, sqlite3* lease_db, const GroupSpec& spec,
+JobGroups scan_member(const canonical::Member& m, uint32_t index, sqlite3* lease_db, const GroupSpec& spec,
                       const std::atomic<bool>* stop) {
   return MemberScan(m, index, lease_db, spec, stop).run();
 }

@@ -181,12 +181,13 @@ std::optional<int64_t> corr_column(sqlite3_stmt* s, int col) {
   return sqlite3_column_int64(s, col);
 }
 
-MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
-                                    bool with_thread, const char* table, const federation::Profile* profile) {
+MemberLaunches read_member_launches(const canonical::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                    bool with_thread, const char* table, const canonical::Profile* profile) {
   MemberLaunches out;
   out.calls.resize(wanted.size());
   if (wanted.size() == 0) return out;
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   std::vector<int> cols{kApisCorrelationId, kApisStart, kApisEnd, kApisApiId};
   if (with_thread) cols.insert(cols.end(), {kApisPid, kApisTid});
   MemberColumns rows(m, db, TableKind::Apis, cols, profile);

@@ -88,12 +88,12 @@ inline int64_t launch_order(const StoredValue& id) {
 // `out` records it. Calls with a NULL start are no launches; a start that is not an integer is an
 // error naming `table` and member `db`. With `watch`, a stopped watch ends the scan.
 template <typename Calls, typename Keep>
-void scan_best_launches(federation::MemberColumns& rows, const CorrSlots& wanted, Calls& out,
+void scan_best_launches(members::MemberColumns& rows, const CorrSlots& wanted, Calls& out,
                         const char* table, const std::string& db, const Keep& keep,
-                        const federation::InterruptWatch* watch = nullptr) {
+                        const members::InterruptWatch* watch = nullptr) {
   uint64_t read = 0;
   while (rows.next()) {
-    if (watch && (++read & 0xffff) == 0 && watch->stopped()) federation::InterruptWatch::raise();
+    if (watch && (++read & 0xffff) == 0 && watch->stopped()) members::InterruptWatch::raise();
     const StoredValue corr = rows[0];
     if (corr.type != SQLITE_INTEGER) continue;
     const int64_t slot = wanted.find(corr.i);
@@ -118,7 +118,7 @@ struct MemberLaunches {
   BigVector<LaunchCall> calls;
   CellStore cells;
 };
-MemberLaunches read_member_launches(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
-                                    bool with_thread, const char* table, const federation::Profile* profile = nullptr);
+MemberLaunches read_member_launches(const canonical::Member& m, sqlite3* db, const CorrSlots& wanted,
+                                    bool with_thread, const char* table, const canonical::Profile* profile = nullptr);
 
 }  // namespace rocpd::analysis

@@ -6,7 +6,7 @@
 //
 // `Def` provides: kTableName, kSchema (the CREATE TABLE statement, db first), a Rows type with
 // size(), and
-//   static Rows compute(const federation::Member&, sqlite3*, const federation::InterruptWatch&);
+//   static Rows compute(const canonical::Member&, sqlite3*, const members::InterruptWatch&);
 //   static void column(const Rows&, size_t row, const MemberRef&, sqlite3_context*, int col);
 //   static int64_t rowid(const Rows&, size_t row, const MemberRef&);
 // and optionally `static void prepare(Registry&, const std::vector<MemberPtr>&, InterruptWatch&)`, run
@@ -115,7 +115,7 @@ class MemberRowsTable {
       sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
       typename MemberBatches<Rows>::Compute compute;
       if constexpr (requires { Def::kPlan; })
-        compute = [&sel](const federation::Member& m, sqlite3* db, const federation::InterruptWatch& watch) {
+        compute = [&sel](const canonical::Member& m, sqlite3* db, const members::InterruptWatch& watch) {
           return Def::compute(m, db, watch, sel);
         };
       else compute = &Def::compute;

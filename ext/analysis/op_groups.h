@@ -21,11 +21,11 @@
 
 namespace rocpd::analysis {
 
-using federation::MemberPtr;
+using canonical::MemberPtr;
 
 // What a query groups by and computes.
 struct GroupSpec {
-  federation::TableKind table = federation::TableKind::Ops;  // rocpd_ops or rocpd_apis
+  canonical::TableKind table = canonical::TableKind::Ops;  // rocpd_ops or rocpd_apis
   bool by_db = false, by_name = false;
   bool by_gpu = false, by_kind = false;                   // rocpd_ops
   bool by_pid = false, by_tid = false, by_domain = false;  // rocpd_apis
@@ -102,7 +102,7 @@ using JobGroups = std::map<GroupKey, GroupFigures>;
 
 // Scans member `m` (index `index` in the query's member list) and merges its groups into `out`.
 // `lease_db` is a connection of the member (Registry::acquire). Throws NeedsSql, Error.
-JobGroups scan_member(const federation::Member& m, uint32_t index, sqlite3* lease_db, const GroupSpec& spec,
+JobGroups scan_member(const canonical::Member& m, uint32_t index, sqlite3* lease_db, const GroupSpec& spec,
                       const std::atomic<bool>* stop);
 
 // Adds a member's groups to the job's.

@@ -24,7 +24,7 @@ std::vector<MemberRef> query_members(sqlite3* conn, const std::optional<std::str
 MemberSet open_members(sqlite3* conn, std::span<const MemberRef> refs, const char* table) {
   MemberSet out;
   if (refs.empty()) return out;
-  out.registry = federation::Registry::of(conn);
+  out.registry = members::Registry::of(conn);
   if (!out.registry) throw Error(fmt::format("{}: no members", table));
   std::vector<std::string> names;
   names.reserve(refs.size());

@@ -27,8 +27,8 @@ std::vector<MemberRef> query_members(sqlite3* conn, const std::optional<std::str
 // The registry of `conn` and its members named in `refs` (query_members order), for MemberPool.
 // Nothing to read gives an empty set; members but no registry is an error naming `table`.
 struct MemberSet {
-  std::shared_ptr<federation::Registry> registry;
-  std::vector<federation::MemberPtr> members;
+  std::shared_ptr<members::Registry> registry;
+  std::vector<canonical::MemberPtr> members;
 };
 MemberSet open_members(sqlite3* conn, std::span<const MemberRef> refs, const char* table);
 

@@ -21,10 +21,11 @@ bool step_pattern_arg(sqlite3_value* v, const char* table, std::string& pattern)
   return true;
 }
 
-std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Member& m, sqlite3* conn,
-                                                          const federation::InterruptWatch& watch,
+std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const canonical::Member& m, sqlite3* conn,
+                                                          const members::InterruptWatch& watch,
                                                           const std::string& pattern, const char* table) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   std::map<GpuKey, std::vector<StepRange>> ranges;  // by pid
   MemberColumns apis(m, conn, TableKind::Apis, {kApisPid, kApisTid, kApisDomain, kApisName, kApisStart, kApisEnd},
                      nullptr, std::pair<int, std::string>{kApisDomain, "marker"});

@@ -34,8 +34,8 @@ struct StepRange {
 // text LIKE `pattern` (ASCII case-insensitive) and whose end > start, sorted by start, then rowid:
 // step k of a process is the k-th. A start or end that is not an integer is an error naming
 // `table` and the member.
-std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const federation::Member& m, sqlite3* conn,
-                                                          const federation::InterruptWatch& watch,
+std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const canonical::Member& m, sqlite3* conn,
+                                                          const members::InterruptWatch& watch,
                                                           const std::string& pattern, const char* table);
 
 }  // namespace rocpd::analysis

@@ -11,7 +11,7 @@ uint32_t Strings::id(std::string_view s) {
   return id;
 }
 
-uint32_t TokenNames::id(const federation::MemberColumns& reader, const StoredValue& name, Strings& strings) {
+uint32_t TokenNames::id(const members::MemberColumns& reader, const StoredValue& name, Strings& strings) {
   if (name.type != SQLITE_TEXT && name.type != SQLITE_BLOB) return kNoName;
   const int64_t token = reader.name_token();
   const auto slot = static_cast<size_t>(token);

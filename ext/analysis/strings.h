@@ -37,7 +37,7 @@ class Strings {
 // types: kNoName). A name read by key (MemberColumns::name_token) is hashed once per key.
 class TokenNames {
  public:
-  uint32_t id(const federation::MemberColumns& reader, const StoredValue& name, Strings& strings);
+  uint32_t id(const members::MemberColumns& reader, const StoredValue& name, Strings& strings);
 
  private:
   std::vector<uint32_t> of_token_;

@@ -1,6 +1,6 @@
 #include "canonical/canonical_tables.h"
 
-namespace rocpd::federation {
+namespace rocpd::canonical {
 
 namespace {
 CanonicalColumn text(const char* name) { return {name, "TEXT", true}; }
@@ -145,4 +145,4 @@ std::string declare_sql(const CanonicalTable& table) {
   return sql + ")";
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::canonical

@@ -8,7 +8,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::federation {
+namespace rocpd::canonical {
 
 struct CanonicalColumn {
   const char* name;
@@ -84,4 +84,4 @@ const std::array<const CanonicalTable*, kTableKinds>& canonical_tables();
 // "CREATE TABLE x(...)" text for sqlite3_declare_vtab.
 std::string declare_sql(const CanonicalTable& table);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::canonical

@@ -15,9 +15,11 @@
 #include "common/sqlite_util.h"
 #include "canonical/canonical_tables.h"
 
-namespace rocpd::federation {
-
+namespace rocpd::formats {
 class FormatAdapter;  // ext/formats/adapter.h: one per format family
+}
+
+namespace rocpd::canonical {
 
 // What a format adapter keeps about one member beyond FormatInfo (its own subclass).
 struct FormatDetails {
@@ -26,8 +28,8 @@ struct FormatDetails {
 
 // What probing a schema found out about the trace it holds (cheap: catalog + metadata only).
 struct FormatInfo {
-  const FormatAdapter* adapter = nullptr;  // the format family that reads it
-  int schema_version = 0;                  // the major version
+  const formats::FormatAdapter* adapter = nullptr;  // the format family that reads it
+  int schema_version = 0;                           // the major version
   std::string version_text;    // as written by the tracer, e.g. "3" or "3.0.0"
   std::string uuid;            // rocpd: the process UUID (with dashes); rpd: empty
   std::string hostname;        // empty when the format does not record it
@@ -143,10 +145,10 @@ struct Member {
   int leases = 0;
   uint64_t last_use = 0;
 
-  std::shared_ptr<const Profile> profile;  // filled by Registry::profile()
+  std::shared_ptr<const Profile> profile;  // filled by members::Registry::profile()
   FileStamp profile_stamp;                 // the file as it was when profiled
 };
 
 using MemberPtr = std::shared_ptr<Member>;
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::canonical

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace rocpd::federation {
+namespace rocpd::canonical {
 
 SourceBuilder::SourceBuilder(std::string table, const std::string& alias, size_t columns) {
   src_.from = table + " AS " + alias;
@@ -42,4 +42,4 @@ void SourceBuilder::col(int c, std::string expr, uint32_t joins) {
 
 std::string duration_sql(const char* alias) { return fmt::format("max({0}.\"end\" - {0}.start, 0)", alias); }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::canonical

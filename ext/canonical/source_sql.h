@@ -15,7 +15,7 @@
 
 #include "common/sqlite_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::canonical {
 
 struct SourceSql {
   std::string from;                  // "<schema>.<table> AS x"
@@ -72,4 +72,4 @@ class SourceBuilder {
 // a duration is end - start, 0 for a reversed op, NULL when a bound is NULL.
 std::string duration_sql(const char* alias);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::canonical

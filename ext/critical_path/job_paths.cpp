@@ -67,9 +67,9 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
       where.push_back({m, r});
     }
   }
-  federation::InterruptWatch host(conn);
+  members::InterruptWatch host(conn);
   const auto matched = analysis::match_collectives(
-      all, table, [](const void* w) { static_cast<federation::InterruptWatch*>(const_cast<void*>(w))->check(); }, &host);
+      all, table, [](const void* w) { static_cast<members::InterruptWatch*>(const_cast<void*>(w))->check(); }, &host);
   std::map<std::pair<uint32_t, int64_t>, uint32_t> index;  // (family, instance)
   for (size_t n = 0; n < matched.size(); ++n) {
     if (!matched[n].participants || *matched[n].participants < 2) continue;
@@ -105,20 +105,20 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
   std::vector<MemberPaths> out(members.size());
   if (members.empty()) return out;
   const analysis::MemberSet set = analysis::open_members(conn, members, table);
-  federation::InterruptWatch watch(conn);
+  members::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats unless the member's profile gives it
     // (as ranks/job_collectives.cpp reads them).
-    const uint64_t pid_bit = uint64_t{1} << federation::kOpsPid;
-    std::vector<federation::MemberPtr> to_profile;
+    const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
+    std::vector<canonical::MemberPtr> to_profile;
     for (const auto& m : set.members)
-      if (m->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit)) to_profile.push_back(m);
+      if (m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)) to_profile.push_back(m);
     if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
-    std::vector<std::shared_ptr<const federation::Profile>> profiles(set.members.size());
+    std::vector<std::shared_ptr<const canonical::Profile>> profiles(set.members.size());
     for (size_t i = 0; i < set.members.size(); ++i)
-      if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, pid_bit))
+      if (set.members[i]->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit))
         profiles[i] = set.registry->profile(set.members[i], &watch);
-    federation::MemberPool pool(*set.registry, watch);
+    members::MemberPool pool(*set.registry, watch);
     // Freed arrays are kept for the next member of the core (no page faults for its arrays) only
     // when a core reads several: they would add to the peak memory of a large member read alone.
     std::optional<BigAllocReuse> reuse;
@@ -129,8 +129,8 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
                             watch, host);
     });
   } catch (...) {
-    federation::InterruptWatch host(conn);
-    if (host.poll()) federation::InterruptWatch::raise();
+    members::InterruptWatch host(conn);
+    if (host.poll()) members::InterruptWatch::raise();
     throw;
   }
   return out;
@@ -210,7 +210,7 @@ JobPaths job_critical_paths(sqlite3* conn, const std::string& pattern, const cha
   out.runs = job_runs(conn, out.members);
   out.per_member = read_members(conn, out.members, request, PathsRequest{}, table);
   const Matching mt = match_job(out.per_member, out.runs, conn, table);
-  federation::InterruptWatch host(conn);
+  members::InterruptWatch host(conn);
   size_t budget = 16;
   for (const auto& pm : out.per_member) budget += pm.entries.size() + pm.arrival_entry.size();
   for (const auto& [k, steps] : job_steps(out.per_member, out.runs)) {
@@ -281,7 +281,7 @@ using StepWindows = std::vector<std::pair<uint32_t, uint32_t>>;  // (member, ste
 void sweep_what_if(const std::vector<MemberPaths>& per_member, const Matching& mt, const StepWindows& steps,
                    const std::vector<SweepItem>& items, double factor,
                    std::map<std::pair<uint32_t, uint32_t>, int64_t>& arrival, std::vector<std::vector<int64_t>>& outputs,
-                   std::vector<std::vector<int64_t>>& cuts, federation::InterruptWatch& host) {
+                   std::vector<std::vector<int64_t>>& cuts, members::InterruptWatch& host) {
   // In time order every value depends on earlier ones only, but for paths of zero length between
   // items of one instant: sweep again until nothing changes.
   for (size_t sweep = 0; sweep < items.size() + 1; ++sweep) {
@@ -334,7 +334,7 @@ void sweep_what_if(const std::vector<MemberPaths>& per_member, const Matching& m
 // matching the pattern scaled by `factor`.
 WhatIfRow what_if_step(const std::vector<MemberPaths>& per_member, const JobRuns& runs, const Matching& mt,
                        const StepKey& k, const StepWindows& steps, double factor, const std::string& name_pattern,
-                       const char* table, federation::InterruptWatch& host) {
+                       const char* table, members::InterruptWatch& host) {
   WhatIfRow row;
   row.run = k.first;
   if (const std::string* label = runs.label(k.first)) row.run_label = *label;
@@ -398,7 +398,7 @@ std::vector<WhatIfRow> job_what_if(sqlite3* conn, const std::string& step_patter
   const JobRuns runs = job_runs(conn, members);
   const std::vector<MemberPaths> per_member = read_members(conn, members, request, paths, table);
   const Matching mt = match_job(per_member, runs, conn, table);
-  federation::InterruptWatch host(conn);
+  members::InterruptWatch host(conn);
   std::vector<WhatIfRow> out;
   for (const auto& [k, steps] : job_steps(per_member, runs)) {
     host.check();

@@ -52,8 +52,8 @@ int64_t Graph::lag(uint32_t v, uint32_t i, double factor) const {
 
 namespace {
 
-using federation::MemberColumns;
-using federation::TableKind;
+using members::MemberColumns;
+using canonical::TableKind;
 
 // The graph adds and subtracts times and lags in int64: times within +-2^62 ns (146 years around
 // 1970) keep every difference inside it. A time beyond is refused, by name, rather than wrapped.
@@ -76,11 +76,11 @@ ValueKey key_of(const Cell& c) {
 
 class Builder {
  public:
-  Builder(const federation::Member& m, const GraphRequest& request, federation::InterruptWatch& watch, bool host_thread,
+  Builder(const canonical::Member& m, const GraphRequest& request, members::InterruptWatch& watch, bool host_thread,
           const char* table)
       : m_(m), request_(request), watch_(watch), host_thread_(host_thread), table_(table) {}
 
-  Graph build(sqlite3* conn, const federation::Profile* profile) {
+  Graph build(sqlite3* conn, const canonical::Profile* profile) {
     read_ops(conn, profile);
     read_apis(conn);
     if (sync_rows_) records_ = read_sync_records(m_, conn, sync_calls_, tick_);
@@ -106,7 +106,7 @@ class Builder {
  private:
   // On the host thread the host connection is looked at itself (nobody else polls it meanwhile).
   void check() {
-    if (host_thread_ ? watch_.poll() : watch_.stopped()) federation::InterruptWatch::raise();
+    if (host_thread_ ? watch_.poll() : watch_.stopped()) members::InterruptWatch::raise();
   }
   void tick() {
     if ((++read_ & 0xffff) == 0) check();
@@ -125,8 +125,9 @@ class Builder {
     return scaled_[n] == 1;
   }
 
-  void read_ops(sqlite3* conn, const federation::Profile* profile) {
-    using namespace federation;
+  void read_ops(sqlite3* conn, const canonical::Profile* profile) {
+    using namespace canonical;
+    using namespace members;
     enum { kPid, kGpu, kQueue, kStream, kKindCol, kName, kStart, kEnd, kCorr };
     std::map<std::string, uint32_t> family_index;
     std::map<std::tuple<uint32_t, ValueKey, ValueKey, ValueKey>, uint32_t> lanes;
@@ -211,7 +212,8 @@ class Builder {
   }
 
   void read_apis(sqlite3* conn) {
-    using namespace federation;
+    using namespace canonical;
+    using namespace members;
     enum { kPid, kTid, kDomain, kName, kStart, kEnd, kCorr, kApiId };
     std::vector<int64_t> corrs;
     for (const auto& c : op_corr_)
@@ -649,9 +651,9 @@ class Builder {
     }
   }
 
-  const federation::Member& m_;
+  const canonical::Member& m_;
   const GraphRequest& request_;
-  federation::InterruptWatch& watch_;
+  members::InterruptWatch& watch_;
   bool host_thread_;
   const char* table_;
   uint64_t read_ = 0;
@@ -672,8 +674,8 @@ class Builder {
 
 }  // namespace
 
-Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
-                  federation::InterruptWatch& watch, bool host_thread, const federation::Profile* profile,
+Graph build_graph(const canonical::Member& m, sqlite3* conn, const GraphRequest& request,
+                  members::InterruptWatch& watch, bool host_thread, const canonical::Profile* profile,
                   const char* table) {
   return Builder(m, request, watch, host_thread, table).build(conn, profile);
 }

@@ -197,8 +197,8 @@ struct Graph {
 
 // Reads member `m` and builds its graph. Errors name `table` and the member. `host_thread`: the
 // caller runs on the host connection's thread (it then polls `watch` itself for an interrupt).
-Graph build_graph(const federation::Member& m, sqlite3* conn, const GraphRequest& request,
-                  federation::InterruptWatch& watch, bool host_thread, const federation::Profile* profile,
+Graph build_graph(const canonical::Member& m, sqlite3* conn, const GraphRequest& request,
+                  members::InterruptWatch& watch, bool host_thread, const canonical::Profile* profile,
                   const char* table);
 
 }  // namespace rocpd::critical_path

@@ -10,7 +10,7 @@ namespace {
 
 class Summarizer {
  public:
-  Summarizer(Graph& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread)
+  Summarizer(Graph& g, const PathsRequest& request, members::InterruptWatch& watch, bool host_thread)
       : g_(g), request_(request), watch_(watch), host_thread_(host_thread) {}
 
   MemberPaths run() {
@@ -45,7 +45,7 @@ class Summarizer {
 
  private:
   void tick() {
-    if ((++ticks_ & 0xfff) == 0 && (host_thread_ ? watch_.poll() : watch_.stopped())) federation::InterruptWatch::raise();
+    if ((++ticks_ & 0xfff) == 0 && (host_thread_ ? watch_.poll() : watch_.stopped())) members::InterruptWatch::raise();
   }
 
   uint32_t place(uint32_t thread, uint32_t lane) {
@@ -332,7 +332,7 @@ class Summarizer {
 
   Graph& g_;
   const PathsRequest& request_;
-  federation::InterruptWatch& watch_;
+  members::InterruptWatch& watch_;
   bool host_thread_;
   MemberPaths out_;
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> places_;
@@ -344,7 +344,7 @@ class Summarizer {
 
 }  // namespace
 
-MemberPaths member_paths(Graph&& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread) {
+MemberPaths member_paths(Graph&& g, const PathsRequest& request, members::InterruptWatch& watch, bool host_thread) {
   Graph graph = std::move(g);
   return Summarizer(graph, request, watch, host_thread).run();
 }

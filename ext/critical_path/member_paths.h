@@ -78,6 +78,6 @@ struct PathsRequest {
 };
 
 // Consumes `g`. `host_thread` as for build_graph.
-MemberPaths member_paths(Graph&& g, const PathsRequest& request, federation::InterruptWatch& watch, bool host_thread);
+MemberPaths member_paths(Graph&& g, const PathsRequest& request, members::InterruptWatch& watch, bool host_thread);
 
 }  // namespace rocpd::critical_path

@@ -24,10 +24,11 @@ SyncKind kind_of(std::string_view name) {
 }
 }  // namespace
 
-std::vector<SyncRecord> read_sync_records(const federation::Member& m, sqlite3* conn,
+std::vector<SyncRecord> read_sync_records(const canonical::Member& m, sqlite3* conn,
                                           const std::unordered_map<int64_t, uint32_t>& calls,
                                           const std::function<void()>& tick) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   enum { kDomain, kName, kArgs };
   std::vector<SyncRecord> out;
   MemberColumns rows(m, conn, TableKind::Apis, {kApisDomain, kApisName, kApisArgs}, nullptr,

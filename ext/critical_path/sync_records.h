@@ -27,7 +27,7 @@ struct SyncRecord {
 // Reads the member's `cuda_sync` rows. `calls` maps a correlation id to the call holding it (the
 // synchronize, event record and stream wait calls of the graph); rows naming no such call are
 // left out.
-std::vector<SyncRecord> read_sync_records(const federation::Member& m, sqlite3* conn,
+std::vector<SyncRecord> read_sync_records(const canonical::Member& m, sqlite3* conn,
                                           const std::unordered_map<int64_t, uint32_t>& calls,
                                           const std::function<void()>& tick);
 

@@ -7,10 +7,11 @@ namespace rocpd::diagnosis {
 
 using namespace analysis;
 
-std::vector<StoredCall> read_stored_calls(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+std::vector<StoredCall> read_stored_calls(const canonical::Member& m, sqlite3* db, const CorrSlots& wanted,
                                           CellStore& cells, const char* table,
-                                          const federation::InterruptWatch& watch) {
-  using namespace federation;
+                                          const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   std::vector<StoredCall> out(wanted.size());
   if (wanted.size() == 0) return out;
   MemberColumns rows(m, db, TableKind::Apis,

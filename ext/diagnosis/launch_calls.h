@@ -23,8 +23,8 @@ struct StoredCall {
 // earliest start, then the smallest api_id, when several share an id; calls with a NULL start are
 // no launches, a start that is not an integer is an error naming `table` and the member. Values
 // are kept in `cells`.
-std::vector<StoredCall> read_stored_calls(const federation::Member& m, sqlite3* db, const CorrSlots& wanted,
+std::vector<StoredCall> read_stored_calls(const canonical::Member& m, sqlite3* db, const CorrSlots& wanted,
                                           CellStore& cells, const char* table,
-                                          const federation::InterruptWatch& watch);
+                                          const members::InterruptWatch& watch);
 
 }  // namespace rocpd::diagnosis

@@ -107,11 +107,11 @@ namespace {
 
 // Every 64k rows: a look at the stop flag, and the rows into the progress count.
 struct RowCounter {
-  const federation::InterruptWatch& watch;
+  const members::InterruptWatch& watch;
   std::atomic<int64_t>* rows_read;
   void row(uint64_t& read) const {
     if ((++read & 0xffff) != 0) return;
-    if (watch.stopped()) federation::InterruptWatch::raise();
+    if (watch.stopped()) members::InterruptWatch::raise();
     if (rows_read) rows_read->fetch_add(0x10000, std::memory_order_relaxed);
   }
   void rest(uint64_t read) const {
@@ -120,9 +120,10 @@ struct RowCounter {
 };
 
 // 1. The kernels and copies into out.rows; the correlation ids of those that have one.
-BigVector<int64_t> read_ops(const federation::Member& m, sqlite3* conn, const StackOptions& options, const char* table,
+BigVector<int64_t> read_ops(const canonical::Member& m, sqlite3* conn, const StackOptions& options, const char* table,
                             const RowCounter& count, MemberStacks& out) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   const std::string& db = m.alias;
   BigVector<int64_t> corrs;
   TokenNames op_names;
@@ -174,7 +175,7 @@ using ThreadCalls = std::map<ThreadKey, BigVector<Call>>;
 
 // 2. The ops' launch calls into out.calls (one call may issue several ops: graph launches), and
 // per thread the calls it made.
-ThreadCalls link_calls(const federation::Member& m, sqlite3* conn, const CorrSlots& wanted, const char* table,
+ThreadCalls link_calls(const canonical::Member& m, sqlite3* conn, const CorrSlots& wanted, const char* table,
                        MemberStacks& out) {
   const auto launches = read_member_launches(m, conn, wanted, true, table);
   ThreadCalls thread_calls;
@@ -203,10 +204,11 @@ ThreadCalls link_calls(const federation::Member& m, sqlite3* conn, const CorrSlo
 }
 
 // 3. The marker ranges of the threads that launched something, with their names' JSON texts.
-std::map<ThreadKey, std::vector<Range>> read_thread_ranges(const federation::Member& m, sqlite3* conn,
+std::map<ThreadKey, std::vector<Range>> read_thread_ranges(const canonical::Member& m, sqlite3* conn,
                                                            const ThreadCalls& thread_calls, const char* table,
                                                            const RowCounter& count, MemberStacks& out) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   const std::string& db = m.alias;
   std::map<ThreadKey, std::vector<Range>> thread_ranges;
   if (thread_calls.empty()) return thread_ranges;
@@ -251,8 +253,9 @@ std::map<ThreadKey, std::vector<Range>> read_thread_ranges(const federation::Mem
 
 // 4. One sweep per thread: the stack of each call.
 void sweep_stacks(ThreadCalls& thread_calls, std::map<ThreadKey, std::vector<Range>>& thread_ranges,
-                  const StackOptions& options, const federation::InterruptWatch& watch, MemberStacks& out) {
-  using namespace federation;
+                  const StackOptions& options, const members::InterruptWatch& watch, MemberStacks& out) {
+  using namespace canonical;
+  using namespace members;
   std::string json;
   for (auto& [thread, tcalls] : thread_calls) {
     if (watch.stopped()) InterruptWatch::raise();
@@ -293,8 +296,8 @@ void sweep_stacks(ThreadCalls& thread_calls, std::map<ThreadKey, std::vector<Ran
 
 }  // namespace
 
-MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const StackOptions& options,
-                           const federation::InterruptWatch& watch, const char* table, std::atomic<int64_t>* rows_read) {
+MemberStacks member_stacks(const canonical::Member& m, sqlite3* conn, const StackOptions& options,
+                           const members::InterruptWatch& watch, const char* table, std::atomic<int64_t>* rows_read) {
   MemberStacks out;
   out.stacks.id("[]");
   const RowCounter count{watch, rows_read};
@@ -304,7 +307,7 @@ MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const Sta
     wanted.assign(corrs);
   }
   // The API table is read twice (launch calls, then markers): its pages stay cached in between.
-  const federation::PageCacheBoost cache(m, conn);
+  const members::PageCacheBoost cache(m, conn);
   ThreadCalls thread_calls = link_calls(m, conn, wanted, table, out);
   auto thread_ranges = read_thread_ranges(m, conn, thread_calls, table, count, out);
   sweep_stacks(thread_calls, thread_ranges, options, watch, out);

@@ -100,8 +100,8 @@ struct StackOptions {
 // The member's rows in rocpd_ops order, their launches and stacks. `table` names the SQL table in
 // errors (a start or end that is not an integer names it and the member). `rows_read` (when
 // given) counts the member rows read, for progress lines.
-MemberStacks member_stacks(const federation::Member& m, sqlite3* conn, const StackOptions& options,
-                           const federation::InterruptWatch& watch, const char* table,
+MemberStacks member_stacks(const canonical::Member& m, sqlite3* conn, const StackOptions& options,
+                           const members::InterruptWatch& watch, const char* table,
                            std::atomic<int64_t>* rows_read = nullptr);
 
 // SQLite's JSON text of a string (json_quote, json_group_array): '"' and '\' escaped with a

@@ -60,8 +60,9 @@ int64_t union_ns(std::vector<Interval>& ivs) {
   return static_cast<int64_t>(length);
 }
 
-std::vector<GpuRow> member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
-  using namespace federation;
+std::vector<GpuRow> member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   struct PerGpu {
     int64_t compute_ops = 0, comm_ops = 0;
     std::vector<Interval> compute, comm;
@@ -126,7 +127,7 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, compute_ops INTEGER, comm_ops INTEGER, compute_ns INTEGER, "
       "comm_ns INTEGER, both_ns INTEGER)";
   using Rows = std::vector<GpuRow>;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

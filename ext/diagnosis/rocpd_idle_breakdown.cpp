@@ -88,9 +88,10 @@ struct LaneIndex {
 
 // The rows of one member: its ops and their launch calls read on a leased connection
 // (MemberColumns, on any core), classified per gpu and per (queue, stream).
-std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const Params& p,
-                             const federation::InterruptWatch& watch) {
-  using namespace federation;
+std::vector<Row> member_rows(const canonical::Member& m, sqlite3* conn, const Params& p,
+                             const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   const std::string& db = m.alias;
   struct RawOp {
     uint32_t gpu, lane;  // indices into gpus / lanes
@@ -104,7 +105,7 @@ std::vector<Row> member_rows(const federation::Member& m, sqlite3* conn, const P
   MemberColumns ops(m, conn, TableKind::Ops, {kOpsGpu, kOpsQueue, kOpsStream, kOpsStart, kOpsEnd, kOpsCorrelationId});
   uint64_t rows_read = 0;
   while (ops.next()) {
-    if ((++rows_read & 0xffff) == 0 && watch.stopped()) federation::InterruptWatch::raise();
+    if ((++rows_read & 0xffff) == 0 && watch.stopped()) members::InterruptWatch::raise();
     const StoredValue lane_values[3] = {ops[0], ops[1], ops[2]};
     // The table's pruning constraints, compared as SQLite compares them.
     if (p.gpu && !equals_int(lane_values[0], *p.gpu)) continue;
@@ -169,13 +170,13 @@ struct Cursor : sqlite3_vtab_cursor {
   void compute() {
     rows.assign(dbs.size(), {});
     if (dbs.empty()) return;
-    federation::InterruptWatch watch(table().conn);
+    members::InterruptWatch watch(table().conn);
     const MemberSet set = open_members(table().conn, dbs, kTable);
     const Params p{sel.gpu, threshold, lo, hi};
-    federation::PoolProgress progress;
+    members::PoolProgress progress;
     if (set.registry->progress)
-      watch.report_progress([&] { return federation::progress_line(kTable, progress, set.members.size()); });
-    federation::MemberPool(*set.registry, watch).run(
+      watch.report_progress([&] { return members::progress_line(kTable, progress, set.members.size()); });
+    members::MemberPool(*set.registry, watch).run(
         set.members,
         [&](size_t i, sqlite3* conn, size_t) {
           rows[i] = member_rows(*set.members[i], conn, p, watch);

@@ -36,8 +36,8 @@ using Table = ConnVtab;
 
 struct Cursor : sqlite3_vtab_cursor {
   Selection sel;
-  std::vector<federation::MemberPtr> members;  // in db order
-  std::shared_ptr<federation::Registry> registry;
+  std::vector<canonical::MemberPtr> members;  // in db order
+  std::shared_ptr<members::Registry> registry;
   size_t next_member = 0;                       // first member of the next batch
   std::vector<MemberStacks> batch;              // members [next_member - batch.size(), next_member)
   size_t member = 0, row = 0;                   // position in batch
@@ -53,25 +53,25 @@ struct Cursor : sqlite3_vtab_cursor {
   // The next members, two per lane, read on every core: memory holds one batch's rows.
   bool load_batch() {
     if (next_member >= members.size()) return false;
-    federation::InterruptWatch watch(table().conn);
-    federation::MemberPool pool(*registry, watch);
+    members::InterruptWatch watch(table().conn);
+    members::MemberPool pool(*registry, watch);
     const size_t count = std::min(members.size() - next_member, 2 * pool.lanes());
-    std::vector<federation::MemberPtr> part(members.begin() + static_cast<std::ptrdiff_t>(next_member),
+    std::vector<canonical::MemberPtr> part(members.begin() + static_cast<std::ptrdiff_t>(next_member),
                                             members.begin() + static_cast<std::ptrdiff_t>(next_member + count));
     batch.clear();
     batch.resize(count);
     StackOptions options;
     options.gpu = sel.gpu;
-    federation::PoolProgress progress;
+    members::PoolProgress progress;
     if (registry->progress)
       watch.report_progress(
           [&] {
-            federation::ProgressCounts c;
+            members::ProgressCounts c;
             c.what = kTable;
             c.members_done = next_member + progress.members_done.load();
             c.members_total = members.size();
             c.rows = rows_before + progress.rows.load();
-            return federation::progress_line(c);
+            return members::progress_line(c);
           },
           started);
     pool.run(

@@ -50,8 +50,9 @@ struct EndCall {
   int64_t end = 0;
 };
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
-  using namespace federation;
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   struct Kernel {
     int64_t corr, start;
     int start_type;
@@ -151,7 +152,7 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, delays INTEGER, med_ns NUMERIC, p99_ns NUMERIC, max_ns INTEGER, "
       "inexact INTEGER)";
   using Rows = MemberRows;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

@@ -56,9 +56,10 @@ struct NamedCall {
   uint32_t name = kNoName;  // id in the member's API names (kNoName: NULL)
 };
 
-MemberLatencies member_latencies(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
-                                 federation::PoolProgress& progress) {
-  using namespace federation;
+MemberLatencies member_latencies(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
+                                 members::PoolProgress& progress) {
+  using namespace canonical;
+  using namespace members;
   struct Kernel {
     uint32_t name;  // id in names (kNoName: NULL)
     int64_t start;
@@ -154,19 +155,19 @@ std::vector<Row> job_rows(sqlite3* conn, const char* progress_name) {
   const MemberSet set = open_members(conn, dbs, kTable);
   std::vector<Row> rows;
   if (set.members.empty()) return rows;
-  federation::InterruptWatch watch(conn);
-  federation::PoolProgress progress;
+  members::InterruptWatch watch(conn);
+  members::PoolProgress progress;
   if (set.registry->progress)
-    watch.report_progress([&] { return federation::progress_line(progress_name, progress, set.members.size()); });
+    watch.report_progress([&] { return members::progress_line(progress_name, progress, set.members.size()); });
   std::vector<MemberLatencies> parts(set.members.size());
   try {
-    federation::MemberPool(*set.registry, watch).run(
+    members::MemberPool(*set.registry, watch).run(
         set.members,
         [&](size_t i, sqlite3* db, size_t) { parts[i] = member_latencies(*set.members[i], db, watch, progress); },
         &progress);
   } catch (...) {
-    federation::InterruptWatch host(conn);
-    if (host.poll()) federation::InterruptWatch::raise();
+    members::InterruptWatch host(conn);
+    if (host.poll()) members::InterruptWatch::raise();
     throw;
   }
   MemberLatencies job;

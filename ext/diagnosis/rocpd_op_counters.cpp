@@ -199,9 +199,10 @@ struct MemberRows {
 };
 
 // 1. The counter rows of member `m`, grouped by (pid, op_id), then by counter name.
-std::vector<OpCounters> read_counter_groups(const federation::Member& m, sqlite3* conn,
-                                            const federation::InterruptWatch& watch, bool kbn) {
-  using namespace federation;
+std::vector<OpCounters> read_counter_groups(const canonical::Member& m, sqlite3* conn,
+                                            const members::InterruptWatch& watch, bool kbn) {
+  using namespace canonical;
+  using namespace members;
   std::vector<OpCounters> groups;
   std::map<std::pair<Key, Key>, uint32_t> group_of_key;
   const bool profiled = m.info.adapter->needs_profile(TableKind::Counters, uint64_t{1} << kCntPid);
@@ -304,7 +305,7 @@ class GroupsByOp {
   std::map<Key, std::vector<uint32_t>> other_groups_;              // op_ids that are not integers
 };
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
   MemberRows out;
   const bool kbn = kbn_sums();
   out.groups = read_counter_groups(m, conn, watch, kbn);
@@ -357,16 +358,16 @@ struct Def {
   using Rows = MemberRows;
   // Readers of an rpd member's counter pids need its profile (its sessions' pids): computed here,
   // on every core, before the members are.
-  static void prepare(federation::Registry& reg, const std::vector<federation::MemberPtr>& members,
-                      federation::InterruptWatch& watch) {
-    std::vector<federation::MemberPtr> need;
+  static void prepare(members::Registry& reg, const std::vector<canonical::MemberPtr>& members,
+                      members::InterruptWatch& watch) {
+    std::vector<canonical::MemberPtr> need;
     for (const auto& m : members)
-      if (m->info.adapter->needs_profile(federation::TableKind::Counters, uint64_t{1} << federation::kCntPid))
+      if (m->info.adapter->needs_profile(canonical::TableKind::Counters, uint64_t{1} << canonical::kCntPid))
         need.push_back(m);
     reg.profile_all(need, watch);
     for (const auto& m : need) reg.profile(m, &watch);
   }
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

@@ -73,8 +73,9 @@ void set_lane_free(std::vector<LaneOp>& lane_ops, MemberRows& out) {
   }
 }
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
-  using namespace federation;
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   MemberRows out;
   std::vector<int64_t> corrs;
   std::vector<LaneOp> lane_ops;
@@ -122,7 +123,7 @@ struct Def {
       "queue INTEGER, stream INTEGER, kind TEXT, name TEXT, api_name TEXT, launch_start INTEGER, "
       "launch_end INTEGER, start INTEGER, \"end\" INTEGER, graph_id INTEGER, lane_free INTEGER)";
   using Rows = MemberRows;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

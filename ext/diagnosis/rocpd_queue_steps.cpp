@@ -37,8 +37,9 @@ struct MemberRows {
   size_t size() const { return steps.size(); }
 };
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
-  using namespace federation;
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+  using namespace canonical;
+  using namespace members;
   struct RawOp {
     uint32_t lane;
     int64_t start, end, corr;
@@ -100,7 +101,7 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, queue INTEGER, stream INTEGER, ts INTEGER, depth INTEGER, "
       "waiting INTEGER, duration INTEGER)";
   using Rows = MemberRows;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

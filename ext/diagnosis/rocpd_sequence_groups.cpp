@@ -166,7 +166,7 @@ OccurrenceOps occurrence_order(OccurrenceOps ops, const MemberStacks& ms) {
   return sorted;
 }
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
   StackOptions options;
   options.places = false;  // patterns need no gpu or queue
   options.rowids = false;  // nor the ops' rowids (groups are numbered by the table)
@@ -204,7 +204,7 @@ MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federat
   std::unordered_map<std::string, uint32_t> by_key;
   std::string key;
   for (size_t begin = 0; begin < ops.size();) {
-    if ((begin & 0xfff) == 0 && watch.stopped()) federation::InterruptWatch::raise();
+    if ((begin & 0xfff) == 0 && watch.stopped()) members::InterruptWatch::raise();
     size_t end = begin + 1;
     while (end < ops.size() && ops[end].same_occurrence(ops[begin])) ++end;
     const StackInfo& first = ms.calls[ops[begin].call].info;
@@ -268,7 +268,7 @@ struct Def {
   // A member's groups take far less memory than its stacks (freed once grouped): larger batches, so
   // that cores seldom wait for a batch's last member.
   static constexpr size_t kBatchPerCore = 16;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {

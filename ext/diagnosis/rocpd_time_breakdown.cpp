@@ -89,9 +89,10 @@ std::vector<Interval> merged_of(std::initializer_list<const std::vector<Interval
   return merge(all);
 }
 
-Rows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
+Rows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
                  const Selection& sel) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   struct PerGpu {
     std::vector<Interval> raw[kClasses];
     std::vector<GpuKey> pids;  // distinct, of the gpu's ops
@@ -209,7 +210,7 @@ struct Def {
   // Rows are a few per gpu and step: more members per batch, fewer barriers.
   static constexpr size_t kBatchPerCore = 8;
 
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
                       const Selection& sel) {
     return member_rows(m, conn, watch, sel);
   }

@@ -5,8 +5,8 @@
 
 namespace rocpd::exporter {
 
-ProfileAhead::ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m,
-                           federation::InterruptWatch& watch, bool wanted)
+ProfileAhead::ProfileAhead(members::Registry& registry, const canonical::MemberPtr& m,
+                           members::InterruptWatch& watch, bool wanted)
     : watch_(watch) {
   if (!wanted || !registry.profile_stale(m)) return;
   if (m->attached) {

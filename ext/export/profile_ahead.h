@@ -19,7 +19,7 @@ class ProfileAhead {
   // Starts the pass when `m`'s profile is missing or stale (and, for an attached member, it has a
   // shadow connection); else does nothing. Host thread.
   // `wanted` false: does nothing (the caller's profile() computes it when needed).
-  ProfileAhead(federation::Registry& registry, const federation::MemberPtr& m, federation::InterruptWatch& watch,
+  ProfileAhead(members::Registry& registry, const canonical::MemberPtr& m, members::InterruptWatch& watch,
                bool wanted = true);
   // A pass still running is stopped (the export failed): its statements end at the watch's stop.
   ~ProfileAhead();
@@ -30,7 +30,7 @@ class ProfileAhead {
   void wait();
 
  private:
-  federation::InterruptWatch& watch_;
+  members::InterruptWatch& watch_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = true;

@@ -14,7 +14,7 @@ void RowBatch::reset(size_t width) {
   text_.clear();
 }
 
-void RowBatch::add(const federation::MemberColumns& rows) {
+void RowBatch::add(const members::MemberColumns& rows) {
   // Grown by doubling and kept: a batch is reused for the whole export, and a small export
   // touches little memory.
   if ((rows_ + 1) * width_ > values_.size()) values_.resize(std::max<size_t>(2 * values_.size(), 64 * width_));

@@ -16,7 +16,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 class MemberColumns;
 }
 
@@ -30,7 +30,7 @@ class RowBatch {
 
   void reset(size_t width);
   // Copies the current row of `rows` (its first width() columns).
-  void add(const federation::MemberColumns& rows);
+  void add(const members::MemberColumns& rows);
   bool full() const { return rows_ >= kMaxRows || text_.size() >= kMaxBytes; }
   bool empty() const { return rows_ == 0; }
   // Points the copied text values at the storage (it moves while rows are added).

@@ -34,7 +34,7 @@ namespace rocpd::exporter {
 
 namespace {
 
-using federation::InterruptWatch;
+using members::InterruptWatch;
 
 // Members from this size on get a shadow connection, their profile computed ahead (each a
 // connection opened and its schema read: about a millisecond) and their events formatted on a
@@ -96,7 +96,7 @@ class Exporter {
       : req_(req),
         w_(w),
         watch_(watch),
-        registry_(federation::Registry::of(db)) {
+        registry_(members::Registry::of(db)) {
     if (!registry_) throw Error(fmt::format("{}: no members", kFn));
   }
 
@@ -107,15 +107,15 @@ class Exporter {
       // Read straight from the member's own tables on its connection (members/member_columns.h):
       // the federated tables' per-row work (lookups of each op's launch) is what made this slow.
       // This thread steps the member's statements; pipe_'s worker writes the events.
-      const federation::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
+      const canonical::MemberPtr fm = registry_->members_named({m.db}, kFn).front();
       // An attached member is read on a private connection of its file when that reads the same
       // rows (Registry::shadow): off the host connection's mutex, taken on every call. A small
       // file is read faster than the extra connections open.
-      const bool large = federation::file_size_or_missing(fm->path) >= kHelpersFromBytes;
+      const bool large = members::file_size_or_missing(fm->path) >= kHelpersFromBytes;
       pipe_.set_threaded(large);
       Db shadow = large ? registry_->shadow(*fm) : Db();
-      federation::ProgressGuard shadow_guard(shadow.get(), &watch_, true);
-      federation::Registry::Lease lease;
+      members::ProgressGuard shadow_guard(shadow.get(), &watch_, true);
+      members::Registry::Lease lease;
       if (!shadow) lease = registry_->acquire(fm, &watch_, true);
       sqlite3* const conn = shadow ? shadow.get() : lease.db();
       const bool whole = !req_.lo && !req_.hi;
@@ -353,8 +353,8 @@ class Exporter {
   // The member's rows [start, end) of the window, as two passes: rows whose end reaches the
   // window (pushed into the members as ranges on end and start), then (reversed) rows ending
   // before it or without end that start inside it, i.e. zero-length and reversed rows.
-  std::vector<federation::IntBound> window_bounds(int start_col, int end_col, bool reversed) const {
-    std::vector<federation::IntBound> b;
+  std::vector<members::IntBound> window_bounds(int start_col, int end_col, bool reversed) const {
+    std::vector<members::IntBound> b;
     if (!reversed && req_.lo) b.push_back({end_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
     if (!reversed && req_.lo && req_.by_start) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
     if (reversed) b.push_back({start_col, SQLITE_INDEX_CONSTRAINT_GE, *req_.lo});
@@ -372,19 +372,19 @@ class Exporter {
   // whose end is missing or before their start (`unended` of them, as its profile counted) can
   // start in the window without their end reaching it. The profile is of the file: inside a
   // transaction of the user's, rows the user changed may be such rows, so the pass is made.
-  bool second_pass(const federation::Member& m, int64_t unended) const {
+  bool second_pass(const canonical::Member& m, int64_t unended) const {
     return req_.lo && (unended > 0 || registry_->in_user_transaction(m));
   }
 
   // Whether each of the member's API calls has a correlation id of its own (a key of its one
   // source: rpd's API ids).
-  static bool unique_correlation_ids(const federation::Member& m) {
-    const auto& shapes = federation::shapes_of(federation::TableKind::Apis, m);
-    return shapes.size() == 1 && (shapes[0].indexed & (uint64_t{1} << federation::kApisCorrelationId));
+  static bool unique_correlation_ids(const canonical::Member& m) {
+    const auto& shapes = members::shapes_of(canonical::TableKind::Apis, m);
+    return shapes.size() == 1 && (shapes[0].indexed & (uint64_t{1} << canonical::kApisCorrelationId));
   }
 
   // Sends every row of `rows` to `handle` on the worker thread.
-  void stream(federation::MemberColumns& rows, size_t width, const RowPipe::Handler& handle) {
+  void stream(members::MemberColumns& rows, size_t width, const RowPipe::Handler& handle) {
     std::unique_ptr<RowBatch> batch = pipe_.take(width);
     uint64_t n = 0;
     while (rows.next()) {
@@ -400,8 +400,9 @@ class Exporter {
   }
 
   // The first API call (in the member's order) of each correlation id: the launch of its ops.
-  void read_launches(const federation::Member& m, sqlite3* conn) {
-    using namespace federation;
+  void read_launches(const canonical::Member& m, sqlite3* conn) {
+    using namespace canonical;
+    using namespace members;
     MemberColumns rows(m, conn, TableKind::Apis,
                        {kApisCorrelationId, kApisPid, kApisTid, kApisStart, kApisEnd, kApisDomain});
     stream(rows, 6, launch_rows_);
@@ -412,8 +413,9 @@ class Exporter {
     launches_.add(*int_of(corr), int_of(row[1]), int_of(row[2]), int_of(row[3]), int_of(row[4]));
   }
 
-  void ops(const federation::Member& m, sqlite3* conn, const federation::Profile* profile, bool reversed) {
-    using namespace federation;
+  void ops(const canonical::Member& m, sqlite3* conn, const canonical::Profile* profile, bool reversed) {
+    using namespace canonical;
+    using namespace members;
     MemberColumns rows(m, conn, TableKind::Ops,
                        {kOpsPid, kOpsGpu, kOpsQueue, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsCorrelationId, kOpsOpId},
                        profile, std::nullopt, window_bounds(kOpsStart, kOpsEnd, reversed), &op_links_);
@@ -496,8 +498,9 @@ class Exporter {
 
   // `launches`: also record each correlation id's launch (the first call with it, as
   // read_launches), for an ops pass that follows.
-  void apis(const federation::Member& m, sqlite3* conn, bool reversed, bool launches) {
-    using namespace federation;
+  void apis(const canonical::Member& m, sqlite3* conn, bool reversed, bool launches) {
+    using namespace canonical;
+    using namespace members;
     MemberColumns rows(m, conn, TableKind::Apis,
                        {kApisPid, kApisTid, kApisDomain, kApisName, kApisArgs, kApisStart, kApisEnd, kApisCorrelationId},
                        nullptr, std::nullopt, window_bounds(kApisStart, kApisEnd, reversed));
@@ -576,7 +579,7 @@ class Exporter {
   TraceWriter& w_;
   InterruptWatch& watch_;
   const Member* member_ = nullptr;
-  std::shared_ptr<federation::Registry> registry_;
+  std::shared_ptr<members::Registry> registry_;
   // The launch of each correlation id of the member being written: the first call added with it.
   class Launches {
    public:
@@ -598,7 +601,7 @@ class Exporter {
     std::vector<Launch> list_;
   };
   Launches launches_;
-  federation::MemberColumns::LinkCache op_links_;  // of the member being written: its two ops passes
+  members::MemberColumns::LinkCache op_links_;  // of the member being written: its two ops passes
   std::unordered_map<int64_t, std::vector<uint64_t>> more_flows_;  // a launch's further arrows
   // JSON: arrows (id, start time) of ops written before their launch's slice, by correlation id.
   std::unordered_map<int64_t, std::vector<std::pair<uint64_t, int64_t>>> pending_begins_;
@@ -696,7 +699,7 @@ void refuse_reading_destination(sqlite3* db, const std::string& path) {
       if (same(file + side)) return true;
     return false;
   };
-  if (auto registry = federation::Registry::of(db)) {
+  if (auto registry = members::Registry::of(db)) {
     for (const auto& m : registry->members())
       if (same_or_side(m->path))
         throw Error(fmt::format("{}: '{}' is the file of member {} ('{}'), which the export reads; write the trace to "

@@ -17,7 +17,7 @@ std::optional<std::string> db_value(sqlite3_value* v) {
   return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
 }
 
-std::vector<size_t> picked_members(const Registry::MemberList& list, sqlite3_value* v, bool in_list) {
+std::vector<size_t> picked_members(const members::Registry::MemberList& list, sqlite3_value* v, bool in_list) {
   std::vector<size_t> pick;
   auto add = [&](sqlite3_value* value) {
     if (auto name = db_value(value)) {

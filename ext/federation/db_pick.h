@@ -15,6 +15,6 @@ std::optional<std::string> db_value(sqlite3_value* v);
 
 // Indexes in `list` (ascending, each once) of the members `v` names: one value, or with
 // `in_list` every value of the IN list `v`.
-std::vector<size_t> picked_members(const Registry::MemberList& list, sqlite3_value* v, bool in_list);
+std::vector<size_t> picked_members(const members::Registry::MemberList& list, sqlite3_value* v, bool in_list);
 
 }  // namespace rocpd::federation

@@ -10,24 +10,24 @@ namespace rocpd::federation {
 
 namespace {
 
-int column_by_name(const CanonicalTable& t, std::string_view name) {
+int column_by_name(const canonical::CanonicalTable& t, std::string_view name) {
   for (size_t i = 0; i < t.columns.size(); ++i)
     if (name == t.columns[i].name) return static_cast<int>(i);
   return -1;
 }
 
 // The built-in collations we can ask a member to apply; false for any other.
-bool known_collation(const char* name, Collation& out) {
-  if (!name || sqlite3_stricmp(name, "BINARY") == 0) out = Collation::Binary;
-  else if (sqlite3_stricmp(name, "NOCASE") == 0) out = Collation::NoCase;
-  else if (sqlite3_stricmp(name, "RTRIM") == 0) out = Collation::RTrim;
+bool known_collation(const char* name, members::Collation& out) {
+  if (!name || sqlite3_stricmp(name, "BINARY") == 0) out = members::Collation::Binary;
+  else if (sqlite3_stricmp(name, "NOCASE") == 0) out = members::Collation::NoCase;
+  else if (sqlite3_stricmp(name, "RTRIM") == 0) out = members::Collation::RTrim;
   else return false;
   return true;
 }
 
 // Columns whose equality is (almost always) a key lookup in the members: their primary key, or
 // a lookup the cursor's index answers after a few repeats.
-bool key_column(const CanonicalTable& t, int col) {
+bool key_column(const canonical::CanonicalTable& t, int col) {
   const std::string_view name = t.columns[static_cast<size_t>(col)].name;
   return name == "correlation_id" || name == "op_id" || name == "api_id";
 }
@@ -36,7 +36,7 @@ bool key_column(const CanonicalTable& t, int col) {
 // columns (their default collation: SQLite hands over no other) that the scan can deliver grouped
 // (grouped_rows.h), else "". Not for a key lookup (a handful of rows: SQLite sorts them cheaply)
 // nor for the derived column (computed per row on demand).
-std::string grouping(const CanonicalTable& t, sqlite3_index_info* info) {
+std::string grouping(const canonical::CanonicalTable& t, sqlite3_index_info* info) {
   if (info->nOrderBy <= 0) return {};
   // ROCPD_GROUPED_SCANS=0 plans no grouped scan: the ungrouped plan bench/bench_grouped.py compares with.
   if (const char* off = std::getenv("ROCPD_GROUPED_SCANS"); off && std::strcmp(off, "0") == 0) return {};
@@ -55,7 +55,7 @@ std::string grouping(const CanonicalTable& t, sqlite3_index_info* info) {
 
 }  // namespace
 
-void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est) {
+void plan_best_index(const canonical::CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est) {
   std::string cons;
   int argv = 0;
   double members = est.members;
@@ -64,26 +64,26 @@ void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const Pl
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
     if (!c.usable || c.iColumn < 0 || c.iColumn == t.derived_col) continue;
-    const char* op = constraint_sql_op(c.op);
+    const char* op = members::constraint_sql_op(c.op);
     if (!op) continue;
     const auto& column = t.columns[static_cast<size_t>(c.iColumn)];
-    Collation coll = Collation::Binary;
+    members::Collation coll = members::Collation::Binary;
     // Text comparisons under a collation the members cannot apply stay with SQLite alone.
     if (column.text && !known_collation(sqlite3_vtab_collation(info, i), coll)) continue;
     info->aConstraintUsage[i].argvIndex = ++argv;
     const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
-    info->aConstraintUsage[i].omit = db_eq && coll == Collation::Binary ? 1 : 0;
+    info->aConstraintUsage[i].omit = db_eq && coll == members::Collation::Binary ? 1 : 0;
     // `db IN (...)`: every value at once, so that one scan reads the members it names in parallel
     // (value by value, each filter would read one member on one thread).
-    const bool in_list = db_eq && coll == Collation::Binary && sqlite3_vtab_in(info, i, -1);
+    const bool in_list = db_eq && coll == members::Collation::Binary && sqlite3_vtab_in(info, i, -1);
     if (in_list) sqlite3_vtab_in(info, i, 1);
     info->idxNum |= 1 << c.iColumn;
     if (!cons.empty()) cons += ',';
     cons += column.name;
     if (std::isalpha(static_cast<unsigned char>(op[0]))) cons += ' ';  // "name LIKE"
     cons += op;
-    if (coll == Collation::NoCase) cons += "/n";
-    if (coll == Collation::RTrim) cons += "/r";
+    if (coll == members::Collation::NoCase) cons += "/n";
+    if (coll == members::Collation::RTrim) cons += "/r";
     if (in_list) cons += "/i";
     if (db_eq) {
       if (members > 1) {
@@ -118,7 +118,7 @@ void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const Pl
   }
 }
 
-Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
+Plan parse_plan(const canonical::CanonicalTable& t, const char* idx_str) {
   Plan plan;
   std::string_view s = idx_str ? idx_str : "";
   if (s.substr(0, 5) != "used=") throw Error("rocpd: malformed plan string");
@@ -149,11 +149,11 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
   while (!rest.empty()) {
     const size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
-    Collation coll = Collation::Binary;
+    members::Collation coll = members::Collation::Binary;
     bool in_list = false;
     if (item.size() > 2 && item[item.size() - 2] == '/') {
       if (item.back() == 'i') in_list = true;
-      else coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
+      else coll = item.back() == 'n' ? members::Collation::NoCase : members::Collation::RTrim;
       item.remove_suffix(2);
     }
     size_t n = 0;
@@ -162,7 +162,7 @@ Plan parse_plan(const CanonicalTable& t, const char* idx_str) {
     const int col = column_by_name(t, item.substr(0, n));
     std::string_view op_text = item.substr(n);
     if (!op_text.empty() && op_text[0] == ' ') op_text.remove_prefix(1);
-    const unsigned char op = constraint_op_from_sql(op_text);
+    const unsigned char op = members::constraint_op_from_sql(op_text);
     if (col < 0 || op == 0) throw Error("rocpd: malformed plan string");
     plan.constraints.push_back({col, op, coll, in_list});
     if (comma == std::string_view::npos) break;

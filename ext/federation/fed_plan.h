@@ -26,7 +26,7 @@ namespace rocpd::federation {
 struct PlannedConstraint {
   int column;
   unsigned char op;  // SQLITE_INDEX_CONSTRAINT_*
-  Collation collation = Collation::Binary;
+  members::Collation collation = members::Collation::Binary;
   bool in_list = false;  // `db IN (...)` handed over whole (sqlite3_vtab_in): argv holds the list
 };
 
@@ -43,7 +43,7 @@ struct PlanEstimates {
 };
 
 // xBestIndex: fills `info` (argv indexes, omit flags, idxNum/idxStr, costs).
-void plan_best_index(const CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est);
-Plan parse_plan(const CanonicalTable& t, const char* idx_str);
+void plan_best_index(const canonical::CanonicalTable& t, sqlite3_index_info* info, const PlanEstimates& est);
+Plan parse_plan(const canonical::CanonicalTable& t, const char* idx_str);
 
 }  // namespace rocpd::federation

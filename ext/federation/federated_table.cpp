@@ -47,13 +47,13 @@ constexpr size_t kLookupIndexBudget = size_t{512} << 20;
 constexpr size_t kMemberReaders = 8;
 
 struct ModuleData {
-  std::shared_ptr<Registry> registry;
-  const CanonicalTable* table;
+  std::shared_ptr<members::Registry> registry;
+  const canonical::CanonicalTable* table;
 };
 
 struct FedVtab : sqlite3_vtab {
-  std::shared_ptr<Registry> registry;
-  const CanonicalTable* table;
+  std::shared_ptr<members::Registry> registry;
+  const canonical::CanonicalTable* table;
 };
 
 // The user's time/gpu constraints reduced to bounds, for skipping members and zones unread.
@@ -87,11 +87,11 @@ struct Bounds {
 };
 
 struct WorkItem {
-  MemberPtr member;
+  canonical::MemberPtr member;
   int source = 0;
   bool ranged = false;
   int64_t lo = 0, hi = 0;
-  bool prefetched = false;  // read by the Prefetcher threads, not inline
+  bool prefetched = false;  // read by the members::Prefetcher threads, not inline
 };
 
 // What a prepared member query depends on besides the member: the plan (numbered per cursor),
@@ -108,7 +108,7 @@ struct PushKey {
 
 // A member query kept prepared across filters of one cursor.
 struct OpenQuery {
-  OpenMemberQuery q;
+  members::OpenMemberQuery q;
   PushKey key;
 };
 
@@ -117,7 +117,7 @@ struct OpenQuery {
 // destroyed in reverse order: the queries are finalized, then the transaction ends, then the
 // connection goes back to the pool.
 struct MemberReader {
-  Registry::Lease lease;
+  members::Registry::Lease lease;
   ReadTransaction transaction;
   std::map<std::pair<int, bool>, OpenQuery> queries;  // by (source, ranged)
   uint64_t last_use = 0;
@@ -134,8 +134,8 @@ enum class Mode { None, Stmt, Batch, Lookup };
 
 struct FedCursor : sqlite3_vtab_cursor {
   // Fixed at the first filter, for the whole statement: the registry's list, shared, not copied.
-  std::shared_ptr<const Registry::MemberList> members;
-  std::unique_ptr<InterruptWatch> watch;
+  std::shared_ptr<const members::Registry::MemberList> members;
+  std::unique_ptr<members::InterruptWatch> watch;
   std::optional<bool> like_pushable;
 
   // The current filter. Prepared queries and lookup indexes are reused only for the same PushKey.
@@ -146,9 +146,9 @@ struct FedCursor : sqlite3_vtab_cursor {
   // `checked` holds those checked for this statement (Registry::fresh): a query that picks members
   // by db checks only those it reads, and costs what they cost, however many members there are.
   bool all_checked = false;
-  std::unordered_map<size_t, MemberPtr> checked;
+  std::unordered_map<size_t, canonical::MemberPtr> checked;
   std::vector<Value> values;              // owned copies of the pushed constraints' values
-  std::vector<PushedConstraint> pushed;   // value pointers into `values`
+  std::vector<members::PushedConstraint> pushed;   // value pointers into `values`
   // The members `db =` and `db IN (...)` select (indexes in `members`, ascending); nullopt: all.
   std::optional<std::vector<size_t>> db_pick;
   Bounds bounds;
@@ -158,11 +158,11 @@ struct FedCursor : sqlite3_vtab_cursor {
 
   // The current row.
   Mode mode = Mode::None;
-  MemberPtr member;
+  canonical::MemberPtr member;
   int source = -1;
   OpenQuery* query = nullptr;                 // Mode::Stmt
-  std::unique_ptr<Prefetcher> prefetch;       // Mode::Batch
-  std::unique_ptr<Batch> batch;
+  std::unique_ptr<members::Prefetcher> prefetch;       // Mode::Batch
+  std::unique_ptr<members::Batch> batch;
   size_t batch_row = 0;
   const LookupState* lookup_state = nullptr;  // Mode::Lookup
   std::span<const uint32_t> lookup_rows;
@@ -170,12 +170,12 @@ struct FedCursor : sqlite3_vtab_cursor {
   std::vector<uint32_t> scratch;
   bool eof = true;
 
-  std::map<const Member*, MemberReader> readers;
+  std::map<const canonical::Member*, MemberReader> readers;
   uint64_t clock = 0;
-  std::map<std::tuple<PushKey, const Member*, int>, LookupState> lookups;
+  std::map<std::tuple<PushKey, const canonical::Member*, int>, LookupState> lookups;
   // The lookup state of the last filter: a join's inner side asks for the same one every time.
   LookupState* last_lookup = nullptr;
-  const Member* last_lookup_member = nullptr;
+  const canonical::Member* last_lookup_member = nullptr;
   int last_lookup_source = -1;
   PushKey last_lookup_key;
   size_t lookup_bytes = 0;
@@ -191,7 +191,7 @@ struct FedCursor : sqlite3_vtab_cursor {
   // Past kManyGroups groups the scan is read again with names as text (no reader keeps every name
   // read by key) into a temporary database: set for the rest of the filter.
   bool names_as_text = false;
-  const Member* last_member = nullptr;         // member_index of the last row collected
+  const canonical::Member* last_member = nullptr;         // member_index of the last row collected
   uint32_t last_member_index = 0;
 
   ~FedCursor() {
@@ -201,7 +201,7 @@ struct FedCursor : sqlite3_vtab_cursor {
   }  // joins the readers before the members go away
 
   // Member `index` of `members` as this statement reads it.
-  const MemberPtr& member_at(size_t index) const {
+  const canonical::MemberPtr& member_at(size_t index) const {
     if (!all_checked)
       if (auto it = checked.find(index); it != checked.end()) return it->second;
     return members->members[index];
@@ -227,7 +227,7 @@ struct FedCursor : sqlite3_vtab_cursor {
 FedVtab* vtab_of(sqlite3_vtab_cursor* c) { return static_cast<FedVtab*>(c->pVtab); }
 
 // Whether `v` can be compared inside the member query with the same result SQLite would give.
-bool pushable_value(const CanonicalColumn& col, unsigned char op, sqlite3_value* v) {
+bool pushable_value(const canonical::CanonicalColumn& col, unsigned char op, sqlite3_value* v) {
   const int type = sqlite3_value_type(v);
   if (op == SQLITE_INDEX_CONSTRAINT_LIKE || op == SQLITE_INDEX_CONSTRAINT_GLOB)
     return col.text && type == SQLITE_TEXT;
@@ -244,7 +244,7 @@ int64_t bound_of(sqlite3_value* v, bool lower) {
   return static_cast<int64_t>(r);
 }
 
-void tighten(Bounds& b, const CanonicalTable& t, const PushedConstraint& c) {
+void tighten(Bounds& b, const canonical::CanonicalTable& t, const members::PushedConstraint& c) {
   if (c.column == t.gpu_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_value_type(c.value) == SQLITE_INTEGER) {
     b.gpu = sqlite3_value_int64(c.value);
     return;
@@ -275,7 +275,7 @@ bool builtin_like_and_glob(sqlite3* host) {
 int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
   return guard(err, [&] {
     auto* module_data = static_cast<ModuleData*>(aux);
-    const int rc = sqlite3_declare_vtab(db, declare_sql(*module_data->table).c_str());
+    const int rc = sqlite3_declare_vtab(db, canonical::declare_sql(*module_data->table).c_str());
     if (rc != SQLITE_OK) return rc;
     auto* v = new FedVtab{};
     v->registry = module_data->registry;
@@ -291,21 +291,21 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
     auto* v = static_cast<FedVtab*>(vt);
     PlanEstimates est;
     est.members = static_cast<double>(std::max<size_t>(1, v->registry->known_members()));
-    const double rows = v->registry->mean_rows(v->table->kind == TableKind::Ops);
+    const double rows = v->registry->mean_rows(v->table->kind == canonical::TableKind::Ops);
     if (rows > 0) est.rows_per_member = rows;
     plan_best_index(*v->table, info, est);
     return SQLITE_OK;
   });
 }
 
-std::shared_ptr<const Profile> pid_profile(FedCursor* cur, Registry* reg, const CanonicalTable& t, const MemberPtr& m) {
+std::shared_ptr<const canonical::Profile> pid_profile(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t, const canonical::MemberPtr& m) {
   // rpd ops resolve their pid from the member's sessions, which the profile knows.
   if (m->info.adapter->needs_profile(t.kind, cur->plan.used)) return reg->profile(m, cur->watch.get());
   return nullptr;
 }
 
 // The cursor's connection to member `m`, kept for the following filters.
-MemberReader& reader(FedCursor* cur, Registry* reg, const MemberPtr& m) {
+MemberReader& reader(FedCursor* cur, members::Registry* reg, const canonical::MemberPtr& m) {
   auto it = cur->readers.find(m.get());
   if (it == cur->readers.end()) {
     while (cur->readers.size() >= kMemberReaders) {
@@ -324,7 +324,7 @@ MemberReader& reader(FedCursor* cur, Registry* reg, const MemberPtr& m) {
 }
 
 // The prepared member query of a work item, made or re-bound for the current filter.
-OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, const WorkItem& w) {
+OpenQuery& open_query(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t, const WorkItem& w) {
   MemberReader& r = reader(cur, reg, w.member);
   const auto key = std::make_pair(w.source, w.ranged);
   auto it = r.queries.find(key);
@@ -335,7 +335,7 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
   if (it != r.queries.end()) r.queries.erase(it);
   OpenQuery q;
   const auto profile = pid_profile(cur, reg, t, w.member);
-  q.q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
+  q.q = members::open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, cur->plan.used, cur->pushed, w.ranged,
                           w.lo, w.hi);
   reg->last_scan.prepared = ++cur->prepared;
   q.key = cur->push_key;
@@ -344,11 +344,11 @@ OpenQuery& open_query(FedCursor* cur, Registry* reg, const CanonicalTable& t, co
 
 // The lookup index answering the current equality lookup on `w`'s source, once lookups repeat
 // (nullptr: query the member instead).
-const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTable& t, const WorkItem& w) {
+const LookupState* lookup_index(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t, const WorkItem& w) {
   if (cur->lookup < 0 || w.ranged) return nullptr;
-  const PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
+  const members::PushedConstraint& c = cur->pushed[static_cast<size_t>(cur->lookup)];
   if (sqlite3_value_type(c.value) != SQLITE_INTEGER) return nullptr;
-  const bool key = shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column);
+  const bool key = members::shapes_of(t.kind, *w.member).at(static_cast<size_t>(w.source)).indexed & (uint64_t{1} << c.column);
   if (!(cur->last_lookup && cur->last_lookup_member == w.member.get() && cur->last_lookup_source == w.source &&
         cur->last_lookup_key == cur->push_key)) {
     cur->last_lookup = &cur->lookups[std::make_tuple(cur->push_key, w.member.get(), w.source)];
@@ -363,13 +363,13 @@ const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTa
   MemberReader& r = reader(cur, reg, w.member);
   const auto profile = pid_profile(cur, reg, t, w.member);
   const uint64_t used = cur->plan.used | (uint64_t{1} << c.column);
-  auto q = open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, used, {}, false);
+  auto q = members::open_member_query(t, *w.member, profile.get(), r.lease.db(), w.source, used, {}, false);
   auto index = std::make_unique<LookupIndex>();
   try {
     index->build(q.stmt.get(), q.affinity, q.query.select_index[static_cast<size_t>(c.column)]);
   } catch (const Error& e) {
-    if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();
-    throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*w.member), e.what(), zstd_reason(w.member->path)),
+    if (e.code() == SQLITE_INTERRUPT) members::InterruptWatch::raise();
+    throw Error(fmt::format("{}: {}: {}{}", t.name, members::member_label(*w.member), e.what(), members::zstd_reason(w.member->path)),
                 e.code());
   }
   cur->lookup_bytes += index->bytes();
@@ -379,7 +379,7 @@ const LookupState* lookup_index(FedCursor* cur, Registry* reg, const CanonicalTa
 }
 
 // Moves to the next row, opening the next work item when one is exhausted.
-void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+void advance(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t) {
   for (;;) {
     switch (cur->mode) {
       case Mode::Stmt: {
@@ -389,10 +389,10 @@ void advance(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
           return;
         }
         if (rc != SQLITE_DONE) {
-          if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) InterruptWatch::raise();
-          throw Error(fmt::format("{}: {}: {}{}", t.name, member_label(*cur->member),
+          if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) members::InterruptWatch::raise();
+          throw Error(fmt::format("{}: {}: {}{}", t.name, members::member_label(*cur->member),
                                   sqlite3_errmsg(sqlite3_db_handle(cur->query->q.stmt.get())),
-                                  zstd_reason(cur->member->path)),
+                                  members::zstd_reason(cur->member->path)),
                       rc);
         }
         sqlite3_reset(cur->query->q.stmt.get());  // ends its read transaction
@@ -476,11 +476,11 @@ bool grouped_by_columns() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
-void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+void start_prefetch(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t) {
   // hardware_concurrency() reads /sys on every call: once is enough.
   static const unsigned cores = std::thread::hardware_concurrency();
   if (cur->lookup >= 0 || cores < 2) return;
-  std::vector<PrefetchItem> items;
+  std::vector<members::PrefetchItem> items;
   for (auto& w : cur->work) {
     if (w.member->attached) continue;  // the host connection stays on the host thread
     items.push_back({w.member, w.source, w.ranged, w.lo, w.hi, pid_profile(cur, reg, t, w.member)});
@@ -489,11 +489,11 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   // A grouped scan (every constraint but db's checked again by SQLite) reads op names by key.
   const bool derived_used = t.derived_col >= 0 && (cur->plan.used & (uint64_t{1} << t.derived_col));
   const bool by_columns = !cur->plan.group.empty() && !derived_used && grouped_by_columns() && !cur->names_as_text &&
-                          (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
+                          (t.kind == canonical::TableKind::Ops || t.kind == canonical::TableKind::Apis);
   try {
-    cur->prefetch = std::make_unique<Prefetcher>(reg, t, cur->plan.used, cur->pushed, std::move(items),
+    cur->prefetch = std::make_unique<members::Prefetcher>(reg, t, cur->plan.used, cur->pushed, std::move(items),
                                                  cur->watch.get(), by_columns);
-  } catch (const ThreadStartFailure&) {
+  } catch (const members::ThreadStartFailure&) {
     return;  // the system gives us no thread: read every member inline
   }
   for (auto& w : cur->work)
@@ -503,21 +503,21 @@ void start_prefetch(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
 
 // Lists the (member, source, rowid range) items the scan must read, skipping members and
 // zones that the db, gpu and time constraints rule out without reading them.
-void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+void plan_work(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t) {
   cur->work.clear();
   const auto& members = cur->members->members;
   // Only ops and API calls have profiles (bounds, gpus, zones) to prune with.
   const bool prune = (cur->bounds.timed || cur->bounds.gpu) && cur->lookup < 0 &&
-                     (t.kind == TableKind::Ops || t.kind == TableKind::Apis);
+                     (t.kind == canonical::TableKind::Ops || t.kind == canonical::TableKind::Apis);
   const size_t count = cur->db_pick ? cur->db_pick->size() : members.size();
   int64_t planned = 0;
   for (size_t k = 0; k < count; ++k) {
     const size_t index = cur->db_pick ? (*cur->db_pick)[k] : k;
     if (!cur->all_checked && !cur->checked.count(index)) cur->checked.emplace(index, reg->fresh(members[index]));
-    const MemberPtr& m = cur->member_at(index);
+    const canonical::MemberPtr& m = cur->member_at(index);
     const size_t before = cur->work.size();
     cur->watch->check();
-    const size_t nsources = shapes_of(t.kind, *m).size();
+    const size_t nsources = members::shapes_of(t.kind, *m).size();
     if (!prune || m->info.loose_types) {
       for (size_t s = 0; s < nsources; ++s) cur->work.push_back({m, static_cast<int>(s)});
       planned += cur->work.size() > before;
@@ -525,8 +525,8 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
     }
     const Bounds bounds = cur->bounds.raw(m->clock_offset.load());
     const auto p = reg->profile(m, cur->watch.get());
-    if (cur->bounds.gpu && !p->gpu_unknown && !p->gpus.count(*cur->bounds.gpu) && t.kind == TableKind::Ops) continue;
-    if (t.kind == TableKind::Apis) {
+    if (cur->bounds.gpu && !p->gpu_unknown && !p->gpus.count(*cur->bounds.gpu) && t.kind == canonical::TableKind::Ops) continue;
+    if (t.kind == canonical::TableKind::Apis) {
       if (cur->bounds.timed && !p->times_unbounded && p->first_ns &&
           bounds.excludes(*p->first_ns, *p->last_ns, *p->first_ns, *p->last_ns))
         continue;
@@ -574,7 +574,7 @@ void plan_work(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   scan.spilled = false;
 }
 
-void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t);
+void collect_group(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t);
 
 // Narrows the members to read to those a `db = v` (or, `in_list`, a `db IN (...)` handed over
 // whole: sqlite3_vtab_in) names; several db constraints select the members all of them name.
@@ -590,7 +590,7 @@ void pick_members(FedCursor* cur, sqlite3_value* v, bool in_list) {
 
 // A grouped plan led by db reads the members in the order of their names (as SQLite would sort
 // them), so that each member's rows are one run of groups: they are grouped a member at a time.
-void order_work_by_name(FedCursor* cur, const CanonicalTable& t) {
+void order_work_by_name(FedCursor* cur, const canonical::CanonicalTable& t) {
   if (cur->plan.group.empty() || cur->plan.group[0].column != t.db_col) return;
   const bool desc = cur->plan.group[0].desc;
   std::stable_sort(cur->work.begin(), cur->work.end(), [desc](const WorkItem& a, const WorkItem& b) {
@@ -603,17 +603,17 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
   auto* vt = vtab_of(c);
   return guard(c->pVtab, [&] {
     const auto& t = *vt->table;
-    Registry* reg = vt->registry.get();
+    members::Registry* reg = vt->registry.get();
     // Newer SQLite re-filters a cursor in the middle of a scan: stop the readers of the previous
     // filter before its values go away.
     cur->stop_reading();
     cur->eof = true;
     if (!cur->watch) {
-      cur->watch = std::make_unique<InterruptWatch>(reg->host());
+      cur->watch = std::make_unique<members::InterruptWatch>(reg->host());
       if (reg->progress)
         cur->watch->report_progress([cur, reg, name = t.name] {
           // Members of this filter's work finished (those before the one being read), out of all it reads.
-          std::set<const Member*> planned, before;
+          std::set<const canonical::Member*> planned, before;
           for (size_t i = 0; i < cur->work.size(); ++i) {
             planned.insert(cur->work[i].member.get());
             if (i < cur->next) before.insert(cur->work[i].member.get());
@@ -622,14 +622,14 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
           // A nested loop filters the inner table once per outer row: say so, with the count.
           const std::string join =
               cur->filters > 1 ? fmt::format("inner side of a join: {} lookups", cur->filters) : std::string();
-          ProgressCounts c;
+          members::ProgressCounts c;
           c.what = name;
           c.members_done = before.size();
           c.members_total = planned.size();
           c.rows = reg->last_scan.rows;
           if (cur->member) c.now = cur->member->alias;
           c.detail = join;
-          return progress_line(c);
+          return members::progress_line(c);
         });
     }
     cur->watch->check();
@@ -641,7 +641,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     if (!cur->members) {
       // A plan that picks members by db checks only the files of those it reads (plan_work).
       const bool picks = std::any_of(cur->plan.constraints.begin(), cur->plan.constraints.end(), [&](const auto& k) {
-        return k.column == t.db_col && k.op == SQLITE_INDEX_CONSTRAINT_EQ && k.collation == Collation::Binary;
+        return k.column == t.db_col && k.op == SQLITE_INDEX_CONSTRAINT_EQ && k.collation == members::Collation::Binary;
       });
       cur->members = reg->member_list(!picks);
       cur->all_checked = !picks;
@@ -657,7 +657,7 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
     for (int i = 0; i < argc; ++i) {
       const auto& con = cur->plan.constraints[static_cast<size_t>(i)];
       if (con.column == t.db_col) {
-        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == Collation::Binary)
+        if (con.op == SQLITE_INDEX_CONSTRAINT_EQ && con.collation == members::Collation::Binary)
           pick_members(cur, argv[i], con.in_list);
         continue;  // other db constraints are checked by SQLite itself
       }
@@ -720,7 +720,7 @@ int x_eof(sqlite3_vtab_cursor* c) {
 // Where the current row's result column for canonical column `col` lives.
 struct CurrentCell {
   sqlite3_stmt* stmt = nullptr;  // Mode::Stmt: result column `index` of this statement
-  const RowBlock* block = nullptr;
+  const members::RowBlock* block = nullptr;
   size_t row = 0;
   int index = -1;  // -1: the column is not selected (NULL)
 };
@@ -749,7 +749,7 @@ CurrentCell current_cell(const FedCursor* cur, int col) {
 
 // The current row's value of canonical column `col` (neither db nor a derived column) as the
 // column stores it.
-RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
+RowValue row_value(const FedCursor* cur, const canonical::CanonicalTable& t, int col) {
   const CurrentCell cell = current_cell(cur, col);
   RowValue v;
   if (cell.index < 0) return v;
@@ -762,16 +762,16 @@ RowValue row_value(const FedCursor* cur, const CanonicalTable& t, int col) {
       v.bytes = {static_cast<const char*>(sv.bytes), static_cast<size_t>(sv.length)};
     return v;
   }
-  const Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
+  const members::Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
   v.type = k.type;
   v.i = k.i;
   if (k.type == SQLITE_FLOAT) v.d = k.d;
   if (k.type == SQLITE_TEXT || k.type == SQLITE_BLOB) {
     v.bytes = cell.block->text(k);
     v.i = 0;
-    if (k.type == SQLITE_TEXT) {  // read by key: its number (RowBlock::append_values)
+    if (k.type == SQLITE_TEXT) {  // read by key: its number (members::RowBlock::append_values)
       v.token = k.i;
-      v.left_out = k.offset == kTextLeftOut;
+      v.left_out = k.offset == members::kTextLeftOut;
     }
   }
   return v;
@@ -789,7 +789,7 @@ size_t grouped_budget() {
 
 // Reads the scan again from work item `first` (the first item of the rows collected so far), its
 // members through their member queries (names as text) instead of by key.
-void restart_with_names_as_text(FedCursor* cur, Registry* reg, const CanonicalTable& t, size_t first) {
+void restart_with_names_as_text(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t, size_t first) {
   cur->prefetch.reset();
   cur->batch.reset();
   if (cur->mode == Mode::Stmt && cur->query) sqlite3_reset(cur->query->q.stmt.get());
@@ -809,7 +809,7 @@ void restart_with_names_as_text(FedCursor* cur, Registry* reg, const CanonicalTa
 
 // Collects the scan's rows (led by db: the current member's rows only) into the cursor's groups
 // and makes their first row current.
-void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
+void collect_group(FedCursor* cur, members::Registry* reg, const canonical::CanonicalTable& t) {
   const Plan& plan = cur->plan;
   std::vector<int> wanted, stored;
   for (const GroupTerm& g : plan.group)
@@ -829,7 +829,7 @@ void collect_group(FedCursor* cur, Registry* reg, const CanonicalTable& t) {
   if (cur->names_as_text) g->spill();
   std::vector<RowValue> values(t.columns.size());
   std::string derived;
-  const Member* segment = cur->member.get();
+  const canonical::Member* segment = cur->member.get();
   const size_t first_item = cur->next > 0 ? cur->next - 1 : 0;  // the work item of the first row
   size_t n = 0;
   size_t item = SIZE_MAX;  // the batch's item: texts numbered by key are numbered per item
@@ -920,7 +920,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
         if (v.type != SQLITE_TEXT) return;
         name.assign(static_cast<const char*>(v.bytes), static_cast<size_t>(v.length));
       } else {
-        const Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
+        const members::Cell& k = cell.block->at(cell.row, static_cast<size_t>(cell.index));
         if (k.type != SQLITE_TEXT) return;
         name = cell.block->text(k);
       }
@@ -938,7 +938,7 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
   auto* cur = static_cast<FedCursor*>(c);
   return guard(c->pVtab, [&] {
     if (cur->grouped) {
-      *rowid = pack_rowid(*cur->member_at(cur->grouped->member()), cur->grouped->source(), cur->grouped->rowid(),
+      *rowid = members::pack_rowid(*cur->member_at(cur->grouped->member()), cur->grouped->source(), cur->grouped->rowid(),
                           vtab_of(c)->table->name);
       return SQLITE_OK;
     }
@@ -946,7 +946,7 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
     int64_t own = 0;
     if (cell.stmt) own = sqlite3_column_int64(cell.stmt, cell.index);
     else if (cell.block) own = cell.block->at(cell.row, 0).i;
-    *rowid = pack_rowid(*cur->member, cur->source, own, vtab_of(c)->table->name);
+    *rowid = members::pack_rowid(*cur->member, cur->source, own, vtab_of(c)->table->name);
     return SQLITE_OK;
   });
 }
@@ -975,7 +975,7 @@ const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-int register_federated_table(sqlite3* db, const std::shared_ptr<Registry>& registry, const CanonicalTable& table) {
+int register_federated_table(sqlite3* db, const std::shared_ptr<members::Registry>& registry, const canonical::CanonicalTable& table) {
   auto* aux = new ModuleData{registry, &table};
   return sqlite3_create_module_v2(db, table.name, &kModule, aux, [](void* p) { delete static_cast<ModuleData*>(p); });
 }

@@ -16,6 +16,6 @@
 
 namespace rocpd::federation {
 
-int register_federated_table(sqlite3* db, const std::shared_ptr<Registry>& registry, const CanonicalTable& table);
+int register_federated_table(sqlite3* db, const std::shared_ptr<members::Registry>& registry, const canonical::CanonicalTable& table);
 
 }  // namespace rocpd::federation

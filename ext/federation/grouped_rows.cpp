@@ -95,7 +95,7 @@ uint32_t GroupedRows::Dict::id(std::string_view v) {
 uint32_t GroupedRows::Dict::id(std::string_view v, int64_t token, bool left_out) {
   // Numbers past a million (a reader with that many distinct names) are hashed as any text (and
   // their bytes never left out: RowBlock's kTextNumbers).
-  if (token <= 0 || token > kTextNumbers) return id(v);
+  if (token <= 0 || token > members::kTextNumbers) return id(v);
   const auto at = static_cast<size_t>(token - 1);
   if (at < by_token.size() && by_token[at] != 0) return by_token[at] - 1;
   if (left_out) throw Error("rocpd: grouped scan: a text read by key arrived without its bytes");
@@ -116,7 +116,7 @@ size_t GroupedRows::KeyHash::operator()(const std::vector<Packed>& k) const noex
 }
 
 GroupedRows::GroupedRows(std::vector<GroupTerm> terms, std::vector<int> stored, int db_col,
-                         const std::vector<std::string_view>& member_names, size_t budget, InterruptWatch* watch)
+                         const std::vector<std::string_view>& member_names, size_t budget, members::InterruptWatch* watch)
     : terms_(std::move(terms)),
       stored_(std::move(stored)),
       db_col_(db_col),
@@ -347,7 +347,7 @@ void GroupedRows::start_spill() {
   exec(db.get(), fmt::format("CREATE TABLE s({}); BEGIN", cols).c_str(), "rocpd: grouped scan (temporary database)");
   spill_insert_ = prepare(db.get(), fmt::format("INSERT INTO s VALUES ({})", params), "rocpd: grouped scan");
   spill_db_ = std::move(db);
-  spill_guard_ = ProgressGuard(spill_db_.get(), watch_, true);
+  spill_guard_ = members::ProgressGuard(spill_db_.get(), watch_, true);
   // The rows so far, in arrival order.
   std::vector<RowValue> values;
   for (size_t row = 0; row < rows_; ++row) {

@@ -169,7 +169,7 @@ class GroupedRows {
   // index (the db column's value), outliving this object. `budget`: bytes kept in memory. `watch`
   // (outliving this object) stops the temporary database's statements when the user interrupts.
   GroupedRows(std::vector<GroupTerm> terms, std::vector<int> stored, int db_col,
-              const std::vector<std::string_view>& member_names, size_t budget, InterruptWatch* watch);
+              const std::vector<std::string_view>& member_names, size_t budget, members::InterruptWatch* watch);
   ~GroupedRows();
   GroupedRows(const GroupedRows&) = delete;
   GroupedRows& operator=(const GroupedRows&) = delete;
@@ -248,7 +248,7 @@ class GroupedRows {
   int db_col_;
   const std::vector<std::string_view>& member_names_;
   size_t budget_;
-  InterruptWatch* watch_;
+  members::InterruptWatch* watch_;
 
   std::vector<Dict> text_, blob_;  // per slot
   std::unordered_map<std::vector<Packed>, uint32_t, KeyHash> group_ids_;
@@ -278,7 +278,7 @@ class GroupedRows {
   // Past the budget: every row in a private temporary database, read back in group order.
   Db spill_db_;
   Stmt spill_insert_, spill_select_;
-  ProgressGuard spill_guard_;
+  members::ProgressGuard spill_guard_;
 };
 
 }  // namespace rocpd::federation

@@ -30,7 +30,7 @@ void LookupIndex::build(sqlite3_stmt* stmt, std::span<const Affinity> affinity, 
     if (rc != SQLITE_ROW) throw Error(sqlite3_errmsg(sqlite3_db_handle(stmt)), rc);
     rows_.append(stmt, affinity);
     const auto row = static_cast<uint32_t>(rows_.rows - 1);
-    const Cell& key = rows_.at(row, static_cast<size_t>(key_col));
+    const members::Cell& key = rows_.at(row, static_cast<size_t>(key_col));
     int64_t k = 0;
     if (integer_of(key.type, key.i, key.type == SQLITE_FLOAT ? key.d : 0.0, k)) by_key_[k].push_back(row);
     else if (key.type != SQLITE_NULL) other_.push_back(row);

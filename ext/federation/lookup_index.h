@@ -25,11 +25,11 @@ class LookupIndex {
   void build(sqlite3_stmt* stmt, std::span<const Affinity> affinity, int key_col);
   // Rows that may match `key = v`, in member order.
   std::span<const uint32_t> find(sqlite3_value* v, std::vector<uint32_t>& scratch) const;
-  const RowBlock& rows() const { return rows_; }
+  const members::RowBlock& rows() const { return rows_; }
   size_t bytes() const;
 
  private:
-  RowBlock rows_;
+  members::RowBlock rows_;
   std::unordered_map<int64_t, std::vector<uint32_t>> by_key_;
   std::vector<uint32_t> other_;  // rows whose key is not an integer (NULL keys never match)
 };

@@ -22,20 +22,20 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     // (The views and internal SQL read temp.rocpd_ops etc.: a user's TEMP table of that name, made
     // before loading, would take their place.)
     rocpd::refuse_temp_clash(db, "rocpd_members", "the table rocpd_members");
-    for (const CanonicalTable* table : canonical_tables())
+    for (const rocpd::canonical::CanonicalTable* table : rocpd::canonical::canonical_tables())
       rocpd::refuse_temp_clash(db, table->name, fmt::format("the table {}", table->name));
     rocpd::refuse_temp_clash(db, "rocpd_op_groups", "the table rocpd_op_groups");
     rocpd::refuse_temp_clash(db, "rocpd_api_groups", "the table rocpd_api_groups");
     // One registry per connection, also when an earlier load failed part way.
-    auto registry = Registry::of(db);
+    auto registry = rocpd::members::Registry::of(db);
     if (!registry) {
-      registry = std::make_shared<Registry>(db);
-      Registry::remember(registry);
+      registry = std::make_shared<rocpd::members::Registry>(db);
+      rocpd::members::Registry::remember(registry);
     }
     int rc = register_rocpd_open(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_members(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_skipped(db, registry);
-    for (const CanonicalTable* table : canonical_tables())
+    for (const rocpd::canonical::CanonicalTable* table : rocpd::canonical::canonical_tables())
       if (rc == SQLITE_OK) rc = register_federated_table(db, registry, *table);
     if (rc == SQLITE_OK) rc = register_rocpd_union(db, registry);
     if (rc == SQLITE_OK) rc = register_rocpd_clock(db, registry);
@@ -46,7 +46,7 @@ int rocpd_register_federation(sqlite3* db, char** err) {
     // tables before eponymous ones), and nothing outside this connection can add a TEMP table.
     if (rc == SQLITE_OK) {
       std::string sql = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.rocpd_members USING rocpd_members;";
-      for (const CanonicalTable* table : canonical_tables())
+      for (const rocpd::canonical::CanonicalTable* table : rocpd::canonical::canonical_tables())
         sql += fmt::format("CREATE VIRTUAL TABLE IF NOT EXISTS temp.{0} USING {0};", table->name);
       rocpd::exec(db, sql.c_str(), "rocpd_ext: creating the extension's temp tables");
     }

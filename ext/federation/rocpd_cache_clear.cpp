@@ -29,7 +29,7 @@ std::string json_string(const std::string& s) {
 
 void rocpd_cache_clear_fn(sqlite3_context* ctx, int, sqlite3_value**) {
   guard(ctx, [&] {
-    const CacheCleared cleared = clear_cache();
+    const members::CacheCleared cleared = members::clear_cache();
     std::vector<std::string> left;
     for (const auto& l : cleared.not_removed)
       left.push_back(fmt::format(R"({{"name":{},"why":{}}})", json_string(l.name), json_string(l.why)));

@@ -39,8 +39,8 @@ namespace rocpd::federation {
 
 namespace {
 
-Registry& registry_of(sqlite3_context* ctx) {
-  return *static_cast<std::shared_ptr<Registry>*>(sqlite3_user_data(ctx))->get();
+members::Registry& registry_of(sqlite3_context* ctx) {
+  return *static_cast<std::shared_ptr<members::Registry>*>(sqlite3_user_data(ctx))->get();
 }
 
 std::string text_arg(sqlite3_value* v, const char* fn, const char* what) {
@@ -57,7 +57,7 @@ void clock_offset_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       registry_of(ctx).set_clock_offset(db, sqlite3_value_int64(argv[1]));
       // An offset set by hand has no residual.
       for (const auto& m : registry_of(ctx).members())
-        if (m->alias == db) m->clock_residual_ns = kNoClockResidual;
+        if (m->alias == db) m->clock_residual_ns = canonical::kNoClockResidual;
     }
     sqlite3_result_int64(ctx, registry_of(ctx).clock_offset(db));
   });
@@ -89,7 +89,7 @@ __int128 median_of(std::vector<__int128>& v) {
 // member's correction a makes the median of (end + a - the instance's median end) over its
 // collectives 0 (a few rounds: the instance medians move with the corrections); the first member
 // with collectives keeps its offset. Returns how many members moved.
-int64_t align_collectives(Registry& reg, sqlite3* host, const std::vector<MemberPtr>& members, int64_t max_residual) {
+int64_t align_collectives(members::Registry& reg, sqlite3* host, const std::vector<canonical::MemberPtr>& members, int64_t max_residual) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < members.size(); ++i) index.emplace(members[i]->alias, i);
   struct Sample {
@@ -150,9 +150,9 @@ int64_t align_collectives(Registry& reg, sqlite3* host, const std::vector<Member
   const __int128 shift = correction[ref];
   int64_t aligned = 0;
   for (size_t m = 0; m < members.size(); ++m) {
-    Member& member = *members[m];
+    canonical::Member& member = *members[m];
     if (by_member[m].empty()) {
-      member.clock_residual_ns = kNoClockResidual;
+      member.clock_residual_ns = canonical::kNoClockResidual;
       continue;
     }
     values.clear();
@@ -175,7 +175,7 @@ int64_t align_collectives(Registry& reg, sqlite3* host, const std::vector<Member
 
 void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   guard(ctx, [&] {
-    Registry& reg = registry_of(ctx);
+    members::Registry& reg = registry_of(ctx);
     sqlite3* host = sqlite3_context_db_handle(ctx);
     const std::string method =
         text_arg(argv[0], "rocpd_align", "the method ('collectives', 'collective', 'first' or 'none')");
@@ -192,7 +192,7 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
       return;
     }
     // Every other method sets offsets without a residual.
-    for (const auto& m : members) m->clock_residual_ns = kNoClockResidual;
+    for (const auto& m : members) m->clock_residual_ns = canonical::kNoClockResidual;
     if (method == "none") {
       for (const auto& m : members) reg.set_clock_offset(m->alias, 0);
       sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(members.size()));
@@ -241,7 +241,7 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
                               method));
     }
     // The reference: the first member (in member order) that has the event.
-    const Member* ref = nullptr;
+    const canonical::Member* ref = nullptr;
     for (const auto& m : members)
       if (at.count(m->alias)) {
         ref = m.get();
@@ -267,17 +267,17 @@ void align_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 }  // namespace
 
-int register_rocpd_clock(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); };
+int register_rocpd_clock(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); };
   int rc = SQLITE_OK;
   for (int argc : {1, 2})
     if (rc == SQLITE_OK)
       rc = sqlite3_create_function_v2(db, "rocpd_clock_offset", argc, kFileFunction,
-                                      new std::shared_ptr<Registry>(registry), clock_offset_fn, nullptr, nullptr,
+                                      new std::shared_ptr<members::Registry>(registry), clock_offset_fn, nullptr, nullptr,
                                       destroy);
   for (int argc : {1, 2, 3})
     if (rc == SQLITE_OK)
-      rc = sqlite3_create_function_v2(db, "rocpd_align", argc, kFileFunction, new std::shared_ptr<Registry>(registry),
+      rc = sqlite3_create_function_v2(db, "rocpd_align", argc, kFileFunction, new std::shared_ptr<members::Registry>(registry),
                                       align_fn, nullptr, nullptr, destroy);
   return rc;
 }

@@ -34,12 +34,12 @@ constexpr int kFirstProfiledColumn = kPids;
 constexpr uint64_t kProfiledColumns = ((uint64_t{1} << (kBadOps + 1)) - 1) & ~((uint64_t{1} << kPids) - 1);
 
 struct MembersVtab : sqlite3_vtab {
-  std::shared_ptr<Registry> registry;
+  std::shared_ptr<members::Registry> registry;
 };
 
 struct Row {
-  MemberPtr member;
-  std::shared_ptr<const Profile> profile;
+  canonical::MemberPtr member;
+  std::shared_ptr<const canonical::Profile> profile;
 };
 
 struct MembersCursor : sqlite3_vtab_cursor {
@@ -57,7 +57,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
         "utc_anchor_ns INTEGER, gpu_names TEXT, conversion TEXT, gpu_properties TEXT)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new MembersVtab{};
-    v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
+    v->registry = *static_cast<std::shared_ptr<members::Registry>*>(aux);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     *out = v;
     return SQLITE_OK;
@@ -94,7 +94,7 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
 
 // The members `db` constraints pick (`kinds`: the plan's letters, one per argv), each checked
 // against its file, in the list's order; all of them (all checked) without such a constraint.
-std::vector<MemberPtr> picked(Registry& reg, std::string_view kinds, int argc, sqlite3_value** argv) {
+std::vector<canonical::MemberPtr> picked(members::Registry& reg, std::string_view kinds, int argc, sqlite3_value** argv) {
   if (kinds.empty()) return reg.members();
   if (static_cast<int>(kinds.size()) != argc) throw Error("rocpd_members: plan and arguments disagree");
   const auto list = reg.member_list(/*check_files=*/false);
@@ -108,7 +108,7 @@ std::vector<MemberPtr> picked(Registry& reg, std::string_view kinds, int argc, s
     }
     pick = std::move(named);
   }
-  std::vector<MemberPtr> out;
+  std::vector<canonical::MemberPtr> out;
   out.reserve(pick.size());
   for (size_t i : pick) out.push_back(reg.fresh(list->members[i]));
   return out;
@@ -120,16 +120,16 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char* idx_str, int argc,
   return guard(c->pVtab, [&] {
     cur->rows.clear();
     cur->pos = 0;
-    InterruptWatch watch(reg.host());
+    members::InterruptWatch watch(reg.host());
     const auto members = picked(reg, idx_str ? idx_str : "", argc, argv);
     if (reg.progress)
       watch.report_progress([&] {
-        ProgressCounts c;
+        members::ProgressCounts c;
         c.what = "rocpd_members";
         c.members_done = cur->rows.size();
         c.members_total = members.size();
         c.detail = "profiling";
-        return progress_line(c);
+        return members::progress_line(c);
       });
     if (idx_num) reg.profile_all(members, watch);  // every core; the loop below finds them cached
     for (auto& m : members) {
@@ -166,7 +166,7 @@ std::optional<int64_t> shifted(const std::optional<int64_t>& v, int64_t offset) 
   return r;
 }
 
-void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col);
+void column_value(sqlite3_context* ctx, const canonical::Member& m, const canonical::Profile* p, int col);
 
 // {"0":"NVIDIA H100 80GB HBM3",...}: the device names by gpu number ('' when none are known).
 std::string gpu_names_json(const std::map<int64_t, std::string>& names) {
@@ -196,8 +196,8 @@ std::string gpu_properties_json(const std::map<int64_t, std::string>& props) {
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<MembersCursor*>(c);
   const Row& row = cur->rows[cur->pos];
-  const Member& m = *row.member;
-  const Profile* p = row.profile.get();
+  const canonical::Member& m = *row.member;
+  const canonical::Profile* p = row.profile.get();
   if (col >= kFirstProfiledColumn && col <= kBadOps && !p) return SQLITE_OK;
   guard(ctx, [&] { column_value(ctx, m, p, col); });
   return SQLITE_OK;
@@ -210,7 +210,7 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
   return SQLITE_OK;
 }
 
-void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int col) {
+void column_value(sqlite3_context* ctx, const canonical::Member& m, const canonical::Profile* p, int col) {
   switch (col) {
     case kDb: result_text(ctx, m.alias); break;
     case kPath: result_text(ctx, m.path); break;
@@ -230,7 +230,7 @@ void column_value(sqlite3_context* ctx, const Member& m, const Profile* p, int c
     case kBadOps: sqlite3_result_int64(ctx, p->bad_ops); break;
     case kRank: result_opt(ctx, m.info.rank); break;
     case kClockResidual:
-      if (const int64_t r = m.clock_residual_ns.load(); r != kNoClockResidual) sqlite3_result_int64(ctx, r);
+      if (const int64_t r = m.clock_residual_ns.load(); r != canonical::kNoClockResidual) sqlite3_result_int64(ctx, r);
       break;
     // What the member's schema lacks, one line each (NULL when nothing).
     case kNotes: result_text(ctx, fmt::format("{}", fmt::join(m.info.notes, "\n"))); break;
@@ -263,9 +263,9 @@ const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-int register_rocpd_members(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  return sqlite3_create_module_v2(db, "rocpd_members", &kModule, new std::shared_ptr<Registry>(registry),
-                                  [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); });
+int register_rocpd_members(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  return sqlite3_create_module_v2(db, "rocpd_members", &kModule, new std::shared_ptr<members::Registry>(registry),
+                                  [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); });
 }
 
 }  // namespace rocpd::federation

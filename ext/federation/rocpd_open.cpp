@@ -10,14 +10,14 @@ namespace rocpd::federation {
 
 namespace {
 
-Registry& registry_of(sqlite3_context* ctx) { return *static_cast<std::shared_ptr<Registry>*>(sqlite3_user_data(ctx))->get(); }
+members::Registry& registry_of(sqlite3_context* ctx) { return *static_cast<std::shared_ptr<members::Registry>*>(sqlite3_user_data(ctx))->get(); }
 
 void rocpd_open_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guard(ctx, [&] {
     if (sqlite3_value_type(argv[0]) != SQLITE_TEXT)
       throw Error("rocpd_open(pattern): pattern must be text (a file, a glob or a directory)");
     const char* pattern = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-    InterruptWatch watch(sqlite3_context_db_handle(ctx));
+    members::InterruptWatch watch(sqlite3_context_db_handle(ctx));
     sqlite3_result_int(ctx, registry_of(ctx).open(pattern, &watch));
   });
 }
@@ -53,17 +53,17 @@ void rocpd_last_scan_fn(sqlite3_context* ctx, int, sqlite3_value**) {
 
 }  // namespace
 
-int register_rocpd_open(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); };
-  int rc = sqlite3_create_function_v2(db, "rocpd_open", 1, kFileFunction, new std::shared_ptr<Registry>(registry),
+int register_rocpd_open(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); };
+  int rc = sqlite3_create_function_v2(db, "rocpd_open", 1, kFileFunction, new std::shared_ptr<members::Registry>(registry),
                                       rocpd_open_fn, nullptr, nullptr, destroy);
   for (int argc : {0, 1})
     if (rc == SQLITE_OK)
-      rc = sqlite3_create_function_v2(db, "rocpd_close", argc, kFileFunction, new std::shared_ptr<Registry>(registry),
+      rc = sqlite3_create_function_v2(db, "rocpd_close", argc, kFileFunction, new std::shared_ptr<members::Registry>(registry),
                                       rocpd_close_fn, nullptr, nullptr, destroy);
   if (rc == SQLITE_OK)
     rc = sqlite3_create_function_v2(db, "rocpd_last_scan", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                    new std::shared_ptr<Registry>(registry), rocpd_last_scan_fn, nullptr, nullptr,
+                                    new std::shared_ptr<members::Registry>(registry), rocpd_last_scan_fn, nullptr, nullptr,
                                     destroy);
   return rc;
 }

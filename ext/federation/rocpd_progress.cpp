@@ -11,14 +11,14 @@ namespace {
 
 void progress_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   guard(ctx, [&] {
-    Registry& reg = *static_cast<std::shared_ptr<Registry>*>(sqlite3_user_data(ctx))->get();
+    members::Registry& reg = *static_cast<std::shared_ptr<members::Registry>*>(sqlite3_user_data(ctx))->get();
     if (argc == 1) {
       const int type = sqlite3_value_type(argv[0]);
       if (type != SQLITE_INTEGER || (sqlite3_value_int64(argv[0]) != 0 && sqlite3_value_int64(argv[0]) != 1))
         throw Error("rocpd_progress(on): on must be 1 (report) or 0 (quiet)");
       if (sqlite3_value_int64(argv[0]) == 1) {  // a bad ROCPD_PROGRESS_INTERVAL is said now, not at each line
         try {
-          progress_interval();
+          members::progress_interval();
         } catch (const Error& e) {
           throw Error(std::string("rocpd_progress(1): ") + e.what());
         }
@@ -31,13 +31,13 @@ void progress_fn(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 }  // namespace
 
-int register_rocpd_progress(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); };
+int register_rocpd_progress(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  auto destroy = [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); };
   int rc = SQLITE_OK;
   for (int argc : {0, 1})
     if (rc == SQLITE_OK)
       rc = sqlite3_create_function_v2(db, "rocpd_progress", argc, SQLITE_UTF8 | SQLITE_DIRECTONLY,
-                                      new std::shared_ptr<Registry>(registry), progress_fn, nullptr, nullptr, destroy);
+                                      new std::shared_ptr<members::Registry>(registry), progress_fn, nullptr, nullptr, destroy);
   return rc;
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 
 struct SkippedVtab : sqlite3_vtab {
-  std::shared_ptr<Registry> registry;
+  std::shared_ptr<members::Registry> registry;
 };
 
 struct SkippedCursor : sqlite3_vtab_cursor {
@@ -32,7 +32,7 @@ int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** ou
     const int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(pattern TEXT, path TEXT, reason TEXT)");
     if (rc != SQLITE_OK) return rc;
     auto* v = new SkippedVtab{};
-    v->registry = *static_cast<std::shared_ptr<Registry>*>(aux);
+    v->registry = *static_cast<std::shared_ptr<members::Registry>*>(aux);
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
     *out = v;
     return SQLITE_OK;
@@ -47,7 +47,7 @@ int x_best_index(sqlite3_vtab*, sqlite3_index_info* info) {
 int x_filter(sqlite3_vtab_cursor* c, int, const char*, int, sqlite3_value**) {
   auto* cur = static_cast<SkippedCursor*>(c);
   return guard(c->pVtab, [&] {
-    Registry& registry = *static_cast<SkippedVtab*>(c->pVtab)->registry;
+    members::Registry& registry = *static_cast<SkippedVtab*>(c->pVtab)->registry;
     registry.members();  // which attached schemas are other names of members' files, now
     cur->rows.clear();
     for (const auto& f : registry.last_skipped.files)
@@ -100,9 +100,9 @@ const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-int register_rocpd_skipped(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  return sqlite3_create_module_v2(db, "rocpd_skipped", &kModule, new std::shared_ptr<Registry>(registry),
-                                  [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); });
+int register_rocpd_skipped(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  return sqlite3_create_module_v2(db, "rocpd_skipped", &kModule, new std::shared_ptr<members::Registry>(registry),
+                                  [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); });
 }
 
 }  // namespace rocpd::federation

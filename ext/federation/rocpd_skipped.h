@@ -4,5 +4,5 @@
 #include "members/registry.h"
 
 namespace rocpd::federation {
-int register_rocpd_skipped(sqlite3* db, const std::shared_ptr<Registry>& registry);
+int register_rocpd_skipped(sqlite3* db, const std::shared_ptr<members::Registry>& registry);
 }

@@ -32,7 +32,7 @@ std::string unquote(std::string s) {
 // argc == 3: eponymous use (the bare, table-valued form); otherwise CREATE VIRTUAL TABLE.
 int x_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out, char** err) {
   return guard(err, [&] {
-    const auto& reg = *static_cast<std::shared_ptr<Registry>*>(aux);
+    const auto& reg = *static_cast<std::shared_ptr<members::Registry>*>(aux);
     if (argc <= 3) return union_summary_connect(db, reg, out);
     if (argc > 4)
       throw Error("rocpd_union: the named form takes one table or view name: "
@@ -74,9 +74,9 @@ const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-int register_rocpd_union(sqlite3* db, const std::shared_ptr<Registry>& registry) {
-  return sqlite3_create_module_v2(db, "rocpd_union", &kModule, new std::shared_ptr<Registry>(registry),
-                                  [](void* p) { delete static_cast<std::shared_ptr<Registry>*>(p); });
+int register_rocpd_union(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
+  return sqlite3_create_module_v2(db, "rocpd_union", &kModule, new std::shared_ptr<members::Registry>(registry),
+                                  [](void* p) { delete static_cast<std::shared_ptr<members::Registry>*>(p); });
 }
 
 }  // namespace rocpd::federation

@@ -10,17 +10,17 @@
 
 namespace rocpd::federation {
 
-int register_rocpd_union(sqlite3* db, const std::shared_ptr<Registry>& registry);
+int register_rocpd_union(sqlite3* db, const std::shared_ptr<members::Registry>& registry);
 
 // The two forms, as sqlite3_module method sets sharing one vtab header.
 struct UnionVtab : sqlite3_vtab {
-  std::shared_ptr<Registry> registry;
+  std::shared_ptr<members::Registry> registry;
   bool named = false;
 };
 extern const sqlite3_module kUnionSummaryMethods;
 extern const sqlite3_module kUnionNamedMethods;
-int union_summary_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, sqlite3_vtab** out);
-int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& schema,
+int union_summary_connect(sqlite3* db, const std::shared_ptr<members::Registry>& reg, sqlite3_vtab** out);
+int union_named_connect(sqlite3* db, const std::shared_ptr<members::Registry>& reg, const std::string& schema,
                         const std::string& name, const std::string& object, sqlite3_vtab** out);
 
 }  // namespace rocpd::federation

@@ -28,7 +28,7 @@ namespace rocpd::federation {
 
 namespace {
 
-constexpr int kOwnBits = 63 - kOrdinalBits;  // below the member ordinal (row_ids.h)
+constexpr int kOwnBits = 63 - members::kOrdinalBits;  // below the member ordinal (row_ids.h)
 
 struct NamedVtab : UnionVtab {
   std::string schema, name;           // the table's own (CREATE VIRTUAL TABLE <schema>.<name>)
@@ -100,20 +100,20 @@ struct ObjectShape {
 struct Constraint {
   int column;  // object column (vtab column - 1)
   unsigned char op;
-  Collation collation;
+  members::Collation collation;
   Value value;
 };
 
 struct NamedCursor : sqlite3_vtab_cursor {
-  std::vector<MemberPtr> members;
+  std::vector<canonical::MemberPtr> members;
   size_t next = 0;
-  MemberPtr member;
-  Registry::Lease lease;
+  canonical::MemberPtr member;
+  members::Registry::Lease lease;
   Stmt stmt;
   bool by_position = false;  // rowids are positions (the member's object has none)
   int64_t position = 0;
   bool eof = true;
-  std::unique_ptr<InterruptWatch> watch;
+  std::unique_ptr<members::InterruptWatch> watch;
   std::vector<Constraint> constraints;
 };
 
@@ -154,12 +154,12 @@ bool pushable(const Constraint& c, Affinity ours, Affinity theirs) {
   return type == SQLITE_TEXT;
 }
 
-const char* collate_clause(Collation c) {
-  return c == Collation::NoCase ? " COLLATE NOCASE" : c == Collation::RTrim ? " COLLATE RTRIM" : "";
+const char* collate_clause(members::Collation c) {
+  return c == members::Collation::NoCase ? " COLLATE NOCASE" : c == members::Collation::RTrim ? " COLLATE RTRIM" : "";
 }
 
 // The member's query and the constraints bound to it (empty SQL: the member has no such object).
-std::string member_query(const NamedVtab& v, sqlite3* db, const Member& m, const std::vector<Constraint>& constraints,
+std::string member_query(const NamedVtab& v, sqlite3* db, const canonical::Member& m, const std::vector<Constraint>& constraints,
                          std::vector<const Constraint*>& bound, bool& by_position) {
   bound.clear();
   const auto shape = object_shape(db, m.schema, v.object);
@@ -175,7 +175,7 @@ std::string member_query(const NamedVtab& v, sqlite3* db, const Member& m, const
     if (it == shape->columns.end() || !pushable(c, v.affinity[static_cast<size_t>(c.column)], it->second)) continue;
     bound.push_back(&c);
     sql += bound.size() == 1 ? " WHERE " : " AND ";
-    sql += fmt::format("{} {} ?{}{}", quote_id(name), constraint_sql_op(c.op), bound.size(), collate_clause(c.collation));
+    sql += fmt::format("{} {} ?{}{}", quote_id(name), members::constraint_sql_op(c.op), bound.size(), collate_clause(c.collation));
   }
   return sql;
 }
@@ -189,16 +189,16 @@ void advance(NamedCursor* cur, NamedVtab* v) {
         return;
       }
       if (rc != SQLITE_DONE) {
-        if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) InterruptWatch::raise();
+        if (rc == SQLITE_INTERRUPT || cur->watch->stopped()) members::InterruptWatch::raise();
         if (!refusal.empty()) throw Error(refusal, rc);  // a nested union's cycle or depth refusal
-        throw Error(fmt::format("rocpd_union({}): {}: {}", v->object, member_label(*cur->member),
+        throw Error(fmt::format("rocpd_union({}): {}: {}", v->object, members::member_label(*cur->member),
                                 sqlite3_errmsg(cur->lease.db())),
                     rc);
       }
       cur->stmt.reset();
     }
     if (cur->next >= cur->members.size()) {
-      cur->lease = Registry::Lease();
+      cur->lease = members::Registry::Lease();
       cur->eof = true;
       return;
     }
@@ -208,7 +208,7 @@ void advance(NamedCursor* cur, NamedVtab* v) {
     std::vector<const Constraint*> bound;
     const std::string sql = member_query(*v, cur->lease.db(), *cur->member, cur->constraints, bound, cur->by_position);
     if (sql.empty()) continue;  // this member has no such object
-    cur->stmt = prepare(cur->lease.db(), sql, fmt::format("rocpd_union({}): {}", v->object, member_label(*cur->member)));
+    cur->stmt = prepare(cur->lease.db(), sql, fmt::format("rocpd_union({}): {}", v->object, members::member_label(*cur->member)));
     for (size_t i = 0; i < bound.size(); ++i)
       sqlite3_bind_value(cur->stmt.get(), static_cast<int>(i + 1), bound[i]->value.get());
     cur->position = -1;
@@ -223,15 +223,15 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& c = info->aConstraint[i];
       if (!c.usable || c.iColumn < 0) continue;
-      const char* op = constraint_sql_op(c.op);
+      const char* op = members::constraint_sql_op(c.op);
       if (!op) continue;
       const char* coll_name = sqlite3_vtab_collation(info, i);
-      Collation coll = Collation::Binary;
-      if (coll_name && sqlite3_stricmp(coll_name, "NOCASE") == 0) coll = Collation::NoCase;
-      else if (coll_name && sqlite3_stricmp(coll_name, "RTRIM") == 0) coll = Collation::RTrim;
+      members::Collation coll = members::Collation::Binary;
+      if (coll_name && sqlite3_stricmp(coll_name, "NOCASE") == 0) coll = members::Collation::NoCase;
+      else if (coll_name && sqlite3_stricmp(coll_name, "RTRIM") == 0) coll = members::Collation::RTrim;
       else if (coll_name && sqlite3_stricmp(coll_name, "BINARY") != 0) continue;  // a collation members lack
       if (c.iColumn == 0) {
-        if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || coll != Collation::Binary || (info->idxNum & 1)) continue;
+        if (c.op != SQLITE_INDEX_CONSTRAINT_EQ || coll != members::Collation::Binary || (info->idxNum & 1)) continue;
         info->idxNum |= 1;
         cost /= 100;
         info->aConstraintUsage[i].omit = 1;
@@ -241,8 +241,8 @@ int x_best_index(sqlite3_vtab* vt, sqlite3_index_info* info) {
       info->aConstraintUsage[i].argvIndex = ++argv;
       if (!cons.empty()) cons += ',';
       cons += fmt::format("{}{}", c.iColumn, op);
-      if (coll == Collation::NoCase) cons += "/n";
-      if (coll == Collation::RTrim) cons += "/r";
+      if (coll == members::Collation::NoCase) cons += "/n";
+      if (coll == members::Collation::RTrim) cons += "/r";
     }
     info->idxStr = sqlite3_mprintf("%s", cons.c_str());
     if (!info->idxStr) throw std::bad_alloc();
@@ -257,10 +257,10 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
   auto* v = static_cast<NamedVtab*>(c->pVtab);
   return guard(c->pVtab, [&] {
     cur->stmt.reset();
-    cur->lease = Registry::Lease();
+    cur->lease = members::Registry::Lease();
     cur->constraints.clear();
     cur->eof = true;
-    if (!cur->watch) cur->watch = std::make_unique<InterruptWatch>(v->registry->host());
+    if (!cur->watch) cur->watch = std::make_unique<members::InterruptWatch>(v->registry->host());
     std::optional<std::string> db_filter;
     bool db_nothing = false;
     std::string_view s = idx_str ? idx_str : "";
@@ -268,16 +268,16 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
       const size_t comma = s.find(',');
       std::string_view item = s.substr(0, comma);
       s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-      Collation coll = Collation::Binary;
+      members::Collation coll = members::Collation::Binary;
       if (item.size() > 2 && item[item.size() - 2] == '/') {
-        coll = item.back() == 'n' ? Collation::NoCase : Collation::RTrim;
+        coll = item.back() == 'n' ? members::Collation::NoCase : members::Collation::RTrim;
         item.remove_suffix(2);
       }
       size_t n = 0;
       while (n < item.size() && item[n] >= '0' && item[n] <= '9') ++n;
       if (n == 0) throw Error("rocpd_union: malformed plan string");
       const int col = std::stoi(std::string(item.substr(0, n)));
-      const unsigned char op = constraint_op_from_sql(item.substr(n));
+      const unsigned char op = members::constraint_op_from_sql(item.substr(n));
       if (op == 0 || col < 0 || col > static_cast<int>(v->columns.size()))
         throw Error("rocpd_union: malformed plan string");
       if (col == 0) {
@@ -342,7 +342,7 @@ int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
     const int64_t own = cur->by_position ? cur->position : sqlite3_column_int64(cur->stmt.get(), 0);
     if (own < 0 || own >= (int64_t{1} << kOwnBits))
       throw Error(fmt::format("rocpd_union({}): {}: row id {} is outside 0..2^{}-1, the range rocpd_union can number",
-                              static_cast<NamedVtab*>(c->pVtab)->object, member_label(*cur->member), own, kOwnBits));
+                              static_cast<NamedVtab*>(c->pVtab)->object, members::member_label(*cur->member), own, kOwnBits));
     *rowid = (static_cast<int64_t>(cur->member->ordinal) << kOwnBits) | own;
     return SQLITE_OK;
   });
@@ -380,7 +380,7 @@ std::string renamed_db(const std::string& object, const std::vector<std::pair<st
 
 const sqlite3_module kUnionNamedMethods = make_methods();
 
-int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const std::string& schema,
+int union_named_connect(sqlite3* db, const std::shared_ptr<members::Registry>& reg, const std::string& schema,
                         const std::string& name, const std::string& object, sqlite3_vtab** out) {
   if (object.empty())
     throw Error("rocpd_union: name a table or view: CREATE VIRTUAL TABLE temp.kernels_all USING rocpd_union(kernels)");
@@ -391,14 +391,14 @@ int union_named_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, const
     if (!object_shape(lease.db(), m->schema, object)) continue;
     // The columns as a SELECT * of the object names them (views included), with declared types.
     auto stmt = prepare(lease.db(), fmt::format("SELECT * FROM {}.{}", quote_id(m->schema), quote_id(object)),
-                        fmt::format("rocpd_union({}): {}", object, member_label(*m)));
+                        fmt::format("rocpd_union({}): {}", object, members::member_label(*m)));
     for (int i = 0; i < sqlite3_column_count(stmt.get()); ++i) {
       const char* decl = sqlite3_column_decltype(stmt.get(), i);
       const std::string name = sqlite3_column_name(stmt.get(), i);
       for (const auto& [seen, d] : cols)
         if (sqlite3_stricmp(seen.c_str(), name.c_str()) == 0)
           throw Error(fmt::format("rocpd_union({}): {} has two columns named {}; rocpd_union reads columns by name",
-                                  object, member_label(*m), name));
+                                  object, members::member_label(*m), name));
       cols.emplace_back(name, decl ? decl : "");
     }
     found = true;

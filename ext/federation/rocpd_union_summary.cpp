@@ -80,7 +80,7 @@ struct SummaryRow {
 // the cursor reaches the member.
 struct MemberRows {
   std::vector<SummaryRow> rows;
-  MemberPtr streamed;
+  canonical::MemberPtr streamed;
 };
 
 struct SummaryCursor : sqlite3_vtab_cursor {
@@ -98,17 +98,17 @@ struct SummaryCursor : sqlite3_vtab_cursor {
 
 // Which rows of which canonical table a summary aggregates.
 struct SummaryKind {
-  TableKind table;
+  canonical::TableKind table;
   const char* ops_kind;  // ops: required kind, or nullptr for all
   int marker;            // apis: 1 = markers only, 0 = everything but markers
 };
 
 SummaryKind parse_summary(const std::string& s) {
-  if (s == "top") return {TableKind::Ops, nullptr, 0};
-  if (s == "ktop") return {TableKind::Ops, "kernel", 0};
-  if (s == "copies") return {TableKind::Ops, "copy", 0};
-  if (s == "apis") return {TableKind::Apis, nullptr, 0};
-  if (s == "markers") return {TableKind::Apis, nullptr, 1};
+  if (s == "top") return {canonical::TableKind::Ops, nullptr, 0};
+  if (s == "ktop") return {canonical::TableKind::Ops, "kernel", 0};
+  if (s == "copies") return {canonical::TableKind::Ops, "copy", 0};
+  if (s == "apis") return {canonical::TableKind::Apis, nullptr, 0};
+  if (s == "markers") return {canonical::TableKind::Apis, nullptr, 1};
   throw Error(fmt::format("rocpd_union('{}'): unknown summary; {}", s, kUsage));
 }
 
@@ -129,7 +129,7 @@ void rank_rows(std::vector<SummaryRow>& out) {
 
 // Op summaries through the summary engine (compact rows, names resolved once per key). Throws
 // analysis::NeedsSql for values only the generic reader below folds as SQL does.
-std::vector<SummaryRow> summarize_ops_fast(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
+std::vector<SummaryRow> summarize_ops_fast(const canonical::MemberPtr& m, const SummaryKind& kind, sqlite3* db,
                                            const std::atomic<bool>* stop) {
   analysis::GroupSpec spec;
   spec.by_db = spec.by_name = true;
@@ -157,9 +157,9 @@ std::vector<SummaryRow> summarize_ops_fast(const MemberPtr& m, const SummaryKind
 }
 
 // nullopt: too many names to hold; the member's rows are streamed by SQL (streamed_summary).
-std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, const SummaryKind& kind, sqlite3* db,
-                                                        InterruptWatch& watch) {
-  if (kind.table == TableKind::Ops) {
+std::optional<std::vector<SummaryRow>> summarize_member(const canonical::MemberPtr& m, const SummaryKind& kind, sqlite3* db,
+                                                        members::InterruptWatch& watch) {
+  if (kind.table == canonical::TableKind::Ops) {
     try {
       auto rows = summarize_ops_fast(m, kind, db, nullptr);
       rank_rows(rows);
@@ -170,16 +170,16 @@ std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, cons
       // Read again below, value by value as SQL would.
     }
   }
-  const bool ops = kind.table == TableKind::Ops;
-  const CanonicalTable& t = ops ? ops_table() : apis_table();
-  const int name_col = ops ? int{kOpsName} : int{kApisName};
-  const int dur_col = ops ? int{kOpsDuration} : int{kApisDuration};
-  const int filter_col = ops ? int{kOpsKind} : int{kApisDomain};
+  const bool ops = kind.table == canonical::TableKind::Ops;
+  const canonical::CanonicalTable& t = ops ? canonical::ops_table() : canonical::apis_table();
+  const int name_col = ops ? int{canonical::kOpsName} : int{canonical::kApisName};
+  const int dur_col = ops ? int{canonical::kOpsDuration} : int{canonical::kApisDuration};
+  const int filter_col = ops ? int{canonical::kOpsKind} : int{canonical::kApisDomain};
   const uint64_t used = (uint64_t{1} << name_col) | (uint64_t{1} << dur_col) | (uint64_t{1} << filter_col);
   std::map<std::optional<std::string>, SummaryRow> by_name;
-  const size_t nsources = shapes_of(kind.table, *m).size();
+  const size_t nsources = members::shapes_of(kind.table, *m).size();
   for (size_t source = 0; source < nsources; ++source) {
-    auto q = open_member_query(t, *m, nullptr, db, static_cast<int>(source), used, {}, false);
+    auto q = members::open_member_query(t, *m, nullptr, db, static_cast<int>(source), used, {}, false);
     sqlite3_stmt* stmt = q.stmt.get();
     const int ni = q.query.select_index[static_cast<size_t>(name_col)],
               di = q.query.select_index[static_cast<size_t>(dur_col)],
@@ -188,8 +188,8 @@ std::optional<std::vector<SummaryRow>> summarize_member(const MemberPtr& m, cons
       const int rc = sqlite3_step(stmt);
       if (rc == SQLITE_DONE) break;
       if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_INTERRUPT || watch.stopped()) InterruptWatch::raise();
-        throw Error(fmt::format("rocpd_union: {}: {}", member_label(*m), sqlite3_errmsg(db)), rc);
+        if (rc == SQLITE_INTERRUPT || watch.stopped()) members::InterruptWatch::raise();
+        throw Error(fmt::format("rocpd_union: {}: {}", members::member_label(*m), sqlite3_errmsg(db)), rc);
       }
       const StoredValue filter = stored_value(stmt, fi, Affinity::Text);
       const std::string_view f = filter.type == SQLITE_TEXT
@@ -243,7 +243,7 @@ Number number_of(sqlite3_stmt* s, int col) {
 // (analysis::kMaxEngineGroups). `total`: the member's total (the sum of the groups' totals, as
 // rank_rows() adds them: durations are never negative, so the same overflow), for the percents.
 Stmt streamed_summary(sqlite3* host, const MemberRows& m, const SummaryKind& kind, Number& total) {
-  const bool ops = kind.table == TableKind::Ops;
+  const bool ops = kind.table == canonical::TableKind::Ops;
   std::string filter;
   if (ops && kind.ops_kind) filter = " AND kind = ?2";
   if (!ops) filter = kind.marker == 1 ? " AND domain = 'marker'" : " AND domain IS NOT 'marker'";
@@ -360,16 +360,16 @@ int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3
       if (!d) return SQLITE_OK;
       db_filter.assign(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
     }
-    InterruptWatch watch(reg.host());
-    std::vector<MemberPtr> members;
+    members::InterruptWatch watch(reg.host());
+    std::vector<canonical::MemberPtr> members;
     for (const auto& m : reg.members())
       if (!one_db || m->alias == db_filter) members.push_back(m);
-    PoolProgress progress;
+    members::PoolProgress progress;
     if (reg.progress)
-      watch.report_progress([&] { return progress_line("rocpd_union", progress, members.size()); });
+      watch.report_progress([&] { return members::progress_line("rocpd_union", progress, members.size()); });
     // Members on every core; each task fills its own member's slot.
     cur->members.resize(members.size());
-    MemberPool(reg, watch)
+    members::MemberPool(reg, watch)
         .run(
             members,
             [&](size_t index, sqlite3* db, size_t) {
@@ -453,7 +453,7 @@ sqlite3_module make_methods() {
 
 const sqlite3_module kUnionSummaryMethods = make_methods();
 
-int union_summary_connect(sqlite3* db, const std::shared_ptr<Registry>& reg, sqlite3_vtab** out) {
+int union_summary_connect(sqlite3* db, const std::shared_ptr<members::Registry>& reg, sqlite3_vtab** out) {
   const int rc = sqlite3_declare_vtab(db,
                                       "CREATE TABLE x(db TEXT, name TEXT, calls INTEGER, total_ns INTEGER, avg_ns REAL, "
                                       "min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, percent REAL, summary HIDDEN)");

@@ -11,7 +11,7 @@
 #include "canonical/member.h"
 #include "canonical/source_sql.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 // The tables and views of one schema.
 using Catalog = std::set<std::string>;
@@ -26,16 +26,16 @@ class FormatAdapter {
   // Reads what the member needs (metadata, versions, column checks). Throws Error naming `label`
   // when the schema is this format's but cannot be read correctly (unknown version, missing
   // tables or columns, keys that could repeat).
-  virtual FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& catalog,
+  virtual canonical::FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& catalog,
                            const std::string& label) const = 0;
   // The SQL sources of canonical table `table` for member `m` (empty when the format has none).
   // `profile` may be null; `db` (the member's connection), when given, lets the adapter resolve
   // string ids to literals first (see SourceSql::predicates).
-  virtual std::vector<SourceSql> sources(TableKind table, const Member& m, const Profile* profile,
+  virtual std::vector<canonical::SourceSql> sources(canonical::TableKind table, const canonical::Member& m, const canonical::Profile* profile,
                                          sqlite3* db) const = 0;
   // Whether reading the `used` columns of `table` is exact only with the member's profile (rpd:
   // an op's pid comes from the session that wrote it).
-  virtual bool needs_profile(TableKind /*table*/, uint64_t /*used*/) const { return false; }
+  virtual bool needs_profile(canonical::TableKind /*table*/, uint64_t /*used*/) const { return false; }
   // API call ids carry their writing session above bit 32 (rpd): the profile maps sessions to pids.
   virtual bool session_ids() const { return false; }
   // Whether an op's pid is cheap enough to read in the profile pass.
@@ -45,4 +45,4 @@ class FormatAdapter {
 // Every adapter, in the order they are asked to claim a catalog.
 const std::vector<const FormatAdapter*>& format_adapters();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

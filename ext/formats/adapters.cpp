@@ -5,7 +5,7 @@
 #include "formats/rocpd.h"
 #include "formats/rpd.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 const std::vector<const FormatAdapter*>& format_adapters() {
   // rocprofv3 files are recognised by their uuid-suffixed metadata first: a catalog holding both
@@ -15,4 +15,4 @@ const std::vector<const FormatAdapter*>& format_adapters() {
   return adapters;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -8,7 +8,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 Catalog read_catalog(sqlite3* db, const std::string& schema) {
   auto stmt = prepare(db, fmt::format("SELECT name FROM {}.sqlite_master WHERE type IN ('table','view')",
@@ -133,4 +133,4 @@ void require_tables(const Catalog& names, const std::vector<std::string>& needed
     if (!names.count(t)) throw Error(fmt::format("{}: {} trace lacks table {}", label, what, t));
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -12,7 +12,7 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 Catalog read_catalog(sqlite3* db, const std::string& schema);
 // The tags of one metadata table, read with one prepared statement (a probe reads several: one
@@ -55,4 +55,4 @@ bool check_tables(sqlite3* db, const std::string& schema, const std::string& lab
 void require_tables(const Catalog& names, const std::vector<std::string>& needed, const std::string& label,
                     const char* what);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -15,13 +15,13 @@
 #include "formats/rocpd.h"
 #include "formats/probe_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 namespace {
 
-const RocpdDetails& details(const Member& m) { return static_cast<const RocpdDetails&>(*m.info.details); }
+const RocpdDetails& details(const canonical::Member& m) { return static_cast<const RocpdDetails&>(*m.info.details); }
 
-std::string table(const Member& m, const RocpdProcess& p, const char* name) {
+std::string table(const canonical::Member& m, const RocpdProcess& p, const char* name) {
   return quote_id(m.schema) + "." + quote_id(name + p.suffix);
 }
 
@@ -33,7 +33,7 @@ std::string gpu_of(const char* agent) { return fmt::format("CASE WHEN {0}.type =
 // that `row` itself needs.
 class Placement {
  public:
-  Placement(SourceBuilder& b, const Member& m, const RocpdProcess& p, std::string row, const char* track = "wt",
+  Placement(canonical::SourceBuilder& b, const canonical::Member& m, const RocpdProcess& p, std::string row, const char* track = "wt",
             uint32_t deps = 0)
       : b_(b), m_(m), p_(p), row_(std::move(row)), track_(track), deps_(deps) {
     if (p.major < 4) return;
@@ -53,8 +53,8 @@ class Placement {
   }
 
  private:
-  SourceBuilder& b_;
-  const Member& m_;
+  canonical::SourceBuilder& b_;
+  const canonical::Member& m_;
   const RocpdProcess& p_;
   std::string row_;
   const char* track_;
@@ -65,7 +65,7 @@ class Placement {
 // rocpd_info_category row (4.x). `inner`: only events with a category belong to the source.
 struct Category {
   std::string name;  // SQL of the category's name
-  Category(SourceBuilder& b, const Member& m, const RocpdProcess& p, bool inner = false)
+  Category(canonical::SourceBuilder& b, const canonical::Member& m, const RocpdProcess& p, bool inner = false)
       : name(p.major < 4 ? "ct.string" : "ct.name") {
     b.join("ct",
            fmt::format("{} {} AS ct ON ct.id = e.category_id", inner ? "JOIN" : "LEFT JOIN",
@@ -96,7 +96,7 @@ struct Category {
 // rocprofv3 keeps the internal correlation id (the one linking an API call to the dispatch or
 // copy it issued) in rocpd_event.stack_id; rocpd_event.correlation_id holds the external id
 // (a user-supplied value, usually 0).
-void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int pid, int gpu, int queue,
+void dispatch_columns(canonical::SourceBuilder& b, const canonical::Member& m, const RocpdProcess& p, int pid, int gpu, int queue,
                       int stream, int name, int start, int end, int duration, int corr, int op_id, int graph) {
   const Placement at(b, m, p, "k");
   at.join("a", "rocpd_info_agent", "agent_id");
@@ -110,7 +110,7 @@ void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, 
   b.src().name_key = {"k.kernel_id"};
   b.col(start, "k.start");
   b.col(end, "k.\"end\"");
-  b.col(duration, duration_sql("k"));
+  b.col(duration, canonical::duration_sql("k"));
   b.col(corr, "e.stack_id", {"e"});
   b.col(op_id, "k.id");
   // 0 = not launched from a graph (3.0.2+); files before 3.0.2 know no graphs.
@@ -118,42 +118,42 @@ void dispatch_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, 
   b.src().indexed = uint64_t{1} << op_id;
 }
 
-SourceSql kernels(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", kOpsColumnCount);
-  dispatch_columns(b, m, p, kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration,
-                   kOpsCorrelationId, kOpsOpId, kOpsGraphId);
-  b.col(kOpsKind, "'kernel'");
-  b.col(kOpsNode, "0");
+canonical::SourceSql kernels(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", canonical::kOpsColumnCount);
+  dispatch_columns(b, m, p, canonical::kOpsPid, canonical::kOpsGpu, canonical::kOpsQueue, canonical::kOpsStream, canonical::kOpsName, canonical::kOpsStart, canonical::kOpsEnd, canonical::kOpsDuration,
+                   canonical::kOpsCorrelationId, canonical::kOpsOpId, canonical::kOpsGraphId);
+  b.col(canonical::kOpsKind, "'kernel'");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
 // Launch geometry and resources (rocpd_kernels). rocprofv3 records the dispatch packet: grid in
 // work-items, LDS = group segment (static + dynamic), scratch = private segment per work-item.
-SourceSql kernel_details(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", kKernColumnCount);
-  dispatch_columns(b, m, p, kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd,
-                   kKernDuration, kKernCorrelationId, kKernOpId, kKernGraphId);
-  b.col(kKernGridX, "k.grid_size_x");
-  b.col(kKernGridY, "k.grid_size_y");
-  b.col(kKernGridZ, "k.grid_size_z");
-  b.col(kKernWorkgroupX, "k.workgroup_size_x");
-  b.col(kKernWorkgroupY, "k.workgroup_size_y");
-  b.col(kKernWorkgroupZ, "k.workgroup_size_z");
+canonical::SourceSql kernel_details(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_kernel_dispatch"), "k", canonical::kKernColumnCount);
+  dispatch_columns(b, m, p, canonical::kKernPid, canonical::kKernGpu, canonical::kKernQueue, canonical::kKernStream, canonical::kKernName, canonical::kKernStart, canonical::kKernEnd,
+                   canonical::kKernDuration, canonical::kKernCorrelationId, canonical::kKernOpId, canonical::kKernGraphId);
+  b.col(canonical::kKernGridX, "k.grid_size_x");
+  b.col(canonical::kKernGridY, "k.grid_size_y");
+  b.col(canonical::kKernGridZ, "k.grid_size_z");
+  b.col(canonical::kKernWorkgroupX, "k.workgroup_size_x");
+  b.col(canonical::kKernWorkgroupY, "k.workgroup_size_y");
+  b.col(canonical::kKernWorkgroupZ, "k.workgroup_size_z");
   if (p.has_dispatch_segments) {
-    b.col(kKernLdsBytes, "k.group_segment_size");
-    b.col(kKernScratchBytes, "k.private_segment_size");
+    b.col(canonical::kKernLdsBytes, "k.group_segment_size");
+    b.col(canonical::kKernScratchBytes, "k.private_segment_size");
   } else {
-    b.col(kKernLdsBytes, "NULL");
-    b.col(kKernScratchBytes, "NULL");
+    b.col(canonical::kKernLdsBytes, "NULL");
+    b.col(canonical::kKernScratchBytes, "NULL");
   }
   if (p.has_symbol_registers) {
-    b.col(kKernSgpr, "ks.sgpr_count", {"ks"});
-    b.col(kKernVgpr, "ks.arch_vgpr_count", {"ks"});
-    b.col(kKernAgpr, "ks.accum_vgpr_count", {"ks"});
+    b.col(canonical::kKernSgpr, "ks.sgpr_count", {"ks"});
+    b.col(canonical::kKernVgpr, "ks.arch_vgpr_count", {"ks"});
+    b.col(canonical::kKernAgpr, "ks.accum_vgpr_count", {"ks"});
   } else {
-    b.col(kKernSgpr, "NULL");
-    b.col(kKernVgpr, "NULL");
-    b.col(kKernAgpr, "NULL");
+    b.col(canonical::kKernSgpr, "NULL");
+    b.col(canonical::kKernVgpr, "NULL");
+    b.col(canonical::kKernAgpr, "NULL");
   }
   return b.take();
 }
@@ -166,7 +166,7 @@ constexpr const char* kCopyNameSql =
     "WHEN 'MEMORY_COPY_HOST_TO_HOST' THEN 'CopyHostToHost' "
     "WHEN 'MEMORY_COPY_PEER_TO_PEER' THEN 'CopyPeerToPeer' ELSE n.string END";
 
-void copy_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int pid, int gpu, int queue, int stream,
+void copy_columns(canonical::SourceBuilder& b, const canonical::Member& m, const RocpdProcess& p, int pid, int gpu, int queue, int stream,
                   int name, int start, int end, int duration, int corr, int op_id, int graph) {
   b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = c.name_id", table(m, p, "rocpd_string")));
   b.join("da", fmt::format("LEFT JOIN {} AS da ON da.id = c.dst_agent_id", table(m, p, "rocpd_info_agent")));
@@ -182,29 +182,29 @@ void copy_columns(SourceBuilder& b, const Member& m, const RocpdProcess& p, int 
   b.src().name_key = {"c.name_id"};
   b.col(start, "c.start");
   b.col(end, "c.\"end\"");
-  b.col(duration, duration_sql("c"));
+  b.col(duration, canonical::duration_sql("c"));
   b.col(corr, "e.stack_id", {"e"});
   b.col(op_id, "c.id");
   b.col(graph, p.has_graph_ids ? "NULLIF(c.graph_exec_id, 0)" : "NULL");
   b.src().indexed = uint64_t{1} << op_id;
 }
 
-SourceSql copies(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", kOpsColumnCount);
-  copy_columns(b, m, p, kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration,
-               kOpsCorrelationId, kOpsOpId, kOpsGraphId);
-  b.col(kOpsKind, "'copy'");
-  b.col(kOpsNode, "0");
+canonical::SourceSql copies(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", canonical::kOpsColumnCount);
+  copy_columns(b, m, p, canonical::kOpsPid, canonical::kOpsGpu, canonical::kOpsQueue, canonical::kOpsStream, canonical::kOpsName, canonical::kOpsStart, canonical::kOpsEnd, canonical::kOpsDuration,
+               canonical::kOpsCorrelationId, canonical::kOpsOpId, canonical::kOpsGraphId);
+  b.col(canonical::kOpsKind, "'copy'");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
-SourceSql copy_details(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", kCopyColumnCount);
-  copy_columns(b, m, p, kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
-               kCopyCorrelationId, kCopyOpId, kCopyGraphId);
-  b.col(kCopyBytes, "c.size");
-  b.col(kCopySrcGpu, gpu_of("sa"), {"sa"});
-  b.col(kCopyDstGpu, gpu_of("da"), {"da"});
+canonical::SourceSql copy_details(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_memory_copy"), "c", canonical::kCopyColumnCount);
+  copy_columns(b, m, p, canonical::kCopyPid, canonical::kCopyGpu, canonical::kCopyQueue, canonical::kCopyStream, canonical::kCopyName, canonical::kCopyStart, canonical::kCopyEnd, canonical::kCopyDuration,
+               canonical::kCopyCorrelationId, canonical::kCopyOpId, canonical::kCopyGraphId);
+  b.col(canonical::kCopyBytes, "c.size");
+  b.col(canonical::kCopySrcGpu, gpu_of("sa"), {"sa"});
+  b.col(canonical::kCopyDstGpu, gpu_of("da"), {"da"});
   return b.take();
 }
 
@@ -213,49 +213,49 @@ SourceSql copy_details(const Member& m, const RocpdProcess& p) {
 // written as a JSON number reads as the text a TEXT column would store.
 constexpr const char* kMarkerName = "CAST(json_extract(e.extdata, '$.message') AS TEXT)";
 
-SourceSql regions(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_region"), "r", kApisColumnCount);
+canonical::SourceSql regions(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_region"), "r", canonical::kApisColumnCount);
   b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = r.name_id", table(m, p, "rocpd_string")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = r.event_id", table(m, p, "rocpd_event")));
   const Category cat(b, m, p);
   const Placement at(b, m, p, "r");
-  at.col(kApisPid, "pid");
-  if (!p.rocprofsys) at.col(kApisTid, "tid");
-  b.col(kApisDomain, cat.domain(), {"e", "ct"});
-  b.col(kApisCategory, cat.name, {"e", "ct"});
+  at.col(canonical::kApisPid, "pid");
+  if (!p.rocprofsys) at.col(canonical::kApisTid, "tid");
+  b.col(canonical::kApisDomain, cat.domain(), {"e", "ct"});
+  b.col(canonical::kApisCategory, cat.name, {"e", "ct"});
   if (p.rocprofsys) {
     // rocprofiler-systems: the message is the call's 'message' argument (the first, by id).
     b.join("am", fmt::format("LEFT JOIN (SELECT event_id, value, min(id) FROM {} WHERE name = 'message' "
                              "GROUP BY event_id) AS am ON am.event_id = r.event_id",
                              table(m, p, "rocpd_arg")));
     b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = r.tid", table(m, p, "rocpd_info_thread")));
-    b.col(kApisTid, "th.tid", {"th"});
-    b.col(kApisName,
+    b.col(canonical::kApisTid, "th.tid", {"th"});
+    b.col(canonical::kApisName,
           fmt::format("CASE WHEN {} THEN COALESCE({}, CAST(am.value AS TEXT), n.string) ELSE n.string END",
                       cat.is_marker(), kMarkerName),
           {"n", "e", "ct", "am"});
   } else {
-    b.col(kApisName,
+    b.col(canonical::kApisName,
           fmt::format("CASE WHEN {} THEN COALESCE({}, n.string) ELSE n.string END", cat.is_marker(), kMarkerName),
           {"n", "e", "ct"});
   }
   // rocprofv3 keeps arguments as rows of rocpd_arg; use rocpd_union('rocpd_arg') to read them.
-  b.col(kApisArgs, "NULL");
-  b.col(kApisStart, "r.start");
-  b.col(kApisEnd, "r.\"end\"");
-  b.col(kApisDuration, duration_sql("r"));
-  b.col(kApisCorrelationId, "e.stack_id", {"e"});
-  b.col(kApisApiId, "r.id");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.col(canonical::kApisArgs, "NULL");
+  b.col(canonical::kApisStart, "r.start");
+  b.col(canonical::kApisEnd, "r.\"end\"");
+  b.col(canonical::kApisDuration, canonical::duration_sql("r"));
+  b.col(canonical::kApisCorrelationId, "e.stack_id", {"e"});
+  b.col(canonical::kApisApiId, "r.id");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
 // Instant roctx marks: rocprofv3 writes them as samples on a track (its `sample_regions` view),
 // the message in the event's extdata, else the sample's name (4.x) or the track's (3.x). SPM
 // samples (3.0.3) sit on the 'SPM' track with dispatch events: the category keeps them out.
-SourceSql marks(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_sample"), "sm", kApisColumnCount);
+canonical::SourceSql marks(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_sample"), "sm", canonical::kApisColumnCount);
   // Only the event and its category decide which samples are marks (the source's WHERE, always
   // joined); every other join is LEFT, so the rows never depend on the columns selected.
   b.join("tr", fmt::format("LEFT JOIN {} AS tr ON tr.id = sm.track_id", table(m, p, "rocpd_track")));
@@ -269,63 +269,63 @@ SourceSql marks(const Member& m, const RocpdProcess& p) {
   // rocm_marker_api (once LIKE 'MARKER%', which dropped the latter's marks).
   b.src().where = cat.is_marker();
   b.src().where_joins = b.mask({"e", "ct"});
-  b.col(kApisPid, "tr.pid", {"tr"});
-  b.col(kApisDomain, "'marker'");
-  b.col(kApisCategory, cat.name, {"e", "ct"});
+  b.col(canonical::kApisPid, "tr.pid", {"tr"});
+  b.col(canonical::kApisDomain, "'marker'");
+  b.col(canonical::kApisCategory, cat.name, {"e", "ct"});
   if (p.rocprofsys) {
     // rocprofiler-systems: a track's tid is a thread row, the message the event's 'message' argument.
     b.join("th", fmt::format("LEFT JOIN {} AS th ON th.id = tr.tid", table(m, p, "rocpd_info_thread")), {"tr"});
     b.join("am", fmt::format("LEFT JOIN (SELECT event_id, value, min(id) FROM {} WHERE name = 'message' "
                              "GROUP BY event_id) AS am ON am.event_id = sm.event_id",
                              table(m, p, "rocpd_arg")));
-    b.col(kApisTid, "th.tid", {"tr", "th"});
-    b.col(kApisName, fmt::format("COALESCE({}, CAST(am.value AS TEXT), tn.string)", kMarkerName),
+    b.col(canonical::kApisTid, "th.tid", {"tr", "th"});
+    b.col(canonical::kApisName, fmt::format("COALESCE({}, CAST(am.value AS TEXT), tn.string)", kMarkerName),
           {"e", "tr", "tn", "am"});
   } else {
-    b.col(kApisTid, "tr.tid", {"tr"});
-    b.col(kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
+    b.col(canonical::kApisTid, "tr.tid", {"tr"});
+    b.col(canonical::kApisName, fmt::format("COALESCE({}, tn.string)", kMarkerName), {"e", "tr", "tn"});
   }
-  b.col(kApisArgs, "NULL");
-  b.col(kApisStart, "sm.timestamp");
-  b.col(kApisEnd, "sm.timestamp");
-  b.col(kApisDuration, "0");
-  b.col(kApisCorrelationId, "e.stack_id", {"e"});
-  b.col(kApisApiId, "sm.id");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.col(canonical::kApisArgs, "NULL");
+  b.col(canonical::kApisStart, "sm.timestamp");
+  b.col(canonical::kApisEnd, "sm.timestamp");
+  b.col(canonical::kApisDuration, "0");
+  b.col(canonical::kApisCorrelationId, "e.stack_id", {"e"});
+  b.col(canonical::kApisApiId, "sm.id");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
 // Allocations, frees and scratch reservations (rocpd_memory_allocate).
-SourceSql memory(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_memory_allocate"), "ma", kMemColumnCount);
+canonical::SourceSql memory(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_memory_allocate"), "ma", canonical::kMemColumnCount);
   const Placement at(b, m, p, "ma");
   at.join("a", "rocpd_info_agent", "agent_id");
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = ma.event_id", table(m, p, "rocpd_event")));
-  at.col(kMemPid, "pid");
+  at.col(canonical::kMemPid, "pid");
   if (p.rocprofsys) {
     at.join("th", "rocpd_info_thread", "tid");
-    b.col(kMemTid, "th.tid", {"th"});
+    b.col(canonical::kMemTid, "th.tid", {"th"});
   } else {
-    at.col(kMemTid, "tid");
+    at.col(canonical::kMemTid, "tid");
   }
-  b.col(kMemGpu, gpu_of("a"), {"a"});
-  b.col(kMemOperation, "ma.type");
-  b.col(kMemLevel, "ma.level");
-  b.col(kMemAddress, "ma.address");
-  b.col(kMemBytes, "ma.size");
-  b.col(kMemStart, "ma.start");
-  b.col(kMemEnd, "ma.\"end\"");
-  b.col(kMemCorrelationId, "e.stack_id", {"e"});
-  b.col(kMemId, "ma.id");
-  b.src().indexed = uint64_t{1} << kMemId;
+  b.col(canonical::kMemGpu, gpu_of("a"), {"a"});
+  b.col(canonical::kMemOperation, "ma.type");
+  b.col(canonical::kMemLevel, "ma.level");
+  b.col(canonical::kMemAddress, "ma.address");
+  b.col(canonical::kMemBytes, "ma.size");
+  b.col(canonical::kMemStart, "ma.start");
+  b.col(canonical::kMemEnd, "ma.\"end\"");
+  b.col(canonical::kMemCorrelationId, "e.stack_id", {"e"});
+  b.col(canonical::kMemId, "ma.id");
+  b.src().indexed = uint64_t{1} << canonical::kMemId;
   return b.take();
 }
 
 // Per-dispatch counter values: one row per value rocprofv3 stored (a dimensioned counter has
 // several per dispatch: sum them). SPM rows (3.0.3+, with a sample_id) are not per dispatch.
-SourceSql counters(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_pmc_event"), "pe", kCntColumnCount);
+canonical::SourceSql counters(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_pmc_event"), "pe", canonical::kCntColumnCount);
   b.join("pm", fmt::format("LEFT JOIN {} AS pm ON pm.id = pe.pmc_id", table(m, p, "rocpd_info_pmc")));
   // The dispatch of the value's event; event ids are not declared unique in the dispatch table,
   // so the first dispatch per event stands (a row never repeats).
@@ -339,38 +339,38 @@ SourceSql counters(const Member& m, const RocpdProcess& p) {
          {"ke", "k"});
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = pe.event_id", table(m, p, "rocpd_event")));
   if (p.has_spm) b.src().where = "pe.sample_id IS NULL";
-  at.col(kCntPid, "pid");
-  b.col(kCntGpu, "a.type_index", {"ke", "k", "a"});
-  b.col(kCntOpId, "k.id", {"ke", "k"});
-  b.col(kCntCorrelationId, "e.stack_id", {"e"});
-  b.col(kCntName, "ks.kernel_name", {"ke", "k", "ks"});
-  b.col(kCntCounter, "pm.name", {"pm"});
-  b.col(kCntValue, "pe.value");
-  b.col(kCntUnits, "pm.units", {"pm"});
-  b.col(kCntStart, "k.start", {"ke", "k"});
-  b.col(kCntEnd, "k.\"end\"", {"ke", "k"});
-  b.col(kCntId, "pe.id");
-  b.src().indexed = uint64_t{1} << kCntId;
+  at.col(canonical::kCntPid, "pid");
+  b.col(canonical::kCntGpu, "a.type_index", {"ke", "k", "a"});
+  b.col(canonical::kCntOpId, "k.id", {"ke", "k"});
+  b.col(canonical::kCntCorrelationId, "e.stack_id", {"e"});
+  b.col(canonical::kCntName, "ks.kernel_name", {"ke", "k", "ks"});
+  b.col(canonical::kCntCounter, "pm.name", {"pm"});
+  b.col(canonical::kCntValue, "pe.value");
+  b.col(canonical::kCntUnits, "pm.units", {"pm"});
+  b.col(canonical::kCntStart, "k.start", {"ke", "k"});
+  b.col(canonical::kCntEnd, "k.\"end\"", {"ke", "k"});
+  b.col(canonical::kCntId, "pe.id");
+  b.src().indexed = uint64_t{1} << canonical::kCntId;
   return b.take();
 }
 
 // HIP event records and waits (3.0.4+): barrier packets on a queue, not GPU work.
-SourceSql hip_events(const Member& m, const RocpdProcess& p) {
-  SourceBuilder b(table(m, p, "rocpd_hip_event"), "h", kHevColumnCount);
+canonical::SourceSql hip_events(const canonical::Member& m, const RocpdProcess& p) {
+  canonical::SourceBuilder b(table(m, p, "rocpd_hip_event"), "h", canonical::kHevColumnCount);
   b.join("n", fmt::format("LEFT JOIN {} AS n ON n.id = h.name_id", table(m, p, "rocpd_string")));
   b.join("a", fmt::format("LEFT JOIN {} AS a ON a.id = h.agent_id", table(m, p, "rocpd_info_agent")));
   b.join("e", fmt::format("LEFT JOIN {} AS e ON e.id = h.event_id", table(m, p, "rocpd_event")));
-  b.col(kHevPid, "h.pid");
-  b.col(kHevGpu, gpu_of("a"), {"a"});
-  b.col(kHevQueue, "h.queue_id");
-  b.col(kHevKind,
+  b.col(canonical::kHevPid, "h.pid");
+  b.col(canonical::kHevGpu, gpu_of("a"), {"a"});
+  b.col(canonical::kHevQueue, "h.queue_id");
+  b.col(canonical::kHevKind,
         "CASE WHEN n.string LIKE '%RECORD%' THEN 'record' WHEN n.string LIKE '%WAIT%' THEN 'wait' END", {"n"});
-  b.col(kHevName, "n.string", {"n"});
-  b.col(kHevStart, "h.start");
-  b.col(kHevEnd, "h.\"end\"");
-  b.col(kHevCorrelationId, "e.stack_id", {"e"});
-  b.col(kHevId, "h.id");
-  b.src().indexed = uint64_t{1} << kHevId;
+  b.col(canonical::kHevName, "n.string", {"n"});
+  b.col(canonical::kHevStart, "h.start");
+  b.col(canonical::kHevEnd, "h.\"end\"");
+  b.col(canonical::kHevCorrelationId, "e.stack_id", {"e"});
+  b.col(canonical::kHevId, "h.id");
+  b.src().indexed = uint64_t{1} << canonical::kHevId;
   return b.take();
 }
 
@@ -507,9 +507,9 @@ class RocpdAdapter : public FormatAdapter {
 
   bool claims(const Catalog& c) const override { return !metadata_tables(c).empty(); }
 
-  FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
+  canonical::FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
                    const std::string& label) const override {
-    FormatInfo info;
+    canonical::FormatInfo info;
     auto d = std::make_shared<RocpdDetails>();
     std::vector<TableColumns> tables;
     for (const auto& meta_table : metadata_tables(names)) {
@@ -570,27 +570,27 @@ class RocpdAdapter : public FormatAdapter {
     return info;
   }
 
-  std::vector<SourceSql> sources(TableKind t, const Member& m, const Profile*, sqlite3*) const override {
-    std::vector<SourceSql> out;
+  std::vector<canonical::SourceSql> sources(canonical::TableKind t, const canonical::Member& m, const canonical::Profile*, sqlite3*) const override {
+    std::vector<canonical::SourceSql> out;
     for (const RocpdProcess& p : details(m).processes) {
       switch (t) {
-        case TableKind::Ops:
+        case canonical::TableKind::Ops:
           out.push_back(kernels(m, p));
           out.push_back(copies(m, p));
           break;
-        case TableKind::Apis:
+        case canonical::TableKind::Apis:
           out.push_back(regions(m, p));
           if (p.has_marker_samples) out.push_back(marks(m, p));
           break;
-        case TableKind::Kernels: out.push_back(kernel_details(m, p)); break;
-        case TableKind::Copies: out.push_back(copy_details(m, p)); break;
-        case TableKind::Memory:
+        case canonical::TableKind::Kernels: out.push_back(kernel_details(m, p)); break;
+        case canonical::TableKind::Copies: out.push_back(copy_details(m, p)); break;
+        case canonical::TableKind::Memory:
           if (p.has_memory) out.push_back(memory(m, p));
           break;
-        case TableKind::Counters:
+        case canonical::TableKind::Counters:
           if (p.has_counters) out.push_back(counters(m, p));
           break;
-        case TableKind::HipEvents:
+        case canonical::TableKind::HipEvents:
           if (p.has_hip_events) out.push_back(hip_events(m, p));
           break;
       }
@@ -606,4 +606,4 @@ const FormatAdapter& rocpd_adapter() {
   return adapter;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -5,7 +5,7 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 // One process of a rocpd file: its tables are rocpd_<name><suffix>. A file written by rocprofv3
 // holds one; a file written by `rocpd merge` holds several (schema/rocpd_merged.md).
@@ -26,10 +26,10 @@ struct RocpdProcess {
   bool rocprofsys = false;
 };
 
-struct RocpdDetails : FormatDetails {
+struct RocpdDetails : canonical::FormatDetails {
   std::vector<RocpdProcess> processes;  // in the order of their metadata tables' names
 };
 
 const FormatAdapter& rocpd_adapter();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

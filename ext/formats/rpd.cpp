@@ -9,11 +9,11 @@
 #include "formats/rpd.h"
 #include "formats/probe_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 namespace {
 
-const RpdDetails& details(const Member& m) { return static_cast<const RpdDetails&>(*m.info.details); }
+const RpdDetails& details(const canonical::Member& m) { return static_cast<const RpdDetails&>(*m.info.details); }
 
 // A value of the multi-node convention without its node part (values below the stride are not
 // encoded and stay as they are).
@@ -34,7 +34,7 @@ constexpr const char* kKernelTypes = "string IN ('KernelExecution', 'Task')";
 constexpr const char* kCopyTypes = "string LIKE 'Copy%'";
 
 // The pid of the process that wrote row id `id` (an op's pid is its session's).
-std::string pid_expr(const Member& m, const Profile* p, const char* id) {
+std::string pid_expr(const canonical::Member& m, const canonical::Profile* p, const char* id) {
   if (p && p->session_pid_exact && !p->session_pid.empty()) {
     if (p->session_pid.size() == 1) return std::to_string(p->session_pid.begin()->second);
     std::string e = fmt::format("CASE ({} >> 32)", id);
@@ -70,7 +70,7 @@ std::map<std::string, std::string> kind_id_lists(const std::string& schema, sqli
   return lists;
 }
 
-void set_kind(SourceBuilder& b, const std::map<std::string, std::string>& lists) {
+void set_kind(canonical::SourceBuilder& b, const std::map<std::string, std::string>& lists) {
   std::string expr = "CASE";
   std::vector<std::string> all;
   for (const char* kind : {"kernel", "copy", "barrier", "fill"}) {
@@ -81,13 +81,13 @@ void set_kind(SourceBuilder& b, const std::map<std::string, std::string>& lists)
   }
   // NULL when opType_id is NULL: coalesce, so that such an op (whose kind reads 'other') matches.
   b.src().predicates["other"] = fmt::format("NOT coalesce({}, 0)", fmt::join(all, " OR "));
-  b.col(kOpsKind, expr + " ELSE 'other' END");
-  b.src().predicate_column = kOpsKind;
+  b.col(canonical::kOpsKind, expr + " ELSE 'other' END");
+  b.src().predicate_column = canonical::kOpsKind;
 }
 
 // Joins `ao`, the op's issuing call (one per op even when the link table lists several: the first
 // by id), keyed by the op id expression `op_id`, and sets the pid column from it (docs/formats.md).
-void issuing_call(SourceBuilder& b, const Member& m, const Profile* p, const char* op_id, int pid_col) {
+void issuing_call(canonical::SourceBuilder& b, const canonical::Member& m, const canonical::Profile* p, const char* op_id, int pid_col) {
   if (details(m).has_api_ops)
     b.join("ao", fmt::format("LEFT JOIN (SELECT op_id, min(api_id) AS api_id FROM {}.rocpd_api_ops GROUP BY op_id) "
                              "AS ao ON ao.op_id = {}",
@@ -103,7 +103,7 @@ struct OpColumns {
   int pid, gpu, queue, stream, name, start, end, duration, corr, op_id, graph;
 };
 
-void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpColumns& c) {
+void op_columns(canonical::SourceBuilder& b, const canonical::Member& m, const canonical::Profile* p, const OpColumns& c) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
   b.join("t", fmt::format("LEFT JOIN {}.rocpd_string AS t ON t.id = o.opType_id", s));
@@ -119,7 +119,7 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
   b.src().name_key = {"o.description_id", "o.opType_id"};
   b.col(c.start, "o.start");
   b.col(c.end, "o.\"end\"");
-  b.col(c.duration, duration_sql("o"));
+  b.col(c.duration, canonical::duration_sql("o"));
   if (link) {
     b.col(c.corr, "ao.api_id", {"ao"});
     b.src().link_column = c.corr;
@@ -140,28 +140,28 @@ void op_columns(SourceBuilder& b, const Member& m, const Profile* p, const OpCol
     b.src().unpushable |= uint64_t{1} << c.pid;
 }
 
-SourceSql ops(const Member& m, const Profile* p, sqlite3* db) {
+canonical::SourceSql ops(const canonical::Member& m, const canonical::Profile* p, sqlite3* db) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".rocpd_op", "o", kOpsColumnCount);
+  canonical::SourceBuilder b(s + ".rocpd_op", "o", canonical::kOpsColumnCount);
   op_columns(b, m, p,
-             {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration, kOpsCorrelationId,
-              kOpsOpId, kOpsGraphId});
+             {canonical::kOpsPid, canonical::kOpsGpu, canonical::kOpsQueue, canonical::kOpsStream, canonical::kOpsName, canonical::kOpsStart, canonical::kOpsEnd, canonical::kOpsDuration, canonical::kOpsCorrelationId,
+              canonical::kOpsOpId, canonical::kOpsGraphId});
   set_kind(b, kind_id_lists(s, db));
-  b.col(kOpsNode, node_of(details(m).gpu_stride, "o.gpuId"));
-  if (details(m).gpu_stride > 0) b.src().unpushable |= uint64_t{1} << kOpsNode;
+  b.col(canonical::kOpsNode, node_of(details(m).gpu_stride, "o.gpuId"));
+  if (details(m).gpu_stride > 0) b.src().unpushable |= uint64_t{1} << canonical::kOpsNode;
   return b.take();
 }
 
 // Kernel ops with the launch parameters of their issuing call (rocpd_kernelapi). The roctracer
 // source records the grid in blocks for most launch APIs and in work-items for the module launches
 // that take a global size (schema/rpd_multinode.md); rocpd_kernels holds work-items.
-SourceSql kernel_details(const Member& m, const Profile* p) {
+canonical::SourceSql kernel_details(const canonical::Member& m, const canonical::Profile* p) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
-  SourceBuilder b(s + ".rocpd_op", "o", kKernColumnCount);
+  canonical::SourceBuilder b(s + ".rocpd_op", "o", canonical::kKernColumnCount);
   op_columns(b, m, p,
-             {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
-              kKernCorrelationId, kKernOpId, kKernGraphId});
+             {canonical::kKernPid, canonical::kKernGpu, canonical::kKernQueue, canonical::kKernStream, canonical::kKernName, canonical::kKernStart, canonical::kKernEnd, canonical::kKernDuration,
+              canonical::kKernCorrelationId, canonical::kKernOpId, canonical::kKernGraphId});
   b.src().where = "o.opType_id IN " + string_ids(s, kKernelTypes, nullptr);
   if (d.has_api_ops && d.has_kernelapi) {
     b.join("ka", fmt::format("LEFT JOIN {}.rocpd_kernelapi AS ka ON ka.api_ptr_id = ao.api_id", s), {"ao"});
@@ -169,71 +169,71 @@ SourceSql kernel_details(const Member& m, const Profile* p) {
     b.join("ln", fmt::format("LEFT JOIN {}.rocpd_string AS ln ON ln.id = la.apiName_id", s), {"ao", "la"});
     const char* dims[3][2] = {{"gridX", "workgroupX"}, {"gridY", "workgroupY"}, {"gridZ", "workgroupZ"}};
     for (int i = 0; i < 3; ++i) {
-      b.col(kKernGridX + i,
+      b.col(canonical::kKernGridX + i,
             fmt::format("CASE WHEN ln.string IN ('hipExtModuleLaunchKernel', 'hipHccModuleLaunchKernel') "
                         "THEN ka.{0} ELSE ka.{0} * ka.{1} END",
                         dims[i][0], dims[i][1]),
             {"ao", "ka", "la", "ln"});
-      b.col(kKernWorkgroupX + i, fmt::format("ka.{}", dims[i][1]), {"ao", "ka"});
+      b.col(canonical::kKernWorkgroupX + i, fmt::format("ka.{}", dims[i][1]), {"ao", "ka"});
     }
-    b.col(kKernLdsBytes, "ka.groupSegmentSize", {"ao", "ka"});
-    b.col(kKernScratchBytes, "ka.privateSegmentSize", {"ao", "ka"});
+    b.col(canonical::kKernLdsBytes, "ka.groupSegmentSize", {"ao", "ka"});
+    b.col(canonical::kKernScratchBytes, "ka.privateSegmentSize", {"ao", "ka"});
   } else {
-    for (int c = kKernGridX; c <= kKernScratchBytes; ++c) b.col(c, "NULL");
+    for (int c = canonical::kKernGridX; c <= canonical::kKernScratchBytes; ++c) b.col(c, "NULL");
   }
   // rpd records no register counts.
-  for (int c : {kKernSgpr, kKernVgpr, kKernAgpr}) b.col(c, "NULL");
+  for (int c : {canonical::kKernSgpr, canonical::kKernVgpr, canonical::kKernAgpr}) b.col(c, "NULL");
   return b.take();
 }
 
 // Copy ops with the size of their issuing call (rocpd_copyapi; '' = not recorded). The tracer
 // swaps the device columns, and the roctracer source leaves them 0: the GPU at each end comes
 // from the op's direction instead (the op runs on the GPU it names).
-SourceSql copy_details(const Member& m, const Profile* p) {
+canonical::SourceSql copy_details(const canonical::Member& m, const canonical::Profile* p) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
-  SourceBuilder b(s + ".rocpd_op", "o", kCopyColumnCount);
+  canonical::SourceBuilder b(s + ".rocpd_op", "o", canonical::kCopyColumnCount);
   op_columns(b, m, p,
-             {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
-              kCopyCorrelationId, kCopyOpId, kCopyGraphId});
+             {canonical::kCopyPid, canonical::kCopyGpu, canonical::kCopyQueue, canonical::kCopyStream, canonical::kCopyName, canonical::kCopyStart, canonical::kCopyEnd, canonical::kCopyDuration,
+              canonical::kCopyCorrelationId, canonical::kCopyOpId, canonical::kCopyGraphId});
   b.src().where = "o.opType_id IN " + string_ids(s, kCopyTypes, nullptr);
   if (d.has_api_ops && d.has_copyapi) {
     b.join("cp", fmt::format("LEFT JOIN {}.rocpd_copyapi AS cp ON cp.api_ptr_id = ao.api_id", s), {"ao"});
-    b.col(kCopyBytes, "CASE WHEN cp.size <> '' THEN cp.size END", {"ao", "cp"});
+    b.col(canonical::kCopyBytes, "CASE WHEN cp.size <> '' THEN cp.size END", {"ao", "cp"});
   } else {
-    b.col(kCopyBytes, "NULL");
+    b.col(canonical::kCopyBytes, "NULL");
   }
   const std::string gpu = decoded(d.gpu_stride, "o.gpuId");
-  b.col(kCopySrcGpu, fmt::format("CASE WHEN t.string IN ('CopyDeviceToHost', 'CopyDeviceToDevice') THEN {} END", gpu),
+  b.col(canonical::kCopySrcGpu, fmt::format("CASE WHEN t.string IN ('CopyDeviceToHost', 'CopyDeviceToDevice') THEN {} END", gpu),
         {"t"});
-  b.col(kCopyDstGpu, fmt::format("CASE WHEN t.string IN ('CopyHostToDevice', 'CopyDeviceToDevice') THEN {} END", gpu),
+  b.col(canonical::kCopyDstGpu, fmt::format("CASE WHEN t.string IN ('CopyHostToDevice', 'CopyDeviceToDevice') THEN {} END", gpu),
         {"t"});
   return b.take();
 }
 
 // Post-processed counters (rocpd_counter: one value per op and counter, when a tool filled it).
-SourceSql counters(const Member& m, const Profile* p) {
+canonical::SourceSql counters(const canonical::Member& m, const canonical::Profile* p) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
-  SourceBuilder b(s + ".rocpd_counter", "c", kCntColumnCount);
+  canonical::SourceBuilder b(s + ".rocpd_counter", "c", canonical::kCntColumnCount);
   b.join("o", fmt::format("LEFT JOIN {}.rocpd_op AS o ON o.id = c.op_id", s));
   b.join("d", fmt::format("LEFT JOIN {}.rocpd_string AS d ON d.id = o.description_id", s), {"o"});
   b.join("n", fmt::format("LEFT JOIN {}.rocpd_string AS n ON n.id = c.name_id", s));
-  issuing_call(b, m, p, "c.op_id", kCntPid);
-  b.col(kCntGpu, decoded(d.gpu_stride, "o.gpuId"), {"o"});
-  if (d.gpu_stride > 0) b.src().unpushable |= uint64_t{1} << kCntGpu;
-  if (d.pid_stride > 0) b.src().unpushable |= uint64_t{1} << kCntPid;
-  b.col(kCntOpId, "c.op_id");
-  if (d.has_api_ops) b.col(kCntCorrelationId, "ao.api_id", {"ao"});
-  else b.col(kCntCorrelationId, "NULL");
-  b.col(kCntName, "d.string", {"o", "d"});
-  b.col(kCntCounter, "n.string", {"n"});
-  b.col(kCntValue, "c.value");
-  b.col(kCntUnits, "NULL");
-  b.col(kCntStart, "o.start", {"o"});
-  b.col(kCntEnd, "o.\"end\"", {"o"});
-  b.col(kCntId, "c.id");
-  b.src().indexed = uint64_t{1} << kCntId;
+  issuing_call(b, m, p, "c.op_id", canonical::kCntPid);
+  b.col(canonical::kCntGpu, decoded(d.gpu_stride, "o.gpuId"), {"o"});
+  if (d.gpu_stride > 0) b.src().unpushable |= uint64_t{1} << canonical::kCntGpu;
+  if (d.pid_stride > 0) b.src().unpushable |= uint64_t{1} << canonical::kCntPid;
+  b.col(canonical::kCntOpId, "c.op_id");
+  if (d.has_api_ops) b.col(canonical::kCntCorrelationId, "ao.api_id", {"ao"});
+  else b.col(canonical::kCntCorrelationId, "NULL");
+  b.col(canonical::kCntName, "d.string", {"o", "d"});
+  b.col(canonical::kCntCounter, "n.string", {"n"});
+  b.col(canonical::kCntValue, "c.value");
+  b.col(canonical::kCntUnits, "NULL");
+  b.col(canonical::kCntStart, "o.start", {"o"});
+  b.col(canonical::kCntEnd, "o.\"end\"", {"o"});
+  b.col(canonical::kCntId, "c.id");
+  b.src().indexed = uint64_t{1} << canonical::kCntId;
   return b.take();
 }
 
@@ -243,50 +243,50 @@ constexpr const char* kDomainFromName =
     "WHEN an.string LIKE 'hip%' THEN 'hip' WHEN an.string LIKE 'hsa%' THEN 'hsa' "
     "WHEN an.string LIKE 'rccl%' OR an.string LIKE 'nccl%' THEN 'rccl' ELSE NULL END";
 
-SourceSql apis(const Member& m, sqlite3* db) {
+canonical::SourceSql apis(const canonical::Member& m, sqlite3* db) {
   const std::string s = quote_id(m.schema);
   const RpdDetails& d = details(m);
-  SourceBuilder b(s + ".rocpd_api", "a", kApisColumnCount);
+  canonical::SourceBuilder b(s + ".rocpd_api", "a", canonical::kApisColumnCount);
   b.join("an", fmt::format("LEFT JOIN {}.rocpd_string AS an ON an.id = a.apiName_id", s));
   b.join("ar", fmt::format("LEFT JOIN {}.{} AS ar ON ar.id = a.args_id", s,
                            d.has_ustring ? "rocpd_ustring" : "rocpd_string"));
   if (d.has_api_domain) {
     b.join("dm", fmt::format("LEFT JOIN {}.rocpd_string AS dm ON dm.id = a.domain_id", s));
     b.join("ct", fmt::format("LEFT JOIN {}.rocpd_string AS ct ON ct.id = a.category_id", s));
-    b.col(kApisDomain,
+    b.col(canonical::kApisDomain,
           std::string("CASE WHEN an.string = 'UserMarker' OR lower(dm.string) IN ('roctx', 'marker') THEN 'marker' "
                       "WHEN dm.string <> '' THEN lower(dm.string) ") +
               kDomainFromName,
           {"an", "dm"});
-    b.col(kApisCategory, "ct.string", {"ct"});
+    b.col(canonical::kApisCategory, "ct.string", {"ct"});
   } else {
-    b.col(kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kDomainFromName, {"an"});
-    b.col(kApisCategory, "NULL");
+    b.col(canonical::kApisDomain, std::string("CASE WHEN an.string = 'UserMarker' THEN 'marker' ") + kDomainFromName, {"an"});
+    b.col(canonical::kApisCategory, "NULL");
   }
   // domain = 'marker' without a string join per call: tested on the ids of the marker strings (the
   // same test as the CASE above).
   const std::string user_marker = string_ids(s, "string = 'UserMarker'", db);
   std::string marker = "a.apiName_id IN " + user_marker;
   if (d.has_api_domain) marker += " OR a.domain_id IN " + string_ids(s, "lower(string) IN ('roctx', 'marker')", db);
-  b.src().predicate_column = kApisDomain;
+  b.src().predicate_column = canonical::kApisDomain;
   b.src().predicates["marker"] = marker;
-  b.col(kApisPid, decoded(d.pid_stride, "a.pid"));
-  b.col(kApisTid, decoded(d.pid_stride, "a.tid"));
-  b.col(kApisNode, node_of(d.pid_stride, "a.pid"));
+  b.col(canonical::kApisPid, decoded(d.pid_stride, "a.pid"));
+  b.col(canonical::kApisTid, decoded(d.pid_stride, "a.tid"));
+  b.col(canonical::kApisNode, node_of(d.pid_stride, "a.pid"));
   if (d.pid_stride > 0)
-    b.src().unpushable |= (uint64_t{1} << kApisPid) | (uint64_t{1} << kApisTid) | (uint64_t{1} << kApisNode);
+    b.src().unpushable |= (uint64_t{1} << canonical::kApisPid) | (uint64_t{1} << canonical::kApisTid) | (uint64_t{1} << canonical::kApisNode);
   // A roctx marker's name is its message (rpd keeps it in the arguments).
-  b.col(kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
+  b.col(canonical::kApisName, "CASE WHEN an.string = 'UserMarker' THEN ar.string ELSE an.string END", {"an", "ar"});
   // The name is the API name's string, a marker's its arguments' string (user_marker: the same test
   // as the CASE).
   b.src().name_key = {"a.apiName_id", fmt::format("CASE WHEN a.apiName_id IN {} THEN a.args_id END", user_marker)};
-  b.col(kApisArgs, "ar.string", {"ar"});
-  b.col(kApisStart, "a.start");
-  b.col(kApisEnd, "a.\"end\"");
-  b.col(kApisDuration, duration_sql("a"));
-  b.col(kApisCorrelationId, "a.id");
-  b.col(kApisApiId, "a.id");
-  b.src().indexed = (uint64_t{1} << kApisCorrelationId) | (uint64_t{1} << kApisApiId);
+  b.col(canonical::kApisArgs, "ar.string", {"ar"});
+  b.col(canonical::kApisStart, "a.start");
+  b.col(canonical::kApisEnd, "a.\"end\"");
+  b.col(canonical::kApisDuration, canonical::duration_sql("a"));
+  b.col(canonical::kApisCorrelationId, "a.id");
+  b.col(canonical::kApisApiId, "a.id");
+  b.src().indexed = (uint64_t{1} << canonical::kApisCorrelationId) | (uint64_t{1} << canonical::kApisApiId);
   return b.take();
 }
 
@@ -309,9 +309,9 @@ class RpdAdapter : public FormatAdapter {
 
   bool claims(const Catalog& c) const override { return c.count("rocpd_op") || c.count("rocpd_metadata"); }
 
-  FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
+  canonical::FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
                    const std::string& label) const override {
-    FormatInfo info;
+    canonical::FormatInfo info;
     auto d = std::make_shared<RpdDetails>();
     if (!names.count("rocpd_metadata"))
       throw Error(fmt::format("{}: rpd trace without rocpd_metadata (cannot tell its schema_version)", label));
@@ -360,29 +360,29 @@ class RpdAdapter : public FormatAdapter {
     return info;
   }
 
-  std::vector<SourceSql> sources(TableKind table, const Member& m, const Profile* profile,
+  std::vector<canonical::SourceSql> sources(canonical::TableKind table, const canonical::Member& m, const canonical::Profile* profile,
                                  sqlite3* db) const override {
     switch (table) {
-      case TableKind::Ops: return {ops(m, profile, db)};
-      case TableKind::Apis: return {apis(m, db)};
-      case TableKind::Kernels: return {kernel_details(m, profile)};
-      case TableKind::Copies: return {copy_details(m, profile)};
-      case TableKind::Counters:
+      case canonical::TableKind::Ops: return {ops(m, profile, db)};
+      case canonical::TableKind::Apis: return {apis(m, db)};
+      case canonical::TableKind::Kernels: return {kernel_details(m, profile)};
+      case canonical::TableKind::Copies: return {copy_details(m, profile)};
+      case canonical::TableKind::Counters:
         if (details(m).has_counter) return {counters(m, profile)};
         return {};
-      case TableKind::Memory:     // rpd records allocations only as hipMalloc/hipFree calls
-      case TableKind::HipEvents:  // and HIP events only as API calls
+      case canonical::TableKind::Memory:     // rpd records allocations only as hipMalloc/hipFree calls
+      case canonical::TableKind::HipEvents:  // and HIP events only as API calls
         return {};
     }
     return {};
   }
 
-  bool needs_profile(TableKind table, uint64_t used) const override {
+  bool needs_profile(canonical::TableKind table, uint64_t used) const override {
     switch (table) {
-      case TableKind::Ops: return used & (uint64_t{1} << kOpsPid);
-      case TableKind::Kernels: return used & (uint64_t{1} << kKernPid);
-      case TableKind::Copies: return used & (uint64_t{1} << kCopyPid);
-      case TableKind::Counters: return used & (uint64_t{1} << kCntPid);
+      case canonical::TableKind::Ops: return used & (uint64_t{1} << canonical::kOpsPid);
+      case canonical::TableKind::Kernels: return used & (uint64_t{1} << canonical::kKernPid);
+      case canonical::TableKind::Copies: return used & (uint64_t{1} << canonical::kCopyPid);
+      case canonical::TableKind::Counters: return used & (uint64_t{1} << canonical::kCntPid);
       default: return false;
     }
   }
@@ -397,4 +397,4 @@ const FormatAdapter& rpd_adapter() {
   return adapter;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

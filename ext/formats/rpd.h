@@ -4,9 +4,9 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
-struct RpdDetails : FormatDetails {
+struct RpdDetails : canonical::FormatDetails {
   bool has_api_domain = false;  // v3: rocpd_api.domain_id/category_id
   bool has_ustring = false;     // v3: argument strings live in rocpd_ustring
   bool has_api_ops = false;     // op -> issuing API link table present
@@ -20,4 +20,4 @@ struct RpdDetails : FormatDetails {
 
 const FormatAdapter& rpd_adapter();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

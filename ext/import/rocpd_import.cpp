@@ -57,12 +57,12 @@ int64_t import_file(sqlite3* host, const std::string& src, const std::string& ds
     Db db(raw);
     if (rc != SQLITE_OK)
       fail(fmt::format("cannot open '{}': {}", name, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
-    federation::InterruptWatch watch(host);
+    members::InterruptWatch watch(host);
     try {
-      events = kineto::import_trace(src, db.get(), fmt::format("rocpd_import: '{}'", src), [&] { return watch.poll(); })
+      events = formats::kineto::import_trace(src, db.get(), fmt::format("rocpd_import: '{}'", src), [&] { return watch.poll(); })
                    .events;
     } catch (const Error& e) {
-      if (e.code() == SQLITE_INTERRUPT) federation::InterruptWatch::raise();
+      if (e.code() == SQLITE_INTERRUPT) members::InterruptWatch::raise();
       throw;
     }
     if (sqlite3_close(db.release()) != SQLITE_OK) fail(fmt::format("cannot close '{}'", name));

@@ -25,7 +25,7 @@
 #include "members/fault_injection.h"
 #include "members/member_files.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 
@@ -562,4 +562,4 @@ CacheCleared clear_cache() {
   return out;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -31,7 +31,7 @@
 
 #include "members/member_convert.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // What cached_conversion gave.
 struct CacheOutcome {
@@ -82,4 +82,4 @@ struct CacheCleared {
 };
 CacheCleared clear_cache();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

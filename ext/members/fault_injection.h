@@ -5,11 +5,11 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 inline bool fault_injected(const char* name) {
   const char* f = std::getenv("ROCPD_FAULT");
   return f && std::strstr(f, name);
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 // How stale the host flag may get: well inside the 0.5 s promise, rare enough to cost nothing.
@@ -129,4 +129,4 @@ void ProgressGuard::release() noexcept {
   context_.reset();
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

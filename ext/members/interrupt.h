@@ -14,7 +14,7 @@
 
 #include "common/sqlite_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 class InterruptWatch {
  public:
@@ -79,4 +79,4 @@ class ProgressGuard {
   std::unique_ptr<Context> context_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -12,7 +12,7 @@
 
 #include "formats/kineto/kineto_json_stream.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 
@@ -86,8 +86,8 @@ JsonSniff sniff_json_trace_file(const std::string& path) {
     return out;
   };
   try {
-    const kineto::JsonByteStream* stream = nullptr;
-    kineto::JsonByteStream in(path, [&stream] { return !stream || stream->Tell() < kSniffBytes; });
+    const formats::kineto::JsonByteStream* stream = nullptr;
+    formats::kineto::JsonByteStream in(path, [&stream] { return !stream || stream->Tell() < kSniffBytes; });
     stream = &in;
     Sniffer sniffer;
     rapidjson::Reader reader;
@@ -107,4 +107,4 @@ JsonSniff sniff_json_trace_file(const std::string& path) {
   }
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

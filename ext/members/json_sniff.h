@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // What the start of a JSON file says it is: a Chrome-trace document (PyTorch profiler / Kineto)
 // is an array whose first element is an event object, or an object with a traceEvents array
@@ -15,4 +15,4 @@ struct JsonSniff {
 };
 JsonSniff sniff_json_trace_file(const std::string& path);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

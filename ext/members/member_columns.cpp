@@ -9,15 +9,15 @@
 #include "members/member_sql.h"
 #include "members/row_ids.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
-MemberColumns::MemberColumns(const Member& m, sqlite3* db, TableKind kind,
-                             std::vector<int> columns, const Profile* profile,
+MemberColumns::MemberColumns(const canonical::Member& m, sqlite3* db, canonical::TableKind kind,
+                             std::vector<int> columns, const canonical::Profile* profile,
                              std::optional<std::pair<int, std::string>> text_equals, std::vector<IntBound> bounds,
                              LinkCache* links, bool api_names_by_key, std::optional<size_t> only_source)
-    : m_(m), db_(db), table_(table_of(kind)), columns_(std::move(columns)), profile_(profile), links_(links) {
-  if (kind == TableKind::Ops) name_col_ = kOpsName;
-  else if (kind == TableKind::Apis && api_names_by_key) name_col_ = kApisName;
+    : m_(m), db_(db), table_(canonical::table_of(kind)), columns_(std::move(columns)), profile_(profile), links_(links) {
+  if (kind == canonical::TableKind::Ops) name_col_ = canonical::kOpsName;
+  else if (kind == canonical::TableKind::Apis && api_names_by_key) name_col_ = canonical::kApisName;
   for (int c : columns_) used_ |= uint64_t{1} << c;
   // The hints' values as sqlite3_values (what the member query binds).
   Stmt make = prepare(db_, "SELECT ?1");
@@ -62,7 +62,7 @@ void MemberColumns::open(size_t source) {
         pushed.push_back({filters_[f].first, filters_[f].second, Collation::Binary, filter_values_[f].get()});
     const bool id_lists = wants_string_id_lists(table_.kind, used_, pushed);
     auto sources = sources_for(table_.kind, m_, profile_, id_lists ? db_ : nullptr);
-    SourceSql src = std::move(sources.at(source));
+    canonical::SourceSql src = std::move(sources.at(source));
     linked_ = -1;
     // A requested column filtered by one of the source's predicates (rpd: kind = 'kernel' as a list
     // of op type ids) holds that text on every row the query returns: it is not selected.
@@ -171,7 +171,7 @@ const int64_t* MemberColumns::LinkMap::find(int64_t key) const {
   return it == hashed_.end() ? nullptr : &it->second;
 }
 
-std::shared_ptr<const MemberColumns::LinkMap> MemberColumns::load_link(const SourceSql& src) {
+std::shared_ptr<const MemberColumns::LinkMap> MemberColumns::load_link(const canonical::SourceSql& src) {
   auto link = std::make_shared<LinkMap>();
   Stmt stmt = prepare(db_, src.link_sql);
   for (;;) {
@@ -302,4 +302,4 @@ int64_t MemberColumns::rowid() const {
                                 table_.name);
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

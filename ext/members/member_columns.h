@@ -19,7 +19,7 @@
 #include "canonical/member.h"
 #include "members/member_query.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // `column op value` for an integer value (op: SQLITE_INDEX_CONSTRAINT_GE, _LT, ...).
 struct IntBound {
@@ -48,8 +48,8 @@ class MemberColumns {
   // Op names are read by key (SourceSql::name_key: once per distinct key) where the source declares
   // one; API names only with `api_names_by_key`, for readers of launch calls, whose few API names
   // repeat (a roctx message is its own key: read by key, every marker would cost a query).
-  MemberColumns(const Member& m, sqlite3* db, TableKind kind, std::vector<int> columns,
-                const Profile* profile = nullptr,
+  MemberColumns(const canonical::Member& m, sqlite3* db, canonical::TableKind kind, std::vector<int> columns,
+                const canonical::Profile* profile = nullptr,
                 std::optional<std::pair<int, std::string>> text_equals = std::nullopt,
                 std::vector<IntBound> bounds = {}, LinkCache* links = nullptr, bool api_names_by_key = false,
                 std::optional<size_t> only_source = std::nullopt);
@@ -89,7 +89,7 @@ class MemberColumns {
   void open(size_t source);
   // Reads the source's link table (SourceSql::link_sql); null when a key or value is not an
   // integer (then the column is read through its join).
-  std::shared_ptr<const LinkMap> load_link(const SourceSql& src);
+  std::shared_ptr<const LinkMap> load_link(const canonical::SourceSql& src);
   [[noreturn]] void fail(const std::string& what, int code) const;
   // operator[] for every case.
   StoredValue value(size_t i) const;
@@ -100,11 +100,11 @@ class MemberColumns {
   // A name read before, as the current row's value (and its token).
   StoredValue name_value(const Name& n) const;
 
-  const Member& m_;
+  const canonical::Member& m_;
   sqlite3* db_;
-  const CanonicalTable& table_;
+  const canonical::CanonicalTable& table_;
   std::vector<int> columns_;
-  const Profile* profile_;
+  const canonical::Profile* profile_;
   size_t sources_ = 0, source_ = 0;
   uint64_t used_ = 0;
   MemberQuery query_;
@@ -173,4 +173,4 @@ class MemberColumns {
   std::vector<sqlite3_value*> constant_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

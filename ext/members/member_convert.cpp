@@ -22,7 +22,7 @@
 #include "members/member_files.h"
 #include "members/progress.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // What processes that died left in `dir` is removed once per process, directory and group: a
 // sweep lists the directory, and a job converts thousands of members.
@@ -52,7 +52,7 @@ std::shared_ptr<const ConversionLock> conversion_lock(const std::string& dir) {
 }
 }  // namespace
 
-bool is_json_trace_path(const std::string& path) { return kineto::is_json_trace_name(path); }
+bool is_json_trace_path(const std::string& path) { return formats::kineto::is_json_trace_name(path); }
 
 ConvertedTrace::~ConvertedTrace() {
   if (!path_.empty()) ::unlink(path_.c_str());  // the name first; then lock_ goes
@@ -83,7 +83,7 @@ void import_into(const std::string& name, const std::string& json_path, const st
     throw Error(fmt::format("{}: cannot open the database '{}' to convert into: {}", who, name,
                             raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)),
                 rc);
-  kineto::ImportProgress counts;
+  formats::kineto::ImportProgress counts;
   counts.file_size = file_size_or_missing(json_path);  // the total of every line, the first included
   // The line reads `counts` on this thread, from the watch's poll inside the import; it goes with it.
   struct LineGuard {
@@ -107,7 +107,7 @@ void import_into(const std::string& name, const std::string& json_path, const st
       return progress_line(c);
     });
   try {
-    kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); }, {}, &counts);
+    formats::kineto::import_trace(json_path, db.get(), who, [watch] { return watch && watch->poll(); }, {}, &counts);
   } catch (const Error& e) {
     if (e.code() == SQLITE_INTERRUPT) InterruptWatch::raise();  // as every interrupted query ends
     throw;
@@ -139,7 +139,7 @@ std::shared_ptr<ConvertedTrace> convert_to_temporary(const std::string& json_pat
 ConvertedMember convert_json_trace(const std::string& json_path, const std::string& who, InterruptWatch* watch,
                                    bool progress) {
   ConvertedMember out;
-  CacheOutcome cached = cached_conversion(json_path, {"kineto", kineto::kImportVersion}, [&](const std::string& db) {
+  CacheOutcome cached = cached_conversion(json_path, {"kineto", formats::kineto::kImportVersion}, [&](const std::string& db) {
     import_into(db, json_path, who, watch, progress);
   });
   out.conversion = conversion_label(cached);
@@ -147,4 +147,4 @@ ConvertedMember convert_json_trace(const std::string& json_path, const std::stri
   return out;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -9,7 +9,7 @@
 #include "common/temp_file.h"
 #include "members/interrupt.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Whether rocpd_open converts `path` rather than opening it: *.json, *.json.gz (PyTorch writes
 // *.pt.trace.json[.gz]), case-insensitively.
@@ -67,4 +67,4 @@ std::shared_ptr<const ConversionLock> process_lock(const std::string& dir, std::
 // The directory converted members are written to (see ConvertedTrace); throws when none is usable.
 std::string conversion_directory();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -11,7 +11,7 @@
 #include "members/member_sql.h"
 #include "members/nsys_report.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 // The VFS of the compression capability; used for *.zst members.
@@ -24,15 +24,15 @@ bool exported_nsys_report(const std::string& path) {
 
 bool converted_json_trace(const std::string& path) { return is_json_trace_path(path) && !is_sqlite_file(path); }
 
-MemberPtr new_opened_member(const std::string& path) {
-  auto m = std::make_shared<Member>();
+canonical::MemberPtr new_opened_member(const std::string& path) {
+  auto m = std::make_shared<canonical::Member>();
   m->path = path;
   m->attached = false;
   m->schema = "main";
   return m;
 }
 
-void read_in_place(Member& m, const std::string& who) {
+void read_in_place(canonical::Member& m, const std::string& who) {
   if (!is_zstd_path(m.path)) return;
   if (!sqlite3_vfs_find(kZstdVfs))
     throw Error(fmt::format("{}: compressed members need the {} VFS, which is not registered", who, kZstdVfs));
@@ -42,9 +42,9 @@ void read_in_place(Member& m, const std::string& who) {
 
 void limit_page_cache(sqlite3* db) { sqlite3_exec(db, "PRAGMA cache_size = -512", nullptr, nullptr, nullptr); }
 
-MemberPtr probe_member(MemberPtr m, Db db, const FileStamp& stamp, InterruptWatch* watch, bool host_thread,
+canonical::MemberPtr probe_member(canonical::MemberPtr m, Db db, const canonical::FileStamp& stamp, InterruptWatch* watch, bool host_thread,
                        const std::string& who) {
-  std::optional<FormatInfo> info;
+  std::optional<canonical::FormatInfo> info;
   try {
     // A hostile file's metadata may be a view that never ends: probing stops on interrupt.
     ProgressGuard progress(db.get(), watch, host_thread);
@@ -63,4 +63,4 @@ MemberPtr probe_member(MemberPtr m, Db db, const FileStamp& stamp, InterruptWatc
   return m;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -8,7 +8,7 @@
 #include "canonical/member.h"
 #include "members/interrupt.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Files converted before they are read: an nsys report (when ROCPD_NSYS_EXPORT allows) and a
 // Kineto JSON trace. Those are opened on the host thread only (their conversions write progress
@@ -20,9 +20,9 @@ inline bool converted_first(const std::string& path) {
 }
 
 // A new opened member of file `path`, without name or ordinal.
-MemberPtr new_opened_member(const std::string& path);
+canonical::MemberPtr new_opened_member(const std::string& path);
 // `m`'s file is read in place: a .zst member reads through the compression VFS (checked here).
-void read_in_place(Member& m, const std::string& who);
+void read_in_place(canonical::Member& m, const std::string& who);
 // Scans stream each member once: a small page cache per member connection keeps 64 pooled
 // connections far below SQLite's default 2 MB each.
 void limit_page_cache(sqlite3* db);
@@ -31,7 +31,7 @@ void limit_page_cache(sqlite3* db);
 // file as seen before the probe read it. Null when the file is an SQLite database without a
 // trace. Errors name `who`; once `watch` stops (on the host thread: the host is interrupted) the
 // probe ends with the "interrupted" error. `host_thread`: as for ProgressGuard.
-MemberPtr probe_member(MemberPtr m, Db db, const FileStamp& stamp, InterruptWatch* watch, bool host_thread,
+canonical::MemberPtr probe_member(canonical::MemberPtr m, Db db, const canonical::FileStamp& stamp, InterruptWatch* watch, bool host_thread,
                        const std::string& who);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

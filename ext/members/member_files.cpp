@@ -19,7 +19,7 @@
 #include "members/json_sniff.h"
 #include "members/member_convert.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace fs = std::filesystem;
 
@@ -342,9 +342,9 @@ int64_t file_size_or_missing(const std::string& path) {
   return static_cast<int64_t>(st.st_size);
 }
 
-FileStamp file_stamp(const std::string& path) {
+canonical::FileStamp file_stamp(const std::string& path) {
   struct stat st {};
-  FileStamp stamp;
+  canonical::FileStamp stamp;
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return stamp;
   stamp.size = static_cast<int64_t>(st.st_size);
   stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
@@ -378,4 +378,4 @@ std::string member_name(const std::string& path, const std::string& base) {
   return (parent / stem).string();
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

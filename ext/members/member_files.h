@@ -10,7 +10,7 @@
 #include "canonical/member.h"
 #include "common/sqlite_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Raised when the process has no file descriptor left (EMFILE/ENFILE): the caller may close idle
 // member connections and try again.
@@ -91,8 +91,8 @@ class CanonicalPaths {
 };
 // Size, modification time and identity of a file (FileStamp, canonical/member.h); a stamp whose
 // size is -1 when it cannot be stat'ed.
-FileStamp file_stamp(const std::string& path);
+canonical::FileStamp file_stamp(const std::string& path);
 // Size of a file, -1 when it does not exist.
 int64_t file_size_or_missing(const std::string& path);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -7,7 +7,7 @@
 #include <cstring>
 
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 
@@ -68,7 +68,7 @@ std::string member_uri(const std::string& path, const std::string& vfs, const st
 Db open_member_db(const std::string& path, const std::string& vfs, const std::string& who,
                   const std::string& source) {
   std::string uri = member_uri(path, vfs, who);
-  if (!source.empty()) uri += fmt::format("&{}={}", kSourceParameter, uri_escaped(source));
+  if (!source.empty()) uri += fmt::format("&{}={}", canonical::kSourceParameter, uri_escaped(source));
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI;
   const int rc = sqlite3_open_v2(uri.c_str(), &raw, flags, vfs.empty() ? nullptr : vfs.c_str());
@@ -101,4 +101,4 @@ Db open_member_db_as(const std::string& path, const std::string& vfs, const std:
   return db;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

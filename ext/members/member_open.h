@@ -11,7 +11,7 @@
 #include "common/sqlite_util.h"
 #include "members/member_files.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Opens `path` read-only (through `vfs` when not empty) with the options above. `who` prefixes
 // errors ("rocpd_open: 'x.rpd'", "member r0 (x.rpd)"); errors carry the system's reason.
@@ -27,4 +27,4 @@ Db open_member_db(const std::string& path, const std::string& vfs, const std::st
 Db open_member_db_as(const std::string& path, const std::string& vfs, const std::string& schema,
                      const std::string& who);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

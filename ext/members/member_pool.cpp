@@ -8,7 +8,7 @@
 #include <system_error>
 #include <thread>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 // How often the host thread looks at the interrupt flag while workers run (the 0.5 s promise).
@@ -18,7 +18,7 @@ constexpr auto kWaitSlice = std::chrono::milliseconds(5);
 MemberPool::MemberPool(Registry& registry, InterruptWatch& watch)
     : registry_(registry), watch_(watch), lanes_(std::max(1u, std::thread::hardware_concurrency())) {}
 
-void MemberPool::run(const std::vector<MemberPtr>& members, const Task& task, PoolProgress* progress) {
+void MemberPool::run(const std::vector<canonical::MemberPtr>& members, const Task& task, PoolProgress* progress) {
   std::vector<size_t> attached, opened;
   for (size_t i = 0; i < members.size(); ++i) (members[i]->attached ? attached : opened).push_back(i);
 
@@ -101,4 +101,4 @@ void MemberPool::run(const std::vector<MemberPtr>& members, const Task& task, Po
   if (watch_.stopped()) InterruptWatch::raise();
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -10,7 +10,7 @@
 #include "members/interrupt.h"
 #include "members/registry.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 struct PoolProgress {
   std::atomic<size_t> members_done{0};
@@ -25,7 +25,7 @@ class MemberPool {
   using Task = std::function<void(size_t index, sqlite3* db, size_t lane)>;
   MemberPool(Registry& registry, InterruptWatch& watch);
   size_t lanes() const { return lanes_; }
-  void run(const std::vector<MemberPtr>& members, const Task& task, PoolProgress* progress = nullptr);
+  void run(const std::vector<canonical::MemberPtr>& members, const Task& task, PoolProgress* progress = nullptr);
 
  private:
   Registry& registry_;
@@ -33,4 +33,4 @@ class MemberPool {
   size_t lanes_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

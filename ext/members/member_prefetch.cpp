@@ -13,7 +13,7 @@
 #include "members/member_files.h"
 #include "members/member_query.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 constexpr size_t kRowsPerBatch = 4096;
@@ -30,7 +30,7 @@ constexpr auto kInterruptPoll = std::chrono::milliseconds(10);
 
 }  // namespace
 
-Prefetcher::Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used,
+Prefetcher::Prefetcher(Registry* registry, const canonical::CanonicalTable& table, uint64_t used,
                        std::span<const PushedConstraint> pushed, std::vector<PrefetchItem> items, InterruptWatch* watch,
                        bool by_columns)
     : registry_(registry), table_(table), used_(used), items_(std::move(items)), watch_(watch), by_columns_(by_columns) {
@@ -274,4 +274,4 @@ void Prefetcher::run(size_t lane) noexcept {
   changed_.notify_all();
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -23,7 +23,7 @@
 #include "members/registry.h"
 #include "members/row_block.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 struct Batch {
   size_t item = 0;                                   // index into the prefetcher's item list
@@ -33,11 +33,11 @@ struct Batch {
 };
 
 struct PrefetchItem {
-  MemberPtr member;
+  canonical::MemberPtr member;
   int source = 0;
   bool ranged = false;
   int64_t lo = 0, hi = 0;
-  std::shared_ptr<const Profile> profile;  // resolved on the host thread (rpd pids need it)
+  std::shared_ptr<const canonical::Profile> profile;  // resolved on the host thread (rpd pids need it)
 };
 
 // The system refused to start a reader thread (thread limit): the caller reads inline instead.
@@ -57,7 +57,7 @@ class Prefetcher {
   // Cell::i. Only the pushed constraints it takes as hints filter there (text equality, integer
   // bounds), so the rows are a superset: for plans whose every constraint SQLite checks again
   // (grouped scans: every constraint but db's, which picks the items).
-  Prefetcher(Registry* registry, const CanonicalTable& table, uint64_t used, std::span<const PushedConstraint> pushed,
+  Prefetcher(Registry* registry, const canonical::CanonicalTable& table, uint64_t used, std::span<const PushedConstraint> pushed,
              std::vector<PrefetchItem> items, InterruptWatch* watch, bool by_columns = false);
   ~Prefetcher();
   Prefetcher(const Prefetcher&) = delete;
@@ -91,7 +91,7 @@ class Prefetcher {
   std::unique_ptr<Batch> new_batch(size_t item, std::shared_ptr<const std::vector<int>> columns, size_t width);
 
   Registry* registry_;
-  const CanonicalTable& table_;
+  const canonical::CanonicalTable& table_;
   uint64_t used_;
   std::vector<Value> values_;
   std::vector<PushedConstraint> pushed_;  // value pointers into values_
@@ -109,4 +109,4 @@ class Prefetcher {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

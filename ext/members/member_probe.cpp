@@ -5,19 +5,19 @@
 #include "formats/adapter.h"
 #include "formats/probe_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
-std::optional<FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label) {
-  Catalog names;
+std::optional<canonical::FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label) {
+  formats::Catalog names;
   try {
-    names = read_catalog(db, schema);
+    names = formats::read_catalog(db, schema);
   } catch (const Error& e) {
     throw Error(fmt::format("{}: not a readable SQLite database ({})", label, e.what()), e.code());
   }
-  for (const FormatAdapter* adapter : format_adapters()) {
+  for (const formats::FormatAdapter* adapter : formats::format_adapters()) {
     if (!adapter->claims(names)) continue;
     try {
-      FormatInfo info = adapter->probe(db, schema, names, label);
+      canonical::FormatInfo info = adapter->probe(db, schema, names, label);
       info.adapter = adapter;
       return info;
     } catch (const Error& e) {
@@ -28,4 +28,4 @@ std::optional<FormatInfo> probe_format(sqlite3* db, const std::string& schema, c
   return std::nullopt;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

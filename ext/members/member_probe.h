@@ -6,11 +6,11 @@
 
 #include "canonical/member.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Returns the format of `schema` on `db`; std::nullopt when the schema holds no trace at all;
 // throws Error naming `label` when it looks like a trace but cannot be read (unknown version,
 // missing tables, several processes in one rocpd file...).
-std::optional<FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label);
+std::optional<canonical::FormatInfo> probe_format(sqlite3* db, const std::string& schema, const std::string& label);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

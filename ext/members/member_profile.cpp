@@ -10,7 +10,7 @@
 #include "formats/adapter.h"
 #include "members/member_sql.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 
@@ -67,14 +67,14 @@ bool unended(const TimeValue& start, const TimeValue& end) {
 
 // pids, bounds and counts of the API calls; for rpd also which pid wrote each session
 // (ids of session s are offset by s << 32).
-void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
-  const uint64_t used = (1u << kApisPid) | (1u << kApisStart) | (1u << kApisEnd) | (1u << kApisApiId);
+void profile_apis(sqlite3* db, const canonical::Member& m, canonical::Profile& p, std::set<int64_t>& pids) {
+  const uint64_t used = (1u << canonical::kApisPid) | (1u << canonical::kApisStart) | (1u << canonical::kApisEnd) | (1u << canonical::kApisApiId);
   const bool sessions = m.info.adapter->session_ids();
-  for (const auto& src : sources_for(TableKind::Apis, m, nullptr)) {
+  for (const auto& src : sources_for(canonical::TableKind::Apis, m, nullptr)) {
     auto q = build_member_query(src, used, {}, false);
     auto stmt = prepare(db, q.sql);
-    const int pi = q.select_index[kApisPid], si = q.select_index[kApisStart], ei = q.select_index[kApisEnd],
-              ii = q.select_index[kApisApiId];
+    const int pi = q.select_index[canonical::kApisPid], si = q.select_index[canonical::kApisStart], ei = q.select_index[canonical::kApisEnd],
+              ii = q.select_index[canonical::kApisApiId];
     bool have_last = false, last_has_pid = false;
     int64_t last_pid = 0, last_session = 0;
     while (step(stmt.get())) {
@@ -102,18 +102,18 @@ void profile_apis(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& p
   }
 }
 
-void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pids) {
+void profile_ops(sqlite3* db, const canonical::Member& m, canonical::Profile& p, std::set<int64_t>& pids) {
   const bool want_pid = m.info.adapter->cheap_op_pid();
-  uint64_t used = (1u << kOpsGpu) | (1u << kOpsStart) | (1u << kOpsEnd);
-  if (want_pid) used |= 1u << kOpsPid;
-  for (const auto& src : sources_for(TableKind::Ops, m, nullptr)) {
+  uint64_t used = (1u << canonical::kOpsGpu) | (1u << canonical::kOpsStart) | (1u << canonical::kOpsEnd);
+  if (want_pid) used |= 1u << canonical::kOpsPid;
+  for (const auto& src : sources_for(canonical::TableKind::Ops, m, nullptr)) {
     auto q = build_member_query(src, used, {}, false);
     auto stmt = prepare(db, q.sql + " ORDER BY " + src.rowid);
-    std::vector<Zone> zones;
-    Zone z;
+    std::vector<canonical::Zone> zones;
+    canonical::Zone z;
     int64_t in_zone = 0;
-    const int gi = q.select_index[kOpsGpu], si = q.select_index[kOpsStart], ei = q.select_index[kOpsEnd],
-              ri = q.rowid_index, pi = want_pid ? q.select_index[kOpsPid] : -1;
+    const int gi = q.select_index[canonical::kOpsGpu], si = q.select_index[canonical::kOpsStart], ei = q.select_index[canonical::kOpsEnd],
+              ri = q.rowid_index, pi = want_pid ? q.select_index[canonical::kOpsPid] : -1;
     std::optional<int64_t> last_gpu, last_pid;
     while (step(stmt.get())) {
       const int64_t rowid = read_int(stmt.get(), ri).value;
@@ -133,7 +133,7 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
       ++p.ops;
       if (start.kind == TimeValue::Number && end.kind == TimeValue::Number && end.hi < start.lo) ++p.bad_ops;
       if (unended(start, end)) ++p.ops_unended;
-      if (in_zone == 0) z = Zone{rowid, rowid};
+      if (in_zone == 0) z = canonical::Zone{rowid, rowid};
       z.last_rowid = rowid;
       if (start.kind == TimeValue::Other || end.kind == TimeValue::Other) {
         z.unbounded = true;
@@ -164,8 +164,8 @@ void profile_ops(sqlite3* db, const Member& m, Profile& p, std::set<int64_t>& pi
 
 }  // namespace
 
-std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m, InterruptWatch* watch) {
-  auto p = std::make_shared<Profile>();
+std::shared_ptr<const canonical::Profile> compute_profile(sqlite3* db, const canonical::Member& m, InterruptWatch* watch) {
+  auto p = std::make_shared<canonical::Profile>();
   std::set<int64_t> pids;
   try {
     profile_apis(db, m, *p, pids);
@@ -179,4 +179,4 @@ std::shared_ptr<const Profile> compute_profile(sqlite3* db, const Member& m, Int
   return p;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -4,7 +4,7 @@
 
 #include "members/member_files.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 void OpenMemberQuery::rebind(std::span<const PushedConstraint> pushed, int64_t lo, int64_t hi) {
   sqlite3_reset(stmt.get());
@@ -16,11 +16,11 @@ void OpenMemberQuery::rebind(std::span<const PushedConstraint> pushed, int64_t l
   }
 }
 
-std::string member_label(const Member& m) {
+std::string member_label(const canonical::Member& m) {
   return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
 }
 
-OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, const Profile* profile, sqlite3* db,
+OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const canonical::Member& m, const canonical::Profile* profile, sqlite3* db,
                                   int source, uint64_t used, std::span<const PushedConstraint> pushed, bool ranged,
                                   int64_t lo, int64_t hi) {
   auto fail = [&](const Error& e) {
@@ -53,4 +53,4 @@ OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, cons
   }
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

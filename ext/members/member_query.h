@@ -8,7 +8,7 @@
 #include "canonical/canonical_tables.h"
 #include "members/member_sql.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 struct OpenMemberQuery {
   MemberQuery query;
@@ -24,10 +24,10 @@ struct OpenMemberQuery {
 // the `pushed` constraints that may be compared inside this member (none for a loosely typed
 // member; none on the source's unpushable columns), restricted to the rowid range [lo, hi]
 // when `ranged`. `db` is the member's connection. Errors name the table and the member.
-OpenMemberQuery open_member_query(const CanonicalTable& t, const Member& m, const Profile* profile, sqlite3* db,
+OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const canonical::Member& m, const canonical::Profile* profile, sqlite3* db,
                                   int source, uint64_t used, std::span<const PushedConstraint> pushed, bool ranged,
                                   int64_t lo = 0, int64_t hi = 0);
 
-std::string member_label(const Member& m);
+std::string member_label(const canonical::Member& m);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -6,25 +6,25 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
-std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db) {
+std::vector<canonical::SourceSql> sources_for(canonical::TableKind kind, const canonical::Member& m, const canonical::Profile* profile, sqlite3* db) {
   return m.info.adapter->sources(kind, m, profile, db);
 }
 
-void shape_sources(Member& m) {
+void shape_sources(canonical::Member& m) {
   size_t most = 1;
-  for (size_t k = 0; k < kTableKinds; ++k) {
+  for (size_t k = 0; k < canonical::kTableKinds; ++k) {
     auto& shapes = m.shapes[k];
     shapes.clear();
-    for (const auto& s : sources_for(static_cast<TableKind>(k), m, nullptr)) shapes.push_back({s.indexed, s.unpushable});
+    for (const auto& s : sources_for(static_cast<canonical::TableKind>(k), m, nullptr)) shapes.push_back({s.indexed, s.unpushable});
     most = std::max(most, shapes.size());
   }
   m.source_bits = 0;
   while ((size_t{1} << m.source_bits) < most) ++m.source_bits;
 }
 
-uint64_t time_columns(const CanonicalTable& table) {
+uint64_t time_columns(const canonical::CanonicalTable& table) {
   uint64_t mask = 0;
   for (size_t c = 0; c < table.columns.size(); ++c)
     if (table.columns[c].time) mask |= uint64_t{1} << c;
@@ -53,11 +53,11 @@ unsigned char constraint_op_from_sql(std::string_view sql) {
   return 0;
 }
 
-bool wants_string_id_lists(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
+bool wants_string_id_lists(canonical::TableKind table, uint64_t used, std::span<const PushedConstraint> pushed) {
   // An op's kind is computed from the lists whenever it is read; an API domain only tests them
   // when filtered on (domain = 'marker').
-  if (table == TableKind::Ops && (used & (uint64_t{1} << kOpsKind))) return true;
-  const int column = table == TableKind::Ops ? kOpsKind : table == TableKind::Apis ? kApisDomain : -1;
+  if (table == canonical::TableKind::Ops && (used & (uint64_t{1} << canonical::kOpsKind))) return true;
+  const int column = table == canonical::TableKind::Ops ? canonical::kOpsKind : table == canonical::TableKind::Apis ? canonical::kApisDomain : -1;
   for (const auto& c : pushed)
     if (c.column == column) return true;
   return false;
@@ -73,7 +73,7 @@ const char* collate_clause(Collation c) {
 }
 }  // namespace
 
-const std::string* source_predicate(const SourceSql& src, const PushedConstraint& con) {
+const std::string* source_predicate(const canonical::SourceSql& src, const PushedConstraint& con) {
   if (!con.value || con.column != src.predicate_column || con.op != SQLITE_INDEX_CONSTRAINT_EQ ||
       con.collation != Collation::Binary || sqlite3_value_type(con.value) != SQLITE_TEXT)
     return nullptr;
@@ -81,7 +81,7 @@ const std::string* source_predicate(const SourceSql& src, const PushedConstraint
   return it == src.predicates.end() ? nullptr : &it->second;
 }
 
-MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
+MemberQuery build_member_query(const canonical::SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
                                bool rowid_range, uint64_t time_columns, int64_t clock_offset, bool share_equal) {
   MemberQuery q;
   const size_t ncol = src.expr.size();
@@ -148,4 +148,4 @@ void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> cons
   }
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -13,15 +13,15 @@
 #include "canonical/member.h"
 #include "canonical/source_sql.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // `profile` may be null (see FormatAdapter::needs_profile). With `db` (the member's connection), an
 // adapter may resolve string ids to literals first (rpd op kinds), several times cheaper than a
 // per-row string lookup.
-std::vector<SourceSql> sources_for(TableKind kind, const Member& m, const Profile* profile, sqlite3* db = nullptr);
+std::vector<canonical::SourceSql> sources_for(canonical::TableKind kind, const canonical::Member& m, const canonical::Profile* profile, sqlite3* db = nullptr);
 // Fills m.shapes and m.source_bits from the member's format (call once its info is set).
-void shape_sources(Member& m);
-inline const std::vector<SourceShape>& shapes_of(TableKind kind, const Member& m) {
+void shape_sources(canonical::Member& m);
+inline const std::vector<canonical::SourceShape>& shapes_of(canonical::TableKind kind, const canonical::Member& m) {
   return m.shapes[static_cast<size_t>(kind)];
 }
 
@@ -50,15 +50,15 @@ struct MemberQuery {
 // constraints alike. With `share_equal`, columns whose expressions are the same text (rpd's op id,
 // link key and rowid are all `o.id`) share one result column, computed once per row: for readers
 // that apply each column's affinity themselves (the result columns' affinities may then differ).
-MemberQuery build_member_query(const SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
+MemberQuery build_member_query(const canonical::SourceSql& src, uint64_t used, std::span<const PushedConstraint> constraints,
                                bool rowid_range, uint64_t time_columns = 0, int64_t clock_offset = 0,
                                bool share_equal = false);
 // The source's own predicate that replaces constraint `con` (an equality on its predicate column
 // with one of its texts, binary collation), or null. Every row the member query returns then holds
 // that text in the column.
-const std::string* source_predicate(const SourceSql& src, const PushedConstraint& con);
+const std::string* source_predicate(const canonical::SourceSql& src, const PushedConstraint& con);
 // The time columns of `table` as a bitmask.
-uint64_t time_columns(const CanonicalTable& table);
+uint64_t time_columns(const canonical::CanonicalTable& table);
 void bind_constraints(sqlite3_stmt* stmt, std::span<const PushedConstraint> constraints);
 
 const char* constraint_sql_op(unsigned char op);  // nullptr when the op cannot be pushed
@@ -67,6 +67,6 @@ unsigned char constraint_op_from_sql(std::string_view sql);  // inverse of the a
 // Whether a member query of `table` selects or filters on rocpd_ops.kind, or filters on
 // rocpd_apis.domain (then the rpd strings that decide them are worth resolving to id lists first:
 // the opType ids of each kind, the string ids that make a call a marker).
-bool wants_string_id_lists(TableKind table, uint64_t used, std::span<const PushedConstraint> pushed);
+bool wants_string_id_lists(canonical::TableKind table, uint64_t used, std::span<const PushedConstraint> pushed);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

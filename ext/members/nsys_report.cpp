@@ -26,7 +26,7 @@
 
 extern char** environ;
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 
@@ -219,4 +219,4 @@ ConvertedMember export_nsys_report(const std::string& path, const std::string& w
   return out;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -10,7 +10,7 @@
 #include "members/interrupt.h"
 #include "members/member_convert.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // The file starts as every Nsight Systems report does ("NVIDIA Tegra Profiler Report").
 bool is_nsys_report_file(const std::string& path);
@@ -30,4 +30,4 @@ bool nsys_export_enabled();
 ConvertedMember export_nsys_report(const std::string& path, const std::string& who, InterruptWatch* watch,
                                    bool progress = false);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

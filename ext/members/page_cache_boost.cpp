@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 namespace {
 
 std::optional<int64_t> cache_size(sqlite3* db) {
@@ -21,7 +21,7 @@ bool set_cache_size(sqlite3* db, int64_t value) {
 }  // namespace
 
 // A failure only costs speed: the computation reads the same rows with the cache it has.
-PageCacheBoost::PageCacheBoost(const Member& m, sqlite3* db, int64_t kib) {
+PageCacheBoost::PageCacheBoost(const canonical::Member& m, sqlite3* db, int64_t kib) {
   if (m.attached || !db) return;
   const auto previous = cache_size(db);
   // A cache the connection already has at least as large (negative: KiB; positive: pages) stays.
@@ -37,4 +37,4 @@ PageCacheBoost::~PageCacheBoost() {
   sqlite3_db_release_memory(db_);
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -14,13 +14,13 @@
 #include "canonical/member.h"
 #include "common/sqlite_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 class PageCacheBoost {
  public:
   // The cache may grow to `kib` KiB (SQLite allocates pages only as they are read).
   static constexpr int64_t kDefaultKib = 128 * 1024;
-  PageCacheBoost(const Member& m, sqlite3* db, int64_t kib = kDefaultKib);
+  PageCacheBoost(const canonical::Member& m, sqlite3* db, int64_t kib = kDefaultKib);
   ~PageCacheBoost();
   PageCacheBoost(const PageCacheBoost&) = delete;
   PageCacheBoost& operator=(const PageCacheBoost&) = delete;
@@ -30,4 +30,4 @@ class PageCacheBoost {
   std::optional<int64_t> previous_;  // the cache_size to restore; none: nothing was changed
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

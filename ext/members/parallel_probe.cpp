@@ -14,7 +14,7 @@
 #include "members/member_files.h"
 #include "members/member_open.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 // How often the waiting host thread looks at the host's interrupt flag (the 0.5 s promise).
@@ -116,7 +116,7 @@ ProbedFile ParallelProbe::probe(const std::string& path, InterruptWatch* watch, 
       r.on_host = true;
       return r;
     }
-    MemberPtr m = new_opened_member(path);
+    canonical::MemberPtr m = new_opened_member(path);
     read_in_place(*m, who);
     // Without Registry::connect's retry: a worker must not close the registry's pooled
     // connections, so running out of descriptors goes back to the host (OutOfDescriptors).
@@ -129,4 +129,4 @@ ProbedFile ParallelProbe::probe(const std::string& path, InterruptWatch* watch, 
   return r;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

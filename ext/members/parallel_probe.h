@@ -20,12 +20,12 @@
 #include "canonical/member.h"
 #include "members/interrupt.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // What probing one file found.
 struct ProbedFile {
-  FileStamp stamp;           // the file before the probe read it
-  MemberPtr member;          // without name or ordinal; null: no trace (or on_host, or error)
+  canonical::FileStamp stamp;           // the file before the probe read it
+  canonical::MemberPtr member;          // without name or ordinal; null: no trace (or on_host, or error)
   std::exception_ptr error;  // the probe's error, raised by the host only if it reaches this file
   bool on_host = false;      // converted first (converted_first): the host opens it itself
 };
@@ -78,4 +78,4 @@ class ParallelProbe {
   std::vector<std::thread> workers_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 std::string progress_line(const ProgressCounts& c) {
   std::string line = fmt::format("{}: {}/{} members done", c.what, c.members_done, c.members_total);
@@ -21,4 +21,4 @@ std::string progress_line(std::string_view what, const PoolProgress& progress, s
   return progress_line(c);
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

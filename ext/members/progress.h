@@ -13,7 +13,7 @@
 
 #include "members/member_pool.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 struct ProgressCounts {
   std::string_view what;     // the SQL name the user queried or that runs (rocpd_ops, rocpd_export_trace, ...)
@@ -29,4 +29,4 @@ std::string progress_line(const ProgressCounts& counts);
 // The same for work run by MemberPool over `total` members.
 std::string progress_line(std::string_view what, const PoolProgress& progress, size_t total, size_t done_before = 0);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 FileReadAhead::FileReadAhead(const std::vector<std::string>& files, size_t head_bytes, size_t window)
     : files_(files), head_bytes_(head_bytes), window_(window) {
@@ -52,4 +52,4 @@ void FileReadAhead::run() noexcept {
   }
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 class FileReadAhead {
  public:
@@ -40,4 +40,4 @@ class FileReadAhead {
   std::thread thread_;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

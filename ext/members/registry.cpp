@@ -24,13 +24,13 @@
 #include "members/member_profile.h"
 #include "members/member_sql.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 namespace {
 // A converted member's connection names the file the user opened (member_open.h).
-std::string source_of(const Member& m) { return m.db_path.empty() ? std::string() : m.path; }
+std::string source_of(const canonical::Member& m) { return m.db_path.empty() ? std::string() : m.path; }
 
-std::string label_of(const Member& m) {
+std::string label_of(const canonical::Member& m) {
   return fmt::format("member {} ({})", m.alias, m.path.empty() ? "in memory" : m.path);
 }
 }  // namespace
@@ -77,9 +77,9 @@ uint32_t Registry::take_ordinal() {
 
 void Registry::give_back_ordinal(uint32_t ordinal) { free_ordinals_.insert(ordinal); }
 
-std::vector<MemberPtr> Registry::members_named(const std::vector<std::string>& aliases, const char* who) {
+std::vector<canonical::MemberPtr> Registry::members_named(const std::vector<std::string>& aliases, const char* who) {
   const auto list = member_list();
-  std::vector<MemberPtr> out;
+  std::vector<canonical::MemberPtr> out;
   out.reserve(aliases.size());
   for (const auto& alias : aliases) {
     auto it = list->index.find(alias);
@@ -93,11 +93,11 @@ namespace {
 // A file's identity: two names of one file (hard links, bind mounts) are one member.
 using FileId = std::pair<uint64_t, uint64_t>;  // device, inode
 std::optional<FileId> file_id(const std::string& path) {
-  const FileStamp stamp = file_stamp(path);
+  const canonical::FileStamp stamp = file_stamp(path);
   if (!stamp.exists()) return std::nullopt;
   return FileId{stamp.device, stamp.inode};
 }
-std::string same_file_reason(const Member& m) {
+std::string same_file_reason(const canonical::Member& m) {
   return fmt::format("the same file as member {} ('{}'): one member per file, its rows would count twice", m.alias,
                      m.path);
 }
@@ -118,7 +118,7 @@ void Registry::opened_changed() {
   mean_rows_valid_ = false;
 }
 
-std::vector<MemberPtr> Registry::members(bool check_files) { return member_list(check_files)->members; }
+std::vector<canonical::MemberPtr> Registry::members(bool check_files) { return member_list(check_files)->members; }
 
 std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_files) {
   std::lock_guard lock(mutex_);
@@ -126,19 +126,19 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
   // A file replaced or rewritten since it was probed (another format, version or declared types)
   // is probed again; a file that is gone raises its error where it is read.
   // Without check_files, a member is taken to be the file it was probed as.
-  std::vector<FileStamp> stamps;  // check_files: each opened member's file now
+  std::vector<canonical::FileStamp> stamps;  // check_files: each opened member's file now
   if (check_files) {
     stamps.reserve(opened_.size());
     for (auto& m : opened_) {
-      FileStamp stamp = file_stamp(m->path);
+      canonical::FileStamp stamp = file_stamp(m->path);
       if (stamp.exists() && stamp != m->probe_stamp) m = reprobe(m);
       stamps.push_back(stamp);
     }
   }
   // The opened members' files, made only when an attached schema has a file to compare.
-  std::map<FileId, const Member*> stamped_ids;
+  std::map<FileId, const canonical::Member*> stamped_ids;
   bool stamped_ids_made = false;
-  auto opened_ids = [&]() -> const std::map<FileId, const Member*>& {
+  auto opened_ids = [&]() -> const std::map<FileId, const canonical::Member*>& {
     if (check_files) {
       if (!stamped_ids_made)
         for (size_t i = 0; i < opened_.size(); ++i)
@@ -152,8 +152,8 @@ std::shared_ptr<const Registry::MemberList> Registry::member_list(bool check_fil
     opened_ids_valid_ = true;
     return opened_ids_;
   };
-  std::map<FileId, const Member*> attached_ids;  // attached members' files, in schema order
-  std::vector<MemberPtr> attached_members;
+  std::map<FileId, const canonical::Member*> attached_ids;  // attached members' files, in schema order
+  std::vector<canonical::MemberPtr> attached_members;
   auto list = prepare(host_, "SELECT name, file FROM pragma_database_list ORDER BY seq");
   std::vector<std::pair<std::string, std::string>> schemas;
   while (step(list.get())) schemas.emplace_back(column_text(list.get(), 0), column_text(list.get(), 1));
@@ -203,7 +203,7 @@ void Registry::probe_attached(Attached& entry, const std::string& schema, const 
   mean_rows_valid_ = false;
   const std::string label = fmt::format("schema {} ({})", schema, file.empty() ? "in memory" : file);
   if (auto info = probe_format(host_, schema, label)) {
-    auto m = std::make_shared<Member>();
+    auto m = std::make_shared<canonical::Member>();
     m->alias = schema;
     m->ordinal = entry.ordinal;
     m->path = file;
@@ -233,9 +233,9 @@ void Registry::forget_detached(const std::set<std::string>& seen) {
 
 // The list of members in natural order of names (rank2 before rank10), however they were attached
 // or opened; kept until the members change.
-std::shared_ptr<const Registry::MemberList> Registry::make_list(std::vector<MemberPtr> attached) {
+std::shared_ptr<const Registry::MemberList> Registry::make_list(std::vector<canonical::MemberPtr> attached) {
   mean_rows_valid_ = false;
-  std::vector<MemberPtr> out = attached;
+  std::vector<canonical::MemberPtr> out = attached;
   out.insert(out.end(), opened_.begin(), opened_.end());
   std::vector<size_t> order(out.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -255,10 +255,10 @@ std::shared_ptr<const Registry::MemberList> Registry::make_list(std::vector<Memb
   return list_;
 }
 
-MemberPtr Registry::fresh(const MemberPtr& m) {
+canonical::MemberPtr Registry::fresh(const canonical::MemberPtr& m) {
   if (m->attached) return m;
   std::lock_guard lock(mutex_);
-  const FileStamp stamp = file_stamp(m->path);
+  const canonical::FileStamp stamp = file_stamp(m->path);
   if (!stamp.exists() || stamp == m->probe_stamp) return m;
   for (auto& o : opened_) {
     if (o.get() != m.get()) continue;
@@ -302,7 +302,7 @@ double Registry::mean_rows(bool ops) const {
   if (!mean_rows_valid_) {
     double total_ops = 0, total_apis = 0;
     size_t n = 0;
-    auto add = [&](const MemberPtr& m) {
+    auto add = [&](const canonical::MemberPtr& m) {
       if (!m || !m->profile) return;
       total_ops += static_cast<double>(m->profile->ops);
       total_apis += static_cast<double>(m->profile->apis);
@@ -317,7 +317,7 @@ double Registry::mean_rows(bool ops) const {
   return ops ? mean_ops_ : mean_apis_;
 }
 
-Db Registry::connect(const Member& m, const std::string& who) {
+Db Registry::connect(const canonical::Member& m, const std::string& who) {
   try {
     Db db = open_member_db(m.db_file(), m.vfs, who, source_of(m));
     limit_page_cache(db.get());
@@ -330,7 +330,7 @@ Db Registry::connect(const Member& m, const std::string& who) {
   }
 }
 
-Registry::Lease Registry::acquire(const MemberPtr& m, InterruptWatch* watch, bool host_thread) {
+Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch* watch, bool host_thread) {
   Lease lease;
   lease.registry_ = this;
   lease.member_ = m;
@@ -375,7 +375,7 @@ Registry::Lease Registry::acquire(const MemberPtr& m, InterruptWatch* watch, boo
 
 void Registry::trim_pool(size_t limit) {
   while (open_connections_ > limit) {
-    Member* victim = nullptr;
+    canonical::Member* victim = nullptr;
     for (const auto& m : opened_)
       if (m->conn && m->leases == 0 && (!victim || m->last_use < victim->last_use)) victim = m.get();
     if (!victim) return;  // every open connection is in use: exceed the bound until one is released
@@ -384,9 +384,9 @@ void Registry::trim_pool(size_t limit) {
   }
 }
 
-std::shared_ptr<const Profile> Registry::profile(const MemberPtr& m, InterruptWatch* watch) {
+std::shared_ptr<const canonical::Profile> Registry::profile(const canonical::MemberPtr& m, InterruptWatch* watch) {
   std::lock_guard lock(mutex_);
-  const FileStamp stamp = file_stamp(m->path);
+  const canonical::FileStamp stamp = file_stamp(m->path);
   // In-memory members have no stamp: recompute, since they may change at any time.
   if (m->profile && stamp.exists() && stamp == m->profile_stamp) return m->profile;
   auto lease = acquire(m, watch);
@@ -428,16 +428,16 @@ void Registry::remember(const std::shared_ptr<Registry>& registry) {
   registries()[registry->host()] = registry;
 }
 
-bool Registry::profile_stale(const MemberPtr& m) {
+bool Registry::profile_stale(const canonical::MemberPtr& m) {
   std::lock_guard lock(mutex_);
-  const FileStamp stamp = file_stamp(m->path);
+  const canonical::FileStamp stamp = file_stamp(m->path);
   return !(m->profile && stamp.exists() && stamp == m->profile_stamp);
 }
 
-std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, InterruptWatch& watch, sqlite3* shadow) {
+std::shared_ptr<const canonical::Profile> Registry::profile_off_host(const canonical::MemberPtr& m, InterruptWatch& watch, sqlite3* shadow) {
   if (m->attached && !shadow) throw Error("profile_off_host: an attached member needs its shadow connection");
   const auto stamp = file_stamp(m->path);
-  std::shared_ptr<const Profile> computed;
+  std::shared_ptr<const canonical::Profile> computed;
   if (shadow) {
     ProgressGuard guard(shadow, &watch, false);
     computed = compute_profile(shadow, *m, &watch);
@@ -452,13 +452,13 @@ std::shared_ptr<const Profile> Registry::profile_off_host(const MemberPtr& m, In
   return computed;
 }
 
-bool Registry::in_user_transaction(const Member& m) const {
+bool Registry::in_user_transaction(const canonical::Member& m) const {
   if (!m.attached) return false;
   const int txn = sqlite3_txn_state(host_, m.schema.c_str());
   return txn == SQLITE_TXN_WRITE || (txn == SQLITE_TXN_READ && !sqlite3_get_autocommit(host_));
 }
 
-Db Registry::shadow(const Member& m) {
+Db Registry::shadow(const canonical::Member& m) {
   if (!m.attached) return {};
   const char* schema = m.schema.c_str();
   const char* file = sqlite3_db_filename(host_, schema);
@@ -481,20 +481,20 @@ Db Registry::shadow(const Member& m) {
   }
 }
 
-void Registry::profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch) {
-  std::vector<MemberPtr> stale;
-  std::vector<FileStamp> stamps;
+void Registry::profile_all(const std::vector<canonical::MemberPtr>& members, InterruptWatch& watch) {
+  std::vector<canonical::MemberPtr> stale;
+  std::vector<canonical::FileStamp> stamps;
   {
     std::lock_guard lock(mutex_);
     for (const auto& m : members) {
-      const FileStamp stamp = file_stamp(m->path);
+      const canonical::FileStamp stamp = file_stamp(m->path);
       if (m->profile && stamp.exists() && stamp == m->profile_stamp) continue;
       stale.push_back(m);
       stamps.push_back(stamp);
     }
   }
   if (stale.size() < 2) return;  // profile() computes a single one as well
-  std::vector<std::shared_ptr<const Profile>> computed(stale.size());
+  std::vector<std::shared_ptr<const canonical::Profile>> computed(stale.size());
   // Without the registry lock: the pool's leases take it briefly, the passes run side by side.
   MemberPool(*this, watch).run(stale, [&](size_t i, sqlite3* db, size_t) {
     computed[i] = compute_profile(db, *stale[i], &watch);
@@ -518,9 +518,9 @@ std::string Registry::unique_alias(const std::string& stem, std::set<std::string
   return alias;
 }
 
-MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                             const std::string& who, const FileStamp* stamped) {
-  MemberPtr m = new_opened_member(path);
+canonical::MemberPtr Registry::open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
+                             const std::string& who, const canonical::FileStamp* stamped) {
+  canonical::MemberPtr m = new_opened_member(path);
   m->alias = alias;
   if (exported_nsys_report(path)) {
     ConvertedMember converted = export_nsys_report(path, who, watch, progress);  // opted in: nsys exports it
@@ -539,16 +539,16 @@ MemberPtr Registry::open_file(const std::string& path, const std::string& alias,
     read_in_place(*m, who);
   }
   // Taken before the file is read: a change after it shows as one more change (probed again).
-  const FileStamp stamp = stamped ? *stamped : file_stamp(path);
+  const canonical::FileStamp stamp = stamped ? *stamped : file_stamp(path);
   Db db = connect(*m, who);
   return probe_member(std::move(m), std::move(db), stamp, watch, /*host_thread=*/true, who);
 }
 
-MemberPtr Registry::reprobe(const MemberPtr& old) {
+canonical::MemberPtr Registry::reprobe(const canonical::MemberPtr& old) {
   const std::string who = fmt::format("member {} ({}), changed on disk since rocpd_open opened it", old->alias,
                                       old->path);
   const std::string forget = fmt::format("; rocpd_close('{}') forgets the member", old->alias);
-  MemberPtr fresh;
+  canonical::MemberPtr fresh;
   // A hostile new file's metadata may be a view that never ends: the probe stops on interrupt.
   InterruptWatch watch(host_);
   try {
@@ -601,7 +601,7 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
     known.insert(canonical.of(m->path));
     if (const auto id = file_id(m->path)) known_ids.emplace(*id, same_file_reason(*m));
   }
-  std::vector<MemberPtr> added;
+  std::vector<canonical::MemberPtr> added;
   std::vector<SkippedFile> skipped = found.skipped;
   std::set<std::string> taken;
   size_t kept = 0, already = 0;
@@ -624,7 +624,7 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
       }
       std::optional<ProbedFile> probed;
       if (probes) probed = probes->take(index, watch);
-      const FileStamp stamp = probed ? probed->stamp : file_stamp(file);
+      const canonical::FileStamp stamp = probed ? probed->stamp : file_stamp(file);
       const auto id = stamp.exists() ? std::optional<FileId>(FileId{stamp.device, stamp.inode}) : std::nullopt;
       if (id)
         if (auto it = known_ids.find(*id); it != known_ids.end()) {  // another name of a member's file
@@ -634,7 +634,7 @@ int Registry::open(const std::string& pattern, InterruptWatch* watch) {
         }
       const std::string alias = unique_alias(member_name(file, found.base), taken);
       const std::string who = fmt::format("rocpd_open: '{}'", file);
-      MemberPtr m;
+      canonical::MemberPtr m;
       try {
         if (probed && !probed->on_host) {
           if (probed->error) std::rethrow_exception(probed->error);  // the first error in pattern order
@@ -712,4 +712,4 @@ int Registry::close_all() {
   return n;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

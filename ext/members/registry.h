@@ -14,7 +14,7 @@
 #include "members/member_files.h"
 #include "canonical/member.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Members are numbered below this (the ordinal is packed into rowids).
 inline constexpr uint32_t kMaxMembers = 1u << 14;  // row_ids.h packs the ordinal in 14 bits
@@ -44,7 +44,7 @@ class Registry {
   // indexing 10,000 names, or copying 10,000 pointers, on every query cost more than reading the
   // few members a query picks).
   struct MemberList {
-    std::vector<MemberPtr> members;
+    std::vector<canonical::MemberPtr> members;
     std::unordered_map<std::string, size_t> index;  // alias -> index in members
     std::vector<std::string_view> names;            // members[i]->alias
   };
@@ -54,13 +54,13 @@ class Registry {
   // what the attached schemas cost, however many files are opened.
   std::shared_ptr<const MemberList> member_list(bool check_files = true);
   // member_list()'s members, copied.
-  std::vector<MemberPtr> members(bool check_files = true);
+  std::vector<canonical::MemberPtr> members(bool check_files = true);
   // Opened member `m` as its file is now: `m`, or its new description when the file changed since
   // it was probed (as members() does for all). Attached members are returned as they are.
-  MemberPtr fresh(const MemberPtr& m);
+  canonical::MemberPtr fresh(const canonical::MemberPtr& m);
   // The members named `aliases`, in that order (one members() call); a name no member has is an
   // error naming `who` and the name.
-  std::vector<MemberPtr> members_named(const std::vector<std::string>& aliases, const char* who);
+  std::vector<canonical::MemberPtr> members_named(const std::vector<std::string>& aliases, const char* who);
 
   // Keeps a member's connection usable while a statement runs on it. Member connections are
   // opened without SQLite's per-call mutex (it cost a third of a scan's time), so a connection
@@ -73,40 +73,40 @@ class Registry {
     Lease& operator=(Lease&& o) noexcept;
     ~Lease() { release(); }
     sqlite3* db() const { return db_; }
-    const MemberPtr& member() const { return member_; }
+    const canonical::MemberPtr& member() const { return member_; }
 
    private:
     friend class Registry;
     void release();
     Registry* registry_ = nullptr;
-    MemberPtr member_;
+    canonical::MemberPtr member_;
     Db own_;  // set for an extra connection, not the member's pooled one
     sqlite3* db_ = nullptr;
     ProgressGuard progress_;
   };
   // `host_thread`: whether the lease is used on the host connection's thread (its progress handler
   // may then poll the host's interrupt flag; other threads only read the watch's stop flag).
-  Lease acquire(const MemberPtr& m, InterruptWatch* watch = nullptr, bool host_thread = true);
+  Lease acquire(const canonical::MemberPtr& m, InterruptWatch* watch = nullptr, bool host_thread = true);
 
   // The member's profile, computed on first use and again when its file changed.
-  std::shared_ptr<const Profile> profile(const MemberPtr& m, InterruptWatch* watch = nullptr);
+  std::shared_ptr<const canonical::Profile> profile(const canonical::MemberPtr& m, InterruptWatch* watch = nullptr);
   // Computes the missing or stale profiles of `members` on every core (MemberPool).
   // The profile of member `m` computed on the calling thread, which need not be the host's: the
   // registry stays unlocked during the pass, so the host thread may lease and read meanwhile. An
   // opened member leases a connection; an attached one needs `shadow` (see shadow()).
-  std::shared_ptr<const Profile> profile_off_host(const MemberPtr& m, InterruptWatch& watch, sqlite3* shadow = nullptr);
+  std::shared_ptr<const canonical::Profile> profile_off_host(const canonical::MemberPtr& m, InterruptWatch& watch, sqlite3* shadow = nullptr);
   // Attached member `m`'s file on a private read-only connection, under the same schema name (its
   // SQL runs there unchanged), for work that would otherwise hold the host connection's mutex on
   // every call and could not leave the host thread. Null when that would not read exactly what
   // the host reads: no file (an in-memory or temp schema), the host inside a transaction of the
   // user's that read or wrote it, or the file not openable read-only as it is. Host thread only.
-  Db shadow(const Member& m);
+  Db shadow(const canonical::Member& m);
   // Whether the host reads attached `m` inside a transaction of the user's (a snapshot of its own,
   // or its own uncommitted changes, which no profile computed from the file knows). Host thread.
-  bool in_user_transaction(const Member& m) const;
+  bool in_user_transaction(const canonical::Member& m) const;
   // Whether `m`'s profile must be computed (none yet, or its file changed since).
-  bool profile_stale(const MemberPtr& m);
-  void profile_all(const std::vector<MemberPtr>& members, InterruptWatch& watch);
+  bool profile_stale(const canonical::MemberPtr& m);
+  void profile_all(const std::vector<canonical::MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error. SQLite
   // files holding no trace found in a directory or glob are skipped (last_skipped).
@@ -167,23 +167,23 @@ class Registry {
     std::string file;
     int64_t cookie = -1;  // schema cookie of the last successful probe
     uint32_t ordinal = 0;
-    MemberPtr member;  // null: the schema holds no trace
+    canonical::MemberPtr member;  // null: the schema holds no trace
     std::string duplicate_of;  // not a member: the file is that member's ("" when it is a member)
   };
   // The member of file `path`, probed; null when it is an SQLite database without a trace. Errors
   // start with `who`.
-  MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
-                      const std::string& who, const FileStamp* stamped = nullptr);  // its stamp, if taken
+  canonical::MemberPtr open_file(const std::string& path, const std::string& alias, InterruptWatch* watch,
+                      const std::string& who, const canonical::FileStamp* stamped = nullptr);  // its stamp, if taken
   // A new description of opened member `old`, whose file changed since it was probed (same name
   // and ordinal); `old` is retired. Throws, naming the member, when the new file cannot be read.
-  MemberPtr reprobe(const MemberPtr& old);
+  canonical::MemberPtr reprobe(const canonical::MemberPtr& old);
   // member_list()'s parts (mutex_ held).
   void probe_attached(Attached& entry, const std::string& schema, const std::string& file, int64_t cookie);
   void forget_detached(const std::set<std::string>& seen);
-  std::shared_ptr<const MemberList> make_list(std::vector<MemberPtr> attached);
+  std::shared_ptr<const MemberList> make_list(std::vector<canonical::MemberPtr> attached);
   // Opens a private connection of `m`; when descriptors run out, closes idle pooled connections
   // and tries once more.
-  Db connect(const Member& m, const std::string& who);
+  Db connect(const canonical::Member& m, const std::string& who);
   std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
   void trim_pool(size_t limit);
   uint32_t take_ordinal();
@@ -194,7 +194,7 @@ class Registry {
   mutable std::recursive_mutex mutex_;
   sqlite3* host_;
   bool loaded_ = false;
-  std::vector<MemberPtr> opened_;
+  std::vector<canonical::MemberPtr> opened_;
   std::map<std::string, Attached> attached_;
   size_t open_connections_ = 0;
   uint64_t clock_ = 0;
@@ -202,10 +202,10 @@ class Registry {
   // The last member_list(); null once opened_ changed. The attached members it holds (in schema
   // order), to tell whether ATTACH or DETACH changed it.
   std::shared_ptr<const MemberList> list_;
-  std::vector<MemberPtr> list_attached_;
+  std::vector<canonical::MemberPtr> list_attached_;
   // The opened members' files by (device, inode) as probed, for attached schemas naming one of
   // them; valid while opened_ is unchanged.
-  std::map<std::pair<uint64_t, uint64_t>, const Member*> opened_ids_;
+  std::map<std::pair<uint64_t, uint64_t>, const canonical::Member*> opened_ids_;
   bool opened_ids_valid_ = false;
   // mean_rows()'s answers, valid until a member or a profile changes.
   mutable bool mean_rows_valid_ = false;
@@ -217,4 +217,4 @@ class Registry {
   uint32_t next_ordinal_ = 0;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -1,6 +1,6 @@
 #include "members/row_block.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 Cell RowBlock::stored_cell(const StoredValue& v) {
   Cell cell;
@@ -56,4 +56,4 @@ void RowBlock::result(sqlite3_context* ctx, const Cell& c) const {
   }
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -10,7 +10,7 @@
 
 #include "common/affinity.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 // Texts numbered below this (append_values) may be left out of the arena after their first row.
 inline constexpr int64_t kTextNumbers = int64_t{1} << 20;
@@ -57,4 +57,4 @@ struct RowBlock {
   void result(sqlite3_context* ctx, const Cell& c) const;
 };
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -15,13 +15,13 @@
 
 #include "canonical/member.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 inline constexpr int kOrdinalBits = 14;
 
-inline int own_rowid_bits(const Member& m) { return 63 - kOrdinalBits - m.source_bits; }
+inline int own_rowid_bits(const canonical::Member& m) { return 63 - kOrdinalBits - m.source_bits; }
 
-inline int64_t pack_rowid(const Member& m, int source, int64_t own, const char* table) {
+inline int64_t pack_rowid(const canonical::Member& m, int source, int64_t own, const char* table) {
   const int own_bits = own_rowid_bits(m);
   if (own < 0 || own >= (int64_t{1} << own_bits))
     throw Error(fmt::format("{}: member {}: row id {} is outside 0..2^{}-1, the range {} can number", table, m.alias,
@@ -30,4 +30,4 @@ inline int64_t pack_rowid(const Member& m, int source, int64_t own, const char* 
   return (static_cast<int64_t>(m.ordinal) << (63 - kOrdinalBits)) | (static_cast<int64_t>(source) << own_bits) | own;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

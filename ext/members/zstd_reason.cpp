@@ -1,7 +1,7 @@
 #include "compression/zstd_vfs.h"
 #include "members/member_files.h"
 
-namespace rocpd::federation {
+namespace rocpd::members {
 
 std::string zstd_reason(const std::string& path) {
   if (!is_zstd_path(path)) return {};
@@ -9,4 +9,4 @@ std::string zstd_reason(const std::string& path) {
   return why.empty() ? std::string() : "; " + why;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -34,9 +34,10 @@ std::pair<int, int64_t> cell_key(const Cell& c) {
   return {c.type, c.type == SQLITE_INTEGER ? c.i : 0};
 }
 
-MemberRead read_member(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
-                       const federation::Profile* profile, const char* table) {
-  using namespace federation;
+MemberRead read_member(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
+                       const canonical::Profile* profile, const char* table) {
+  using namespace canonical;
+  using namespace members;
   using analysis::CommClass;
   MemberRead out;
   CellStore& cells = out.collectives.cells;
@@ -112,27 +113,27 @@ JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   if (job.members.empty()) return job;
   const analysis::MemberSet set = analysis::open_members(conn, job.members, table);
   std::vector<MemberRead> reads(set.members.size());
-  federation::InterruptWatch watch(conn);
+  members::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats (rpd: its session's) unless the member's
     // profile (one pass, cached by the registry) gives it: profile those members on every core.
-    std::vector<std::shared_ptr<const federation::Profile>> profiles(set.members.size());
-    std::vector<federation::MemberPtr> to_profile;
+    std::vector<std::shared_ptr<const canonical::Profile>> profiles(set.members.size());
+    std::vector<canonical::MemberPtr> to_profile;
     for (const auto& m : set.members)
-      if (m->info.adapter->needs_profile(federation::TableKind::Ops, uint64_t{1} << federation::kOpsPid))
+      if (m->info.adapter->needs_profile(canonical::TableKind::Ops, uint64_t{1} << canonical::kOpsPid))
         to_profile.push_back(m);
     if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
     for (size_t i = 0; i < set.members.size(); ++i)
-      if (set.members[i]->info.adapter->needs_profile(federation::TableKind::Ops, uint64_t{1} << federation::kOpsPid))
+      if (set.members[i]->info.adapter->needs_profile(canonical::TableKind::Ops, uint64_t{1} << canonical::kOpsPid))
         profiles[i] = set.registry->profile(set.members[i], &watch);
-    federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+    members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
       reads[i] = read_member(*set.members[i], db, watch, profiles[i].get(), table);
     });
   } catch (...) {
     // A member read stopped by the interrupt reports it in its own words; the query ends with
     // SQLite's "interrupted", as every other statement.
-    federation::InterruptWatch host(conn);
-    if (host.poll()) federation::InterruptWatch::raise();
+    members::InterruptWatch host(conn);
+    if (host.poll()) members::InterruptWatch::raise();
     throw;
   }
   // Job-wide family and participant numbers, then the matching.
@@ -161,9 +162,9 @@ JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   }
   job.families.resize(family_index.size());
   for (const auto& [name, index] : family_index) job.families[index] = name;
-  federation::InterruptWatch host(conn);
+  members::InterruptWatch host(conn);
   const auto matched = match_collectives(
-      all, table, [](const void* w) { static_cast<federation::InterruptWatch*>(const_cast<void*>(w))->check(); },
+      all, table, [](const void* w) { static_cast<members::InterruptWatch*>(const_cast<void*>(w))->check(); },
       &host);
   for (size_t n = 0; n < matched.size(); ++n)
     job.per_member[where[n].first].rows[where[n].second].match = matched[n];

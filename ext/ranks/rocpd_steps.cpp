@@ -57,9 +57,10 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
   else sqlite3_result_int64(ctx, static_cast<int64_t>(length));
 }
 
-std::vector<StepRow> member_steps(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch,
+std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
                                   const std::string& pattern, const JobCollectives& job, size_t member) {
-  using namespace federation;
+  using namespace canonical;
+  using namespace members;
   auto ranges = analysis::read_step_ranges(m, conn, watch, pattern, kTable);
   if (ranges.empty()) return {};
   std::map<GpuKey, Process> processes;
@@ -149,14 +150,14 @@ struct Def {
     scan.rows.assign(job.members.size(), {});
     if (!job.members.empty()) {
       const analysis::MemberSet set = analysis::open_members(conn, job.members, kTable);
-      federation::InterruptWatch watch(conn);
+      members::InterruptWatch watch(conn);
       try {
-        federation::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+        members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
           scan.rows[i] = member_steps(*set.members[i], db, watch, scan.pattern, job, i);
         });
       } catch (...) {
-        federation::InterruptWatch host(conn);
-        if (host.poll()) federation::InterruptWatch::raise();
+        members::InterruptWatch host(conn);
+        if (host.poll()) members::InterruptWatch::raise();
         throw;
       }
     }

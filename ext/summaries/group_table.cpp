@@ -64,12 +64,12 @@ using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob, Du
 using Row = std::vector<Cell>;
 
 struct Aux {
-  std::shared_ptr<federation::Registry> registry;
+  std::shared_ptr<members::Registry> registry;
   const GroupTableDef* def;
 };
 
 struct GroupsVtab : sqlite3_vtab {
-  std::shared_ptr<federation::Registry> registry;
+  std::shared_ptr<members::Registry> registry;
   const GroupTableDef* def = nullptr;
   std::vector<Affinity> affinity;  // per column, as declared
 };
@@ -166,7 +166,7 @@ std::string json_array(const std::vector<int64_t>& values) {
   return fmt::to_string(out);
 }
 
-std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::vector<federation::MemberPtr>& members,
+std::vector<Row> rows_of(const GroupTableDef& def, JobGroups& job, const std::vector<canonical::MemberPtr>& members,
                          const GroupSpec& spec) {
   const Cols col(def);
   std::vector<Row> rows;
@@ -238,13 +238,13 @@ void sort_rows(const GroupTableDef& def, std::vector<Row>& rows) {
   });
 }
 
-std::vector<Row> engine_rows(const GroupTableDef& def, federation::Registry& reg, const std::vector<federation::MemberPtr>& members,
+std::vector<Row> engine_rows(const GroupTableDef& def, members::Registry& reg, const std::vector<canonical::MemberPtr>& members,
                              const GroupSpec& spec) {
-  federation::InterruptWatch watch(reg.host());
-  federation::MemberPool pool(reg, watch);
-  federation::PoolProgress progress;
+  members::InterruptWatch watch(reg.host());
+  members::MemberPool pool(reg, watch);
+  members::PoolProgress progress;
   if (reg.progress)
-    watch.report_progress([&] { return federation::progress_line(def.name, progress, members.size()); });
+    watch.report_progress([&] { return members::progress_line(def.name, progress, members.size()); });
   std::vector<JobGroups> lanes(pool.lanes());
   pool.run(
       members,
@@ -306,7 +306,7 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
 // Rowids below the arguments' bits: by db, the member's ordinal (14 bits) above the row's position
 // among that member's rows, so that pruning members by `db =` leaves every other row's rowid as is;
 // otherwise the row's position.
-void number_rows(GroupsCursor& cur, const std::vector<federation::MemberPtr>& members, const GroupSpec& spec) {
+void number_rows(GroupsCursor& cur, const std::vector<canonical::MemberPtr>& members, const GroupSpec& spec) {
   const char* name = def_of(cur).name;
   cur.rowids.clear();
   std::map<std::string, uint32_t, std::less<>> ordinal;
@@ -642,7 +642,7 @@ const sqlite3_module kModule = make_module();
 
 }  // namespace
 
-int register_group_table(sqlite3* db, const std::shared_ptr<federation::Registry>& registry,
+int register_group_table(sqlite3* db, const std::shared_ptr<members::Registry>& registry,
                          const GroupTableDef& def) {
   return sqlite3_create_module_v2(db, def.name, &kModule, new Aux{registry, &def},
                                   [](void* p) { delete static_cast<Aux*>(p); });

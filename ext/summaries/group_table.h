@@ -43,7 +43,7 @@ struct KeyColumn {
 
 struct GroupTableDef {
   const char* name;  // the SQL name
-  federation::TableKind table;
+  canonical::TableKind table;
   const char* source;  // what the SQL path reads: temp.rocpd_ops
   const char* schema;  // CREATE TABLE x(...) in the column order above
   const char* usage;
@@ -52,7 +52,7 @@ struct GroupTableDef {
   bool busy = false;            // busy_ns (ops)
 };
 
-int register_group_table(sqlite3* db, const std::shared_ptr<federation::Registry>& registry,
+int register_group_table(sqlite3* db, const std::shared_ptr<members::Registry>& registry,
                          const GroupTableDef& def);
 
 }  // namespace rocpd::summaries

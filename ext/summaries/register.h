@@ -7,7 +7,7 @@
 
 namespace rocpd::summaries {
 
-int register_rocpd_op_groups(sqlite3* db, const std::shared_ptr<federation::Registry>& registry);   // rocpd_op_groups.cpp
-int register_rocpd_api_groups(sqlite3* db, const std::shared_ptr<federation::Registry>& registry);  // rocpd_api_groups.cpp
+int register_rocpd_op_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry);   // rocpd_op_groups.cpp
+int register_rocpd_api_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry);  // rocpd_api_groups.cpp
 
 }  // namespace rocpd::summaries

@@ -7,7 +7,7 @@
 
 int rocpd_register_summaries(sqlite3* db, char** err) {
   return rocpd::guard(err, [&] {
-    auto registry = rocpd::federation::Registry::of(db);
+    auto registry = rocpd::members::Registry::of(db);
     if (!registry) throw rocpd::Error("rocpd_ext: the summary tables need the federation's member registry");
     int rc = rocpd::summaries::register_rocpd_op_groups(db, registry);
     if (rc == SQLITE_OK) rc = rocpd::summaries::register_rocpd_api_groups(db, registry);

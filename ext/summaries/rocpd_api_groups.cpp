@@ -14,7 +14,7 @@ namespace {
 
 const GroupTableDef kApiGroups{
     .name = "rocpd_api_groups",
-    .table = federation::TableKind::Apis,
+    .table = canonical::TableKind::Apis,
     .source = "temp.rocpd_apis",
     .schema = "CREATE TABLE x(db TEXT, pid INTEGER, tid INTEGER, domain TEXT, name TEXT, instances INTEGER, "
               "total_ns, avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, "
@@ -32,7 +32,7 @@ const GroupTableDef kApiGroups{
 
 }  // namespace
 
-int register_rocpd_api_groups(sqlite3* db, const std::shared_ptr<federation::Registry>& registry) {
+int register_rocpd_api_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
   return register_group_table(db, registry, kApiGroups);
 }
 

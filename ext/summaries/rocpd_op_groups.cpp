@@ -16,7 +16,7 @@ namespace {
 
 const GroupTableDef kOpGroups{
     .name = "rocpd_op_groups",
-    .table = federation::TableKind::Ops,
+    .table = canonical::TableKind::Ops,
     .source = "temp.rocpd_ops",
     .schema = "CREATE TABLE x(db TEXT, gpu INTEGER, kind TEXT, name TEXT, instances INTEGER, total_ns, "
               "avg_ns REAL, med_ns, min_ns, max_ns, stddev_ns REAL, busy_ns INTEGER, "
@@ -37,7 +37,7 @@ const GroupTableDef kOpGroups{
 
 }  // namespace
 
-int register_rocpd_op_groups(sqlite3* db, const std::shared_ptr<federation::Registry>& registry) {
+int register_rocpd_op_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
   return register_group_table(db, registry, kOpGroups);
 }
 

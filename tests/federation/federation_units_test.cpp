@@ -14,8 +14,11 @@
 // The extension reaches SQLite through this table; these units never call SQLite.
 const sqlite3_api_routines* sqlite3_api = nullptr;
 
-namespace rocpd::federation {
+namespace rocpd::members {
 namespace {
+
+using namespace canonical;
+using namespace formats;
 
 std::unique_ptr<Member> rpd_member(int version) {
   auto owned = std::make_unique<Member>();
@@ -221,4 +224,4 @@ TEST(MemberFiles, CanonicalPathsAgreeWithCanonicalPath) {
 }
 
 }  // namespace
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

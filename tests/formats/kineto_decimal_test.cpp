@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 namespace {
 
 std::string micros(int64_t ns) {  // as Kineto's writer formats a time: µs with three decimals
@@ -88,4 +88,4 @@ TEST(KinetoDecimal, IntegersRefuseFractions) {
 }
 
 }  // namespace
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

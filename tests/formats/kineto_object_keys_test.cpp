@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 namespace {
 
 using Add = ObjectKeys::Add;
@@ -66,4 +66,4 @@ TEST(KinetoObjectKeys, BoundedKeyText) {
 }
 
 }  // namespace
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -11,7 +11,7 @@
 
 const sqlite3_api_routines* sqlite3_api = nullptr;
 
-namespace rocpd::federation {
+namespace rocpd::members {
 namespace {
 
 class PageCacheBoostTest : public ::testing::Test {
@@ -54,7 +54,7 @@ class PageCacheBoostTest : public ::testing::Test {
   }
   std::string path_;
   Db db_;
-  Member member_;
+  canonical::Member member_;
 };
 
 TEST_F(PageCacheBoostTest, PrivateConnectionGrowsThenGetsItsSizeBackAndNoPageKept) {
@@ -103,4 +103,4 @@ TEST_F(PageCacheBoostTest, ALargerCacheStays) {
 }
 
 }  // namespace
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

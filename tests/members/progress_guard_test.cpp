@@ -8,7 +8,7 @@
 // The extension reaches SQLite through this table; each test points it at its own.
 const sqlite3_api_routines* sqlite3_api = nullptr;
 
-namespace rocpd::federation {
+namespace rocpd::members {
 namespace {
 
 TEST(ProgressGuard, InstallsNothingWhenTheApiTableLacksProgressHandler) {
@@ -26,4 +26,4 @@ TEST(ProgressGuard, InstallsNothingWhenTheApiTableLacksProgressHandler) {
 }
 
 }  // namespace
-}  // namespace rocpd::federation
+}  // namespace rocpd::members

@@ -1,9 +1,12 @@
-"""Which folder of ext/ may include which (docs/architecture.md, "What may include what").
+"""Which folder of ext/ may include which (docs/architecture.md, "What may include what"), and
+which namespace each folder's code lives in.
 
 Every `#include "folder/file.h"` of ext/ is checked against the layers: a folder includes its own
 files and those of the folders below it, never a capability beside it and never a layer above.
-Run with no argument: fails listing every include that breaks the rule. `--count`: prints the
-number of such includes per pair of folders (the figure for a change's note) and exits 0.
+Every `namespace rocpd...` a file of ext/<folder>/ opens is the folder's namespace (or one nested
+in it), so a name's namespace says where it is defined.
+Run with no argument: fails listing every include or namespace that breaks the rule. `--count`:
+prints the number of such includes per pair of folders (the figure for a change's note) and exits 0.
 """
 import collections
 import os
@@ -33,6 +36,18 @@ CAPABILITIES = {"intervals", "summaries", "diagnosis", "ranks", "critical_path",
 CAPABILITY_MAY = LOW | {"canonical", "members", "analysis"}
 # Capabilities that read the formats themselves (the importer converts a Kineto trace).
 FORMAT_READERS = {"import"}
+
+# The namespace of each folder's code is rocpd::<folder>, but for these. common/ is the base: its
+# names are rocpd's own. export and import are C++ keywords.
+NAMESPACE = {"common": "rocpd", "export": "rocpd::exporter", "import": "rocpd::importer"}
+# Namespaces a folder may open besides its own: they name a file format the folder reads.
+OTHER_NAMESPACES = {"common": {"rocpd::state_blob"}, "compression": {"rocpd::zstd"}}
+# Files outside any rocpd namespace: fmt's compiled part (fmt's own namespace) and the registration
+# entry points the loader calls (global C names, one per capability).
+NO_NAMESPACE = re.compile(r"^(fmt_compiled|register_\w+)\.cpp$")
+
+OPEN_NAMESPACE = re.compile(r"^[ \t]*namespace\s+(rocpd(?:::\w+)*)\s*\{(.*)$", re.M)
+FORWARD_DECLARATION = re.compile(r"^\s*(?:class|struct)\s+\w+\s*;\s*(?://.*)?$")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
 
@@ -64,6 +79,45 @@ def includes():
                 yield rel, line, src, m.group(1), m.group(2)
 
 
+def forward_declarations_only(text, start):
+    """True when the namespace block opening at `start` holds nothing but class declarations
+    (`namespace rocpd::members { class MemberColumns; }`): a folder may name another's types."""
+    lines = text[start:].split("\n")[1:]
+    for line in lines:
+        s = line.strip()
+        if s.startswith("}"):
+            return True
+        if s and not s.startswith("//") and not FORWARD_DECLARATION.match(s):
+            return False
+    return False
+
+
+def namespace_errors():
+    for root, _, files in os.walk(EXT):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, EXT)
+            if os.sep not in rel:
+                continue  # ext/rocpd_ext.cpp: the entry point
+            folder = rel.split(os.sep)[0]
+            own = NAMESPACE.get(folder, f"rocpd::{folder}")
+            others = OTHER_NAMESPACES.get(folder, set())
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            opened = list(OPEN_NAMESPACE.finditer(text))
+            if not opened and not NO_NAMESPACE.match(name):
+                yield f"ext/{rel}: declares no namespace (its folder's is {own})"
+            for m in opened:
+                ns = m.group(1)
+                ok = ns == own or ns in others or (own != "rocpd" and ns.startswith(own + "::"))
+                if ok or forward_declarations_only(text, m.start()):
+                    continue
+                line = text.count("\n", 0, m.start()) + 1
+                yield f"ext/{rel}:{line}: namespace {ns} in ext/{folder}/ (its folder's is {own})"
+
+
 def main():
     folders = {d for d in os.listdir(EXT) if os.path.isdir(os.path.join(EXT, d))}
     unknown = folders - set(LAYERS) - CAPABILITIES
@@ -76,11 +130,13 @@ def main():
         return 0
     errors = [f"ext/{rel}:{line}: {src}/ must not include {dst}/{h}" for rel, line, src, dst, h in bad]
     errors += [f"ext/{d}/: a folder of no layer (add it to tests/surface/layer_includes.py)" for d in sorted(unknown)]
+    errors += list(namespace_errors())
     for e in errors:
         print(e)
     if errors:
         return 1
-    print(f"layer_includes: {sum(1 for _ in includes())} includes of ext/ follow the layers")
+    print(f"layer_includes: {sum(1 for _ in includes())} includes of ext/ follow the layers; "
+          "every folder's code is in its folder's namespace")
     return 0
 
 

@@ -8,15 +8,15 @@
 #include "formats/kineto/kineto_link.h"
 #include "formats/probe_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 namespace {
 
 constexpr int kLayoutVersion = 1;
 
-const KinetoDetails& details(const Member& m) { return static_cast<const KinetoDetails&>(*m.info.details); }
+const KinetoDetails& details(const canonical::Member& m) { return static_cast<const KinetoDetails&>(*m.info.details); }
 
-std::string main_pid_sql(const Member& m) {
+std::string main_pid_sql(const canonical::Member& m) {
   const auto& pid = details(m).main_pid;
   return pid ? std::to_string(*pid) : "NULL";
 }
@@ -26,7 +26,7 @@ struct OpColumns {
   int pid, gpu, queue, stream, name, start, end, duration, corr, op_id, graph;
 };
 
-void op_columns(SourceBuilder& b, const Member& m, const std::string& s, const OpColumns& c) {
+void op_columns(canonical::SourceBuilder& b, const canonical::Member& m, const std::string& s, const OpColumns& c) {
   b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = o.name_id", s));
   b.col(c.pid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)));  // NULL: the trace's main process
   b.col(c.gpu, "o.gpu");
@@ -36,109 +36,109 @@ void op_columns(SourceBuilder& b, const Member& m, const std::string& s, const O
   b.src().name_key = {"o.name_id"};
   b.col(c.start, "o.start");
   b.col(c.end, "o.\"end\"");
-  b.col(c.duration, duration_sql("o"));
+  b.col(c.duration, canonical::duration_sql("o"));
   b.col(c.corr, "o.correlation");
   b.col(c.op_id, "o.id");
   b.col(c.graph, "NULL");  // Kineto records no graph ids
   b.src().indexed = uint64_t{1} << c.op_id;
 }
 
-SourceSql ops(const Member& m) {
+canonical::SourceSql ops(const canonical::Member& m) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".kineto_ops", "o", kOpsColumnCount);
+  canonical::SourceBuilder b(s + ".kineto_ops", "o", canonical::kOpsColumnCount);
   op_columns(b, m, s,
-             {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsName, kOpsStart, kOpsEnd, kOpsDuration, kOpsCorrelationId,
-              kOpsOpId, kOpsGraphId});
-  b.col(kOpsKind, "o.kind");
-  b.col(kOpsNode, "0");
+             {canonical::kOpsPid, canonical::kOpsGpu, canonical::kOpsQueue, canonical::kOpsStream, canonical::kOpsName, canonical::kOpsStart, canonical::kOpsEnd, canonical::kOpsDuration, canonical::kOpsCorrelationId,
+              canonical::kOpsOpId, canonical::kOpsGraphId});
+  b.col(canonical::kOpsKind, "o.kind");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
 // Kineto's grid counts blocks (CUDA's gridDim); rocpd_kernels' grid counts work-items.
-SourceSql kernels(const Member& m) {
+canonical::SourceSql kernels(const canonical::Member& m) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".kineto_ops", "o", kKernColumnCount);
+  canonical::SourceBuilder b(s + ".kineto_ops", "o", canonical::kKernColumnCount);
   op_columns(b, m, s,
-             {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernName, kKernStart, kKernEnd, kKernDuration,
-              kKernCorrelationId, kKernOpId, kKernGraphId});
+             {canonical::kKernPid, canonical::kKernGpu, canonical::kKernQueue, canonical::kKernStream, canonical::kKernName, canonical::kKernStart, canonical::kKernEnd, canonical::kKernDuration,
+              canonical::kKernCorrelationId, canonical::kKernOpId, canonical::kKernGraphId});
   b.src().where = "o.kind = 'kernel'";
   const char* dims[3] = {"x", "y", "z"};
   for (int i = 0; i < 3; ++i) {
-    b.col(kKernGridX + i, fmt::format("o.grid_{0} * o.block_{0}", dims[i]));
-    b.col(kKernWorkgroupX + i, fmt::format("o.block_{}", dims[i]));
+    b.col(canonical::kKernGridX + i, fmt::format("o.grid_{0} * o.block_{0}", dims[i]));
+    b.col(canonical::kKernWorkgroupX + i, fmt::format("o.block_{}", dims[i]));
   }
-  b.col(kKernLdsBytes, "o.shared_memory");
-  b.col(kKernScratchBytes, "NULL");
-  b.col(kKernSgpr, "NULL");
-  b.col(kKernVgpr, "o.registers");  // registers per thread: the per-lane (vector) registers
-  b.col(kKernAgpr, "NULL");
+  b.col(canonical::kKernLdsBytes, "o.shared_memory");
+  b.col(canonical::kKernScratchBytes, "NULL");
+  b.col(canonical::kKernSgpr, "NULL");
+  b.col(canonical::kKernVgpr, "o.registers");  // registers per thread: the per-lane (vector) registers
+  b.col(canonical::kKernAgpr, "NULL");
   return b.take();
 }
 
 // A copy's direction is in its name ("Memcpy HtoD (Host -> Device)"); a peer copy (PtoP) names
 // neither GPU of the pair, so both ends stay NULL.
-SourceSql copies(const Member& m) {
+canonical::SourceSql copies(const canonical::Member& m) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".kineto_ops", "o", kCopyColumnCount);
+  canonical::SourceBuilder b(s + ".kineto_ops", "o", canonical::kCopyColumnCount);
   op_columns(b, m, s,
-             {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyName, kCopyStart, kCopyEnd, kCopyDuration,
-              kCopyCorrelationId, kCopyOpId, kCopyGraphId});
+             {canonical::kCopyPid, canonical::kCopyGpu, canonical::kCopyQueue, canonical::kCopyStream, canonical::kCopyName, canonical::kCopyStart, canonical::kCopyEnd, canonical::kCopyDuration,
+              canonical::kCopyCorrelationId, canonical::kCopyOpId, canonical::kCopyGraphId});
   b.src().where = "o.kind = 'copy'";
-  b.col(kCopyBytes, "o.bytes");
-  b.col(kCopySrcGpu, "CASE WHEN n.string GLOB '*DtoH*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
-  b.col(kCopyDstGpu, "CASE WHEN n.string GLOB '*HtoD*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
+  b.col(canonical::kCopyBytes, "o.bytes");
+  b.col(canonical::kCopySrcGpu, "CASE WHEN n.string GLOB '*DtoH*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
+  b.col(canonical::kCopyDstGpu, "CASE WHEN n.string GLOB '*HtoD*' OR n.string GLOB '*DtoD*' THEN o.gpu END", {"n"});
   return b.take();
 }
 
 // Rows drawn on a GPU's row (pid = the device) belong to the trace's main process.
 const std::string kGpuSide = fmt::format("c.domain IN {}", kineto::kGpuSideDomains);
 
-SourceSql apis(const Member& m) {
+canonical::SourceSql apis(const canonical::Member& m) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".kineto_calls", "c", kApisColumnCount);
+  canonical::SourceBuilder b(s + ".kineto_calls", "c", canonical::kApisColumnCount);
   b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = c.name_id", s));
   b.join("k", fmt::format("LEFT JOIN {}.kineto_strings AS k ON k.id = c.cat_id", s));
-  b.col(kApisPid, fmt::format("CASE WHEN {} THEN {} ELSE c.pid END", kGpuSide, main_pid_sql(m)));
-  b.col(kApisTid, fmt::format("CASE WHEN {} THEN NULL ELSE c.tid END", kGpuSide));
-  b.col(kApisDomain, "c.domain");
-  b.col(kApisCategory, "k.string", {"k"});
-  b.col(kApisName, "n.string", {"n"});
+  b.col(canonical::kApisPid, fmt::format("CASE WHEN {} THEN {} ELSE c.pid END", kGpuSide, main_pid_sql(m)));
+  b.col(canonical::kApisTid, fmt::format("CASE WHEN {} THEN NULL ELSE c.tid END", kGpuSide));
+  b.col(canonical::kApisDomain, "c.domain");
+  b.col(canonical::kApisCategory, "k.string", {"k"});
+  b.col(canonical::kApisName, "n.string", {"n"});
   // A cuda_sync event's args as written, with the calls and stream they name under the keys the
   // critical path reads for every format (docs/formats.md): `call` (the synchronizing runtime
   // call's correlation_id), `event_call` and `event_stream` (the event's record call and stream).
-  b.col(kApisArgs,
+  b.col(canonical::kApisArgs,
         "CASE WHEN c.domain = 'cuda_sync' AND json_valid(c.args) THEN json_set(c.args, '$.call', "
         "json_extract(c.args, '$.correlation'), '$.event_call', json_extract(c.args, "
         "'$.wait_on_cuda_event_record_corr_id'), '$.event_stream', json_extract(c.args, '$.wait_on_stream')) "
         "ELSE c.args END");
-  b.src().unpushable |= uint64_t{1} << kApisArgs;
-  b.col(kApisStart, "c.start");
-  b.col(kApisEnd, "c.\"end\"");
-  b.col(kApisDuration, duration_sql("c"));
-  b.col(kApisCorrelationId, "c.correlation");
-  b.col(kApisApiId, "c.id");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.src().unpushable |= uint64_t{1} << canonical::kApisArgs;
+  b.col(canonical::kApisStart, "c.start");
+  b.col(canonical::kApisEnd, "c.\"end\"");
+  b.col(canonical::kApisDuration, canonical::duration_sql("c"));
+  b.col(canonical::kApisCorrelationId, "c.correlation");
+  b.col(canonical::kApisApiId, "c.id");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
-SourceSql counters(const Member& m) {
+canonical::SourceSql counters(const canonical::Member& m) {
   const std::string s = quote_id(m.schema);
-  SourceBuilder b(s + ".kineto_counters", "k", kCntColumnCount);
+  canonical::SourceBuilder b(s + ".kineto_counters", "k", canonical::kCntColumnCount);
   b.join("o", fmt::format("LEFT JOIN {}.kineto_ops AS o ON o.id = k.op", s));
   b.join("n", fmt::format("LEFT JOIN {}.kineto_strings AS n ON n.id = o.name_id", s), {"o"});
-  b.col(kCntPid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)), {"o"});
-  b.col(kCntGpu, "k.gpu");
-  b.col(kCntOpId, "k.op");
-  b.col(kCntCorrelationId, "o.correlation", {"o"});
-  b.col(kCntName, "n.string", {"o", "n"});
-  b.col(kCntCounter, "k.counter");
-  b.col(kCntValue, "k.value");
-  b.col(kCntUnits, "NULL");
-  b.col(kCntStart, "k.start");
-  b.col(kCntEnd, "k.\"end\"");
-  b.col(kCntId, "k.id");
-  b.src().indexed = uint64_t{1} << kCntId;
+  b.col(canonical::kCntPid, fmt::format("coalesce(o.pid, {})", main_pid_sql(m)), {"o"});
+  b.col(canonical::kCntGpu, "k.gpu");
+  b.col(canonical::kCntOpId, "k.op");
+  b.col(canonical::kCntCorrelationId, "o.correlation", {"o"});
+  b.col(canonical::kCntName, "n.string", {"o", "n"});
+  b.col(canonical::kCntCounter, "k.counter");
+  b.col(canonical::kCntValue, "k.value");
+  b.col(canonical::kCntUnits, "NULL");
+  b.col(canonical::kCntStart, "k.start");
+  b.col(canonical::kCntEnd, "k.\"end\"");
+  b.col(canonical::kCntId, "k.id");
+  b.src().indexed = uint64_t{1} << canonical::kCntId;
   return b.take();
 }
 
@@ -203,7 +203,7 @@ class KinetoAdapter : public FormatAdapter {
 
   bool claims(const Catalog& c) const override { return c.count("kineto_metadata") > 0; }
 
-  FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
+  canonical::FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
                    const std::string& label) const override {
     const std::string meta = quote_id(schema) + ".kineto_metadata";
     require_tables(names, {"kineto_metadata"}, label, "kineto");
@@ -226,7 +226,7 @@ class KinetoAdapter : public FormatAdapter {
          {{"domain", 't'}, {"cat_id", 'n'}, {"name_id", 'n'}, {"pid", 'n'}, {"tid", 'n'}, {"start", 'n'},
           {"end", 'n'}, {"correlation", 'n'}, {"args", 't'}}},
         {"kineto_counters", {{"op", 'n'}, {"gpu", 'n'}, {"counter", 't'}, {"start", 'n'}, {"end", 'n'}}}};
-    FormatInfo info;
+    canonical::FormatInfo info;
     info.loose_types = !check_tables(db, schema, label, tables);
     if (auto v = metadata_value(db, meta, "schemaVersion")) {
       info.version_text = *v;
@@ -250,15 +250,15 @@ class KinetoAdapter : public FormatAdapter {
     return info;
   }
 
-  std::vector<SourceSql> sources(TableKind table, const Member& m, const Profile*, sqlite3*) const override {
+  std::vector<canonical::SourceSql> sources(canonical::TableKind table, const canonical::Member& m, const canonical::Profile*, sqlite3*) const override {
     switch (table) {
-      case TableKind::Ops: return {ops(m)};
-      case TableKind::Apis: return {apis(m)};
-      case TableKind::Kernels: return {kernels(m)};
-      case TableKind::Copies: return {copies(m)};
-      case TableKind::Counters: return {counters(m)};
-      case TableKind::Memory:     // Kineto's memory events ([memory] instants) are not mapped
-      case TableKind::HipEvents:  // nor are CUDA events
+      case canonical::TableKind::Ops: return {ops(m)};
+      case canonical::TableKind::Apis: return {apis(m)};
+      case canonical::TableKind::Kernels: return {kernels(m)};
+      case canonical::TableKind::Copies: return {copies(m)};
+      case canonical::TableKind::Counters: return {counters(m)};
+      case canonical::TableKind::Memory:     // Kineto's memory events ([memory] instants) are not mapped
+      case canonical::TableKind::HipEvents:  // nor are CUDA events
         return {};
     }
     return {};
@@ -272,4 +272,4 @@ const FormatAdapter& kineto_adapter() {
   return adapter;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -6,13 +6,13 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
-struct KinetoDetails : FormatDetails {
+struct KinetoDetails : canonical::FormatDetails {
   // The process the trace's GPU-side rows (gpu_user_annotation, cuda_sync) belong to.
   std::optional<int64_t> main_pid;
 };
 
 const FormatAdapter& kineto_adapter();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -1,6 +1,6 @@
 #include "formats/kineto/kineto_decimal.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 namespace {
 constexpr unsigned __int128 kMaxMagnitude = static_cast<unsigned __int128>(INT64_MAX) + 1;  // |INT64_MIN|
@@ -90,4 +90,4 @@ NumberStatus decimal_to_int64(std::string_view text, int scale, bool round, int6
   return NumberStatus::Ok;
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

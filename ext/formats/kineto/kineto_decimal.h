@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 enum class NumberStatus { Ok, Overflow, NotInteger, Malformed };
 
@@ -19,4 +19,4 @@ inline NumberStatus micros_to_ns(std::string_view text, int64_t& ns) { return de
 // An integer field ("correlation": 1234, "grid": [2, 1, 1]); integral values such as 68.0 count.
 inline NumberStatus integer_value(std::string_view text, int64_t& v) { return decimal_to_int64(text, 0, false, v); }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -28,7 +28,7 @@
 #include "formats/kineto/kineto_queue.h"
 #include "formats/kineto/kineto_rows.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 namespace {
 
@@ -771,7 +771,7 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
       },
       const_cast<std::function<bool()>*>(&stop));
   auto interrupted = [&]() -> Error { return Error(fmt::format("{}: interrupted", label), SQLITE_INTERRUPT); };
-  auto stop_now = [&] { return stop && stop(); };  // host thread only (InterruptWatch::poll)
+  auto stop_now = [&] { return stop && stop(); };  // host thread only (members::InterruptWatch::poll)
 
   exec(db, "BEGIN", label);
   for (const auto& f : kSchema) exec(db, f.sql, label);
@@ -850,4 +850,4 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
   return stats;
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

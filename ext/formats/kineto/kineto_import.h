@@ -14,7 +14,7 @@
 
 #include "common/sqlite_util.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 struct ImportLimits {
   size_t max_token_bytes = size_t{16} << 20;  // longest string or number (a key, a name)
@@ -53,4 +53,4 @@ ImportStats import_trace(const std::string& json_path, sqlite3* db, const std::s
 // *.pt.trace.json and *.pt.trace.json.gz), case-insensitively.
 bool is_json_trace_name(const std::string& path);
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 namespace {
 constexpr size_t kOutBytes = 256 * 1024;
@@ -124,4 +124,4 @@ void JsonByteStream::refill() {
   out_[n] = '\0';
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 class JsonByteStream {
  public:
@@ -77,4 +77,4 @@ class JsonByteStream {
   std::function<bool()> keep_going_;
 };
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 namespace {
 
@@ -275,4 +275,4 @@ int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label) {
   return counters;
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -10,7 +10,7 @@
 
 #include "common/sqlite_util.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 // Domains of calls drawn on a GPU's row (their pid is the device), not by a process: the import's
 // count of calls per process, the link's SQL and the adapter's pid/tid all leave them out.
@@ -38,4 +38,4 @@ void prepare_link(sqlite3* db, const std::string& label);
 // Error naming `label`.
 int64_t link_trace(sqlite3* db, const LinkInput& in, const std::string& label);
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

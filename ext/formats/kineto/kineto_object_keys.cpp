@@ -3,7 +3,7 @@
 #include <cstring>
 #include <functional>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 void ObjectKeys::open() {
   if (depth_ == frames_.size()) frames_.emplace_back();
@@ -66,4 +66,4 @@ ObjectKeys::Add ObjectKeys::add(std::string_view key) {
   return Add::Ok;
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 class ObjectKeys {
  public:
@@ -44,4 +44,4 @@ class ObjectKeys {
   std::string text_;
 };
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

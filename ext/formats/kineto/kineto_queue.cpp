@@ -1,6 +1,6 @@
 #include "formats/kineto/kineto_queue.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 ItemQueue::ItemQueue(size_t batches) : storage_(batches) {
   for (auto& b : storage_) {
@@ -79,4 +79,4 @@ bool ItemQueue::cancelled() const {
   return cancelled_;
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

@@ -12,7 +12,7 @@
 
 #include "formats/kineto/kineto_rows.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 struct Item {
   enum Kind : uint8_t { EventRow, Metadata } kind = EventRow;
@@ -60,4 +60,4 @@ class ItemQueue {
   bool finished_ = false, cancelled_ = false;
 };
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

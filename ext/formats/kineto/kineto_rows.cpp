@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 namespace {
 constexpr size_t kCacheEntries = 1 << 16;
@@ -334,4 +334,4 @@ void RowWriter::metadata_text(const std::string& tag, std::string_view value) {
   metadata(tag, v);
 }
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

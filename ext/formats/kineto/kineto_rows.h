@@ -11,7 +11,7 @@
 #include "common/sqlite_util.h"
 #include "formats/kineto/kineto_link.h"
 
-namespace rocpd::kineto {
+namespace rocpd::formats::kineto {
 
 // A scalar as written: nothing, an integer, text, or another JSON type (named for errors).
 struct Scalar {
@@ -112,4 +112,4 @@ class RowWriter {
   ProcessCalls processes_;
 };
 
-}  // namespace rocpd::kineto
+}  // namespace rocpd::formats::kineto

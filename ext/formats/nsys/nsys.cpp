@@ -17,24 +17,24 @@
 
 #include "formats/nsys/nsys_probe.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 namespace {
 
-const NsysDetails& details(const Member& m) { return static_cast<const NsysDetails&>(*m.info.details); }
+const NsysDetails& details(const canonical::Member& m) { return static_cast<const NsysDetails&>(*m.info.details); }
 
-std::string table(const Member& m, const char* name) { return quote_id(m.schema) + "." + name; }
+std::string table(const canonical::Member& m, const char* name) { return quote_id(m.schema) + "." + name; }
 
 // The columns of one event table under its alias: `c("start")` is `k.start`, or NULL when the
 // file's table has no such column.
 class Cols {
  public:
-  Cols(const Member& m, const char* table, const char* alias) : d_(details(m)), table_(table), alias_(alias) {}
+  Cols(const canonical::Member& m, const char* table, const char* alias) : d_(details(m)), table_(table), alias_(alias) {}
   bool has(const char* column) const { return d_.has(table_, column); }
   std::string operator()(const char* column) const {
     return has(column) ? fmt::format("{}.\"{}\"", alias_, column) : std::string("NULL");
   }
-  std::string duration() const { return has("start") && has("end") ? duration_sql(alias_) : "NULL"; }
+  std::string duration() const { return has("start") && has("end") ? canonical::duration_sql(alias_) : "NULL"; }
 
  private:
   const NsysDetails& d_;
@@ -68,7 +68,7 @@ struct OpColumns {
   int pid, gpu, queue, stream, start, end, duration, corr, op_id, graph;
 };
 
-void op_columns(SourceBuilder& b, const Cols& x, const char* a, const OpColumns& c) {
+void op_columns(canonical::SourceBuilder& b, const Cols& x, const char* a, const OpColumns& c) {
   b.src().rowid = std::string(a) + ".rowid";
   b.col(c.pid, pid_of(x("globalPid")));
   b.col(c.gpu, x("deviceId"));
@@ -85,7 +85,7 @@ void op_columns(SourceBuilder& b, const Cols& x, const char* a, const OpColumns&
 
 // Kernels: named by their mangled name where nsys recorded one (since 2022), else by the
 // demangled one, else (a file with neither) by the base name.
-void kernel_columns(SourceBuilder& b, const Member& m, const OpColumns& c, int name) {
+void kernel_columns(canonical::SourceBuilder& b, const canonical::Member& m, const OpColumns& c, int name) {
   const Cols k(m, kNsysKernel, "k");
   op_columns(b, k, "k", c);
   std::vector<std::pair<const char*, const char*>> names;  // (column, join alias)
@@ -112,46 +112,46 @@ void kernel_columns(SourceBuilder& b, const Member& m, const OpColumns& c, int n
   b.src().unpushable |= (uint64_t{1} << name) | (uint64_t{1} << c.graph);
 }
 
-constexpr OpColumns kOps{kOpsPid, kOpsGpu,    kOpsQueue,         kOpsStream, kOpsStart,
-                         kOpsEnd, kOpsDuration, kOpsCorrelationId, kOpsOpId,   kOpsGraphId};
+constexpr OpColumns kOps{canonical::kOpsPid, canonical::kOpsGpu,    canonical::kOpsQueue,         canonical::kOpsStream, canonical::kOpsStart,
+                         canonical::kOpsEnd, canonical::kOpsDuration, canonical::kOpsCorrelationId, canonical::kOpsOpId,   canonical::kOpsGraphId};
 
-SourceSql kernel_ops(const Member& m) {
-  SourceBuilder b(table(m, kNsysKernel), "k", kOpsColumnCount);
-  kernel_columns(b, m, kOps, kOpsName);
+canonical::SourceSql kernel_ops(const canonical::Member& m) {
+  canonical::SourceBuilder b(table(m, kNsysKernel), "k", canonical::kOpsColumnCount);
+  kernel_columns(b, m, kOps, canonical::kOpsName);
   // nsys's own demangled name (not ours of the mangled one: docs/formats.md).
   // Without one, demangled is ours of the name, as for the other formats (left to the core).
-  if (details(m).strings && Cols(m, kNsysKernel, "k").has("demangledName")) b.col(kOpsDemangled, "dn.value", {"dn"});
-  b.col(kOpsKind, "'kernel'");
-  b.col(kOpsNode, "0");
+  if (details(m).strings && Cols(m, kNsysKernel, "k").has("demangledName")) b.col(canonical::kOpsDemangled, "dn.value", {"dn"});
+  b.col(canonical::kOpsKind, "'kernel'");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
 // Launch geometry and resources. nsys records the grid in blocks; rocpd_kernels.grid_* holds
 // work-items (rocprofv3's convention): gridX * blockX. Shared memory (static + dynamic) is the LDS,
 // local memory per thread the scratch per work-item, registers per thread the vgpr count.
-SourceSql kernel_details(const Member& m) {
-  SourceBuilder b(table(m, kNsysKernel), "k", kKernColumnCount);
+canonical::SourceSql kernel_details(const canonical::Member& m) {
+  canonical::SourceBuilder b(table(m, kNsysKernel), "k", canonical::kKernColumnCount);
   kernel_columns(b, m,
-                 {kKernPid, kKernGpu, kKernQueue, kKernStream, kKernStart, kKernEnd, kKernDuration, kKernCorrelationId,
-                  kKernOpId, kKernGraphId},
-                 kKernName);
+                 {canonical::kKernPid, canonical::kKernGpu, canonical::kKernQueue, canonical::kKernStream, canonical::kKernStart, canonical::kKernEnd, canonical::kKernDuration, canonical::kKernCorrelationId,
+                  canonical::kKernOpId, canonical::kKernGraphId},
+                 canonical::kKernName);
   const Cols k(m, kNsysKernel, "k");
   const char* dims[3][2] = {{"gridX", "blockX"}, {"gridY", "blockY"}, {"gridZ", "blockZ"}};
   for (int i = 0; i < 3; ++i) {
-    b.col(kKernGridX + i, fmt::format("{} * {}", k(dims[i][0]), k(dims[i][1])));
-    b.col(kKernWorkgroupX + i, k(dims[i][1]));
+    b.col(canonical::kKernGridX + i, fmt::format("{} * {}", k(dims[i][0]), k(dims[i][1])));
+    b.col(canonical::kKernWorkgroupX + i, k(dims[i][1]));
   }
-  b.col(kKernLdsBytes, fmt::format("{} + {}", k("staticSharedMemory"), k("dynamicSharedMemory")));
-  b.col(kKernScratchBytes, k("localMemoryPerThread"));
-  b.col(kKernSgpr, "NULL");
-  b.col(kKernVgpr, k("registersPerThread"));
-  b.col(kKernAgpr, "NULL");
+  b.col(canonical::kKernLdsBytes, fmt::format("{} + {}", k("staticSharedMemory"), k("dynamicSharedMemory")));
+  b.col(canonical::kKernScratchBytes, k("localMemoryPerThread"));
+  b.col(canonical::kKernSgpr, "NULL");
+  b.col(canonical::kKernVgpr, k("registersPerThread"));
+  b.col(canonical::kKernAgpr, "NULL");
   return b.take();
 }
 
 // Copies are named as rpd names its copy ops (so summaries agree across formats); the kinds rpd
 // has no name for as nsys stats names them ('[CUDA memcpy Array-to-Device]').
-void copy_name(SourceBuilder& b, const Member& m, int name) {
+void copy_name(canonical::SourceBuilder& b, const canonical::Member& m, int name) {
   if (!Cols(m, kNsysMemcpy, "m").has("copyKind")) {
     b.col(name, "NULL");
     return;
@@ -169,12 +169,12 @@ void copy_name(SourceBuilder& b, const Member& m, int name) {
   b.src().name_key = {"m.copyKind"};
 }
 
-SourceSql copy_ops(const Member& m) {
-  SourceBuilder b(table(m, kNsysMemcpy), "m", kOpsColumnCount);
+canonical::SourceSql copy_ops(const canonical::Member& m) {
+  canonical::SourceBuilder b(table(m, kNsysMemcpy), "m", canonical::kOpsColumnCount);
   op_columns(b, Cols(m, kNsysMemcpy, "m"), "m", kOps);
-  copy_name(b, m, kOpsName);
-  b.col(kOpsKind, "'copy'");
-  b.col(kOpsNode, "0");
+  copy_name(b, m, canonical::kOpsName);
+  b.col(canonical::kOpsKind, "'copy'");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
@@ -182,14 +182,14 @@ SourceSql copy_ops(const Member& m) {
 // memory): the recorded source or destination device, else the device that ran it. Without a
 // copyKind, from the memory kinds of its ends (ENUM_CUDA_MEM_KIND: 2 device, 3 array, 5 device
 // static).
-SourceSql copy_details(const Member& m) {
-  SourceBuilder b(table(m, kNsysMemcpy), "m", kCopyColumnCount);
+canonical::SourceSql copy_details(const canonical::Member& m) {
+  canonical::SourceBuilder b(table(m, kNsysMemcpy), "m", canonical::kCopyColumnCount);
   const Cols x(m, kNsysMemcpy, "m");
   op_columns(b, x, "m",
-             {kCopyPid, kCopyGpu, kCopyQueue, kCopyStream, kCopyStart, kCopyEnd, kCopyDuration, kCopyCorrelationId,
-              kCopyOpId, kCopyGraphId});
-  copy_name(b, m, kCopyName);
-  b.col(kCopyBytes, x("bytes"));
+             {canonical::kCopyPid, canonical::kCopyGpu, canonical::kCopyQueue, canonical::kCopyStream, canonical::kCopyStart, canonical::kCopyEnd, canonical::kCopyDuration, canonical::kCopyCorrelationId,
+              canonical::kCopyOpId, canonical::kCopyGraphId});
+  copy_name(b, m, canonical::kCopyName);
+  b.col(canonical::kCopyBytes, x("bytes"));
   const std::string src = x.has("srcDeviceId") ? "coalesce(m.srcDeviceId, " + x("deviceId") + ")" : x("deviceId");
   const std::string dst = x.has("dstDeviceId") ? "coalesce(m.dstDeviceId, " + x("deviceId") + ")" : x("deviceId");
   std::string src_on, dst_on;
@@ -200,27 +200,27 @@ SourceSql copy_details(const Member& m) {
     src_on = x.has("srcKind") ? "m.srcKind IN (2, 3, 5)" : "0";
     dst_on = x.has("dstKind") ? "m.dstKind IN (2, 3, 5)" : "0";
   }
-  b.col(kCopySrcGpu, fmt::format("CASE WHEN {} THEN {} END", src_on, src));
-  b.col(kCopyDstGpu, fmt::format("CASE WHEN {} THEN {} END", dst_on, dst));
-  b.src().unpushable |= (uint64_t{1} << kCopySrcGpu) | (uint64_t{1} << kCopyDstGpu);  // as kernel names
+  b.col(canonical::kCopySrcGpu, fmt::format("CASE WHEN {} THEN {} END", src_on, src));
+  b.col(canonical::kCopyDstGpu, fmt::format("CASE WHEN {} THEN {} END", dst_on, dst));
+  b.src().unpushable |= (uint64_t{1} << canonical::kCopySrcGpu) | (uint64_t{1} << canonical::kCopyDstGpu);  // as kernel names
   return b.take();
 }
 
-SourceSql memset_ops(const Member& m) {
-  SourceBuilder b(table(m, kNsysMemset), "f", kOpsColumnCount);
+canonical::SourceSql memset_ops(const canonical::Member& m) {
+  canonical::SourceBuilder b(table(m, kNsysMemset), "f", canonical::kOpsColumnCount);
   op_columns(b, Cols(m, kNsysMemset, "f"), "f", kOps);
-  b.col(kOpsName, "'FillBuffer'");  // rpd's name of a fill op
-  b.col(kOpsKind, "'fill'");
-  b.col(kOpsNode, "0");
+  b.col(canonical::kOpsName, "'FillBuffer'");  // rpd's name of a fill op
+  b.col(canonical::kOpsKind, "'fill'");
+  b.col(canonical::kOpsNode, "0");
   return b.take();
 }
 
 // CUDA runtime and driver calls. Names as nsys stats shows them: a six-character version suffix
 // ('_v7000', '_v3020') is cut, longer ones ('_v11060') stay, exactly as its reports do.
-SourceSql runtime_calls(const Member& m) {
+canonical::SourceSql runtime_calls(const canonical::Member& m) {
   const NsysDetails& d = details(m);
   const Cols r(m, kNsysRuntime, "r");
-  SourceBuilder b(table(m, kNsysRuntime), "r", kApisColumnCount);
+  canonical::SourceBuilder b(table(m, kNsysRuntime), "r", canonical::kApisColumnCount);
   b.src().rowid = "r.rowid";
   const bool named = d.strings && r.has("nameId");
   if (named) b.join("s", fmt::format("LEFT JOIN {} AS s ON s.id = r.nameId", table(m, "StringIds")));
@@ -231,42 +231,42 @@ SourceSql runtime_calls(const Member& m) {
       b.join("ec", fmt::format("LEFT JOIN {} AS ec ON ec.id = r.eventClass", table(m, "ENUM_NSYS_EVENT_CLASS")));
       other = "lower(replace(ec.name, 'TRACE_PROCESS_EVENT_', ''))";
       other_joins = b.mask({"ec"});
-      b.col(kApisCategory, "ec.label", {"ec"});
+      b.col(canonical::kApisCategory, "ec.label", {"ec"});
     } else {
-      b.col(kApisCategory, "CASE r.eventClass WHEN 0 THEN 'CUDA runtime' WHEN 1 THEN 'CUDA driver' END");
+      b.col(canonical::kApisCategory, "CASE r.eventClass WHEN 0 THEN 'CUDA runtime' WHEN 1 THEN 'CUDA driver' END");
     }
-    b.col(kApisDomain, "CASE r.eventClass WHEN 0 THEN 'cuda' WHEN 1 THEN 'cuda_driver' ELSE " + other + " END",
+    b.col(canonical::kApisDomain, "CASE r.eventClass WHEN 0 THEN 'cuda' WHEN 1 THEN 'cuda_driver' ELSE " + other + " END",
           other_joins);
-    b.src().predicate_column = kApisDomain;
+    b.src().predicate_column = canonical::kApisDomain;
     b.src().predicates = {{"cuda", "r.eventClass = 0"}, {"cuda_driver", "r.eventClass = 1"}, {"marker", "0"},
                           {"cuda_sync", "0"}};
   } else if (named) {
     // No event class (a file without the column): the name tells runtime from driver calls.
-    b.col(kApisDomain, "CASE WHEN s.value GLOB 'cuda*' THEN 'cuda' WHEN s.value GLOB 'cu[A-Z]*' THEN 'cuda_driver' END",
+    b.col(canonical::kApisDomain, "CASE WHEN s.value GLOB 'cuda*' THEN 'cuda' WHEN s.value GLOB 'cu[A-Z]*' THEN 'cuda_driver' END",
           {"s"});
-    b.col(kApisCategory, "NULL");
+    b.col(canonical::kApisCategory, "NULL");
   } else {
-    b.col(kApisDomain, "NULL");
-    b.col(kApisCategory, "NULL");
+    b.col(canonical::kApisDomain, "NULL");
+    b.col(canonical::kApisCategory, "NULL");
   }
-  b.col(kApisPid, pid_of(r("globalTid")));
-  b.col(kApisTid, tid_of(r("globalTid")));
+  b.col(canonical::kApisPid, pid_of(r("globalTid")));
+  b.col(canonical::kApisTid, tid_of(r("globalTid")));
   if (named) {
-    b.col(kApisName,
+    b.col(canonical::kApisName,
           "CASE substr(s.value, -6, 2) WHEN '_v' THEN substr(s.value, 1, length(s.value) - 6) ELSE s.value END",
           {"s"});
-    b.src().unpushable |= uint64_t{1} << kApisName;  // as kernel names
+    b.src().unpushable |= uint64_t{1} << canonical::kApisName;  // as kernel names
   } else {
-    b.col(kApisName, "NULL");
+    b.col(canonical::kApisName, "NULL");
   }
-  b.col(kApisArgs, "NULL");
-  b.col(kApisStart, r("start"));
-  b.col(kApisEnd, r("end"));
-  b.col(kApisDuration, r.duration());
-  b.col(kApisCorrelationId, correlation(r("correlationId"), r("globalTid")));
-  b.col(kApisApiId, "r.rowid");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.col(canonical::kApisArgs, "NULL");
+  b.col(canonical::kApisStart, r("start"));
+  b.col(canonical::kApisEnd, r("end"));
+  b.col(canonical::kApisDuration, r.duration());
+  b.col(canonical::kApisCorrelationId, correlation(r("correlationId"), r("globalTid")));
+  b.col(canonical::kApisApiId, "r.rowid");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
@@ -276,15 +276,15 @@ SourceSql runtime_calls(const Member& m) {
 // ('Stream Sync', ...), so traces of both agree. The record has no thread (tid NULL); its
 // correlation id is the synchronizing call's, kept in args with the device, stream and event, so
 // correlation_id stays the call's own.
-SourceSql sync_calls(const Member& m) {
+canonical::SourceSql sync_calls(const canonical::Member& m) {
   const Cols y(m, kNsysSync, "y");
-  SourceBuilder b(table(m, kNsysSync), "y", kApisColumnCount);
+  canonical::SourceBuilder b(table(m, kNsysSync), "y", canonical::kApisColumnCount);
   b.src().rowid = "y.rowid";
-  b.col(kApisPid, pid_of(y("globalPid")));
-  b.col(kApisTid, "NULL");
-  b.col(kApisDomain, "'cuda_sync'");
-  b.col(kApisCategory, "'CUDA synchronization'");
-  b.col(kApisName, y.has("syncType") ? "CASE y.syncType WHEN 1 THEN 'Event Sync' WHEN 2 THEN 'Stream Wait Event' "
+  b.col(canonical::kApisPid, pid_of(y("globalPid")));
+  b.col(canonical::kApisTid, "NULL");
+  b.col(canonical::kApisDomain, "'cuda_sync'");
+  b.col(canonical::kApisCategory, "'CUDA synchronization'");
+  b.col(canonical::kApisName, y.has("syncType") ? "CASE y.syncType WHEN 1 THEN 'Event Sync' WHEN 2 THEN 'Stream Wait Event' "
                                        "WHEN 3 THEN 'Stream Sync' WHEN 4 THEN 'Context Sync' ELSE 'Unknown Sync' END"
                                      : "NULL");
   std::vector<std::string> args;
@@ -294,15 +294,15 @@ SourceSql sync_calls(const Member& m) {
   // The synchronizing call as rocpd_apis names it (its correlation_id), for the critical path.
   if (y.has("correlationId") && y.has("globalPid"))
     args.push_back(fmt::format("'call', {}", correlation(y("correlationId"), y("globalPid"))));
-  b.col(kApisArgs, args.empty() ? "NULL" : fmt::format("json_object({})", fmt::join(args, ", ")));
-  b.src().unpushable |= uint64_t{1} << kApisArgs;  // json_object of values of any type
-  b.col(kApisStart, y("start"));
-  b.col(kApisEnd, y("end"));
-  b.col(kApisDuration, y.duration());
-  b.col(kApisCorrelationId, "NULL");
-  b.col(kApisApiId, "y.rowid");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.col(canonical::kApisArgs, args.empty() ? "NULL" : fmt::format("json_object({})", fmt::join(args, ", ")));
+  b.src().unpushable |= uint64_t{1} << canonical::kApisArgs;  // json_object of values of any type
+  b.col(canonical::kApisStart, y("start"));
+  b.col(canonical::kApisEnd, y("end"));
+  b.col(canonical::kApisDuration, y.duration());
+  b.col(canonical::kApisCorrelationId, "NULL");
+  b.col(canonical::kApisApiId, "y.rowid");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
@@ -310,30 +310,30 @@ SourceSql sync_calls(const Member& m) {
 // end is its start. The other NVTX rows (domain and category registrations) are no calls. Two
 // sources, so that both ends stay plain columns (an expression choosing between them would compare
 // without the columns' affinity inside the member: time constraints could not be pushed).
-SourceSql nvtx_events(const Member& m, bool marks) {
+canonical::SourceSql nvtx_events(const canonical::Member& m, bool marks) {
   const Cols n(m, kNsysNvtx, "n");
-  SourceBuilder b(table(m, kNsysNvtx), "n", kApisColumnCount);
+  canonical::SourceBuilder b(table(m, kNsysNvtx), "n", canonical::kApisColumnCount);
   b.src().rowid = "n.rowid";
   b.src().where = marks ? "n.eventType = 34" : "n.eventType IN (59, 60)";
-  b.col(kApisPid, pid_of(n("globalTid")));
-  b.col(kApisTid, tid_of(n("globalTid")));
-  b.col(kApisDomain, "'marker'");
-  b.col(kApisCategory, marks ? "'NvtxMark'" : "CASE n.eventType WHEN 59 THEN 'NvtxPushPopRange' ELSE 'NvtxStartEndRange' END");
+  b.col(canonical::kApisPid, pid_of(n("globalTid")));
+  b.col(canonical::kApisTid, tid_of(n("globalTid")));
+  b.col(canonical::kApisDomain, "'marker'");
+  b.col(canonical::kApisCategory, marks ? "'NvtxMark'" : "CASE n.eventType WHEN 59 THEN 'NvtxPushPopRange' ELSE 'NvtxStartEndRange' END");
   if (details(m).strings && n.has("textId")) {
     b.join("t", fmt::format("LEFT JOIN {} AS t ON t.id = n.textId", table(m, "StringIds")));
-    b.col(kApisName, n.has("text") ? "coalesce(n.text, t.value)" : "t.value", {"t"});
-    b.src().unpushable |= uint64_t{1} << kApisName;
+    b.col(canonical::kApisName, n.has("text") ? "coalesce(n.text, t.value)" : "t.value", {"t"});
+    b.src().unpushable |= uint64_t{1} << canonical::kApisName;
   } else {
-    b.col(kApisName, n("text"));
+    b.col(canonical::kApisName, n("text"));
   }
-  b.col(kApisArgs, "NULL");
-  b.col(kApisStart, n("start"));
-  b.col(kApisEnd, marks ? n("start") : n("end"));
-  b.col(kApisDuration, marks ? (n.has("start") ? "max(n.start - n.start, 0)" : "NULL") : n.duration());
-  b.col(kApisCorrelationId, "NULL");
-  b.col(kApisApiId, "n.rowid");
-  b.col(kApisNode, "0");
-  b.src().indexed = uint64_t{1} << kApisApiId;
+  b.col(canonical::kApisArgs, "NULL");
+  b.col(canonical::kApisStart, n("start"));
+  b.col(canonical::kApisEnd, marks ? n("start") : n("end"));
+  b.col(canonical::kApisDuration, marks ? (n.has("start") ? "max(n.start - n.start, 0)" : "NULL") : n.duration());
+  b.col(canonical::kApisCorrelationId, "NULL");
+  b.col(canonical::kApisApiId, "n.rowid");
+  b.col(canonical::kApisNode, "0");
+  b.src().indexed = uint64_t{1} << canonical::kApisApiId;
   return b.take();
 }
 
@@ -343,21 +343,21 @@ class NsysAdapter : public FormatAdapter {
 
   bool claims(const Catalog& c) const override { return nsys_claims(c); }
 
-  FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
+  canonical::FormatInfo probe(sqlite3* db, const std::string& schema, const Catalog& names,
                    const std::string& label) const override {
     return probe_nsys(db, schema, names, label);
   }
 
-  std::vector<SourceSql> sources(TableKind table, const Member& m, const Profile*, sqlite3*) const override {
+  std::vector<canonical::SourceSql> sources(canonical::TableKind table, const canonical::Member& m, const canonical::Profile*, sqlite3*) const override {
     const NsysDetails& d = details(m);
-    std::vector<SourceSql> out;
+    std::vector<canonical::SourceSql> out;
     switch (table) {
-      case TableKind::Ops:
+      case canonical::TableKind::Ops:
         if (d.has(kNsysKernel)) out.push_back(kernel_ops(m));
         if (d.has(kNsysMemcpy)) out.push_back(copy_ops(m));
         if (d.has(kNsysMemset)) out.push_back(memset_ops(m));
         break;
-      case TableKind::Apis:
+      case canonical::TableKind::Apis:
         if (d.has(kNsysRuntime)) out.push_back(runtime_calls(m));
         if (d.has(kNsysNvtx, "eventType")) {
           out.push_back(nvtx_events(m, false));
@@ -365,15 +365,15 @@ class NsysAdapter : public FormatAdapter {
         }
         if (d.has(kNsysSync)) out.push_back(sync_calls(m));
         break;
-      case TableKind::Kernels:
+      case canonical::TableKind::Kernels:
         if (d.has(kNsysKernel)) out.push_back(kernel_details(m));
         break;
-      case TableKind::Copies:
+      case canonical::TableKind::Copies:
         if (d.has(kNsysMemcpy)) out.push_back(copy_details(m));
         break;
-      case TableKind::Memory:     // CUDA memory usage events are not read (docs/formats.md)
-      case TableKind::Counters:   // nsys exports no per-kernel counters
-      case TableKind::HipEvents:  // CUDA events are API calls here
+      case canonical::TableKind::Memory:     // CUDA memory usage events are not read (docs/formats.md)
+      case canonical::TableKind::Counters:   // nsys exports no per-kernel counters
+      case canonical::TableKind::HipEvents:  // CUDA events are API calls here
         break;
     }
     return out;
@@ -387,4 +387,4 @@ const FormatAdapter& nsys_adapter() {
   return adapter;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

@@ -8,7 +8,7 @@
 
 #include "formats/adapter.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 // The tables read. nsys creates a table only when the report holds such events, and each export
 // schema generation has its own columns: every table and column is optional, and the sources are
@@ -20,7 +20,7 @@ inline constexpr const char* kNsysRuntime = "CUPTI_ACTIVITY_KIND_RUNTIME";  // C
 inline constexpr const char* kNsysSync = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 inline constexpr const char* kNsysNvtx = "NVTX_EVENTS";
 
-struct NsysDetails : FormatDetails {
+struct NsysDetails : canonical::FormatDetails {
   // The columns of each event table the file has (a table it lacks has no entry).
   std::map<std::string, std::set<std::string>> columns;
   bool strings = false;        // StringIds (id, value): kernel, call and registered NVTX names
@@ -36,4 +36,4 @@ struct NsysDetails : FormatDetails {
 
 const FormatAdapter& nsys_adapter();
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

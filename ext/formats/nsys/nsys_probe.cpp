@@ -16,7 +16,7 @@
 
 #include "formats/probe_util.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 namespace {
 
@@ -316,8 +316,8 @@ std::optional<int64_t> nsys_rank_from_file_name(const std::string& path, const s
   return r;
 }
 
-FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& names, const std::string& label) {
-  FormatInfo info;
+canonical::FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& names, const std::string& label) {
+  canonical::FormatInfo info;
   auto d = std::make_shared<NsysDetails>();
   std::vector<std::string>& notes = info.notes;
   // The export schema version, where the export metadata records it (read, never required).
@@ -378,7 +378,7 @@ FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& nam
     notes.push_back(fmt::format("rank {} from {} in the recorded environment", env->first, env->second));
   } else if (const char* file = sqlite3_db_filename(db, schema.c_str()); file && *file) {
     // A report rocpd_open exported: the report's name, not the exported database's.
-    if (const char* source = sqlite3_uri_parameter(file, kSourceParameter); source && *source) file = source;
+    if (const char* source = sqlite3_uri_parameter(file, canonical::kSourceParameter); source && *source) file = source;
     const auto pids = has_columns(db, schema, names, "PROCESSES", {"pid"}) ? process_ids(db, schema)
                                                                            : std::set<int64_t>{};
     if ((info.rank = nsys_rank_from_file_name(file, pids)))
@@ -388,4 +388,4 @@ FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& nam
   return info;
 }
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats

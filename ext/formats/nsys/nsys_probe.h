@@ -10,13 +10,13 @@
 
 #include "formats/nsys/nsys.h"
 
-namespace rocpd::federation {
+namespace rocpd::formats {
 
 // Whether the catalog is an nsys export's: its export metadata table (META_DATA_EXPORT since
 // 2023, EXPORT_META_DATA before) or StringIds, with one of the event tables read.
 bool nsys_claims(const Catalog& names);
 
-FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& names, const std::string& label);
+canonical::FormatInfo probe_nsys(sqlite3* db, const std::string& schema, const Catalog& names, const std::string& label);
 
 // A rank variable's value as recorded in META_DATA_CAPTURE (`NAME="value"`, the launched process's
 // environment): the integer, or nullopt when `text` is not `NAME="<integer>"` for that name.
@@ -30,4 +30,4 @@ std::optional<int64_t> nsys_env_value(const std::string& text, const std::string
 // a temporary export's own name (rocpd-nsys-XXXXXX.<report>.sqlite).
 std::optional<int64_t> nsys_rank_from_file_name(const std::string& path, const std::set<int64_t>& pids);
 
-}  // namespace rocpd::federation
+}  // namespace rocpd::formats
