@@ -61,7 +61,7 @@ Group figures(std::optional<int64_t> gpu, const std::vector<Interval>& busy) {
   return g;
 }
 
-MemberRows member_rows(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch&) {
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch&) {
   GroupSpec spec;
   spec.by_db = spec.by_gpu = true;
   spec.want_busy = spec.busy_lists = true;
@@ -90,7 +90,7 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, gaps INTEGER, med_ns NUMERIC, p99_ns NUMERIC, max_ns INTEGER, "
       "long_gaps INTEGER, long_med_ns NUMERIC, inexact INTEGER)";
   using Rows = MemberRows;
-  static Rows compute(const federation::Member& m, sqlite3* conn, const federation::InterruptWatch& watch) {
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
   static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
