@@ -78,13 +78,15 @@ uint32_t Registry::take_ordinal() {
 void Registry::give_back_ordinal(uint32_t ordinal) { free_ordinals_.insert(ordinal); }
 
 std::vector<canonical::MemberPtr> Registry::members_named(const std::vector<std::string>& aliases, const char* who) {
-  const auto list = member_list();
+  // Only the named members' files are checked (fresh): a scan asks for a few members at a time, and
+  // a stat of every opened member on each call made a scan of N members cost N^2 stats.
+  const auto list = member_list(false);
   std::vector<canonical::MemberPtr> out;
   out.reserve(aliases.size());
   for (const auto& alias : aliases) {
     auto it = list->index.find(alias);
     if (it == list->index.end()) throw Error(fmt::format("{}: member {} is gone", who, alias));
-    out.push_back(list->members[it->second]);
+    out.push_back(fresh(list->members[it->second]));
   }
   return out;
 }
@@ -374,12 +376,19 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
 }
 
 void Registry::trim_pool(size_t limit) {
-  while (open_connections_ > limit) {
-    canonical::Member* victim = nullptr;
-    for (const auto& m : opened_)
-      if (m->conn && m->leases == 0 && (!victim || m->last_use < victim->last_use)) victim = m.get();
-    if (!victim) return;  // every open connection is in use: exceed the bound until one is released
-    victim->conn.reset();
+  if (open_connections_ <= limit) return;
+  // Least recently used idle connections first. Past the bound, the pool drops to a quarter under
+  // it, so that the scan of every member (thousands) runs once per many leases, not on each one.
+  const size_t target = limit - limit / 4;
+  std::vector<canonical::Member*> idle;
+  for (const auto& m : opened_)
+    if (m->conn && m->leases == 0) idle.push_back(m.get());
+  // Every open connection in use: the bound is exceeded until one is released.
+  const size_t excess = std::min(open_connections_ - target, idle.size());
+  std::partial_sort(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(excess), idle.end(),
+                    [](const canonical::Member* a, const canonical::Member* b) { return a->last_use < b->last_use; });
+  for (size_t i = 0; i < excess; ++i) {
+    idle[i]->conn.reset();
     --open_connections_;
   }
 }

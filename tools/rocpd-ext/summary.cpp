@@ -190,6 +190,9 @@ Summary build_summary(Session& session, const Options& o) {
     } else if (name == "steps") {
       rs = session.run(fmt::format("SELECT * FROM {}", prepare_steps(session)));
     } else if (name == "roofline") {
+      // Not asked for and no kernel with counter values (the warnings' temp.cli_counted): no row
+      // can come, and the roofline views would still read every member's counters and devices.
+      if (o.sections.empty() && session.scalar("SELECT count(*) FROM temp.cli_counted").integer == 0) continue;
       rs = roofline_section(session, o.top);
       if (rs.rows.empty() && o.sections.empty()) continue;
       if (rs.rows.empty()) rs.note = "(none: no kernel has counters that docs/roofline.md's formulas map)";

@@ -25,9 +25,11 @@ std::string name_list(const std::vector<std::string>& names, size_t shown = 4) {
 void counter_replay(Session& session, std::vector<std::string>& out) {
   // Per-kernel counter values: CUPTI's range profiler replays each kernel once per counter pass,
   // rocprofv3 and rocprof serialise kernels to read them.
-  ResultSet counted = session.run(
-      "SELECT db FROM rocpd_members AS m WHERE EXISTS (SELECT 1 FROM rocpd_counters AS c"
-      " WHERE c.db = m.db AND c.op_id IS NOT NULL) ORDER BY db COLLATE rocpd_natural");
+  // Kept for the roofline section, which has rows only for kernels with counter values.
+  session.run(
+      "CREATE TEMP TABLE IF NOT EXISTS cli_counted AS SELECT db FROM rocpd_members AS m WHERE EXISTS"
+      " (SELECT 1 FROM rocpd_counters AS c WHERE c.db = m.db AND c.op_id IS NOT NULL) ORDER BY db COLLATE rocpd_natural");
+  ResultSet counted = session.run("SELECT db FROM temp.cli_counted");
   // Every kernel of the member equally long (a trace of real work never is).
   ResultSet uniform = session.run(
       "SELECT k.db, k.instances, k.min_ns, (SELECT count(*) FROM rocpd_op_groups('db,name', 'kernel') AS n"
