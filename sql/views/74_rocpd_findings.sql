@@ -167,7 +167,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   FROM idle WHERE idle_ns > 0 AND sync_ns >= 0.5 * idle_ns
   UNION ALL  -- low_roof: kernels under 30 % of their roof holding 5 % or more of the placed kernels' time
   SELECT 'low_roof',
-         printf('%d kernels under 30 %% of their roof hold %.1f %% of the time of the kernels with counters (worst %s)',
+         printf('%d kernels under 30 %% of their roof hold %.1f %% of the time of the kernels placed on a roof (worst %s)',
                 count(*), 100.0 * sum(duration) / (SELECT sum(duration) FROM roof),
                 (SELECT printf('%s on %s, %d ns at %.1f %% of its roof', kernel, device_name, duration, pct_of_roof)
                    FROM low_roof ORDER BY beyond_ns DESC, kernel LIMIT 1)),
@@ -177,8 +177,8 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   FROM low_roof HAVING count(*) > 0
   UNION ALL  -- counter_replay: kernels with counters were serialised and replayed: their times are not the run's
   SELECT 'counter_replay',
-         printf('counters on %d of %d kernels of %d members (%.1f %% of their kernel time): the profiler serialised and replayed them, so their times and overlap are not those of a run without counters',
-                sum(n), sum(kernels), count(*), 100.0 * sum(ns) / sum(kernel_ns)),
+         printf('counters on %d of %d kernels of %d member%s (%.1f %% of their kernel time): the profiler serialised and replayed them, so their times and overlap are not those of a run without counters',
+                sum(n), sum(kernels), count(*), CASE WHEN count(*) = 1 THEN '' ELSE 's' END, 100.0 * sum(ns) / sum(kernel_ns)),
          CAST(sum(ns) AS INTEGER), sum(kernel_ns),
          'compare against a run without counters: rocpd_run_compare',
          'SELECT db, count(*) AS kernels, sum(duration) AS ns FROM rocpd_kernel_counters GROUP BY db'
