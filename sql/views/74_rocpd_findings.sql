@@ -19,7 +19,7 @@ WHERE 0;
 CREATE TEMP VIEW IF NOT EXISTS rocpd_findings AS
 WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its last op end, summed
   SELECT sum(span_ns) AS span_ns, sum(copy_ns) AS copy_ns, sum(comm_ns) AS comm_ns,
-         sum(comm_ns - overlap_ns) AS exposed_ns
+         sum(comm_ns - overlap_ns) AS exposed_ns, sum(idle_ns) AS idle_ns
   FROM rocpd_time_breakdown WHERE step IS NULL
 ), cp AS MATERIALIZED (
   SELECT step, step_ns, cpu_op_pct + launch_pct AS cpu_pct, kernel_pct, collective_wait_pct, bound_by,
@@ -32,8 +32,9 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   SELECT * FROM rocpd_anomalies
 ), sync AS MATERIALIZED (  -- the members' synchronize calls (stream, event, device, context)
   SELECT db, start, "end" FROM rocpd_apis WHERE name LIKE '%Synchronize%' AND start < "end"
-), gaps AS MATERIALIZED (  -- every gpu's idle gaps (rocpd_gaps: between the union of its ops)
-  SELECT db, gpu, start, "end", duration FROM rocpd_gaps
+), gaps AS MATERIALIZED (  -- the idle gaps of the gpus of members with such calls (rocpd_gaps:
+  -- between the union of a gpu's ops)
+  SELECT db, gpu, start, "end", duration FROM rocpd_gaps WHERE db IN (SELECT db FROM sync)
 ), sync_gaps AS MATERIALIZED (  -- the gaps a synchronize call was blocked in when they began and
   -- returned within: the host waited for the GPU, then the GPU for the host. Each call is placed
   -- in its member's gpus' gaps by one sort: the last gap start at or before its end.
@@ -47,7 +48,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   JOIN gaps g ON g.db = e.db AND g.gpu IS e.gpu AND g.start = e.gap_start
   WHERE e.s_start < e.gap_start AND e.s_end <= g."end"
 ), idle AS MATERIALIZED (
-  SELECT (SELECT total(duration) FROM gaps) AS idle_ns, (SELECT count(*) FROM sync_gaps) AS n,
+  SELECT (SELECT idle_ns FROM gpu) AS idle_ns, (SELECT count(*) FROM sync_gaps) AS n,
          (SELECT total(duration) FROM sync_gaps) AS sync_ns
 ), counted AS MATERIALIZED (  -- per member, its kernels with counters (no member's ops read without counters)
   SELECT db, count(*) AS n, total(duration) AS ns FROM temp.rocpd_kernel_counters_full GROUP BY db
