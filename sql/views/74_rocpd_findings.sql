@@ -19,7 +19,7 @@ WHERE 0;
 CREATE TEMP VIEW IF NOT EXISTS rocpd_findings AS
 WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its last op end, summed
   SELECT sum(span_ns) AS span_ns, sum(copy_ns) AS copy_ns, sum(comm_ns) AS comm_ns,
-         sum(comm_ns - overlap_ns) AS exposed_ns
+         sum(comm_ns - overlap_ns) AS exposed_ns, sum(idle_ns) AS idle_ns
   FROM rocpd_time_breakdown WHERE step IS NULL
 ), cp AS MATERIALIZED (
   SELECT step, step_ns, cpu_op_pct + launch_pct AS cpu_pct, kernel_pct, collective_wait_pct, bound_by,
@@ -30,6 +30,38 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   SELECT sum(step_ns) AS ns, count(*) AS n FROM cp
 ), anomalies AS MATERIALIZED (
   SELECT * FROM rocpd_anomalies
+), sync AS MATERIALIZED (  -- the members' synchronize calls (stream, event, device, context)
+  SELECT db, start, "end" FROM rocpd_apis WHERE name LIKE '%Synchronize%' AND start < "end"
+), gaps AS MATERIALIZED (  -- the idle gaps of the gpus of members with such calls (rocpd_gaps:
+  -- between the union of a gpu's ops)
+  SELECT db, gpu, start, "end", duration FROM rocpd_gaps WHERE db IN (SELECT db FROM sync)
+), sync_gaps AS MATERIALIZED (  -- the gaps a synchronize call was blocked in when they began and
+  -- returned within: the host waited for the GPU, then the GPU for the host. Each call is placed
+  -- in its member's gpus' gaps by one sort: the last gap start at or before its end.
+  SELECT DISTINCT g.db, g.gpu, g.start, g.duration
+  FROM (SELECT db, gpu, s_start, s_end,
+               max(CASE WHEN k = 0 THEN t END) OVER (PARTITION BY db, gpu ORDER BY t, k ROWS UNBOUNDED PRECEDING) AS gap_start
+        FROM (SELECT db, gpu, start AS t, 0 AS k, NULL AS s_start, NULL AS s_end FROM gaps
+              UNION ALL
+              SELECT s.db, m.gpu, s."end", 1, s.start, s."end"
+              FROM sync s JOIN (SELECT DISTINCT db, gpu FROM gaps) m ON m.db = s.db)) e
+  JOIN gaps g ON g.db = e.db AND g.gpu IS e.gpu AND g.start = e.gap_start
+  WHERE e.s_start < e.gap_start AND e.s_end <= g."end"
+), idle AS MATERIALIZED (
+  SELECT (SELECT idle_ns FROM gpu) AS idle_ns, (SELECT count(*) FROM sync_gaps) AS n,
+         (SELECT total(duration) FROM sync_gaps) AS sync_ns
+), counted AS MATERIALIZED (  -- per member, its kernels with counters (no member's ops read without counters)
+  SELECT db, count(*) AS n, total(duration) AS ns FROM temp.rocpd_kernel_counters_full GROUP BY db
+), counted_of AS MATERIALIZED (  -- all the kernels of those members alone (each read by its db)
+  SELECT c.db, c.n, c.ns, g.instances AS kernels, g.total_ns AS kernel_ns
+  FROM counted c CROSS JOIN temp.rocpd_op_groups('db', 'kernel') g WHERE g.db = c.db
+), roof AS MATERIALIZED (  -- kernels placed on their roof (none without counters: counted is empty)
+  SELECT kernel, device_name, duration, pct_of_roof
+  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM counted)) CROSS JOIN rocpd_kernel_roofline_by_kernel
+  WHERE pct_of_roof IS NOT NULL AND duration > 0
+), low_roof AS (  -- those under 30 % of their roof that hold 5 % or more of the placed kernels' time
+  SELECT *, duration * (1 - min(pct_of_roof, 100) / 100.0) AS beyond_ns FROM roof
+  WHERE pct_of_roof < 30 AND duration >= 0.05 * (SELECT sum(duration) FROM roof)
 ), rules AS (
   -- cpu_bound: steps whose critical path is mostly CPU work and launches (any such step)
   SELECT 'cpu_bound' AS rule,
@@ -125,6 +157,33 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
          'what the host did meanwhile: rocpd_idle_breakdown, rocpd_apis around the gap',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''idle_gap'''
   FROM anomalies WHERE kind = 'idle_gap' HAVING count(*) > 0
+  UNION ALL  -- sync_idle: idle gaps a synchronize call was blocked in when they began and returned
+  -- within hold half or more of the GPUs' idle time (nsys-ai: synchronisation over 50 % of idle time)
+  SELECT 'sync_idle',
+         printf('%d idle gaps began while the host was blocked in a synchronize call: %.1f %% of the GPUs'' idle time (idle %.1f %% of their time)',
+                n, 100.0 * sync_ns / idle_ns, 100.0 * idle_ns / (SELECT span_ns FROM gpu)),
+         CAST(sync_ns AS INTEGER), (SELECT span_ns FROM gpu),
+         'the synchronize calls and what the host did after them: the sync_wait rows of rocpd_critical_path, rocpd_idle_breakdown',
+         'SELECT db, name, count(*) AS calls, sum(duration) AS ns FROM rocpd_apis WHERE name LIKE ''%Synchronize%'' GROUP BY db, name ORDER BY ns DESC'
+  FROM idle WHERE idle_ns > 0 AND sync_ns >= 0.5 * idle_ns
+  UNION ALL  -- low_roof: kernels under 30 % of their roof holding 5 % or more of the placed kernels' time
+  SELECT 'low_roof',
+         printf('%d kernels under 30 %% of their roof hold %.1f %% of the time of the kernels placed on a roof (worst %s)',
+                count(*), 100.0 * sum(duration) / (SELECT sum(duration) FROM roof),
+                (SELECT printf('%s on %s, %d ns at %.1f %% of its roof', kernel, device_name, duration, pct_of_roof)
+                   FROM low_roof ORDER BY beyond_ns DESC, kernel LIMIT 1)),
+         CAST(sum(beyond_ns) AS INTEGER), (SELECT span_ns FROM gpu),
+         'the bound and intensity of each: rocpd_kernel_roofline_by_kernel, then its instances in rocpd_kernel_roofline',
+         'SELECT kernel, device_name, duration, pct_of_roof, bound FROM rocpd_kernel_roofline_by_kernel WHERE pct_of_roof < 30 ORDER BY duration DESC'
+  FROM low_roof HAVING count(*) > 0
+  UNION ALL  -- counter_replay: kernels with counters were serialised and replayed: their times are not the run's
+  SELECT 'counter_replay',
+         printf('counters on %d of %d kernels of %d member%s (%.1f %% of their kernel time): the profiler serialised and replayed them, so their times and overlap are not those of a run without counters',
+                sum(n), sum(kernels), count(*), CASE WHEN count(*) = 1 THEN '' ELSE 's' END, 100.0 * sum(ns) / sum(kernel_ns)),
+         CAST(sum(ns) AS INTEGER), sum(kernel_ns),
+         'compare against a run without counters: rocpd_run_compare',
+         'SELECT db, count(*) AS kernels, sum(duration) AS ns FROM rocpd_kernel_counters GROUP BY db'
+  FROM counted_of HAVING count(*) > 0 AND sum(kernel_ns) > 0
 ), shaped AS (
   SELECT rule,
          CASE WHEN rule = 'gpu_bound' THEN 'info' WHEN at_stake_ns >= 0.25 * of_ns THEN 'high'

@@ -29,6 +29,30 @@ STEP_SQL = """
 UPDATE rocpd_api SET "end" = "end" + 3 * ("end" - start)
 WHERE args_id IN (SELECT id FROM rocpd_ustring WHERE string = 'ProfilerStep#4');
 """
+
+
+def plant_syncs(job):
+    """In every rank, a hipDeviceSynchronize call on the main thread blocked from 5 us before each
+    gap of its gpu (20 us or more) and returning half-way through it."""
+    for f in sorted(os.listdir(job)):
+        if not f.endswith(".rpd"):
+            continue
+        with sqlite3.connect(os.path.join(job, f)) as db:
+            ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+            gaps, reach = [], ops[0][1]
+            for start, end in ops[1:]:
+                if start - reach >= 20000:
+                    gaps.append((reach, start))
+                reach = max(reach, end)
+            pid, tid, cat, dom, args = db.execute(
+                "SELECT pid, tid, category_id, domain_id, args_id FROM rocpd_api a JOIN rocpd_string s "
+                "ON s.id = a.apiName_id WHERE s.string = 'hipLaunchKernel' LIMIT 1").fetchone()
+            name = db.execute("SELECT id FROM rocpd_string WHERE string = 'hipDeviceSynchronize'").fetchone()[0]
+            db.executemany('INSERT INTO rocpd_api (pid, tid, start, "end", apiName_id, category_id, domain_id, args_id) '
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [(pid, tid, a - 5000, (a + b) // 2, name, cat, dom, args)
+                                                               for a, b in gaps])
+
+
 DATA = os.environ.get("ROCPD_SHARED_DATA") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                                            "..", "shared", "data")
 COLUMNS = ["rule", "severity", "figures", "at_stake_ns", "at_stake_pct", "next", "evidence"]
@@ -64,9 +88,36 @@ class FindingsBlock(unittest.TestCase):
             cls.step_ns = db.execute("SELECT a.\"end\" - a.start FROM rocpd_api a JOIN rocpd_ustring u ON u.id = a.args_id "
                                      "WHERE u.string = 'ProfilerStep#4'").fetchone()[0]
 
+        cls.sync = os.path.join(cls._tmp.name, "sync")
+        shutil.copytree(cls.clean, cls.sync)
+        plant_syncs(cls.sync)
+        cls.counters = os.path.join(cls._tmp.name, "counters")
+        subprocess.run([GEN, "--out", cls.counters] + "--procs 2 --format rpd3 --ops 300 --seed 3 --gpus 1 "
+                       "--rpd-counters 2".split(), check=True, stdout=subprocess.DEVNULL)
+
     @classmethod
     def tearDownClass(cls):
         cls._tmp.cleanup()
+
+    def test_sync_idle_and_counter_replay(self):
+        # The rules of docs/anomalies.md over the summary's tables give the view's rows; in html
+        # sync_idle links to the idle section, counter_replay to none (no roofline section: the
+        # generated counters map to no FLOPs).
+        for job, rule in ((self.sync, "sync_idle"), (self.counters, "counter_replay")):
+            doc = json.loads(run("summary", job, "-f", "json", "-n", "100")[0])
+            con = connect(job)
+            cur = con.execute("SELECT * FROM rocpd_findings")
+            self.assertEqual(doc["findings"], [dict(zip(COLUMNS, r)) for r in cur.fetchall()])
+            con.close()
+            self.assertIn(rule, [r["rule"] for r in doc["findings"]])
+            self.assertNotIn("sync_idle" if rule == "counter_replay" else "counter_replay",
+                             [r["rule"] for r in doc["findings"]])
+        page, _, _ = run("summary", self.sync, "-f", "html")
+        item = page[page.index("sync_idle: "):]
+        self.assertIn('see <a href="#section-idle">idle</a>', item[:item.index("</li>")])
+        page, _, _ = run("summary", self.counters, "-f", "html")
+        item = page[page.index("counter_replay: "):]
+        self.assertNotIn("<a href", item[:item.index("</li>")])
 
     def test_planted_slow_step_is_named_first(self):
         out, _, _ = run("summary", self.step)

@@ -134,6 +134,60 @@ def largest_gap(path):
     return best
 
 
+def gaps_with_start(path):
+    """The gaps between the union of a file's op intervals, brute force: [(start, end)]."""
+    with sqlite3.connect(path) as db:
+        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+    gaps, reach = [], ops[0][1]
+    for start, end in ops[1:]:
+        if start > reach:
+            gaps.append((reach, start))
+        reach = max(reach, end)
+    return gaps
+
+
+def plant_syncs(job):
+    """In every rank, a hipDeviceSynchronize call on the main thread blocked from 5 us before each
+    gap of 20 us or more and returning half-way through it."""
+    for f in sorted(os.listdir(job)):
+        if not f.endswith(".rpd"):
+            continue
+        path = os.path.join(job, f)
+        gaps = [(a, b) for a, b in gaps_with_start(path) if b - a >= 20000]
+        with sqlite3.connect(path) as db:
+            pid, tid, cat, dom, args = db.execute(
+                "SELECT pid, tid, category_id, domain_id, args_id FROM rocpd_api a JOIN rocpd_string s "
+                "ON s.id = a.apiName_id WHERE s.string = 'hipLaunchKernel' LIMIT 1").fetchone()
+            name = db.execute("SELECT id FROM rocpd_string WHERE string = 'hipDeviceSynchronize'").fetchone()[0]
+            db.executemany("INSERT INTO rocpd_api (pid, tid, start, \"end\", apiName_id, category_id, domain_id, "
+                           "args_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           [(pid, tid, a - 5000, (a + b) // 2, name, cat, dom, args) for a, b in gaps])
+
+
+def sync_truth(job):
+    """The gaps a synchronize call was blocked in when they began (it started before) and returned
+    within, brute force over the raw tables: (count, their ns, all gaps' ns, the GPUs' summed spans)."""
+    n = ns = idle = span = 0
+    for f in sorted(os.listdir(job)):
+        if not f.endswith(".rpd"):
+            continue
+        path = os.path.join(job, f)
+        with sqlite3.connect(path) as db:
+            syncs = db.execute("SELECT a.start, a.\"end\" FROM rocpd_api a JOIN rocpd_string s ON s.id = a.apiName_id "
+                               "WHERE s.string LIKE '%Synchronize%' AND a.start < a.\"end\"").fetchall()
+            lo, hi = db.execute('SELECT min(start), max("end") FROM rocpd_op').fetchone()
+        span += hi - lo
+        for a, b in gaps_with_start(path):
+            idle += b - a
+            if any(s < a <= e <= b for s, e in syncs):
+                n, ns = n + 1, ns + b - a
+    return n, ns, idle, span
+
+
+def severity(ns, of):
+    return "high" if ns >= 0.25 * of else "medium" if ns >= 0.1 * of else "low"
+
+
 class Anomalies(unittest.TestCase):
     def test_clean_job_has_no_anomaly_and_no_high_finding(self):
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies"), [])
@@ -339,6 +393,51 @@ class Anomalies(unittest.TestCase):
         self.assertGreater(flagged_alone, 0)
         self.assertEqual(query(job, "SELECT * FROM rocpd_anomalies WHERE kind = 'idle_gap'"), [])
         self.assertNotIn("idle_gaps", findings(job))
+
+    def test_sync_idle(self):
+        # Without the plant, synchronize calls begin too few of the clean job's gaps.
+        n, ns, idle, _ = sync_truth(CLEAN)
+        self.assertLess(ns, 0.5 * idle)
+        self.assertNotIn("sync_idle", findings(CLEAN))
+        job = os.path.join(TMP, "sync")
+        shutil.copytree(CLEAN, job)
+        plant_syncs(job)
+        n, ns, idle, span = sync_truth(job)
+        self.assertGreaterEqual(ns, 0.5 * idle)
+        row = findings(job)["sync_idle"]
+        self.assertTrue(row["figures"].startswith(
+            f"{n} idle gaps began while the host was blocked in a synchronize call: {100 * ns / idle:.1f} % of the "
+            f"GPUs' idle time (idle "), row["figures"])
+        self.assertEqual(row["at_stake_ns"], ns)
+        self.assertEqual(row["severity"], severity(ns, span))
+        self.assertEqual(row["at_stake_pct"], round(100 * ns / span, 1))
+
+    def test_counter_replay(self):
+        # Counters on every kernel of rank0 and on the kernels of rank1 with an even op id.
+        job = os.path.join(TMP, "counters")
+        subprocess.run([GEN, "--out", job] + "--procs 2 --format rpd3 --ops 400 --seed 3 --gpus 1 --rpd-counters 2"
+                       .split(), check=True, stdout=subprocess.DEVNULL)
+        with sqlite3.connect(os.path.join(job, "rank1.rpd")) as db:
+            db.execute("DELETE FROM rocpd_counter WHERE op_id % 2 = 1")
+        counted = kernels = counted_ns = kernel_ns = 0
+        for rank in range(2):
+            with sqlite3.connect(os.path.join(job, f"rank{rank}.rpd")) as db:
+                for op, dur in db.execute(
+                        'SELECT o.id, o."end" - o.start FROM rocpd_op o JOIN rocpd_string t ON t.id = o.opType_id '
+                        "WHERE t.string = 'KernelExecution'"):
+                    has = db.execute("SELECT 1 FROM rocpd_counter WHERE op_id = ?", (op,)).fetchone() is not None
+                    kernels, kernel_ns = kernels + 1, kernel_ns + dur
+                    counted, counted_ns = counted + has, counted_ns + dur * has
+        self.assertLess(counted, kernels)
+        row = findings(job)["counter_replay"]
+        self.assertTrue(row["figures"].startswith(
+            f"counters on {counted} of {kernels} kernels of 2 members ({100 * counted_ns / kernel_ns:.1f} % of their "
+            "kernel time)"), row["figures"])
+        self.assertEqual((row["at_stake_ns"], row["severity"]), (counted_ns, severity(counted_ns, kernel_ns)))
+        self.assertEqual(row["at_stake_pct"], round(100 * counted_ns / kernel_ns, 1))
+        # No counters, no finding; and no low_roof: no generated counter maps to FLOPs and bytes.
+        self.assertNotIn("counter_replay", findings(CLEAN))
+        self.assertNotIn("low_roof", findings(job))
 
     def test_user_rule(self):
         rows = query(CLEAN, "SELECT 1")  # the connection below replaces the rule view

@@ -18,7 +18,7 @@ constexpr std::pair<const char*, const char*> kRuleSection[] = {
     {"copy_bound", "copies"},        {"comm_exposed", "breakdown"},         {"tiny_kernels", "kernels"},
     {"slow_steps", "steps"},         {"straggler", "stragglers"},           {"idle_gpu", "idle"},
     {"kernel_outliers", "kernels"},  {"launch_delays", "apis"},             {"idle_gaps", "idle"},
-    {"sync_idle", "idle"},
+    {"sync_idle", "idle"},           {"low_roof", "roofline"},            {"counter_replay", "roofline"},
 };
 
 constexpr const char* kColumns = "rule, severity, figures, at_stake_ns, at_stake_pct, next, evidence";
