@@ -30,14 +30,18 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   SELECT sum(step_ns) AS ns, count(*) AS n FROM cp
 ), anomalies AS MATERIALIZED (
   SELECT * FROM rocpd_anomalies
-), sync AS MATERIALIZED (  -- the members' synchronize calls (stream, event, device, context)
-  SELECT db, start, "end" FROM rocpd_apis WHERE name LIKE '%Synchronize%' AND start < "end"
-), gaps AS MATERIALIZED (  -- the idle gaps of the gpus of members with such calls (rocpd_gaps:
+), sync_fast AS MATERIALIZED (  -- per member and gpu, on every core: the gaps a synchronize call was
+  -- blocked in when they began and returned within (rocpd_gap_groups.sync_gaps, sync_ns)
+  SELECT db, sync_gaps, sync_ns, inexact FROM temp.rocpd_gap_groups
+), sync AS MATERIALIZED (  -- the synchronize calls (stream, event, device, context) of the members
+  -- rocpd_gap_groups could not read exactly (their rows read here by SQL, the same test)
+  SELECT db, start, "end" FROM rocpd_apis
+  WHERE db IN (SELECT db FROM sync_fast WHERE inexact > 0) AND name LIKE '%Synchronize%' AND start < "end"
+), gaps AS MATERIALIZED (  -- the idle gaps of the gpus of those members with such calls (rocpd_gaps:
   -- between the union of a gpu's ops)
   SELECT db, gpu, start, "end", duration FROM rocpd_gaps WHERE db IN (SELECT db FROM sync)
-), sync_gaps AS MATERIALIZED (  -- the gaps a synchronize call was blocked in when they began and
-  -- returned within: the host waited for the GPU, then the GPU for the host. Each call is placed
-  -- in its member's gpus' gaps by one sort: the last gap start at or before its end.
+), sync_gaps AS MATERIALIZED (  -- as rocpd_gap_groups: each call placed in its member's gpus' gaps by
+  -- one sort (the last gap start at or before its end)
   SELECT DISTINCT g.db, g.gpu, g.start, g.duration
   FROM (SELECT db, gpu, s_start, s_end,
                max(CASE WHEN k = 0 THEN t END) OVER (PARTITION BY db, gpu ORDER BY t, k ROWS UNBOUNDED PRECEDING) AS gap_start
@@ -48,8 +52,9 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   JOIN gaps g ON g.db = e.db AND g.gpu IS e.gpu AND g.start = e.gap_start
   WHERE e.s_start < e.gap_start AND e.s_end <= g."end"
 ), idle AS MATERIALIZED (
-  SELECT (SELECT idle_ns FROM gpu) AS idle_ns, (SELECT count(*) FROM sync_gaps) AS n,
-         (SELECT total(duration) FROM sync_gaps) AS sync_ns
+  SELECT (SELECT idle_ns FROM gpu) AS idle_ns,
+         CAST((SELECT count(*) FROM sync_gaps) + (SELECT total(sync_gaps) FROM sync_fast WHERE inexact = 0) AS INTEGER) AS n,
+         (SELECT total(duration) FROM sync_gaps) + (SELECT total(sync_ns) FROM sync_fast WHERE inexact = 0) AS sync_ns
 ), counted AS MATERIALIZED (  -- per member, its kernels with counters (no member's ops read without counters)
   SELECT db, count(*) AS n, total(duration) AS ns FROM temp.rocpd_kernel_counters_full GROUP BY db
 ), counted_of AS MATERIALIZED (  -- all the kernels of those members alone (each read by its db)

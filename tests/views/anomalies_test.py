@@ -122,6 +122,26 @@ def all_gaps(path):
     return gaps
 
 
+def sync_gaps(path):
+    """The gaps a synchronize call began before and ended within (the last gap starting at or before
+    the call's end), brute force over the raw file: (count, total length)."""
+    with sqlite3.connect(path) as db:
+        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
+        calls = db.execute("SELECT a.start, a.\"end\" FROM rocpd_api a JOIN rocpd_string s ON s.id = a.apiName_id "
+                           "WHERE s.string LIKE '%Synchronize%' AND a.start < a.\"end\"").fetchall()
+    gaps, reach = [], ops[0][1]
+    for start, end in ops[1:]:
+        if start > reach:
+            gaps.append((reach, start))
+        reach = max(reach, end)
+    hit = set()
+    for c_start, c_end in calls:
+        before = [g for g in gaps if g[0] <= c_end]
+        if before and c_start < before[-1][0] and c_end <= before[-1][1]:
+            hit.add(before[-1])
+    return len(hit), sum(e - s for s, e in hit)
+
+
 def largest_gap(path):
     """The longest gap between the union of a file's op intervals, brute force: (start, length)."""
     with sqlite3.connect(path) as db:
@@ -336,7 +356,7 @@ class Anomalies(unittest.TestCase):
         # The per-gpu figures rocpd_anomalies filters members with, against the files' own gaps
         # (brute force over the raw op table), on the clean job and on the job with the planted gap.
         for job in (CLEAN, planted_copy("gap_groups", 3, GAP_SQL)):
-            got = query(job, "SELECT db, gpu, gaps, med_ns, p99_ns, max_ns, long_gaps, long_med_ns, inexact "
+            got = query(job, "SELECT db, gpu, gaps, med_ns, p99_ns, max_ns, long_gaps, long_med_ns, sync_gaps, sync_ns, inexact "
                              "FROM rocpd_gap_groups ORDER BY db")
             self.assertEqual(len(got), 8)
             for row in got:
@@ -351,6 +371,7 @@ class Anomalies(unittest.TestCase):
                     self.assertAlmostEqual(row["long_med_ns"], statistics.median(longs), places=6)
                 else:
                     self.assertIsNone(row["long_med_ns"])
+                self.assertEqual((row["sync_gaps"], row["sync_ns"]), sync_gaps(os.path.join(job, row["db"] + ".rpd")))
         self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gap_groups WHERE db = 'rank2'"), [{"n": 1}])
 
     def test_idle_gap(self):

@@ -112,9 +112,12 @@ ResultSet findings_section(Session& session, long long top) {
   session.run("CREATE TEMP VIEW IF NOT EXISTS cli_time_breakdown AS SELECT *, NULL AS step FROM temp.cli_breakdown");
   prepare_stragglers(session);
   prepare_steps(session);
+  // The gaps' figures feed both views (the idle-gap anomalies, the sync_idle rule): read once.
+  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_gap_groups AS SELECT * FROM temp.rocpd_gap_groups");
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
                                                             {"rocpd_stragglers", "temp.cli_stragglers"},
-                                                            {"rocpd_steps", "temp.cli_steps"}};
+                                                            {"rocpd_steps", "temp.cli_steps"},
+                                                            {"rocpd_gap_groups", "cli_gap_groups"}};
   const char* from = "rocpd_findings";
   if (derive_view(session, "rocpd_anomalies", "cli_anomalies", names)) {
     names.emplace_back("rocpd_anomalies", "temp.cli_anomalies");
