@@ -21,6 +21,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     // names would also hide ours from the user: refused at load, as the views' names are.
     for (const char* table : {"rocpd_kernel_stacks", "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_queue_steps",
                               "rocpd_comm_classes", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups", "rocpd_launch_delay_groups",
+                              "rocpd_gap_groups",
                               "rocpd_time_breakdown"})
       rocpd::refuse_temp_clash(db, table, fmt::format("the table {}", table));
     rocpd::register_natural_collation(db);  // rocpd_sequence_groups' db column is declared with it
@@ -30,6 +31,7 @@ int rocpd_register_diagnosis(sqlite3* db, char** err) {
     rocpd::diagnosis::register_launch_stats(db);
     rocpd::diagnosis::register_op_launches(db);
     rocpd::diagnosis::register_launch_delay_groups(db);
+    rocpd::diagnosis::register_gap_groups(db);
     rocpd::diagnosis::register_queue_steps(db);
     rocpd::diagnosis::register_comm_classes(db);
     rocpd::diagnosis::register_sequence_groups(db);

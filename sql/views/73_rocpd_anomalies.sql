@@ -15,7 +15,10 @@
 --             'launch_delay' a kernel's launch delay (rocpd_launch_stats.launch_delay_ns: its launch
 --                         call's end to its start): group (db, gpu), 20 or more kernels, floor 10 us
 --             'idle_gap'  a gap between a gpu's busy intervals (rocpd_gaps): group (db, gpu), 20 or
---                         more gaps, floor 1000 ns; only gaps of 1 ms or more
+--                         more gaps, floor 1000 ns; only gaps of 1 ms or more. A gpu with 3 or more
+--                         such long gaps (the host's pause between steps recurs on a healthy run)
+--                         also scores the gap against its long gaps alone (median, MAD, floor 10 %
+--                         of that median and 1000 ns, no tail term): score is the lower of the two
 --   The last two are heavy-tailed (queueing, host stalls): their spread is also at least the
 --   group's 99th percentile minus its median, so that a value must lie five times as far above the
 --   median as the group's own tail reaches: score = (value - median) / max(1.4826 * max(MAD, 10 %
@@ -125,25 +128,40 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
          (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 10000), 1.0 * (c.p99 - c.med)) AS score,
          printf('SELECT * FROM rocpd_launch_stats WHERE db = %Q AND op_id = %d', c.db, c.op_id) AS evidence
   FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
-), gp AS MATERIALIZED (  -- idle gaps between a gpu's busy intervals (rocpd_gaps)
-  SELECT db, gpu, start, duration AS v FROM rocpd_gaps
-), gp_q AS MATERIALIZED (  -- as ld_q
-  SELECT * FROM (SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99, max(v) AS top
+), gp_m AS MATERIALIZED (  -- the members that can hold a candidate, as ld_m: per member and gpu
+  -- the gaps' median, 99th percentile and largest and the long gaps' count and median
+  -- (rocpd_gap_groups, read on every core without the gaps); a member whose figures are not the
+  -- SQL's is read whole
+  SELECT DISTINCT db FROM temp.rocpd_gap_groups
+  WHERE inexact > 0 OR (gaps >= 20 AND max_ns >= 1000000
+    AND max_ns - med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(med_ns), 1000), p99_ns - med_ns)
+    AND (long_gaps < 3 OR max_ns - long_med_ns >= 0.9 * 5 * 1.4826 * max(0.1 * long_med_ns, 1000)))
+), gp AS MATERIALIZED (  -- their idle gaps between a gpu's busy intervals (rocpd_gaps)
+  SELECT g.db, g.gpu, g.start, g.duration AS v FROM gp_m m CROSS JOIN rocpd_gaps g WHERE g.db = m.db
+), gp_q AS MATERIALIZED (  -- as ld_q, with the long gaps' median and count
+  SELECT * FROM (SELECT db, gpu, percentile(v, 50) AS med, percentile(v, 99) AS p99, max(v) AS top,
+                        count(*) FILTER (WHERE v >= 1000000) AS longs,
+                        percentile(v, 50) FILTER (WHERE v >= 1000000) AS long_med
                  FROM gp GROUP BY db, gpu HAVING count(*) >= 20)
   WHERE top >= 1000000 AND top - med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(med), 1000), p99 - med)
 ), gp_cand AS MATERIALIZED (
-  SELECT gp.*, q.med, q.p99
+  SELECT gp.*, q.med, q.p99, q.longs, q.long_med
   FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM gp_q)) CROSS JOIN gp JOIN gp_q q ON q.db = gp.db AND q.gpu IS gp.gpu
   WHERE gp.v >= 1000000 AND gp.v - q.med >= 0.999 * 5 * max(1.4826 * max(0.1 * abs(q.med), 1000), q.p99 - q.med)
-), gp_mad AS MATERIALIZED (
-  SELECT g.db, g.gpu, percentile(abs(gp.v - g.med), 50) AS mad
-  FROM (SELECT DISTINCT db, gpu, med FROM gp_cand) g JOIN gp ON gp.db = g.db AND gp.gpu IS g.gpu
+), gp_mad AS MATERIALIZED (  -- the MAD of all the gpu's gaps and of its long gaps
+  SELECT g.db, g.gpu, percentile(abs(gp.v - g.med), 50) AS mad,
+         percentile(abs(gp.v - g.long_med), 50) FILTER (WHERE gp.v >= 1000000) AS long_mad
+  FROM (SELECT DISTINCT db, gpu, med, long_med FROM gp_cand) g JOIN gp ON gp.db = g.db AND gp.gpu IS g.gpu
   GROUP BY g.db, g.gpu
-), gaps AS (
-  SELECT 'idle_gap' AS kind, c.db, c.gpu, NULL AS step, NULL AS name, c.v AS value, c.med AS typical,
-         (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), 1.0 * (c.p99 - c.med)) AS score,
-         printf('SELECT * FROM rocpd_gaps WHERE db = %Q AND gpu = %d AND start = %d', c.db, c.gpu, c.start) AS evidence
+), gp_scored AS (  -- a gpu with 3 or more long gaps: the gap must also stand apart from them
+  SELECT c.*, (c.v - c.med) / max(1.4826 * max(m.mad, 0.1 * abs(c.med), 1000), 1.0 * (c.p99 - c.med)) AS all_score,
+         CASE WHEN c.longs >= 3 THEN (c.v - c.long_med) / (1.4826 * max(m.long_mad, 0.1 * c.long_med, 1000)) END AS long_score
   FROM gp_cand c JOIN gp_mad m ON m.db = c.db AND m.gpu IS c.gpu
+), gaps AS (
+  SELECT 'idle_gap' AS kind, db, gpu, NULL AS step, NULL AS name, v AS value, med AS typical,
+         min(all_score, coalesce(long_score, all_score)) AS score,
+         printf('SELECT * FROM rocpd_gaps WHERE db = %Q AND gpu = %d AND start = %d', db, gpu, start) AS evidence
+  FROM gp_scored
 ), all_rows AS (
   SELECT * FROM kernels UNION ALL SELECT * FROM rank_steps UNION ALL SELECT * FROM job_steps
   UNION ALL SELECT * FROM gpus UNION ALL SELECT * FROM ranks UNION ALL SELECT * FROM launches

@@ -45,7 +45,8 @@ EXPECTED_FUNCTIONS = {
 EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "rocpd_busy_intervals", "rocpd_gaps",
                     "rocpd_utilization", "rocpd_kernels", "rocpd_copies", "rocpd_memory", "rocpd_counters",
                     "rocpd_hip_events", "rocpd_op_groups", "rocpd_api_groups", "rocpd_kernel_stacks",
-                    "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_op_launches", "rocpd_launch_delay_groups", "rocpd_queue_steps",
+                    "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_op_launches", "rocpd_launch_delay_groups", "rocpd_gap_groups",
+                    "rocpd_queue_steps",
                     "rocpd_comm_classes",
                     "rocpd_skipped", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",
                     "rocpd_collectives", "rocpd_steps", "rocpd_time_breakdown", "rocpd_critical_path", "rocpd_what_if",
@@ -63,7 +64,7 @@ EXPECTED_VIEWS = {"rocpd_busy", "rocpd_check", "rocpd_kernel_summary", "rocpd_ke
                   "rocpd_user_findings",
                   "rocpd_device_peaks_builtin", "rocpd_device_peaks", "rocpd_device_signatures", "rocpd_gpu_devices",
                   "rocpd_counter_formulas_builtin", "rocpd_counter_formulas", "rocpd_kernel_roofline",
-                  "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline"}
+                  "rocpd_kernel_roofline_by_kernel", "rocpd_gemm_roofline", "rocpd_operator_roofline"}
 # Plain TEMP tables the extension creates (run labels: docs/diagnosis.md; the user tables of docs/roofline.md).
 EXPECTED_TEMP_TABLES = {"rocpd_run_labels", "rocpd_user_device_peaks", "rocpd_user_counter_formulas"}
 # Names the upstream formats use in their own files (schema/*.sql): a TEMP object of ours with one of

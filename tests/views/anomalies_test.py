@@ -278,6 +278,27 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_launch_delay_groups WHERE db = 'rank2'"),
                          [{"n": 1}])
 
+    def test_gap_groups_answer_as_brute_force(self):
+        # The per-gpu figures rocpd_anomalies filters members with, against the files' own gaps
+        # (brute force over the raw op table), on the clean job and on the job with the planted gap.
+        for job in (CLEAN, planted_copy("gap_groups", 3, GAP_SQL)):
+            got = query(job, "SELECT db, gpu, gaps, med_ns, p99_ns, max_ns, long_gaps, long_med_ns, inexact "
+                             "FROM rocpd_gap_groups ORDER BY db")
+            self.assertEqual(len(got), 8)
+            for row in got:
+                gaps = all_gaps(os.path.join(job, row["db"] + ".rpd"))
+                longs = [g for g in gaps if g >= 1000000]
+                self.assertEqual((row["gpu"], row["gaps"], row["max_ns"], row["long_gaps"], row["inexact"]),
+                                 (0, len(gaps), max(gaps), len(longs), 0))
+                self.assertAlmostEqual(row["med_ns"], statistics.median(gaps), places=6)
+                self.assertAlmostEqual(row["p99_ns"], statistics.quantiles(gaps, n=100, method="inclusive")[98],
+                                       delta=1e-6 * max(gaps))
+                if longs:
+                    self.assertAlmostEqual(row["long_med_ns"], statistics.median(longs), places=6)
+                else:
+                    self.assertIsNone(row["long_med_ns"])
+        self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gap_groups WHERE db = 'rank2'"), [{"n": 1}])
+
     def test_idle_gap(self):
         job = planted_copy("gap", 5, GAP_SQL)
         start, length = largest_gap(os.path.join(job, "rank5.rpd"))
@@ -291,9 +312,33 @@ class Anomalies(unittest.TestCase):
         mad = statistics.median(abs(g - med) for g in gaps)
         p99 = statistics.quantiles(gaps, n=100, method="inclusive")[98]
         score = (length - med) / max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med)
+        longs = [g for g in gaps if g >= 1000000]
+        if len(longs) >= 3:  # the host's pauses between steps: the gap also stands apart from them
+            long_med = statistics.median(longs)
+            long_mad = statistics.median(abs(g - long_med) for g in longs)
+            score = min(score, (length - long_med) / (1.4826 * max(long_mad, 0.1 * long_med, 1000)))
         self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertIn("idle_gaps", findings(job))
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies WHERE kind = 'idle_gap'"), [])
+
+    def test_recurring_long_gaps(self):
+        # The host's pause between steps recurs on every rank of a healthy stepped job: gaps of 1 ms
+        # or more that stand far above the gpu's typical 2 us gap (scores over 5 against all the
+        # gaps, brute force below, so the test fails if the long gaps were not compared among
+        # themselves), but not apart from each other.
+        job = generate("stepped", "--ops", "2000", "--seed", "42", "--steps", "10")
+        flagged_alone = 0
+        for rank in range(8):
+            gaps = all_gaps(os.path.join(job, f"rank{rank}.rpd"))
+            med = statistics.median(gaps)
+            mad = statistics.median(abs(g - med) for g in gaps)
+            p99 = statistics.quantiles(gaps, n=100, method="inclusive")[98]
+            spread = max(1.4826 * max(mad, 0.1 * med, 1000), p99 - med)
+            flagged_alone += sum(1 for g in gaps if g >= 1000000 and (g - med) / spread >= 5)
+            self.assertGreaterEqual(sum(1 for g in gaps if g >= 1000000), 3)
+        self.assertGreater(flagged_alone, 0)
+        self.assertEqual(query(job, "SELECT * FROM rocpd_anomalies WHERE kind = 'idle_gap'"), [])
+        self.assertNotIn("idle_gaps", findings(job))
 
     def test_user_rule(self):
         rows = query(CLEAN, "SELECT 1")  # the connection below replaces the rule view

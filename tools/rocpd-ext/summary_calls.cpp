@@ -14,18 +14,12 @@
 namespace rocpd_cli {
 
 namespace {
-// Per member and name: every call but markers (rocpd_union('apis')), less the calls drawn on a
-// GPU's row, which it counts; those, and the markers, by name.
+// Every call by domain and name, in one pass of the summary engine over the members: the markers
+// (domain 'marker', rocpd_union('markers')), the calls drawn on a GPU's row (domains
+// 'gpu_annotation' and 'cuda_sync') and the runtime and driver calls (every other domain: what
+// rocpd_union('apis') lists, less those drawn on a GPU's row).
 const char* const kCalls =
-    "SELECT name, sum(calls), sum(total_ns)"
-    " FROM (SELECT name, calls, total_ns FROM rocpd_union('apis')"
-    "       UNION ALL SELECT name, -count(*), -coalesce(sum(duration), 0) FROM rocpd_apis"
-    "       WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name)"
-    " GROUP BY name HAVING sum(calls) > 0";
-const char* const kAnnotations =
-    "SELECT name, count(*), coalesce(sum(duration), 0) FROM rocpd_apis"
-    " WHERE domain IN ('gpu_annotation', 'cuda_sync') GROUP BY name";
-const char* const kMarkers = "SELECT name, sum(calls), coalesce(sum(total_ns), 0) FROM rocpd_union('markers') GROUP BY name";
+    "SELECT domain, name, instances, coalesce(total_ns, 0) FROM rocpd_api_groups('domain,name')";
 
 struct Totals {
   std::int64_t calls = 0, total = 0;
@@ -60,13 +54,21 @@ Cell text_cell(const std::string& s) {
 
 using Key = std::pair<CallClass, std::string>;
 
-void add_rows(Session& session, const char* sql, std::map<Key, Totals>& into, std::optional<CallClass> fixed) {
-  session.each(sql, {}, [&](const std::vector<Cell>& r) {
-    const std::string& name = r[0].text;
-    CallClass c = fixed ? *fixed : call_class("", name);
+void add_rows(Session& session, std::map<Key, Totals>& into, bool with_markers) {
+  session.each(kCalls, {}, [&](const std::vector<Cell>& r) {
+    const std::string& domain = r[0].text;
+    const std::string& name = r[1].text;
+    const bool text = r[0].type == Cell::Type::Text;
+    CallClass c;
+    if (text && domain == "marker") c = CallClass::Marker;
+    else if (text && (domain == "gpu_annotation" || domain == "cuda_sync")) c = CallClass::Annotation;
+    else c = call_class("", name);
+    if ((c == CallClass::Marker || c == CallClass::Annotation) && text &&
+        (domain == "marker" || domain == "gpu_annotation" || domain == "cuda_sync") && !with_markers)
+      return;
     Totals& t = into[{c, normal_name(name)}];
-    t.calls += r[1].integer;
-    t.total += r[2].integer;
+    t.calls += r[2].integer;
+    t.total += r[3].integer;
   });
 }
 
@@ -85,11 +87,7 @@ std::vector<std::pair<Key, Totals>> ordered(const std::map<Key, Totals>& m, bool
 
 CallSections call_sections(Session& session, bool with_markers) {
   std::map<Key, Totals> all;
-  add_rows(session, kCalls, all, std::nullopt);
-  if (with_markers) {
-    add_rows(session, kAnnotations, all, CallClass::Annotation);
-    add_rows(session, kMarkers, all, CallClass::Marker);
-  }
+  add_rows(session, all, with_markers);
   CallSections out;
   out.apis.columns = {"time_pct", "total_ns", "calls", "avg_ns", "api"};
   auto apis = ordered(all, true);
