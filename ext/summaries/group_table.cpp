@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstring>
 #include <iterator>
+#include <set>
 #include <variant>
 
 #include "common/affinity.h"
@@ -87,6 +88,15 @@ struct GroupScan::State {
   // The JSON of the durations of the row at json_pos (SQLite reads the column more than once).
   mutable std::string json;
   mutable size_t json_pos = SIZE_MAX;
+  // Grouped by db, every member: the engine a batch of members at a time (a member's groups are
+  // whole after its own scan), in the rows' order (members natural), so that memory holds one
+  // batch's rows, not the job's. `emitted`: the members whose rows were handed out, skipped by
+  // the SQL path if a later batch needs it.
+  bool batched = false;
+  GroupSpec spec;
+  std::vector<canonical::MemberPtr> members;
+  size_t next_member = 0;
+  std::set<std::string, std::less<>> emitted;
 };
 
 namespace {
@@ -219,13 +229,17 @@ void sort_rows(const GroupTableDef& def, std::vector<Row>& rows) {
   });
 }
 
+// `total` and `done_before`: the whole scan's member count and the members done in earlier
+// batches, for the progress line.
 std::vector<Row> engine_rows(const GroupTableDef& def, members::Registry& reg, const std::vector<canonical::MemberPtr>& members,
-                             const GroupSpec& spec) {
+                             const GroupSpec& spec, size_t total = 0, size_t done_before = 0) {
   members::InterruptWatch watch(reg.host());
   members::MemberPool pool(reg, watch);
   members::PoolProgress progress;
   if (reg.progress)
-    watch.report_progress([&] { return members::progress_line(def.name, progress, members.size()); });
+    watch.report_progress([&, total, done_before] {
+      return members::progress_line(def.name, progress, total ? total : members.size(), done_before);
+    });
   std::vector<JobGroups> lanes(pool.lanes());
   pool.run(
       members,
@@ -311,6 +325,51 @@ void number_rows(State& cur, const std::vector<canonical::MemberPtr>& members, c
   }
 }
 
+// The SQL path from here on (rows of the members in cur.emitted are skipped: handed out already).
+void stream_by_sql(State& cur, const GroupSpec& spec, const std::vector<canonical::MemberPtr>& members) {
+  cur.rows.clear();
+  cur.rowids.clear();
+  cur.pos = 0;
+  cur.json_pos = SIZE_MAX;
+  cur.batched = false;
+  cur.stmt = sql_groups(def_of(cur), cur.registry->host(), spec);
+  cur.streaming = true;
+  cur.by_db = spec.by_db;
+  cur.ordinals.clear();
+  for (const auto& m : members) cur.ordinals.emplace(m->alias, m->ordinal);
+  cur.last_db.clear();
+  cur.position = 0;
+  step_streamed(cur);
+}
+
+// Members per batch: enough to keep every core busy, few enough that a batch's rows stay small.
+constexpr size_t kBatchMembers = 256;
+
+// Loads the next batch of members that has rows (none left: eof).
+void next_batch(State& cur) {
+  members::Registry& reg = *cur.registry;
+  const GroupTableDef& def = def_of(cur);
+  cur.rows.clear();
+  cur.rowids.clear();
+  cur.pos = 0;
+  cur.json_pos = SIZE_MAX;
+  while (cur.rows.empty() && cur.next_member < cur.members.size()) {
+    const size_t first = cur.next_member, last = std::min(first + kBatchMembers, cur.members.size());
+    const std::vector<canonical::MemberPtr> batch(cur.members.begin() + static_cast<std::ptrdiff_t>(first),
+                                                  cur.members.begin() + static_cast<std::ptrdiff_t>(last));
+    try {
+      cur.rows = engine_rows(def, reg, batch, cur.spec, cur.members.size(), first);
+    } catch (const NeedsSql&) {
+      stream_by_sql(cur, cur.spec, cur.members);
+      return;
+    }
+    cur.next_member = last;
+    sort_rows(def, cur.rows);
+    number_rows(cur, batch, cur.spec);
+    for (const auto& m : batch) cur.emitted.insert(m->alias);
+  }
+}
+
 }  // namespace
 
 GroupScan::GroupScan() : state_(std::make_unique<State>()) {}
@@ -379,18 +438,22 @@ void GroupScan::compute(const GroupTableDef& def, sqlite3* conn, std::span<sqlit
   if (!cur->registry) throw Error(fmt::format("{}: the connection's member registry is gone", def.name));
   members::Registry& reg = *cur->registry;
   const auto members = reg.members();
+  cur->batched = false;
+  cur->emitted.clear();
+  if (spec.by_db && !spec.db) {
+    cur->batched = true;
+    cur->spec = spec;
+    cur->members = members;
+    std::stable_sort(cur->members.begin(), cur->members.end(),
+                     [](const auto& a, const auto& b) { return natural_less(a->alias, b->alias); });
+    cur->next_member = 0;
+    next_batch(*cur);
+    return;
+  }
   try {
     cur->rows = engine_rows(def, reg, members, spec);
   } catch (const NeedsSql&) {
-    cur->rows.clear();
-    cur->stmt = sql_groups(def, reg.host(), spec);
-    cur->streaming = true;
-    cur->by_db = spec.by_db;
-    cur->ordinals.clear();
-    for (const auto& m : members) cur->ordinals.emplace(m->alias, m->ordinal);
-    cur->last_db.clear();
-    cur->position = 0;
-    step_streamed(*cur);
+    stream_by_sql(*cur, spec, members);
     return;
   }
   sort_rows(def, cur->rows);
@@ -403,10 +466,15 @@ namespace {
 // The SQL path: steps to the next row and numbers it as number_rows() numbers the engine's.
 void step_streamed(State& cur) {
   const char* name = def_of(cur).name;
-  if (!step(cur.stmt.get(), name)) {
-    cur.done = true;
-    cur.stmt.reset();
-    return;
+  for (;;) {
+    if (!step(cur.stmt.get(), name)) {
+      cur.done = true;
+      cur.stmt.reset();
+      return;
+    }
+    if (cur.emitted.empty() || sqlite3_column_type(cur.stmt.get(), kDb) != SQLITE_TEXT ||
+        !cur.emitted.count(column_text(cur.stmt.get(), kDb)))
+      break;
   }
   if (!cur.by_db) {
     if (cur.position >= (int64_t{1} << 42)) throw Error(fmt::format("{}: too many groups", name));
@@ -469,8 +537,8 @@ void result_duration_values(const State& cur, sqlite3_context* ctx, const Cols& 
 
 void GroupScan::next() {
   State* cur = state_.get();
-  if (!cur->streaming) ++cur->pos;
-  else step_streamed(*cur);
+  if (cur->streaming) step_streamed(*cur);
+  else if (++cur->pos >= cur->rows.size() && cur->batched) next_batch(*cur);
 }
 
 bool GroupScan::eof() const {

@@ -9,6 +9,7 @@ import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -231,6 +232,57 @@ class Fallback(unittest.TestCase):
         finally:
             shutil.rmtree(d)
 
+
+
+class ManyMembers(unittest.TestCase):
+    """Grouped by db over more members than one engine batch (256): the rows, their order and their
+    rowids equal SQL's GROUP BY over rocpd_ops and the `db =` scans; a member the engine cannot
+    read (a real start) in a later batch sends the rest of the scan to SQL without a row twice."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp()
+        subprocess.run([os.environ["ROCPD_GEN"], "--out", cls.dir, "--procs", "600", "--format", "rpd3", "--ops",
+                        "30", "--seed", "5", "--gpus", "2"], check=True, stdout=subprocess.DEVNULL)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir)
+
+    def check(self, con):
+        got = con.execute("SELECT rowid, db, name, instances, total_ns, med_ns FROM rocpd_op_groups('db,name')").fetchall()
+        want = con.execute("SELECT db, name, count(*), sum(duration), median(duration) FROM rocpd_ops "
+                           "GROUP BY db, name").fetchall()
+        self.assertEqual(sorted(r[1:] for r in got), sorted(want))
+        self.assertEqual(len(got), len({r[0] for r in got}))
+        order = [int(r[1][4:]) for r in got]  # rank<i>: members in natural order
+        self.assertEqual(order, sorted(order))
+        for db in ("rank3", "rank300", "rank599"):
+            one = con.execute("SELECT rowid, db, name, instances, total_ns, med_ns FROM rocpd_op_groups('db,name') "
+                              "WHERE db = ?", (db,)).fetchall()
+            self.assertEqual(one, [r for r in got if r[1] == db], db)
+        return got
+
+    def test_engine_batches(self):
+        con = connect()
+        con.execute("SELECT rocpd_open(?)", (os.path.join(self.dir, "*.rpd"),))
+        self.assertGreater(len(self.check(con)), 600)
+
+    def test_sql_after_a_batch(self):
+        d = tempfile.mkdtemp()
+        try:
+            for f in os.listdir(self.dir):
+                shutil.copy(os.path.join(self.dir, f), d)
+            raw = sqlite3.connect(os.path.join(d, "rank400.rpd"))
+            raw.execute("UPDATE rocpd_op SET start = start + 0.5 WHERE id = (SELECT min(id) FROM rocpd_op)")
+            raw.commit()
+            raw.close()
+            con = connect()
+            con.execute("SELECT rocpd_open(?)", (os.path.join(d, "*.rpd"),))
+            got = self.check(con)
+            self.assertTrue(any(isinstance(r[4], float) for r in got if r[1] == "rank400"))
+        finally:
+            shutil.rmtree(d)
 
 
 class OverflowingSum(unittest.TestCase):
