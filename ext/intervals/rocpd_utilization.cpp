@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "analysis/member_rows_table.h"
@@ -57,16 +58,32 @@ struct MemberBuckets {
   mutable std::vector<uint64_t> busy;
 
   size_t size() const { return gpus.size() * grid.count(); }
-  size_t gpu_of(size_t row) const { return row / grid.count(); }
-  size_t bucket_row(size_t row) const { return row % grid.count(); }
+  size_t gpu_of(size_t row) const { return locate(row).first; }
+  size_t bucket_row(size_t row) const { return locate(row).second; }
   uint64_t busy_at(size_t row) const {
-    const size_t g = gpu_of(row);
+    const auto [g, b] = locate(row);
     if (g != cached) {
       busy.assign(grid.count(), 0);
       add_to_buckets(gpus[g].busy, grid, busy);
       cached = g;
     }
-    return busy[bucket_row(row)];
+    return busy[b];
+  }
+  void reset_cache() {
+    cached = located_row = SIZE_MAX;
+    busy.clear();
+  }
+
+ private:
+  // The gpu and bucket of a row, kept for the row SQLite reads (several columns each).
+  mutable size_t located_row = SIZE_MAX;
+  mutable std::pair<size_t, size_t> located;
+  const std::pair<size_t, size_t>& locate(size_t row) const {
+    if (row != located_row) {
+      located = {row / grid.count(), row % grid.count()};
+      located_row = row;
+    }
+    return located;
   }
 };
 
@@ -89,8 +106,7 @@ class BucketSource {
     const std::string& db = dbs_[current_].db;
     rows_.job_grid = job_grid_;
     rows_.grid = job_grid_;
-    rows_.cached = SIZE_MAX;
-    rows_.busy.clear();
+    rows_.reset_cache();
     if (explicit_window_) {
       rows_.gpus = busy_of(db);
     } else {
