@@ -7,8 +7,9 @@ Every `namespace rocpd...` a file of ext/<folder>/ opens is the folder's namespa
 in it), so a name's namespace says where it is defined.
 A virtual table is written with a template of ext/analysis/ (MemberRowsTable, JobTable) or the
 SqlTableDef of diagnosis/sql_table.h; a hand-written sqlite3_module only where MODULE_FILES says.
-Run with no argument: fails listing every include, namespace or module that breaks the rule. `--count`:
-prints the number of such includes per pair of folders (the figure for a change's note) and exits 0.
+Run with no argument: fails listing every include, namespace or module that breaks the rule.
+`--count`: prints the number of such includes per pair of folders (the figure for a change's
+note) and exits 0.
 """
 import collections
 import os
