@@ -16,6 +16,18 @@
 //   static size_t size(const Scan&);
 //   static void column(const Scan&, size_t row, sqlite3_context*, int col);
 //   static int64_t rowid(const Scan&, size_t row);
+// and optionally
+//   kArgBits: the idxNum bit of each argument (default 1 << k for argument k);
+//   kDbColumn, kDbBit: `db =` (BINARY) on that column passed to compute after the arguments
+//     (args[kArgCount], null when absent) and bit kDbBit set; not omitted: SQLite checks it again;
+//   kCostByDb: the estimated cost when `db =` is passed (default kCost);
+//   `static int used_bits(uint64_t col_used)`: idxNum bits for the columns the statement reads
+//     (the figures worth computing); compute then takes idxNum before the Scan:
+//     compute(conn, args, idx_num, scan);
+//   `static void next(Scan&)` and `static bool eof(const Scan&)`: a Scan that steps its rows
+//     itself (a statement stepped as SQLite asks for rows) instead of size() and the row index;
+//   kCreatable: the module also creates tables (CREATE VIRTUAL TABLE ... USING it, as the
+//     extension's temp instances of the summary tables), besides being eponymous.
 #pragma once
 #include <fmt/format.h>
 
@@ -40,6 +52,13 @@ class JobTable {
  private:
   using Scan = typename Def::Scan;
   static constexpr int kArgs = Def::kArgCount;
+  static constexpr bool kDb = requires { Def::kDbColumn; };
+  static constexpr bool kSteps = requires(Scan& s) { Def::next(s); };
+
+  static constexpr int arg_bit(int arg) {
+    if constexpr (requires { Def::kArgBits; }) return Def::kArgBits[static_cast<size_t>(arg)];
+    else return 1 << arg;
+  }
 
   using Table = ConnVtab;
   struct Cursor : sqlite3_vtab_cursor {
@@ -55,24 +74,40 @@ class JobTable {
   static int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
     std::array<int, kArgs + 1> slot;  // +1: a table without arguments
     slot.fill(-1);
+    int db = -1;
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& c = info->aConstraint[i];
-      if (c.iColumn < Def::kFirstArg || c.iColumn >= Def::kFirstArg + kArgs || c.op != SQLITE_INDEX_CONSTRAINT_EQ)
-        continue;
-      if (!c.usable) return SQLITE_CONSTRAINT;
-      const int arg = c.iColumn - Def::kFirstArg;
-      if (slot[static_cast<size_t>(arg)] < 0) slot[static_cast<size_t>(arg)] = i;
+      if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      if (c.iColumn >= Def::kFirstArg && c.iColumn < Def::kFirstArg + kArgs) {
+        if (!c.usable) return SQLITE_CONSTRAINT;
+        const int arg = c.iColumn - Def::kFirstArg;
+        if (slot[static_cast<size_t>(arg)] < 0) slot[static_cast<size_t>(arg)] = i;
+      } else if constexpr (kDb) {
+        if (c.iColumn == Def::kDbColumn && c.usable && db < 0) {
+          const char* coll = sqlite3_vtab_collation(info, i);
+          if (!coll || sqlite3_stricmp(coll, "BINARY") == 0) db = i;
+        }
+      }
     }
     int bits = 0, n = 0;
     for (int arg = 0; arg < kArgs; ++arg) {
       const int i = slot[static_cast<size_t>(arg)];
       if (i < 0) continue;
-      bits |= 1 << arg;
+      bits |= arg_bit(arg);
       info->aConstraintUsage[i].argvIndex = ++n;
       info->aConstraintUsage[i].omit = 1;
     }
+    double cost = Def::kCost;
+    if constexpr (kDb) {
+      if (db >= 0) {
+        info->aConstraintUsage[db].argvIndex = ++n;  // not omitted: SQLite checks it again
+        bits |= Def::kDbBit;
+        if constexpr (requires { Def::kCostByDb; }) cost = Def::kCostByDb;
+      }
+    }
+    if constexpr (requires { Def::used_bits(info->colUsed); }) bits |= Def::used_bits(info->colUsed);
     info->idxNum = bits;
-    info->estimatedCost = Def::kCost;
+    info->estimatedCost = cost;
     info->estimatedRows = Def::kRows;
     return SQLITE_OK;
   }
@@ -80,27 +115,43 @@ class JobTable {
   static int filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc, sqlite3_value** argv) {
     auto* c = static_cast<Cursor*>(cur);
     return guard(cur->pVtab, [&] {
-      std::array<sqlite3_value*, kArgs + 1> args{};
-      for (int arg = 0, n = 0; arg < kArgs; ++arg)
-        if (idx_num & (1 << arg)) {
+      std::array<sqlite3_value*, kArgs + 1> args{};  // kArgs: `db =` (kDbColumn)
+      int n = 0;
+      for (int arg = 0; arg < kArgs; ++arg)
+        if (idx_num & arg_bit(arg)) {
           if (n >= argc) throw Error(fmt::format("{}: inconsistent query plan", Def::kTableName));
           args[static_cast<size_t>(arg)] = argv[n++];
         }
+      if constexpr (kDb)
+        if ((idx_num & Def::kDbBit) && n < argc) args[kArgs] = argv[n++];
+      c->scan.reset();
       c->scan = std::make_unique<Scan>();
       c->row = 0;
-      Def::compute(static_cast<Table*>(cur->pVtab)->conn, std::span<sqlite3_value* const>(args.data(), kArgs), *c->scan);
+      sqlite3* conn = static_cast<Table*>(cur->pVtab)->conn;
+      const std::span<sqlite3_value* const> given(args.data(), kArgs + (kDb ? 1 : 0));
+      if constexpr (requires { Def::compute(conn, given, idx_num, *c->scan); }) Def::compute(conn, given, idx_num, *c->scan);
+      else Def::compute(conn, std::span<sqlite3_value* const>(args.data(), kArgs), *c->scan);
       return SQLITE_OK;
     });
   }
 
   static int next(sqlite3_vtab_cursor* cur) {
-    ++static_cast<Cursor*>(cur)->row;
-    return SQLITE_OK;
+    auto* c = static_cast<Cursor*>(cur);
+    if constexpr (kSteps) {
+      return guard(cur->pVtab, [&] {
+        Def::next(*c->scan);
+        return SQLITE_OK;
+      });
+    } else {
+      ++c->row;
+      return SQLITE_OK;
+    }
   }
 
   static int eof(sqlite3_vtab_cursor* cur) {
     auto* c = static_cast<Cursor*>(cur);
-    return !c->scan || c->row >= Def::size(*c->scan);
+    if constexpr (kSteps) return !c->scan || Def::eof(*c->scan);
+    else return !c->scan || c->row >= Def::size(*c->scan);
   }
 
   static int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
@@ -120,7 +171,13 @@ class JobTable {
   }
 
   static sqlite3_module make_module() {
-    return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid);
+    sqlite3_module m = read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid);
+    if constexpr (requires { Def::kCreatable; }) {
+      static_assert(Def::kCreatable);
+      m.xCreate = connect;
+      m.xDestroy = m.xDisconnect;
+    }
+    return m;
   }
 };
 

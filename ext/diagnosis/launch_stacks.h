@@ -71,6 +71,7 @@ struct MemberStacks {
   std::vector<std::string> range_json;
   uint32_t null_range_name = kNoName;
 
+  size_t size() const { return rows.size(); }  // rows (MemberRowsTable's Rows)
   // Inline for integers and NULL (five per op row); text and blobs are copied into `texts`.
   StackCell cell(const StoredValue& v) {
     if (v.type == SQLITE_INTEGER) return {v.i, SQLITE_INTEGER, 0};

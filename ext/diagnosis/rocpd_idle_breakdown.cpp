@@ -13,14 +13,12 @@
 #include <tuple>
 #include <vector>
 
-#include "common/vtab_util.h"
 #include "analysis/member_read.h"
+#include "analysis/member_rows_table.h"
 #include "diagnosis/idle_math.h"
 #include "diagnosis/register.h"
 #include "members/member_columns.h"
 #include "members/interrupt.h"
-#include "members/member_pool.h"
-#include "members/progress.h"
 
 namespace rocpd::diagnosis {
 
@@ -42,8 +40,6 @@ struct Row {
   IdleTotals totals;
   uint64_t index = 0;  // within the gpu
 };
-
-using Table = ConnVtab;
 
 struct Params {
   std::optional<int64_t> gpu;
@@ -154,94 +150,8 @@ std::vector<Row> member_rows(const canonical::Member& m, sqlite3* conn, const Pa
   return out;
 }
 
-struct Cursor : sqlite3_vtab_cursor {
-  Selection sel;
-  int64_t threshold = kDefaultKernelWaitNs, lo = kNoLo, hi = kNoHi;
-  std::vector<MemberRef> dbs;
-  std::vector<std::vector<Row>> rows;  // per member of dbs
-  size_t member = 0, row = 0;
-  bool eof = true;
-  analysis::RowNumbering numbering;
-
-  Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[member].db; }
-
-  // Every member's rows, computed on every core (members/member_pool.h).
-  void compute() {
-    rows.assign(dbs.size(), {});
-    if (dbs.empty()) return;
-    members::InterruptWatch watch(table().conn);
-    const MemberSet set = open_members(table().conn, dbs, kTable);
-    const Params p{sel.gpu, threshold, lo, hi};
-    members::PoolProgress progress;
-    if (set.registry->progress)
-      watch.report_progress([&] { return members::progress_line(kTable, progress, set.members.size()); });
-    members::MemberPool(*set.registry, watch).run(
-        set.members,
-        [&](size_t i, sqlite3* conn, size_t) {
-          rows[i] = member_rows(*set.members[i], conn, p, watch);
-          progress.rows.fetch_add(static_cast<int64_t>(rows[i].size()), std::memory_order_relaxed);
-        },
-        &progress);
-  }
-
-  void settle() {
-    while (member < rows.size() && row >= rows[member].size()) {
-      ++member;
-      row = 0;
-    }
-    eof = member >= rows.size();
-  }
-};
-
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return connect_direct_only(
-      db,
-      "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
-      "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
-      "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)",
-      out, err);
-}
-
-int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return plan(info, kColumns, 1e7); });
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    c->sel = decode(kTable, idx_str, argc, argv);
-    c->threshold = c->sel.threshold.value_or(kDefaultKernelWaitNs);
-    if (c->threshold < 0) throw Error(fmt::format("{}: threshold_ns must be >= 0, got {}", kTable, c->threshold));
-    c->lo = c->sel.lo.value_or(kNoLo);
-    c->hi = c->sel.hi.value_or(kNoHi);
-    if (c->sel.lo && c->sel.hi && *c->sel.hi <= *c->sel.lo)
-      throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kTable, *c->sel.hi, *c->sel.lo));
-    c->dbs = c->sel.nothing ? std::vector<MemberRef>{} : analysis::query_members(c->table().conn, c->sel.db);
-    c->member = c->row = 0;
-    c->rows.clear();
-    c->compute();
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    ++c->row;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  auto* c = static_cast<Cursor*>(cur);
-  const Row& r = c->rows[c->member][c->row];
+void result_row(const Row& r, const Selection& sel, sqlite3_context* ctx, int col) {
   switch (col) {
-    case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
     case kGpu: r.gpu.result(ctx); break;
     case kLevel: sqlite3_result_text(ctx, r.lane ? "queue" : "gpu", -1, SQLITE_STATIC); break;
     case kQueue:
@@ -257,34 +167,50 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
     case kKernel: sqlite3_result_int64(ctx, r.totals.kernel_wait_ns); break;
     case kOther: sqlite3_result_int64(ctx, r.totals.other_ns); break;
     case kBusy: sqlite3_result_int64(ctx, r.totals.busy_ns); break;
-    case kArgThreshold: sqlite3_result_int64(ctx, c->threshold); break;
+    case kArgThreshold: sqlite3_result_int64(ctx, sel.threshold.value_or(kDefaultKernelWaitNs)); break;
     case kArgLo:
-      if (c->sel.lo) sqlite3_result_int64(ctx, *c->sel.lo);
+      if (sel.lo) sqlite3_result_int64(ctx, *sel.lo);
       break;
     case kArgHi:
-      if (c->sel.hi) sqlite3_result_int64(ctx, *c->sel.hi);
+      if (sel.hi) sqlite3_result_int64(ctx, *sel.hi);
       break;
   }
-  return SQLITE_OK;
 }
 
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    const Row& r = c->rows[c->member][c->row];
-    *out = c->numbering.rowid(c->dbs[c->member].ordinal, r.gpu, r.index, kTable);
-    return SQLITE_OK;
-  });
-}
+// HOW IT WORKS: analysis/member_rows_table.h (db =, gpu = and the arguments pushed down; each batch
+// of members read on every core).
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, gpu INTEGER, level TEXT, queue INTEGER, stream INTEGER, ops INTEGER, gaps INTEGER, "
+      "idle_ns INTEGER, host_wait_ns INTEGER, kernel_wait_ns INTEGER, other_ns INTEGER, busy_ns INTEGER, "
+      "threshold_ns HIDDEN, lo HIDDEN, hi HIDDEN)";
+  static constexpr PlanColumns kPlan = kColumns;
+  using Rows = std::vector<Row>;
+  using RowState = RowNumbering;
 
-sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
-const sqlite3_module kModule = make_module();
+  static void check(const Selection& sel) {
+    const int64_t threshold = sel.threshold.value_or(kDefaultKernelWaitNs);
+    if (threshold < 0) throw Error(fmt::format("{}: threshold_ns must be >= 0, got {}", kTable, threshold));
+    if (sel.lo && sel.hi && *sel.hi <= *sel.lo)
+      throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kTable, *sel.hi, *sel.lo));
+  }
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
+                      const Selection& sel) {
+    const Params p{sel.gpu, sel.threshold.value_or(kDefaultKernelWaitNs), sel.lo.value_or(kNoLo), sel.hi.value_or(kNoHi)};
+    return member_rows(m, conn, p, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, const Selection& sel, sqlite3_context* ctx,
+                     int col) {
+    result_row(rows[row], sel, ctx, col);
+  }
+  static int64_t rowid(const Rows& rows, size_t row, const MemberRef& m, RowNumbering& numbering) {
+    return numbering.rowid(m.ordinal, rows[row].gpu, rows[row].index, kTable);
+  }
+};
 
 }  // namespace
 
-void register_idle_breakdown(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kTable, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kTable, sqlite3_errmsg(db)), rc);
-}
+void register_idle_breakdown(sqlite3* db) { analysis::MemberRowsTable<Def>::register_module(db); }
 
 }  // namespace rocpd::diagnosis

@@ -19,10 +19,11 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
-#include "common/vtab_util.h"
+#include "analysis/job_table.h"
 #include "analysis/member_read.h"
 #include "diagnosis/launch_stacks.h"
 #include "diagnosis/register.h"
@@ -207,48 +208,7 @@ std::vector<Row> job_rows(sqlite3* conn, const char* progress_name) {
   return rows;
 }
 
-using Table = ConnVtab;
-
-struct Cursor : sqlite3_vtab_cursor {
-  std::vector<Row> rows;
-  size_t pos = 0;
-};
-
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return connect_direct_only(
-      db,
-      "CREATE TABLE x(name TEXT, launches INTEGER, avg_ns REAL, med_ns NUMERIC, p95_ns REAL, "
-      "min_ns INTEGER, max_ns INTEGER, api_names TEXT)",
-      out, err);
-}
-
-int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
-  info->estimatedCost = 1e7;
-  info->estimatedRows = 1000;
-  return SQLITE_OK;
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char*, int, sqlite3_value**) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    c->rows = job_rows(static_cast<Table*>(cur->pVtab)->conn, kTable);
-    c->pos = 0;
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  ++static_cast<Cursor*>(cur)->pos;
-  return SQLITE_OK;
-}
-
-int eof(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return c->pos >= c->rows.size();
-}
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  const Row& r = static_cast<Cursor*>(cur)->rows[static_cast<Cursor*>(cur)->pos];
+void result_row(const Row& r, sqlite3_context* ctx, int col) {
   switch (col) {
     case kName:
       if (r.name) sqlite3_result_text(ctx, r.name->data(), static_cast<int>(r.name->size()), SQLITE_TRANSIENT);
@@ -277,22 +237,26 @@ int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
         sqlite3_result_text(ctx, r.api_names.data(), static_cast<int>(r.api_names.size()), SQLITE_TRANSIENT);
       break;
   }
-  return SQLITE_OK;
 }
 
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  *out = static_cast<sqlite3_int64>(static_cast<Cursor*>(cur)->pos);
-  return SQLITE_OK;
-}
+// No hidden arguments: every row is computed at xFilter (analysis/job_table.h).
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(name TEXT, launches INTEGER, avg_ns REAL, med_ns NUMERIC, p95_ns REAL, "
+      "min_ns INTEGER, max_ns INTEGER, api_names TEXT)";
+  static constexpr int kFirstArg = 0, kArgCount = 0;
+  static constexpr double kCost = 1e7, kRows = 1000;
+  using Scan = std::vector<Row>;
 
-sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
-const sqlite3_module kModule = make_module();
+  static void compute(sqlite3* conn, std::span<sqlite3_value* const>, Scan& scan) { scan = job_rows(conn, kTable); }
+  static size_t size(const Scan& scan) { return scan.size(); }
+  static int64_t rowid(const Scan&, size_t row) { return static_cast<int64_t>(row); }
+  static void column(const Scan& scan, size_t row, sqlite3_context* ctx, int col) { result_row(scan[row], ctx, col); }
+};
 
 }  // namespace
 
-void register_launch_groups(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kTable, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kTable, sqlite3_errmsg(db)), rc);
-}
+void register_launch_groups(sqlite3* db) { analysis::JobTable<Def>::register_module(db); }
 
 }  // namespace rocpd::diagnosis

@@ -4,6 +4,8 @@
 // `db = x` and `db IN (...)` (BINARY) pick the members named, through the member list's index,
 // checking only their files: idxStr has one letter per argv, `e` (=) or `i` (an IN list handed
 // over whole), and those constraints are omitted (applied exactly).
+// A hand-written sqlite3_module (federation core): it is the member list the analysis templates
+// read (analysis/query_members.h), and takes `db IN (...)` whole, which they do not.
 #include "federation/rocpd_members.h"
 
 #include <fmt/format.h>

@@ -2,6 +2,8 @@
 // (SQLite files holding no trace, symbolic link loops, FIFOs, entries that cannot be read, other
 // names of members' files), then the attached schemas that are other names of members' files.
 // rowid: the row's position, in the order rocpd_open met the files.
+// A hand-written sqlite3_module (federation core): its rows are the registry's record of the last
+// rocpd_open, not rows computed from members.
 #include "federation/rocpd_skipped.h"
 
 #include <fmt/format.h>

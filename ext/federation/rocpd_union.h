@@ -3,6 +3,10 @@
 //    returns the canonical summary row per member (rocpd_union_summary.cpp);
 //  - named: CREATE VIRTUAL TABLE temp.x USING rocpd_union(<table or view>) unions that object
 //    across members with a leading db column and the object's own columns (rocpd_union_named.cpp).
+//
+// Hand-written sqlite3_modules (federation core): the named form is made by CREATE VIRTUAL TABLE
+// with columns of the object it unions and pushes constraints into each member's SQL, which no
+// analysis template (fixed schema, rows computed from members) can express.
 #pragma once
 #include <memory>
 

@@ -14,14 +14,22 @@
 // member on another host's unaligned clock adds no empty buckets (nor a grid of billions) to the
 // others. With lo and hi, every member reports every bucket of the window. Rows never depend on
 // which members a query selects. `db = x` and `gpu = x` are pushed down.
+//
+// HOW IT WORKS: analysis/member_rows_table.h with the ops window's plan (kWindow). BucketSource lays
+// out the query's grid when the scan starts (plan_grid: the arguments checked, the job's span and
+// clock clusters read), then reads the members' busy lists a member at a time (BusyReader: a batch
+// of members on every core through the summary engine); a member's rows are its gpus' buckets, gpu
+// after gpu, each gpu's busy time per bucket summed when its first row is read.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
-#include "common/vtab_util.h"
+#include "analysis/member_rows_table.h"
 #include "analysis/ops_window.h"
 #include "intervals/register.h"
 
@@ -39,66 +47,87 @@ enum Column {
   kDb, kGpu, kBucket, kBucketStart, kBucketEnd, kBusyNs, kUtilization,
   kArgBucketNs, kArgLo, kArgHi, kArgBuckets
 };
-constexpr WindowColumns kColumns{
-    .db = kDb, .gpu = kGpu, .bucket_ns = kArgBucketNs, .lo = kArgLo, .hi = kArgHi, .buckets = kArgBuckets};
 
-using Table = ConnVtab;
-
-struct Cursor : sqlite3_vtab_cursor {
-  OpsWindow window;
-  BucketGrid job_grid;  // the query's grid
-  BucketGrid grid;      // its buckets within the current member's cluster
-  std::map<std::string, Interval> clusters;  // member -> span of its clock cluster
-  bool explicit_window = false;              // lo and hi given: no clusters
-  std::vector<MemberRef> dbs;
-  RowNumbering numbering;
-  size_t next_db = 0;
+// A member's rows: each gpu's buckets, gpu after gpu.
+struct MemberBuckets {
   std::vector<GpuBusy> gpus;
-  size_t next_gpu = 0;
-  std::vector<uint64_t> busy;  // per bucket of gpus[next_gpu - 1]
-  BusyReader reader;  // members' busy lists a batch at a time, on every core
-  size_t row = 0;
-  bool eof = true;
+  BucketGrid grid;      // the buckets of the job's grid this member reports
+  BucketGrid job_grid;  // the query's grid
+  // Busy time per bucket of gpu `cached` (rows are read in order: each gpu's is summed once).
+  mutable size_t cached = SIZE_MAX;
+  mutable std::vector<uint64_t> busy;
 
-  Table& table() const { return *static_cast<Table*>(pVtab); }
-  const std::string& db() const { return dbs[next_db - 1].db; }
-  const GpuBusy& gpu() const { return gpus[next_gpu - 1]; }
-  int64_t bucket_index() const { return grid.first + static_cast<int64_t>(row); }
-
-  void settle() {
-    while (row >= busy.size()) {
-      if (next_gpu < gpus.size()) {
-        busy.assign(grid.count(), 0);
-        add_to_buckets(gpus[next_gpu].busy, grid, busy);
-        ++next_gpu;
-        row = 0;
-        continue;
-      }
-      if (next_db >= dbs.size()) {
-        eof = true;
-        return;
-      }
-      const std::string& db = dbs[next_db].db;
-      const auto span = clusters.find(db);
-      grid = job_grid;
-      if (explicit_window) {
-        gpus = busy_of(db);
-      } else {
-        if (span != clusters.end()) clip_to_cluster(db, span->second);
-        gpus = span != clusters.end() && grid.count() ? busy_of(db) : std::vector<GpuBusy>{};
-      }
-      ++next_db;
-      next_gpu = 0;
-      busy.clear();
-      row = 0;
+  size_t size() const { return gpus.size() * grid.count(); }
+  size_t gpu_of(size_t row) const { return locate(row).first; }
+  size_t bucket_row(size_t row) const { return locate(row).second; }
+  uint64_t busy_at(size_t row) const {
+    const auto [g, b] = locate(row);
+    if (g != cached) {
+      busy.assign(grid.count(), 0);
+      add_to_buckets(gpus[g].busy, grid, busy);
+      cached = g;
     }
+    return busy[b];
+  }
+  void reset_cache() {
+    cached = located_row = SIZE_MAX;
+    busy.clear();
   }
 
-  std::vector<GpuBusy> busy_of(const std::string& db) { return reader.load(table().conn, db, window, kName); }
+ private:
+  // The gpu and bucket of a row, kept for the row SQLite reads (several columns each).
+  mutable size_t located_row = SIZE_MAX;
+  mutable std::pair<size_t, size_t> located;
+  const std::pair<size_t, size_t>& locate(size_t row) const {
+    if (row != located_row) {
+      located = {row / grid.count(), row % grid.count()};
+      located_row = row;
+    }
+    return located;
+  }
+};
+
+// The query's grid and the members' rows one member at a time (MemberRowsTable's Source).
+class BucketSource {
+ public:
+  BucketSource(sqlite3* conn, OpsWindow& window) : conn_(conn), window_(window) {
+    if (!plan_grid()) window.nothing = true;
+  }
+  void start(std::vector<MemberRef> dbs) {
+    dbs_ = std::move(dbs);
+    reader_.start(dbs_);
+    next_ = 0;
+    loaded_ = false;
+  }
+  bool next_batch() {
+    loaded_ = next_ < dbs_.size();
+    if (!loaded_) return false;
+    current_ = next_++;
+    const std::string& db = dbs_[current_].db;
+    rows_.job_grid = job_grid_;
+    rows_.grid = job_grid_;
+    rows_.reset_cache();
+    if (explicit_window_) {
+      rows_.gpus = busy_of(db);
+    } else {
+      const auto span = clusters_.find(db);
+      if (span != clusters_.end()) clip_to_cluster(db, span->second);
+      rows_.gpus = span != clusters_.end() && rows_.grid.count() ? busy_of(db) : std::vector<GpuBusy>{};
+    }
+    return true;
+  }
+  size_t size() const { return loaded_ ? 1 : 0; }
+  MemberBuckets& rows(size_t) { return rows_; }
+  const MemberRef& member(size_t) const { return dbs_[current_]; }
+
+ private:
+  std::vector<GpuBusy> busy_of(const std::string& db) { return reader_.load(conn_, db, window_, kName); }
 
   // The buckets of the job's grid that overlap the cluster's span [first, last) (its events'
   // first start and last end; a span of instants only is the bucket holding them).
   void clip_to_cluster(const std::string& db, Interval span) {
+    const BucketGrid& job_grid = job_grid_;
+    BucketGrid& grid = rows_.grid;
     const Interval window_bounds{job_grid.bucket(job_grid.first).start, job_grid.bucket(job_grid.last).end};
     if (span.end < window_bounds.start || span.start >= window_bounds.end) {
       grid.last = grid.first - 1;  // no bucket
@@ -114,7 +143,7 @@ struct Cursor : sqlite3_vtab_cursor {
 
   // Validates the arguments and lays out the grid; false when there is nothing to report.
   bool plan_grid() {
-    auto& w = window;
+    OpsWindow& w = window_;
     if (w.bucket_ns && w.buckets)
       throw Error(fmt::format("{}: give either bucket_ns or buckets, not both", kName));
     if (!w.bucket_ns && !w.buckets)
@@ -129,9 +158,9 @@ struct Cursor : sqlite3_vtab_cursor {
       throw Error(fmt::format("{}: hi ({}) must be greater than lo ({})", kName, *w.arg_hi, *w.arg_lo));
     if (w.nothing) return false;
     int64_t lo = 0, hi = 0;
-    explicit_window = w.arg_lo && w.arg_hi;
-    if (!explicit_window) {
-      const auto job = job_range(table().conn);
+    explicit_window_ = w.arg_lo && w.arg_hi;
+    if (!explicit_window_) {
+      const auto job = job_range(conn_);
       if (!job) return false;  // no member has any event
       lo = w.arg_lo.value_or(job->start);
       hi = w.arg_hi.value_or(job->end);
@@ -141,7 +170,7 @@ struct Cursor : sqlite3_vtab_cursor {
     }
     if (hi <= lo) return false;  // an empty job, or a lo after the job's end
     const uint64_t span = Interval{lo, hi}.length();
-    BucketGrid& grid = job_grid;
+    BucketGrid& grid = job_grid_;
     grid = BucketGrid{};
     grid.origin = lo;
     grid.first = 0;
@@ -160,7 +189,7 @@ struct Cursor : sqlite3_vtab_cursor {
       // Without a window, members' cluster spans are checked against kMaxBuckets
       // (clip_to_cluster): the job's span may be wide when members are on different hosts' clocks.
       const uint64_t count = span / width + (span % width != 0);
-      if (explicit_window && count > kMaxBuckets)
+      if (explicit_window_ && count > kMaxBuckets)
         throw Error(fmt::format("{}: {} buckets per gpu are too many (at most {}); use a wider bucket_ns", kName,
                                 count, kMaxBuckets));
       grid.width = width;
@@ -168,93 +197,64 @@ struct Cursor : sqlite3_vtab_cursor {
     }
     w.lo = lo;
     w.hi = hi;
-    if (!explicit_window) clusters = clock_clusters(table().conn);
+    if (!explicit_window_) clusters_ = clock_clusters(conn_);
     return true;
+  }
+
+  sqlite3* conn_;
+  OpsWindow& window_;
+  BucketGrid job_grid_;                       // the query's grid
+  std::map<std::string, Interval> clusters_;  // member -> span of its clock cluster
+  bool explicit_window_ = false;              // lo and hi given: no clusters
+  std::vector<MemberRef> dbs_;
+  BusyReader reader_;  // members' busy lists a batch at a time, on every core
+  MemberBuckets rows_;
+  size_t next_ = 0, current_ = 0;
+  bool loaded_ = false;
+};
+
+struct Def {
+  static constexpr const char* kTableName = kName;
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
+      "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)";
+  static constexpr WindowColumns kWindow{
+      .db = kDb, .gpu = kGpu, .bucket_ns = kArgBucketNs, .lo = kArgLo, .hi = kArgHi, .buckets = kArgBuckets};
+  using Rows = MemberBuckets;
+  using Source = BucketSource;
+  using RowState = RowNumbering;
+
+  static void column(const Rows& rows, size_t row, const MemberRef&, const OpsWindow& w, sqlite3_context* ctx,
+                     int col) {
+    const int64_t bucket = rows.grid.first + static_cast<int64_t>(rows.bucket_row(row));
+    const Interval b = rows.grid.bucket(bucket);
+    switch (col) {
+      case kGpu: rows.gpus[rows.gpu_of(row)].gpu.result(ctx); break;
+      case kBucket: sqlite3_result_int64(ctx, bucket); break;
+      case kBucketStart: sqlite3_result_int64(ctx, b.start); break;
+      case kBucketEnd: sqlite3_result_int64(ctx, b.end); break;
+      // Busy time in one bucket is at most its width, which came from an int64 (or from a span
+      // divided into >= 1 buckets; a span over INT64_MAX ns needs > 1 bucket to fit).
+      case kBusyNs: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(rows.busy_at(row))); break;
+      case kUtilization:
+        sqlite3_result_double(ctx, static_cast<double>(rows.busy_at(row)) / static_cast<double>(b.length()));
+        break;
+      case kArgBucketNs:
+        if (!rows.grid.divisions) sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(rows.grid.width));
+        break;
+      case kArgLo: sqlite3_result_int64(ctx, w.lo); break;
+      case kArgHi: sqlite3_result_int64(ctx, w.hi); break;
+      case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(rows.job_grid.count())); break;
+    }
+  }
+
+  static int64_t rowid(const Rows& rows, size_t row, const MemberRef& m, RowNumbering& numbering) {
+    return numbering.rowid(m.ordinal, rows.gpus[rows.gpu_of(row)].gpu, rows.bucket_row(row), kName);
   }
 };
 
-int connect(sqlite3* db, void*, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return connect_direct_only(
-      db,
-      "CREATE TABLE x(db TEXT, gpu INTEGER, bucket INTEGER, bucket_start INTEGER, bucket_end INTEGER, "
-      "busy_ns INTEGER, utilization REAL, bucket_ns HIDDEN, lo HIDDEN, hi HIDDEN, buckets HIDDEN)",
-      out, err);
-}
-
-int best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
-  return guard(vtab, [&] { return plan_constraints(info, kColumns); });
-}
-
-int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    c->window = decode_constraints(kName, idx_str, argc, argv);
-    c->next_db = c->next_gpu = c->row = 0;
-    c->gpus.clear();
-    c->busy.clear();
-    c->eof = false;
-    c->dbs = c->plan_grid() ? query_members(c->table().conn, c->window.db) : std::vector<MemberRef>{};
-    c->reader.start(c->dbs);
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int next(sqlite3_vtab_cursor* cur) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    ++c->row;
-    c->settle();
-    return SQLITE_OK;
-  });
-}
-
-int eof(sqlite3_vtab_cursor* cur) { return static_cast<Cursor*>(cur)->eof; }
-
-int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
-  auto* c = static_cast<Cursor*>(cur);
-  const Interval b = c->grid.bucket(c->bucket_index());
-  const uint64_t busy = c->busy[c->row];
-  switch (col) {
-    case kDb: sqlite3_result_text(ctx, c->db().data(), static_cast<int>(c->db().size()), SQLITE_TRANSIENT); break;
-    case kGpu:
-      c->gpu().gpu.result(ctx);
-      break;
-    case kBucket: sqlite3_result_int64(ctx, c->bucket_index()); break;
-    case kBucketStart: sqlite3_result_int64(ctx, b.start); break;
-    case kBucketEnd: sqlite3_result_int64(ctx, b.end); break;
-    // Busy time in one bucket is at most its width, which came from an int64 (or from a span
-    // divided into >= 1 buckets; a span over INT64_MAX ns needs > 1 bucket to fit).
-    case kBusyNs: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(busy)); break;
-    case kUtilization:
-      sqlite3_result_double(ctx, static_cast<double>(busy) / static_cast<double>(b.length()));
-      break;
-    case kArgBucketNs:
-      if (!c->grid.divisions) sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->grid.width));
-      break;
-    case kArgLo: sqlite3_result_int64(ctx, c->window.lo); break;
-    case kArgHi: sqlite3_result_int64(ctx, c->window.hi); break;
-    case kArgBuckets: sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(c->job_grid.count())); break;
-  }
-  return SQLITE_OK;
-}
-
-int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
-  auto* c = static_cast<Cursor*>(cur);
-  return guard(cur->pVtab, [&] {
-    *out = c->numbering.rowid(c->dbs[c->next_db - 1].ordinal, c->gpu().gpu, c->row, kName);
-    return SQLITE_OK;
-  });
-}
-
-sqlite3_module make_module() { return read_only_module<Cursor>(connect, best_index, filter, next, eof, column, rowid); }
-const sqlite3_module kModule = make_module();
-
 }  // namespace
 
-void register_utilization(sqlite3* db) {
-  int rc = sqlite3_create_module(db, kName, &kModule, nullptr);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_ext: registering {}: {}", kName, sqlite3_errmsg(db)), rc);
-}
+void register_utilization(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
 
 }  // namespace rocpd::intervals

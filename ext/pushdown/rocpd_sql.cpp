@@ -6,6 +6,13 @@
 // declared types). Each scan rewrites the SQL anew (rewrite_group_query), so a table created before
 // rocpd_open pushes once members are open, and steps the answer lazily on the same connection.
 // SQLite applies every constraint itself; rowids are the rows' positions in the scan.
+//
+// A hand-written sqlite3_module, not an analysis template (analysis/member_rows_table.h,
+// job_table.h): it is part of the SQL machinery, not an analysis. Its tables are made by CREATE
+// VIRTUAL TABLE (xCreate, xDestroy, xRename, re-connected when SQLite reloads the schema) and its
+// columns are whatever the user's statement returns, declared per table at xCreate; its rows come
+// from one statement on the host connection, not from the members. The templates declare one fixed
+// schema per SQL name and compute rows from the members.
 #include "pushdown/register.h"
 
 #include <fmt/format.h>

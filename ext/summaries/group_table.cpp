@@ -11,6 +11,7 @@
 #include "common/affinity.h"
 #include "common/natural_order.h"
 #include "common/vtab_util.h"
+#include "members/registry.h"
 #include "members/interrupt.h"
 #include "members/progress.h"
 #include "stats/percentile_select.h"
@@ -25,26 +26,7 @@ namespace {
 
 constexpr int kDb = 0;
 
-// The column numbers of a table's figures, after its grouping columns.
-struct Cols {
-  int instances, total, avg, median, min, max, stddev, busy, first_start, last_end, timed, group_by, of_kind, of_gpu,
-      durations;
-  int n_start, min_start, max_start, n_end, min_end, max_end;
-  int duration_values;  // no cell of its own: the durations cell as a BLOB
-  int count;            // how many columns
-  explicit Cols(const GroupTableDef& d) {
-    int c = static_cast<int>(d.keys.size());
-    instances = c++, total = c++, avg = c++, median = c++, min = c++, max = c++, stddev = c++;
-    busy = d.busy ? c++ : -1;
-    first_start = c++, last_end = c++, timed = c++, group_by = c++;
-    of_kind = d.of_kind ? c++ : -1;
-    of_gpu = d.of_kind ? c++ : -1;
-    durations = c++;
-    n_start = c++, min_start = c++, max_start = c++, n_end = c++, min_end = c++, max_end = c++;
-    duration_values = c++;
-    count = c;
-  }
-};
+using Cols = GroupColumns;
 
 struct Blob {
   std::string bytes;
@@ -64,17 +46,6 @@ struct Overflow {
 using Cell = std::variant<std::monostate, int64_t, double, std::string, Blob, Durations, Overflow>;
 using Row = std::vector<Cell>;
 
-struct Aux {
-  std::shared_ptr<members::Registry> registry;
-  const GroupTableDef* def;
-};
-
-struct GroupsVtab : sqlite3_vtab {
-  std::shared_ptr<members::Registry> registry;
-  const GroupTableDef* def = nullptr;
-  std::vector<Affinity> affinity;  // per column, as declared
-};
-
 // The declared affinity of each column (the SQL path's values are returned as a plain table of
 // those types stores them). total_ns, med_ns, min_ns and max_ns are declared without a type: they
 // hold exactly what sum(), median(), min() and max() give, a real when the SQL path sums real
@@ -92,7 +63,14 @@ std::vector<Affinity> affinities(const GroupTableDef& def) {
   return out;
 }
 
-struct GroupsCursor : sqlite3_vtab_cursor {
+using State = GroupScan::State;
+
+}  // namespace
+
+struct GroupScan::State {
+  const GroupTableDef* def = nullptr;
+  std::vector<Affinity> affinity;  // per column, as declared
+  std::shared_ptr<members::Registry> registry;
   std::vector<Row> rows;
   std::vector<int64_t> rowids;
   size_t pos = 0;
@@ -108,8 +86,8 @@ struct GroupsCursor : sqlite3_vtab_cursor {
   std::string last_db;
   int64_t position = 0, rowid = 0;
   // The JSON of the durations of the row at json_pos (SQLite reads the column more than once).
-  std::string json;
-  size_t json_pos = SIZE_MAX;
+  mutable std::string json;
+  mutable size_t json_pos = SIZE_MAX;
   // Grouped by db, every member: the engine a batch of members at a time (a member's groups are
   // whole after its own scan), in the rows' order (members natural), so that memory holds one
   // batch's rows, not the job's. `emitted`: the members whose rows were handed out, skipped by
@@ -120,9 +98,12 @@ struct GroupsCursor : sqlite3_vtab_cursor {
   size_t next_member = 0;
   std::set<std::string, std::less<>> emitted;
 };
-void step_streamed(GroupsCursor& cur);
 
-const GroupTableDef& def_of(const GroupsCursor& cur) { return *static_cast<const GroupsVtab*>(cur.pVtab)->def; }
+namespace {
+
+void step_streamed(State& cur);
+
+const GroupTableDef& def_of(const State& cur) { return *cur.def; }
 
 GroupSpec parse_group_by(const GroupTableDef& def, const std::string& text) {
   GroupSpec spec;
@@ -320,7 +301,7 @@ Stmt sql_groups(const GroupTableDef& def, sqlite3* host, const GroupSpec& spec) 
 // Rowids below the arguments' bits: by db, the member's ordinal (14 bits) above the row's position
 // among that member's rows, so that pruning members by `db =` leaves every other row's rowid as is;
 // otherwise the row's position.
-void number_rows(GroupsCursor& cur, const std::vector<canonical::MemberPtr>& members, const GroupSpec& spec) {
+void number_rows(State& cur, const std::vector<canonical::MemberPtr>& members, const GroupSpec& spec) {
   const char* name = def_of(cur).name;
   cur.rowids.clear();
   std::map<std::string, uint32_t, std::less<>> ordinal;
@@ -344,79 +325,14 @@ void number_rows(GroupsCursor& cur, const std::vector<canonical::MemberPtr>& mem
   }
 }
 
-int x_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
-  return guard(err, [&] {
-    const auto& a = *static_cast<const Aux*>(aux);
-    int rc = sqlite3_declare_vtab(db, a.def->schema);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);  // reads member files
-    auto* vtab = new GroupsVtab();
-    vtab->registry = a.registry;
-    vtab->def = a.def;
-    vtab->affinity = affinities(*a.def);
-    *out = vtab;
-    return SQLITE_OK;
-  });
-}
-
-int x_best_index(sqlite3_vtab* tab, sqlite3_index_info* info) {
-  const Cols col(*static_cast<GroupsVtab*>(tab)->def);
-  int group_by = -1, of_kind = -1, of_gpu = -1, db = -1;
-  for (int i = 0; i < info->nConstraint; ++i) {
-    const auto& c = info->aConstraint[i];
-    if (c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (c.iColumn == col.group_by) {
-      if (!c.usable) return SQLITE_CONSTRAINT;  // the arguments must be known before the scan
-      if (group_by < 0) group_by = i;
-    } else if (col.of_kind >= 0 && c.iColumn == col.of_kind) {
-      if (!c.usable) return SQLITE_CONSTRAINT;
-      if (of_kind < 0) of_kind = i;
-    } else if (col.of_gpu >= 0 && c.iColumn == col.of_gpu) {
-      if (!c.usable) return SQLITE_CONSTRAINT;
-      if (of_gpu < 0) of_gpu = i;
-    } else if (c.iColumn == kDb && c.usable && db < 0) {
-      const char* coll = sqlite3_vtab_collation(info, i);
-      if (!coll || sqlite3_stricmp(coll, "BINARY") == 0) db = i;
-    }
-  }
-  int argv = 0;
-  // An argument appearing twice (a multi-index OR repeats it) is checked by SQLite on the rest.
-  if (group_by >= 0) {
-    info->aConstraintUsage[group_by].argvIndex = ++argv;
-    info->aConstraintUsage[group_by].omit = 1;
-    info->idxNum |= 1;
-  }
-  if (of_kind >= 0) {
-    info->aConstraintUsage[of_kind].argvIndex = ++argv;
-    info->aConstraintUsage[of_kind].omit = 1;
-    info->idxNum |= 2;
-  }
-  if (of_gpu >= 0) {
-    info->aConstraintUsage[of_gpu].argvIndex = ++argv;
-    info->aConstraintUsage[of_gpu].omit = 1;
-    info->idxNum |= 64;
-  }
-  if (db >= 0) {
-    info->aConstraintUsage[db].argvIndex = ++argv;  // not omitted: SQLite checks it again
-    info->idxNum |= 4;
-  }
-  if (info->colUsed & (uint64_t{1} << col.median)) info->idxNum |= 8;
-  if (col.busy >= 0 && info->colUsed & (uint64_t{1} << col.busy)) info->idxNum |= 16;
-  if (info->colUsed & ((uint64_t{1} << col.durations) | (uint64_t{1} << col.duration_values))) info->idxNum |= 32;
-  info->estimatedCost = (info->idxNum & 4) ? 1e4 : 1e6;
-  info->estimatedRows = 1000;
-  return SQLITE_OK;
-}
-
 // The SQL path from here on (rows of the members in cur.emitted are skipped: handed out already).
-void stream_by_sql(GroupsCursor& cur, const GroupSpec& spec, const std::vector<canonical::MemberPtr>& members) {
-  auto& reg = *static_cast<GroupsVtab*>(cur.pVtab)->registry;
+void stream_by_sql(State& cur, const GroupSpec& spec, const std::vector<canonical::MemberPtr>& members) {
   cur.rows.clear();
   cur.rowids.clear();
   cur.pos = 0;
   cur.json_pos = SIZE_MAX;
   cur.batched = false;
-  cur.stmt = sql_groups(def_of(cur), reg.host(), spec);
+  cur.stmt = sql_groups(def_of(cur), cur.registry->host(), spec);
   cur.streaming = true;
   cur.by_db = spec.by_db;
   cur.ordinals.clear();
@@ -430,8 +346,8 @@ void stream_by_sql(GroupsCursor& cur, const GroupSpec& spec, const std::vector<c
 constexpr size_t kBatchMembers = 256;
 
 // Loads the next batch of members that has rows (none left: eof).
-void next_batch(GroupsCursor& cur) {
-  auto& reg = *static_cast<GroupsVtab*>(cur.pVtab)->registry;
+void next_batch(State& cur) {
+  members::Registry& reg = *cur.registry;
   const GroupTableDef& def = def_of(cur);
   cur.rows.clear();
   cur.rowids.clear();
@@ -454,93 +370,101 @@ void next_batch(GroupsCursor& cur) {
   }
 }
 
-int x_filter(sqlite3_vtab_cursor* c, int idx_num, const char*, int argc, sqlite3_value** argv) {
-  auto* cur = static_cast<GroupsCursor*>(c);
-  auto& reg = *static_cast<GroupsVtab*>(c->pVtab)->registry;
-  const GroupTableDef& def = *static_cast<GroupsVtab*>(c->pVtab)->def;
-  return guard(c->pVtab, [&] {
-    cur->rows.clear();
-    cur->rowids.clear();
-    cur->pos = 0;
-    cur->json_pos = SIZE_MAX;
-    cur->stmt.reset();
-    cur->streaming = cur->done = false;
-    if (!(idx_num & 1)) throw Error(fmt::format("{}: no grouping given; {}", def.name, def.usage));
-    int arg = 0;
-    auto text_arg = [&](const char* what) -> std::optional<std::string> {
-      sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) != SQLITE_TEXT) {
-        if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
-        throw Error(fmt::format("{}: {} must be text; {}", def.name, what, def.usage));
-      }
-      return std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)),
-                         static_cast<size_t>(sqlite3_value_bytes(v)));
-    };
-    const auto group_by = text_arg("group_by");
-    if (!group_by) return SQLITE_OK;  // `group_by = NULL` matches no row
-    GroupSpec spec = parse_group_by(def, *group_by);
-    cur->group_by = *group_by;
-    cur->of_kind.reset();
-    if (idx_num & 2) {
-      spec.kind = text_arg("of_kind");
-      if (!spec.kind) return SQLITE_OK;  // `of_kind = NULL` matches no row
-      cur->of_kind = spec.kind;
+}  // namespace
+
+GroupScan::GroupScan() : state_(std::make_unique<State>()) {}
+GroupScan::~GroupScan() = default;
+
+void GroupScan::compute(const GroupTableDef& def, sqlite3* conn, std::span<sqlite3_value* const> args, int idx_num) {
+  State* cur = state_.get();
+  cur->def = &def;
+  cur->affinity = affinities(def);
+  cur->rows.clear();
+  cur->rowids.clear();
+  cur->pos = 0;
+  cur->json_pos = SIZE_MAX;
+  cur->stmt.reset();
+  cur->streaming = cur->done = false;
+  if (!(idx_num & 1)) throw Error(fmt::format("{}: no grouping given; {}", def.name, def.usage));
+  // args: group_by, [of_kind, of_gpu,] `db =`, as JobTable passes them.
+  sqlite3_value* const db_arg = args.back();
+  auto text_arg = [&](sqlite3_value* v, const char* what) -> std::optional<std::string> {
+    if (sqlite3_value_type(v) != SQLITE_TEXT) {
+      if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
+      throw Error(fmt::format("{}: {} must be text; {}", def.name, what, def.usage));
     }
-    cur->of_gpu.reset();
-    if (idx_num & 64) {
-      sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) == SQLITE_NULL) return SQLITE_OK;  // `of_gpu = NULL` matches no row
-      if (sqlite3_value_type(v) != SQLITE_INTEGER)
-        throw Error(fmt::format("{}: of_gpu must be an integer; {}", def.name, def.usage));
-      spec.of_gpu = cur->of_gpu = sqlite3_value_int64(v);
-    }
-    if ((idx_num & 4) && arg < argc && spec.by_db) {
-      // The TEXT column compares numbers as their text; NULL and blobs equal no member name.
-      const int type = sqlite3_value_type(argv[arg]);
-      if (type == SQLITE_NULL || type == SQLITE_BLOB) return SQLITE_OK;
-      Value copy = dup_value(argv[arg]);
-      const auto* d = sqlite3_value_text(copy.get());
-      if (!d) return SQLITE_OK;
-      spec.db = std::string(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
-    }
-    spec.want_median = idx_num & 8;
-    spec.want_busy = idx_num & 16;
-    spec.want_values = idx_num & 32;
-    uint64_t kind_hash = 0;
-    if (spec.kind)
-      for (unsigned char ch : *spec.kind) kind_hash = (kind_hash ^ ch) * 0x100000001B3ull;
-    if (spec.of_gpu) kind_hash = (kind_hash ^ static_cast<uint64_t>(*spec.of_gpu)) * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995u;
-    // The grouping's bits end below the sign bit: 59..62 for ops (4 columns; 42..58 the kind),
-    // 58..62 for API calls.
-    cur->rowid_base = static_cast<int64_t>(grouping_bits(def, spec) << (63 - def.keys.size()) |
-                                           (spec.kind || spec.of_gpu ? 1ull << 58 : 0) | (kind_hash & 0xFFFFull) << 42);
-    const auto members = reg.members();
-    cur->batched = false;
-    cur->emitted.clear();
-    if (spec.by_db && !spec.db) {
-      cur->batched = true;
-      cur->spec = spec;
-      cur->members = members;
-      std::stable_sort(cur->members.begin(), cur->members.end(),
-                       [](const auto& a, const auto& b) { return natural_less(a->alias, b->alias); });
-      cur->next_member = 0;
-      next_batch(*cur);
-      return SQLITE_OK;
-    }
-    try {
-      cur->rows = engine_rows(def, reg, members, spec);
-    } catch (const NeedsSql&) {
-      stream_by_sql(*cur, spec, members);
-      return SQLITE_OK;
-    }
-    sort_rows(def, cur->rows);
-    number_rows(*cur, members, spec);
-    return SQLITE_OK;
-  });
+    return std::string(reinterpret_cast<const char*>(sqlite3_value_text(v)),
+                       static_cast<size_t>(sqlite3_value_bytes(v)));
+  };
+  const auto group_by = text_arg(args[0], "group_by");
+  if (!group_by) return;  // `group_by = NULL` matches no row
+  GroupSpec spec = parse_group_by(def, *group_by);
+  cur->group_by = *group_by;
+  cur->of_kind.reset();
+  if (idx_num & 2) {
+    spec.kind = text_arg(args[1], "of_kind");
+    if (!spec.kind) return;  // `of_kind = NULL` matches no row
+    cur->of_kind = spec.kind;
+  }
+  cur->of_gpu.reset();
+  if (idx_num & 64) {
+    sqlite3_value* v = args[2];
+    if (sqlite3_value_type(v) == SQLITE_NULL) return;  // `of_gpu = NULL` matches no row
+    if (sqlite3_value_type(v) != SQLITE_INTEGER)
+      throw Error(fmt::format("{}: of_gpu must be an integer; {}", def.name, def.usage));
+    spec.of_gpu = cur->of_gpu = sqlite3_value_int64(v);
+  }
+  if ((idx_num & 4) && db_arg && spec.by_db) {
+    // The TEXT column compares numbers as their text; NULL and blobs equal no member name.
+    const int type = sqlite3_value_type(db_arg);
+    if (type == SQLITE_NULL || type == SQLITE_BLOB) return;
+    Value copy = dup_value(db_arg);
+    const auto* d = sqlite3_value_text(copy.get());
+    if (!d) return;
+    spec.db = std::string(reinterpret_cast<const char*>(d), static_cast<size_t>(sqlite3_value_bytes(copy.get())));
+  }
+  spec.want_median = idx_num & 8;
+  spec.want_busy = idx_num & 16;
+  spec.want_values = idx_num & 32;
+  uint64_t kind_hash = 0;
+  if (spec.kind)
+    for (unsigned char ch : *spec.kind) kind_hash = (kind_hash ^ ch) * 0x100000001B3ull;
+  if (spec.of_gpu) kind_hash = (kind_hash ^ static_cast<uint64_t>(*spec.of_gpu)) * 0x9E3779B97F4A7C15ull ^ 0x5bd1e995u;
+  // The grouping's bits end below the sign bit: 59..62 for ops (4 columns; 42..58 the kind),
+  // 58..62 for API calls.
+  cur->rowid_base = static_cast<int64_t>(grouping_bits(def, spec) << (63 - def.keys.size()) |
+                                         (spec.kind || spec.of_gpu ? 1ull << 58 : 0) | (kind_hash & 0xFFFFull) << 42);
+  cur->registry = members::Registry::of(conn);
+  if (!cur->registry) throw Error(fmt::format("{}: the connection's member registry is gone", def.name));
+  members::Registry& reg = *cur->registry;
+  const auto members = reg.members();
+  cur->batched = false;
+  cur->emitted.clear();
+  if (spec.by_db && !spec.db) {
+    cur->batched = true;
+    cur->spec = spec;
+    cur->members = members;
+    std::stable_sort(cur->members.begin(), cur->members.end(),
+                     [](const auto& a, const auto& b) { return natural_less(a->alias, b->alias); });
+    cur->next_member = 0;
+    next_batch(*cur);
+    return;
+  }
+  try {
+    cur->rows = engine_rows(def, reg, members, spec);
+  } catch (const NeedsSql&) {
+    stream_by_sql(*cur, spec, members);
+    return;
+  }
+  sort_rows(def, cur->rows);
+  number_rows(*cur, members, spec);
 }
 
+namespace {
+
+
 // The SQL path: steps to the next row and numbers it as number_rows() numbers the engine's.
-void step_streamed(GroupsCursor& cur) {
+void step_streamed(State& cur) {
   const char* name = def_of(cur).name;
   for (;;) {
     if (!step(cur.stmt.get(), name)) {
@@ -570,28 +494,8 @@ void step_streamed(GroupsCursor& cur) {
   cur.rowid = cur.rowid_base + (int64_t{it->second} << 28) + cur.position++;
 }
 
-int x_next(sqlite3_vtab_cursor* c) {
-  auto* cur = static_cast<GroupsCursor*>(c);
-  if (!cur->streaming) {
-    if (++cur->pos < cur->rows.size() || !cur->batched) return SQLITE_OK;
-    return guard(c->pVtab, [&] {
-      next_batch(*cur);
-      return SQLITE_OK;
-    });
-  }
-  return guard(c->pVtab, [&] {
-    step_streamed(*cur);
-    return SQLITE_OK;
-  });
-}
-
-int x_eof(sqlite3_vtab_cursor* c) {
-  auto* cur = static_cast<GroupsCursor*>(c);
-  return cur->streaming ? cur->done : cur->pos >= cur->rows.size();
-}
-
 // total_ns on the SQL path, from the parts kSumPartsSql adds after the table's columns.
-void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& cols) {
+void result_streamed_sum(const State& cur, sqlite3_context* ctx, const Cols& cols) {
   sqlite3_stmt* st = cur.stmt.get();
   const int parts = cols.count;
   if (sqlite3_column_int64(st, cols.timed) == 0) return;  // NULL, as sum() of no value
@@ -611,7 +515,7 @@ void result_streamed_sum(GroupsCursor& cur, sqlite3_context* ctx, const Cols& co
 
 // duration_values: the engine's durations of the row as 64-bit little-endian integers, ascending
 // (what rocpd_values_percentile reads); NULL on the SQL path, whose durations are JSON or NULL.
-void result_duration_values(const GroupsCursor& cur, sqlite3_context* ctx, const Cols& cols) {
+void result_duration_values(const State& cur, sqlite3_context* ctx, const Cols& cols) {
   if (cur.streaming) return sqlite3_result_null(ctx);
   const auto* d = std::get_if<Durations>(&cur.rows[cur.pos][static_cast<size_t>(cols.durations)]);
   if (!d) return sqlite3_result_null(ctx);
@@ -629,34 +533,46 @@ void result_duration_values(const GroupsCursor& cur, sqlite3_context* ctx, const
   }
 }
 
-int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
-  auto* cur = static_cast<GroupsCursor*>(c);
+}  // namespace
+
+void GroupScan::next() {
+  State* cur = state_.get();
+  if (cur->streaming) step_streamed(*cur);
+  else if (++cur->pos >= cur->rows.size() && cur->batched) next_batch(*cur);
+}
+
+bool GroupScan::eof() const {
+  const State* cur = state_.get();
+  return cur->streaming ? cur->done : cur->pos >= cur->rows.size();
+}
+
+void GroupScan::column(sqlite3_context* ctx, int col) const {
+  const State* cur = state_.get();
   const Cols cols(def_of(*cur));
   if (col == cols.group_by) {
     sqlite3_result_text(ctx, cur->group_by.data(), static_cast<int>(cur->group_by.size()), SQLITE_TRANSIENT);
-    return SQLITE_OK;
+    return;
   }
   if (col == cols.of_gpu) {
     if (cur->of_gpu) sqlite3_result_int64(ctx, *cur->of_gpu);
-    return SQLITE_OK;
+    return;
   }
   if (col == cols.of_kind) {
     if (cur->of_kind)
       sqlite3_result_text(ctx, cur->of_kind->data(), static_cast<int>(cur->of_kind->size()), SQLITE_TRANSIENT);
-    return SQLITE_OK;
+    return;
   }
   if (col == cols.duration_values) {
     result_duration_values(*cur, ctx, cols);
-    return SQLITE_OK;
+    return;
   }
   if (cur->streaming && col == cols.total) {
     result_streamed_sum(*cur, ctx, cols);
-    return SQLITE_OK;
+    return;
   }
   if (cur->streaming) {
-    const auto& affinity = static_cast<const GroupsVtab*>(cur->pVtab)->affinity;
-    result_stored(ctx, stored_value(cur->stmt.get(), col, affinity[static_cast<size_t>(col)]));
-    return SQLITE_OK;
+    result_stored(ctx, stored_value(cur->stmt.get(), col, cur->affinity[static_cast<size_t>(col)]));
+    return;
   }
   const Cell& cell = cur->rows[cur->pos][static_cast<size_t>(col)];
   std::visit(
@@ -684,40 +600,20 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
         } else sqlite3_result_null(ctx);
       },
       cell);
-  return SQLITE_OK;
 }
 
-int x_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
-  const auto* cur = static_cast<GroupsCursor*>(c);
-  *rowid = cur->streaming ? cur->rowid : cur->rowids[cur->pos];
-  return SQLITE_OK;
+int64_t GroupScan::rowid() const {
+  const State* cur = state_.get();
+  return cur->streaming ? cur->rowid : cur->rowids[cur->pos];
 }
 
-sqlite3_module make_module() {
-  sqlite3_module m{};
-  m.xCreate = x_connect;
-  m.xConnect = x_connect;
-  m.xBestIndex = x_best_index;
-  m.xDisconnect = vtab_disconnect<GroupsVtab>;
-  m.xDestroy = vtab_disconnect<GroupsVtab>;
-  m.xOpen = vtab_open<GroupsCursor>;
-  m.xClose = vtab_close<GroupsCursor>;
-  m.xFilter = x_filter;
-  m.xNext = x_next;
-  m.xEof = x_eof;
-  m.xColumn = x_column;
-  m.xRowid = x_rowid;
-  return m;
-}
-
-const sqlite3_module kModule = make_module();
-
-}  // namespace
-
-int register_group_table(sqlite3* db, const std::shared_ptr<members::Registry>& registry,
-                         const GroupTableDef& def) {
-  return sqlite3_create_module_v2(db, def.name, &kModule, new Aux{registry, &def},
-                                  [](void* p) { delete static_cast<Aux*>(p); });
+int group_used_bits(const GroupTableDef& def, uint64_t col_used) {
+  const Cols col(def);
+  int bits = 0;
+  if (col_used & (uint64_t{1} << col.median)) bits |= 8;
+  if (col.busy >= 0 && col_used & (uint64_t{1} << col.busy)) bits |= 16;
+  if (col_used & ((uint64_t{1} << col.durations) | (uint64_t{1} << col.duration_values))) bits |= 32;
+  return bits;
 }
 
 }  // namespace rocpd::summaries

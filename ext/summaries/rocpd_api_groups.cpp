@@ -12,7 +12,14 @@ using namespace analysis;
 
 namespace {
 
-const GroupTableDef kApiGroups{
+constexpr KeyColumn kApiKeys[] = {
+    {"db", &GroupSpec::by_db},
+    {"pid", &GroupSpec::by_pid, &GroupKey::pid},
+    {"tid", &GroupSpec::by_tid, &GroupKey::tid},
+    {"domain", &GroupSpec::by_domain, nullptr, &GroupKey::domain},
+    {"name", &GroupSpec::by_name, nullptr, &GroupKey::name}};
+
+constexpr GroupTableDef kApiGroups{
     .name = "rocpd_api_groups",
     .table = canonical::TableKind::Apis,
     .source = "temp.rocpd_apis",
@@ -23,17 +30,11 @@ const GroupTableDef kApiGroups{
               "max_end HIDDEN, duration_values BLOB HIDDEN)",
     .usage = "use rocpd_api_groups(group_by) with group_by a comma-separated list of db, pid, tid, domain, name "
              "(e.g. 'name' or 'db,tid')",
-    .keys = {{"db", &GroupSpec::by_db},
-             {"pid", &GroupSpec::by_pid, &GroupKey::pid},
-             {"tid", &GroupSpec::by_tid, &GroupKey::tid},
-             {"domain", &GroupSpec::by_domain, nullptr, &GroupKey::domain},
-             {"name", &GroupSpec::by_name, nullptr, &GroupKey::name}},
+    .keys = kApiKeys,
 };
 
 }  // namespace
 
-int register_rocpd_api_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
-  return register_group_table(db, registry, kApiGroups);
-}
+void register_rocpd_api_groups(sqlite3* db) { analysis::JobTable<GroupTable<kApiGroups>>::register_module(db); }
 
 }  // namespace rocpd::summaries

@@ -14,7 +14,13 @@ using namespace analysis;
 
 namespace {
 
-const GroupTableDef kOpGroups{
+constexpr KeyColumn kOpKeys[] = {
+    {"db", &GroupSpec::by_db},
+    {"gpu", &GroupSpec::by_gpu, &GroupKey::gpu},
+    {"kind", &GroupSpec::by_kind, nullptr, &GroupKey::kind},
+    {"name", &GroupSpec::by_name, nullptr, &GroupKey::name}};
+
+constexpr GroupTableDef kOpGroups{
     .name = "rocpd_op_groups",
     .table = canonical::TableKind::Ops,
     .source = "temp.rocpd_ops",
@@ -27,18 +33,13 @@ const GroupTableDef kOpGroups{
     .usage = "use rocpd_op_groups(group_by [, of_kind [, of_gpu]]) with group_by a comma-separated list of db, gpu, "
              "kind, name "
              "(e.g. 'db,gpu' or 'name') and of_kind an op kind ('kernel', 'copy', ...)",
-    .keys = {{"db", &GroupSpec::by_db},
-             {"gpu", &GroupSpec::by_gpu, &GroupKey::gpu},
-             {"kind", &GroupSpec::by_kind, nullptr, &GroupKey::kind},
-             {"name", &GroupSpec::by_name, nullptr, &GroupKey::name}},
+    .keys = kOpKeys,
     .of_kind = true,
     .busy = true,
 };
 
 }  // namespace
 
-int register_rocpd_op_groups(sqlite3* db, const std::shared_ptr<members::Registry>& registry) {
-  return register_group_table(db, registry, kOpGroups);
-}
+void register_rocpd_op_groups(sqlite3* db) { analysis::JobTable<GroupTable<kOpGroups>>::register_module(db); }
 
 }  // namespace rocpd::summaries

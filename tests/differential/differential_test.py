@@ -51,11 +51,14 @@ REFUSAL = re.compile(r"^OperationalError: (rocpd_(busy_intervals|gaps|utilizatio
                      r"|integer overflow)"
                      # The diagnosis tables read times as rocpd_kernel_stacks does (docs/diagnosis.md); the
                      # table under rocpd_comm_overlap as interval_union did in the view.
-                     r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown|critical_path|what_if): member .*: "
+                     r"|rocpd_(op_launches|queue_steps|collectives|steps|time_breakdown|critical_path|what_if"
+                     r"|idle_breakdown|kernel_stacks): member .*: "
                      r"(start|end) must be an integer"
                      # The critical path's times stay within +-2^62 ns (docs/critical_path.md).
                      r"|rocpd_(critical_path|what_if): member .*: (start|end) -?\d+ lies beyond the times"
-                     r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long))")
+                     r"|interval_union: ((start|end) must be an integer|the union is \d+ ns long)"
+                     # An idle total beyond INT64_MAX is an error (docs/diagnosis.md).
+                     r"|rocpd_idle_breakdown: the idle time is longer than an integer holds)")
 
 # ------------------------------------------------------------------------------------------------
 # Configurations
@@ -507,6 +510,8 @@ class Catalog:
         # The tables under rocpd_launch_stats, rocpd_queue_depth and rocpd_comm_overlap (members computed on every core).
         specs += [("op_launches", "diag", "rocpd_op_launches"), ("queue_steps", "diag", "rocpd_queue_steps"),
                   ("comm_classes", "diag", "rocpd_comm_classes")]
+        # Per member, db =, gpu = and the arguments pushed down.
+        specs += [("idle_breakdown", "diag", "rocpd_idle_breakdown"), ("kernel_stacks", "diag", "rocpd_kernel_stacks")]
         # Across ranks (docs/ranks.md): every row depends on every member.
         specs += [("collectives", "diag", "rocpd_collectives"), ("steps", "diag", "rocpd_steps('%')")]
         # Where each gpu's time goes, per gpu and per step (every marker range a step).

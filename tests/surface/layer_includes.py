@@ -5,8 +5,11 @@ Every `#include "folder/file.h"` of ext/ is checked against the layers: a folder
 files and those of the folders below it, never a capability beside it and never a layer above.
 Every `namespace rocpd...` a file of ext/<folder>/ opens is the folder's namespace (or one nested
 in it), so a name's namespace says where it is defined.
-Run with no argument: fails listing every include or namespace that breaks the rule. `--count`:
-prints the number of such includes per pair of folders (the figure for a change's note) and exits 0.
+A virtual table is written with a template of ext/analysis/ (MemberRowsTable, JobTable) or the
+SqlTableDef of diagnosis/sql_table.h; a hand-written sqlite3_module only where MODULE_FILES says.
+Run with no argument: fails listing every include, namespace or module that breaks the rule.
+`--count`: prints the number of such includes per pair of folders (the figure for a change's
+note) and exits 0.
 """
 import collections
 import os
@@ -45,6 +48,14 @@ OTHER_NAMESPACES = {"common": {"rocpd::state_blob"}, "compression": {"rocpd::zst
 # Files outside any rocpd namespace: fmt's compiled part (fmt's own namespace) and the registration
 # entry points the loader calls (global C names, one per capability).
 NO_NAMESPACE = re.compile(r"^(fmt_compiled|register_\w+)\.cpp$")
+
+# Where a sqlite3_module may be written: the templates, the module helpers, the federation core
+# (constraints pushed into each member's SQL) and rocpd_sql (tables made by CREATE VIRTUAL TABLE
+# with the columns of the user's statement). Each such file says why in its opening comment.
+MODULE_FOLDERS = {"analysis", "federation"}
+MODULE_FILES = {"common/vtab_util.h", "diagnosis/sql_table.cpp", "pushdown/rocpd_sql.cpp"}
+MODULE = re.compile(r"\bsqlite3_module\b")
+LINE_COMMENT = re.compile(r"//[^\n]*")
 
 OPEN_NAMESPACE = re.compile(r"^[ \t]*namespace\s+(rocpd(?:::\w+)*)\s*\{(.*)$", re.M)
 FORWARD_DECLARATION = re.compile(r"^\s*(?:class|struct)\s+\w+\s*;\s*(?://.*)?$")
@@ -118,6 +129,22 @@ def namespace_errors():
                 yield f"ext/{rel}:{line}: namespace {ns} in ext/{folder}/ (its folder's is {own})"
 
 
+def module_errors():
+    for root, _, files in os.walk(EXT):
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp")):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, EXT).replace(os.sep, "/")
+            if rel.split("/")[0] in MODULE_FOLDERS or rel in MODULE_FILES:
+                continue
+            with open(path, encoding="utf-8") as f:
+                code = LINE_COMMENT.sub("", f.read())
+            if MODULE.search(code):
+                yield (f"ext/{rel}: a hand-written sqlite3_module; use analysis/member_rows_table.h, "
+                       "analysis/job_table.h or diagnosis/sql_table.h (docs/architecture.md)")
+
+
 def main():
     folders = {d for d in os.listdir(EXT) if os.path.isdir(os.path.join(EXT, d))}
     unknown = folders - set(LAYERS) - CAPABILITIES
@@ -131,12 +158,13 @@ def main():
     errors = [f"ext/{rel}:{line}: {src}/ must not include {dst}/{h}" for rel, line, src, dst, h in bad]
     errors += [f"ext/{d}/: a folder of no layer (add it to tests/surface/layer_includes.py)" for d in sorted(unknown)]
     errors += list(namespace_errors())
+    errors += list(module_errors())
     for e in errors:
         print(e)
     if errors:
         return 1
     print(f"layer_includes: {sum(1 for _ in includes())} includes of ext/ follow the layers; "
-          "every folder's code is in its folder's namespace")
+          "every folder's code is in its folder's namespace; tables use the templates")
     return 0
 
 
