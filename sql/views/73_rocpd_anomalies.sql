@@ -31,16 +31,17 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every core: the median,
-  -- the longest instance and the durations (a JSON array; NULL where a member's odd values need SQL)
-  SELECT db, gpu, name, med_ns AS med, max_ns, durations
+WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every core: the median
+  -- and the longest instance (no durations: held for every group of a large job, they would cost
+  -- more memory than the rest of the view)
+  SELECT db, gpu, name, med_ns AS med, max_ns
   FROM temp.rocpd_op_groups('db,gpu,name', 'kernel') WHERE timed >= 5
 ), k_mad AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median can
-  -- hold a score of 5 (the MAD only widens the spread): the MADs of those groups alone
-  SELECT db, gpu, name, med, coalesce(
-           (SELECT percentile(abs(value - med), 50) FROM json_each(durations)),
-           (SELECT percentile(abs(o.duration - g.med), 50) FROM rocpd_ops o
-            WHERE o.kind = 'kernel' AND o.db = g.db AND o.gpu IS g.gpu AND o.name = g.name)) AS mad
+  -- hold a score of 5 (the MAD only widens the spread): the MADs of those groups alone, each from
+  -- its member's kernels (`db =` reaches the member)
+  SELECT db, gpu, name, med,
+         (SELECT percentile(abs(o.duration - g.med), 50) FROM rocpd_ops o
+          WHERE o.kind = 'kernel' AND o.db = g.db AND o.gpu IS g.gpu AND o.name = g.name) AS mad
   FROM k_g g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
 ), k_hit AS MATERIALIZED (
   SELECT db, gpu, name, med, 1.4826 * max(mad, 0.1 * abs(med), 1000) AS spread FROM k_mad
