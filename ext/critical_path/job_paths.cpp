@@ -78,24 +78,28 @@ Matching match_job(const std::vector<MemberPaths>& per_member, const JobRuns& ru
     mt.instances[it->second].push_back(where[n]);
     mt.instance_of[where[n].member][where[n].row] = static_cast<int32_t>(it->second);
   }
-  for (uint32_t m = 0; m < per_member.size(); ++m)
-    for (uint32_t r = 0; r < per_member[m].collectives.size(); ++r) {
-      const int32_t inst = mt.instance_of[m][r];
-      if (inst < 0) continue;
-      const int64_t end = per_member[m].collectives[r].end;
-      Participant best{m, r};
-      int64_t best_start = per_member[m].collectives[r].start;
-      for (const Participant& p : mt.instances[static_cast<size_t>(inst)]) {
-        const int64_t s = mt.row(p).start;
-        if (s > end) continue;
-        // Ties: the member's own arrival, then the first participant.
-        if (s > best_start) {
-          best = p;
-          best_start = s;
-        }
+  // Each row is bound to the participant of its instance that arrived last before the row ended:
+  // the latest start at or before its end (ties: the row's own arrival, then the participant
+  // listed first). Per instance, the participants sorted by (start, listing) once, and each row
+  // looked up by binary search: a job of N ranks costs N log N per instance, not N^2.
+  for (const auto& parts : mt.instances) {
+    std::vector<std::pair<int64_t, uint32_t>> by_start(parts.size());  // (start, listing)
+    for (uint32_t i = 0; i < parts.size(); ++i) by_start[i] = {mt.row(parts[i]).start, i};
+    std::sort(by_start.begin(), by_start.end());
+    std::vector<uint32_t> first_of_start(by_start.size());  // the first listed with that start
+    for (size_t i = 0; i < by_start.size(); ++i)
+      first_of_start[i] = i > 0 && by_start[i].first == by_start[i - 1].first ? first_of_start[i - 1] : by_start[i].second;
+    for (const Participant& own : parts) {
+      const MemberCollective& c = mt.row(own);
+      Participant best = own;
+      auto it = std::upper_bound(by_start.begin(), by_start.end(), std::pair<int64_t, uint32_t>{c.end, UINT32_MAX});
+      if (it != by_start.begin()) {
+        const size_t at = static_cast<size_t>(it - by_start.begin()) - 1;
+        if (by_start[at].first > c.start) best = parts[first_of_start[at]];
       }
-      mt.binding[m][r] = best;
+      mt.binding[own.member][own.row] = best;
     }
+  }
   return mt;
 }
 
