@@ -146,11 +146,6 @@ MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members:
   return out;
 }
 
-void result(sqlite3_context* ctx, const std::optional<stats::Number>& n) {
-  if (n) stats::result_number(ctx, *n);
-  else sqlite3_result_null(ctx);
-}
-
 struct Def {
   static constexpr const char* kTableName = kTable;
   static constexpr const char* kSchema =
@@ -168,14 +163,14 @@ struct Def {
         else sqlite3_result_null(ctx);
         break;
       case kGaps: sqlite3_result_int64(ctx, g.gaps); break;
-      case kMed: result(ctx, g.med); break;
-      case kP99: result(ctx, g.p99); break;
+      case kMed: stats::result_number(ctx, g.med); break;
+      case kP99: stats::result_number(ctx, g.p99); break;
       case kMax:
         if (g.gaps > 0) sqlite3_result_int64(ctx, g.max);
         else sqlite3_result_null(ctx);
         break;
       case kLongGaps: sqlite3_result_int64(ctx, g.long_gaps); break;
-      case kLongMed: result(ctx, g.long_med); break;
+      case kLongMed: stats::result_number(ctx, g.long_med); break;
       case kSyncGaps: sqlite3_result_int64(ctx, g.sync_gaps); break;
       case kSyncNs: sqlite3_result_int64(ctx, g.sync_ns); break;
       case kInexact: sqlite3_result_int64(ctx, g.inexact); break;

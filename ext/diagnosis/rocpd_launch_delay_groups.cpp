@@ -141,11 +141,6 @@ MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members:
   return out;
 }
 
-void result(sqlite3_context* ctx, const std::optional<stats::Number>& n) {
-  if (n) stats::result_number(ctx, *n);
-  else sqlite3_result_null(ctx);
-}
-
 struct Def {
   static constexpr const char* kTableName = kTable;
   static constexpr const char* kSchema =
@@ -160,8 +155,8 @@ struct Def {
     switch (col) {
       case kGpu: g.gpu.result(ctx); break;
       case kDelays: sqlite3_result_int64(ctx, g.delays); break;
-      case kMed: result(ctx, g.med); break;
-      case kP99: result(ctx, g.p99); break;
+      case kMed: stats::result_number(ctx, g.med); break;
+      case kP99: stats::result_number(ctx, g.p99); break;
       case kMax:
         if (g.delays > 0) sqlite3_result_int64(ctx, g.max);
         else sqlite3_result_null(ctx);

@@ -62,4 +62,9 @@ void result_number(sqlite3_context* ctx, Number n) {
   }
 }
 
+void result_number(sqlite3_context* ctx, const std::optional<Number>& n) {
+  if (n) result_number(ctx, *n);
+  else sqlite3_result_null(ctx);
+}
+
 }  // namespace rocpd::stats

@@ -22,6 +22,8 @@ std::string describe_number(Number n);
 
 // Sets the SQL result to an INTEGER or REAL.
 void result_number(sqlite3_context* ctx, Number n);
+// The same, NULL when there is no number (a figure of no value).
+void result_number(sqlite3_context* ctx, const std::optional<Number>& n);
 
 // The state of one aggregate group, owned through the pointer SQLite keeps in the aggregate context:
 // aggregate_state() creates it on first use (xStep, xInverse), existing_aggregate_state() peeks

@@ -110,30 +110,30 @@ def kernel_durations(job):
     return out
 
 
-def all_gaps(path):
-    """The gaps between the union of a file's op intervals, brute force."""
+def gap_intervals(path):
+    """The gaps (start, end) between the union of a file's op intervals, brute force."""
     with sqlite3.connect(path) as db:
         ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
     gaps, reach = [], ops[0][1]
     for start, end in ops[1:]:
         if start > reach:
-            gaps.append(start - reach)
+            gaps.append((reach, start))
         reach = max(reach, end)
     return gaps
+
+
+def all_gaps(path):
+    """The gaps' lengths."""
+    return [end - start for start, end in gap_intervals(path)]
 
 
 def sync_gaps(path):
     """The gaps a synchronize call began before and ended within (the last gap starting at or before
     the call's end), brute force over the raw file: (count, total length)."""
     with sqlite3.connect(path) as db:
-        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
         calls = db.execute("SELECT a.start, a.\"end\" FROM rocpd_api a JOIN rocpd_string s ON s.id = a.apiName_id "
                            "WHERE s.string LIKE '%Synchronize%' AND a.start < a.\"end\"").fetchall()
-    gaps, reach = [], ops[0][1]
-    for start, end in ops[1:]:
-        if start > reach:
-            gaps.append((reach, start))
-        reach = max(reach, end)
+    gaps = gap_intervals(path)
     hit = set()
     for c_start, c_end in calls:
         before = [g for g in gaps if g[0] <= c_end]
