@@ -143,27 +143,9 @@ def sync_gaps(path):
 
 
 def largest_gap(path):
-    """The longest gap between the union of a file's op intervals, brute force: (start, length)."""
-    with sqlite3.connect(path) as db:
-        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
-    best, reach = (None, 0), ops[0][1]
-    for start, end in ops[1:]:
-        if start > reach and start - reach > best[1]:
-            best = (reach, start - reach)
-        reach = max(reach, end)
-    return best
-
-
-def gaps_with_start(path):
-    """The gaps between the union of a file's op intervals, brute force: [(start, end)]."""
-    with sqlite3.connect(path) as db:
-        ops = sorted(db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start'))
-    gaps, reach = [], ops[0][1]
-    for start, end in ops[1:]:
-        if start > reach:
-            gaps.append((reach, start))
-        reach = max(reach, end)
-    return gaps
+    """The longest gap between the union of a file's op intervals (the first of equals): (start, length)."""
+    start, end = max(gap_intervals(path), key=lambda g: g[1] - g[0])
+    return start, end - start
 
 
 def plant_syncs(job):
@@ -173,7 +155,7 @@ def plant_syncs(job):
         if not f.endswith(".rpd"):
             continue
         path = os.path.join(job, f)
-        gaps = [(a, b) for a, b in gaps_with_start(path) if b - a >= 20000]
+        gaps = [(a, b) for a, b in gap_intervals(path) if b - a >= 20000]
         with sqlite3.connect(path) as db:
             pid, tid, cat, dom, args = db.execute(
                 "SELECT pid, tid, category_id, domain_id, args_id FROM rocpd_api a JOIN rocpd_string s "
@@ -197,7 +179,7 @@ def sync_truth(job):
                                "WHERE s.string LIKE '%Synchronize%' AND a.start < a.\"end\"").fetchall()
             lo, hi = db.execute('SELECT min(start), max("end") FROM rocpd_op').fetchone()
         span += hi - lo
-        for a, b in gaps_with_start(path):
+        for a, b in gap_intervals(path):
             idle += b - a
             if any(s < a <= e <= b for s, e in syncs):
                 n, ns = n + 1, ns + b - a

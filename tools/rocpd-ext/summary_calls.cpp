@@ -59,13 +59,10 @@ void add_rows(Session& session, std::map<Key, Totals>& into, bool with_markers) 
     const std::string& domain = r[0].text;
     const std::string& name = r[1].text;
     const bool text = r[0].type == Cell::Type::Text;
-    CallClass c;
-    if (text && domain == "marker") c = CallClass::Marker;
-    else if (text && (domain == "gpu_annotation" || domain == "cuda_sync")) c = CallClass::Annotation;
-    else c = call_class("", name);
-    if ((c == CallClass::Marker || c == CallClass::Annotation) && text &&
-        (domain == "marker" || domain == "gpu_annotation" || domain == "cuda_sync") && !with_markers)
-      return;
+    const bool marker = text && domain == "marker";
+    const bool annotation = text && (domain == "gpu_annotation" || domain == "cuda_sync");
+    if ((marker || annotation) && !with_markers) return;
+    const CallClass c = marker ? CallClass::Marker : annotation ? CallClass::Annotation : call_class("", name);
     Totals& t = into[{c, normal_name(name)}];
     t.calls += r[2].integer;
     t.total += r[3].integer;
