@@ -143,8 +143,11 @@ MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members:
 
 struct Def {
   static constexpr const char* kTableName = kTable;
+  // The percentiles are declared without a type: they hold exactly what percentile() gives (a real
+  // when interpolated, however whole), as rocpd_op_groups' med_ns; NUMERIC would make a plain
+  // table's copy store a whole real as an integer.
   static constexpr const char* kSchema =
-      "CREATE TABLE x(db TEXT, gpu INTEGER, delays INTEGER, med_ns NUMERIC, p99_ns NUMERIC, max_ns INTEGER, "
+      "CREATE TABLE x(db TEXT, gpu INTEGER, delays INTEGER, med_ns, p99_ns, max_ns INTEGER, "
       "inexact INTEGER)";
   using Rows = MemberRows;
   static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
