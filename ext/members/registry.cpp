@@ -2,6 +2,8 @@
 #include "members/member_pool.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
+
 #include <algorithm>
 
 #include <cerrno>
@@ -55,6 +57,9 @@ void Registry::Lease::release() {
     own_.reset();
   } else if (registry_ && member_ && !member_->attached) {
     std::lock_guard lock(registry_->mutex_);
+    // An idle pooled connection keeps its schema, not the pages it read: hundreds of pooled
+    // members would otherwise hold their files' pages twice (the system caches them too).
+    if (member_->leases == 1 && member_->conn) sqlite3_db_release_memory(member_->conn.get());
     --member_->leases;
     if (member_->retired && member_->leases == 0) member_->conn.reset();  // no longer counted in the pool
     registry_->trim_pool(registry_->max_open_connections);
@@ -319,6 +324,12 @@ double Registry::mean_rows(bool ops) const {
   return ops ? mean_ops_ : mean_apis_;
 }
 
+size_t default_pool_bound() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1024;
+  return std::clamp<size_t>(static_cast<size_t>(limit.rlim_cur / 4), 16, 1024);
+}
+
 Db Registry::connect(const canonical::Member& m, const std::string& who) {
   try {
     Db db = open_member_db(m.db_file(), m.vfs, who, source_of(m));
@@ -350,7 +361,12 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
                               label_of(*m), std::strerror(why), m->alias),
                   SQLITE_CANTOPEN);
     }
-    if ((m->conn && m->leases > 0) || m->retired) {
+    // A full pool keeps the members it holds and this one is read on a connection of the
+    // lease's own: a pass over more members than the pool holds (every member of a large job,
+    // pass after pass) then finds the pooled ones open each time, where evicting the least
+    // recently used would reopen every member on every pass.
+    const bool full = !m->conn && open_connections_ >= max_open_connections;
+    if ((m->conn && m->leases > 0) || m->retired || full) {
       lease.own_ = connect(*m, label_of(*m));
       lease.db_ = lease.own_.get();
     } else {

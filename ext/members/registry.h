@@ -16,6 +16,10 @@
 
 namespace rocpd::members {
 
+// How many member connections a registry keeps open by default: a quarter of the descriptor limit
+// (RLIMIT_NOFILE's soft value when the registry is made), at least 16 and at most 1024.
+size_t default_pool_bound();
+
 // Members are numbered below this (the ordinal is packed into rowids).
 inline constexpr uint32_t kMaxMembers = 1u << 14;  // row_ids.h packs the ordinal in 14 bits
 
@@ -115,7 +119,9 @@ class Registry {
   int close(const std::string& alias);
   int close_all();
 
-  size_t max_open_connections = 64;
+  // Member connections kept open between leases: a quarter of the process's descriptor limit,
+  // 16 to 1024 (default_pool_bound); members past it are opened for each lease.
+  size_t max_open_connections = default_pool_bound();
   // rocpd_progress(1): long scans and profile passes write a line a second to stderr.
   bool progress = false;
 

@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "common/like_pattern.h"
@@ -57,12 +58,29 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
   else sqlite3_result_int64(ctx, static_cast<int64_t>(length));
 }
 
+// The step rows of one member; without `job` only the ranges (no column of the process's time
+// was asked for).
 std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
-                                  const std::string& pattern, const JobCollectives& job, size_t member) {
+                                  const std::string& pattern, const JobCollectives* job, size_t member) {
   using namespace canonical;
   using namespace members;
   auto ranges = analysis::read_step_ranges(m, conn, watch, pattern, kTable);
   if (ranges.empty()) return {};
+  if (!job) {
+    std::vector<StepRow> out;
+    for (auto& [pid, rs] : ranges)
+      for (size_t k = 0; k < rs.size(); ++k) {
+        StepRow row;
+        row.pid = pid;
+        row.tid = std::move(rs[k].tid);
+        row.name = std::move(rs[k].name);
+        row.step = static_cast<int64_t>(k);
+        row.start = rs[k].start;
+        row.end = rs[k].end;
+        out.push_back(std::move(row));
+      }
+    return out;
+  }
   std::map<GpuKey, Process> processes;
   for (const auto& [pid, r] : ranges) processes[pid];
   {
@@ -84,8 +102,8 @@ std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, con
       if (start && end && *end > *start) last->busy.push_back({*start, *end});
     }
   }
-  for (const CollectiveRow& c : job.per_member[member].rows) {
-    auto it = processes.find(job.participant_pid[c.participant]);
+  for (const CollectiveRow& c : job->per_member[member].rows) {
+    auto it = processes.find(job->participant_pid[c.participant]);
     if (it == processes.end()) continue;
     it->second.collectives.push_back({c.start, c.end});
     it->second.collective_starts.push_back(c.start);
@@ -141,19 +159,30 @@ struct Def {
   static constexpr double kCost = 1e8, kRows = 10000;
   using Scan = ranks::Scan;
 
-  static void compute(sqlite3* conn, std::span<sqlite3_value* const> args, Scan& scan) {
+  // A statement reading only the steps' ranges (db ... duration) reads neither the ops nor the
+  // job's collectives: the columns of the process's time are worth a pass over every member.
+  static constexpr int kTimeBit = 1 << 1;
+  static int used_bits(uint64_t col_used) {
+    constexpr uint64_t time_columns = (uint64_t{1} << kBusyNs) | (uint64_t{1} << kCollectiveNs) |
+                                      (uint64_t{1} << kWaitNs) | (uint64_t{1} << kIdleNs) |
+                                      (uint64_t{1} << kCollectives);
+    return (col_used & time_columns) ? kTimeBit : 0;
+  }
+
+  static void compute(sqlite3* conn, std::span<sqlite3_value* const> args, int idx_num, Scan& scan) {
     scan.pattern = analysis::default_step_pattern(conn);  // the connection's, rocpd_step_pattern()
     if (args[0])
       if (auto pattern = like_pattern_arg(args[0], kTable, "pattern", kDefaultPattern)) scan.pattern = std::move(*pattern);
-    const JobCollectives job = read_job_collectives(conn, kTable);
-    scan.members = job.members;
-    scan.rows.assign(job.members.size(), {});
-    if (!job.members.empty()) {
-      const analysis::MemberSet set = analysis::open_members(conn, job.members, kTable);
+    std::optional<JobCollectives> job;
+    if (idx_num & kTimeBit) job = read_job_collectives(conn, kTable);
+    scan.members = job ? job->members : analysis::query_members(conn, std::nullopt);
+    scan.rows.assign(scan.members.size(), {});
+    if (!scan.members.empty()) {
+      const analysis::MemberSet set = analysis::open_members(conn, scan.members, kTable);
       members::InterruptWatch watch(conn);
       try {
         members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-          scan.rows[i] = member_steps(*set.members[i], db, watch, scan.pattern, job, i);
+          scan.rows[i] = member_steps(*set.members[i], db, watch, scan.pattern, job ? &*job : nullptr, i);
         });
       } catch (...) {
         members::InterruptWatch host(conn);

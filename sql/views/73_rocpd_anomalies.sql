@@ -7,8 +7,9 @@
 --   kind      'kernel'    a kernel instance: group (db, gpu, name), 5 or more instances, floor 1000 ns
 --             'rank_step' a step of one rank: group (db, pid), its steps' durations, floor 1000 ns
 --             'job_step'  a step of the job (its longest rank): group the job's steps, floor 1000 ns
---             'gpu_idle'  a gpu's idle share of its span (rocpd_time_breakdown): group the job's gpus,
---                         2 or more, floor 1 percentage point
+--             'gpu_idle'  a gpu's idle share of its span (rocpd_time_breakdown's, read from rocpd_busy:
+--                         span minus busy, the same figures in one grouped pass): group the job's
+--                         gpus, 2 or more, floor 1 percentage point
 --             'straggler' a rank's count of collectives it arrived last at (rocpd_stragglers): group
 --                         the job's ranks, 2 or more, floor 1 collective; only ranks whose
 --                         collectives all matched (unmatched = 0: otherwise who came last is not known)
@@ -79,7 +80,7 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   FROM j, j_mad m
   WHERE j.v > m.med
 ), g AS (
-  SELECT db, gpu, 100.0 * idle_ns / span_ns AS v FROM rocpd_time_breakdown WHERE step IS NULL AND span_ns > 0
+  SELECT db, gpu, 100.0 * (span_ns - busy_ns) / span_ns AS v FROM rocpd_busy WHERE span_ns > 0
 ), g_med AS (
   SELECT percentile(v, 50) AS med FROM g HAVING count(*) >= 2
 ), g_mad AS (

@@ -460,6 +460,22 @@ class Steps(unittest.TestCase):
         rowids = [r[0] for r in con.execute("SELECT rowid FROM rocpd_steps")]
         self.assertEqual(len(set(rowids)), len(rowids))
 
+    def test_ranges_alone(self):
+        # A statement reading no column of the process's time reads only the marker ranges (docs/ranks.md):
+        # the same rows and rowids as the full read, and the brute force's ranges.
+        con = opened("one_clock")
+        ranges = ("db", "pid", "tid", "step", "name", "start", "end", "duration")
+        want = [{k: r[k] for k in ranges} for r in brute_steps(con, collectives(con))]
+        cols = ", ".join(f'"{c}"' for c in ranges)
+        self.assertEqual(rows_of(con, f"SELECT {cols} FROM rocpd_steps"), want)
+        full = con.execute(f"SELECT rowid, {cols}, idle_ns FROM rocpd_steps").fetchall()
+        alone = con.execute(f"SELECT rowid, {cols} FROM rocpd_steps").fetchall()
+        self.assertEqual(alone, [r[:-1] for r in full])
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_steps WHERE duration > 0").fetchone()[0], len(want))
+        # A time column only in WHERE is read too.
+        self.assertEqual(con.execute("SELECT count(*) FROM rocpd_steps WHERE busy_ns >= 0 AND collectives > 0").fetchone()[0],
+                         sum(1 for r in brute_steps(con, collectives(con)) if r["collectives"] > 0))
+
     def test_summary_names_the_straggler(self):
         con = opened("one_clock")
         steps = rows_of(con, "SELECT * FROM rocpd_steps")
