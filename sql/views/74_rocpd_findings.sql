@@ -115,16 +115,16 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   WHERE tiny >= 1000 AND 2 * tiny >= kernels
   UNION ALL  -- slow_steps: job steps with an anomaly (rocpd_anomalies kind job_step)
   SELECT 'slow_steps',
-         printf('%d steps slower than the typical %d ns (worst: %s)', count(*), max(typical),
-                (SELECT printf('step %d, %d ns, score %.1f', step, value, score)
+         printf('%d steps slower than the typical %s (worst: %s)', count(*), rocpd_duration_text(max(typical)),
+                (SELECT printf('step %d, %s, score %.1f', step, rocpd_duration_text(value), score)
                    FROM anomalies WHERE kind = 'job_step' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT ns FROM steps), 'what the slow step spent its time on: rocpd_critical_path_summary',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''job_step'''
   FROM anomalies WHERE kind = 'job_step' HAVING count(*) > 0
   UNION ALL  -- straggler: ranks that arrive last at collectives far more often than the others
   SELECT 'straggler',
-         printf('%s (gpu %d) arrived last at %d collectives (typical %g), made the others wait %d ns', a.db, a.gpu,
-                a.value, a.typical, s.caused_wait_ns),
+         printf('%s (gpu %d) arrived last at %d collectives (typical %g), made the others wait %s', a.db, a.gpu,
+                a.value, a.typical, rocpd_duration_text(s.caused_wait_ns)),
          s.caused_wait_ns, (SELECT span_ns FROM gpu), 'why it is late: rocpd_step_summary and its critical path',
          a.evidence
   FROM anomalies a JOIN rocpd_stragglers s ON s.db = a.db AND 'pid ' || s.pid = a.name AND s.gpu IS a.gpu
@@ -139,7 +139,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   UNION ALL  -- kernel_outliers: kernel instances far slower than their name's others
   SELECT 'kernel_outliers',
          printf('%d kernel instances far slower than their peers (worst %s)', count(*),
-                (SELECT printf('%s, %d ns, typical %d ns', rocpd_display_name(name), value, typical)
+                (SELECT printf('%s, %s, typical %s', rocpd_display_name(name), rocpd_duration_text(value), rocpd_duration_text(typical))
                    FROM anomalies WHERE kind = 'kernel' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT span_ns FROM gpu), 'what ran next to them: rocpd_ops around their start',
          'SELECT * FROM rocpd_anomalies WHERE kind = ''kernel'''
@@ -147,7 +147,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   UNION ALL  -- launch_delays: kernels that started far later after their launch than their gpu's others
   SELECT 'launch_delays',
          printf('%d kernels started far later after their launch than their gpu''s others (worst %s)', count(*),
-                (SELECT printf('%s gpu %d, %d ns, typical %d ns', db, gpu, value, typical)
+                (SELECT printf('%s gpu %d, %s, typical %s', db, gpu, rocpd_duration_text(value), rocpd_duration_text(typical))
                    FROM anomalies WHERE kind = 'launch_delay' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT span_ns FROM gpu),
          'queueing or something else: their rocpd_launch_stats rows (queue_delay_ns, other_delay_ns)',
@@ -156,7 +156,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   UNION ALL  -- idle_gaps: gaps between a gpu's ops far longer than its other gaps (and 1 ms or more)
   SELECT 'idle_gaps',
          printf('%d idle gaps far longer than their gpu''s others (worst %s)', count(*),
-                (SELECT printf('%s gpu %d, %d ns, typical %d ns', db, gpu, value, typical)
+                (SELECT printf('%s gpu %d, %s, typical %s', db, gpu, rocpd_duration_text(value), rocpd_duration_text(typical))
                    FROM anomalies WHERE kind = 'idle_gap' ORDER BY score DESC LIMIT 1)),
          sum(value - typical), (SELECT span_ns FROM gpu),
          'what the host did meanwhile: rocpd_idle_breakdown, rocpd_apis around the gap',
@@ -175,7 +175,7 @@ WITH gpu AS MATERIALIZED (  -- the GPUs' time: every gpu's first op start to its
   SELECT 'low_roof',
          printf('%d kernels under 30 %% of their roof hold %.1f %% of the time of the kernels placed on a roof (worst %s)',
                 count(*), 100.0 * sum(duration) / (SELECT sum(duration) FROM roof),
-                (SELECT printf('%s on %s, %d ns at %.1f %% of its roof', kernel, device_name, duration, pct_of_roof)
+                (SELECT printf('%s on %s, %s at %.1f %% of its roof', kernel, device_name, rocpd_duration_text(duration), pct_of_roof)
                    FROM low_roof ORDER BY beyond_ns DESC, kernel LIMIT 1)),
          CAST(sum(beyond_ns) AS INTEGER), (SELECT span_ns FROM gpu),
          'the bound and intensity of each: rocpd_kernel_roofline_by_kernel, then its instances in rocpd_kernel_roofline',

@@ -16,6 +16,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from clitest import GEN, connect, require, run  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from duration_text import duration_text  # noqa: E402
 
 JOB = "--procs 8 --format rpd3 --ops 1000 --seed 1 --steps 8 --gpus 1".split()
 # rank5's second half of ops moved four spans later: idle four fifths of its span.
@@ -124,7 +126,7 @@ class FindingsBlock(unittest.TestCase):
         head, lines = block(out)
         self.assertTrue(head[0].startswith("GPU time ("), head)  # the headline comes before the block
         self.assertTrue(lines[0].startswith("[high] slow_steps: 1 steps slower than the typical "), lines)
-        self.assertIn(f"(worst: step 4, {self.step_ns} ns, score ", lines[0])
+        self.assertIn(f"(worst: step 4, {duration_text(self.step_ns)}, score ", lines[0])
         self.assertIn("evidence: SELECT * FROM rocpd_anomalies WHERE kind = 'job_step'", lines[0])
 
     def test_planted_idle_gpu_is_named(self):
@@ -245,7 +247,7 @@ class RealTraces(unittest.TestCase):
         self.assertEqual(len(want), 2)
         out, _, _ = run("summary", *paths, "--section", "findings")
         self.assertIn("idle_gaps: 2 idle gaps far longer than their gpu's others (worst kineto_rank0 gpu 0, "
-                      f"{want[-1][1]} ns, typical {int(med)} ns)", out)
+                      f"{duration_text(want[-1][1])}, typical {duration_text(med)})", out)
 
 
 if __name__ == "__main__":

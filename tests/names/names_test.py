@@ -1,11 +1,15 @@
-"""names: demangle / kernel_short_name / rocpd_display_name / rocpd_version / rocpd_build_info through
+"""names: demangle / kernel_short_name / rocpd_display_name / rocpd_duration_text / rocpd_version / rocpd_build_info through
 Python's sqlite3: exact error texts, the whole corpus, bytes that are not UTF-8, concurrent connections."""
 import json
 import os
 import re
 import sqlite3
 import threading
+import sys
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from duration_text import duration_text  # noqa: E402
 
 CORPUS = os.environ.get("ROCPD_NAMES_CORPUS",
                         os.path.join(os.environ.get("ROCPD_SOURCE_DIR", "."), "tests/names/corpus.tsv"))
@@ -254,6 +258,31 @@ class DisplayNames(unittest.TestCase):
         for tail in ("_SN_GSU1_WG32_8_1", "_SN_GSU2_WG32_8_1", "_SN_1LDSB1_APM1_ABV0"):
             self.assertEqual(con.execute("SELECT rocpd_display_name(?)", (base + tail,)).fetchone()[0],
                              f"{base}~{fnv_digest(base + tail)}")
+
+
+class DurationText(unittest.TestCase):
+    def test_values(self):
+        con = connect()
+        values = [0, 1, 999, 999.5, 1000, 1500, 999994, 999995, 58862000, 999_999_999, 10**9, 1234567890123,
+                  -5, -0.001, -61_000_000, 2**63 - 1, -(2**63), 0.25, 12.75]
+        for v in values:
+            self.assertEqual(con.execute("SELECT rocpd_duration_text(?)", (v,)).fetchone()[0], duration_text(v), v)
+        # Spot checks written by hand, independent of the helper above.
+        self.assertEqual(con.execute("SELECT rocpd_duration_text(58862000), rocpd_duration_text(64000), "
+                                     "rocpd_duration_text(27495056), rocpd_duration_text(1234567890123), "
+                                     "rocpd_duration_text(250)").fetchone(),
+                         ("58.86 ms", "64.00 us", "27.50 ms", "1,234.568 s", "250 ns"))
+
+    def test_errors_and_null(self):
+        con = connect()
+        self.assertIsNone(con.execute("SELECT rocpd_duration_text(NULL)").fetchone()[0])
+        for arg, kind in (("'12'", "text"), ("x'00'", "a blob")):
+            with self.assertRaises(sqlite3.OperationalError) as cm:
+                con.execute(f"SELECT rocpd_duration_text({arg})").fetchone()
+            self.assertEqual(str(cm.exception), f"rocpd_duration_text: ns must be a number of nanoseconds, got {kind}")
+        with self.assertRaises(sqlite3.OperationalError) as cm:
+            con.execute("SELECT rocpd_duration_text(1e999)").fetchone()
+        self.assertEqual(str(cm.exception), "rocpd_duration_text: ns must be a finite number of nanoseconds")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "federation"))
 from rocpd_testlib import SHARED_DATA, connect, main  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
+from duration_text import duration_text  # noqa: E402
 
 SASS = "smsp__sass_thread_inst_executed_op_{}_pred_on.sum"
 H100_SXM = {"fp32_vector": 67e12, "fp16_vector": 133.8e12, "mem": 3.35e12}  # datasheet FLOP/s, bytes/s
@@ -80,7 +82,7 @@ class Findings(unittest.TestCase):
         self.assertEqual(row["figures"],
                          f"2 kernels under 30 % of their roof hold {100 * sum(k[1] for k in low) / total_us:.1f} % of "
                          f"the time of the kernels placed on a roof (worst {worst[0]} on NVIDIA H100 80GB HBM3, "
-                         f"{worst[1] * 1000} ns at {pct[worst[0]]:.1f} % of its roof)")
+                         f"{duration_text(worst[1] * 1000)} at {pct[worst[0]]:.1f} % of its roof)")
         self.assertAlmostEqual(row["at_stake_ns"], sum(beyond.values()), delta=1)
         span_ns = (self.last_us - self.first_us) * 1000
         self.assertEqual(row["at_stake_pct"], round(100 * row["at_stake_ns"] / span_ns, 1))

@@ -17,6 +17,7 @@ FILES = "direct"   # SQLITE_DIRECTONLY: touches files or connection state
 
 EXPECTED_FUNCTIONS = {
     ("demangle", 1, PURE), ("kernel_short_name", 1, PURE), ("rocpd_display_name", 1, PURE),
+    ("rocpd_duration_text", 1, PURE),
     ("rocpd_version", 0, PURE), ("rocpd_build_info", 0, PURE),
     ("interval_union", 2, PURE), ("interval_union", 4, PURE),
     ("time_bucket", 2, PURE), ("time_bucket", 3, PURE),

@@ -11,7 +11,11 @@ import sqlite3
 import statistics
 import subprocess
 import tempfile
+import sys
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from duration_text import duration_text  # noqa: E402
 
 EXT = os.environ["ROCPD_EXT"]
 GEN = os.environ["ROCPD_GEN"]
@@ -225,7 +229,7 @@ class Anomalies(unittest.TestCase):
         self.assertIn(f"op_id = {op_id}", top["evidence"])
         self.assertAlmostEqual(top["score"], score, delta=0.051)
         self.assertGreaterEqual(top["score"], 5)
-        self.assertIn(f"{dur} ns, typical", findings(job)["kernel_outliers"]["figures"])
+        self.assertIn(f"{duration_text(dur)}, typical {duration_text(med)})", findings(job)["kernel_outliers"]["figures"])
 
     def test_slow_step(self):
         job = planted_copy("step", 2, STEP_SQL)

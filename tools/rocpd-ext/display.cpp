@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+#include "common/duration_text.h"
+
 namespace rocpd_cli {
 
 namespace {
@@ -25,19 +27,7 @@ const Unit& unit_of(TimeUnit u) {
   }
 }
 
-// `v` with `decimals` decimals and separators in its integer part.
-std::string grouped(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", std::fabs(v), decimals);
-  size_t dot = s.find('.');
-  std::string whole = s.substr(0, dot), frac = dot == std::string::npos ? "" : s.substr(dot);
-  std::string out;
-  for (size_t i = 0; i < whole.size(); ++i) {
-    if (i && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
-  bool negative = v < 0 && s.find_first_not_of("0.,") != std::string::npos;
-  return (negative ? "-" : "") + out + frac;
-}
+using rocpd::grouped_decimal;
 }  // namespace
 
 std::optional<TimeUnit> parse_time_unit(std::string_view name) {
@@ -63,21 +53,17 @@ ColumnKind column_kind(std::string_view c) {
 std::string format_duration(double ns, TimeUnit unit) {
   if (unit != TimeUnit::Auto) {
     const Unit& u = unit_of(unit);
-    return grouped(ns / u.scale, unit == TimeUnit::Ns ? (ns == std::floor(ns) ? 0 : 1) : 3);
+    return grouped_decimal(ns / u.scale, unit == TimeUnit::Ns ? (ns == std::floor(ns) ? 0 : 1) : 3);
   }
-  double a = std::fabs(ns);
-  if (a < 1e3) return grouped(ns, ns == std::floor(ns) ? 0 : 1) + " ns";
-  if (a < 1e6) return grouped(ns / 1e3, 2) + " us";
-  if (a < 1e9) return grouped(ns / 1e6, 2) + " ms";
-  return grouped(ns / 1e9, 3) + " s";
+  return rocpd::duration_text(ns);
 }
 
 std::string format_bytes(double b) {
   double a = std::fabs(b);
-  if (a < 1e3) return grouped(b, 0) + " B";
-  if (a < 1e6) return grouped(b / 1e3, 2) + " kB";
-  if (a < 1e9) return grouped(b / 1e6, 2) + " MB";
-  return grouped(b / 1e9, 2) + " GB";
+  if (a < 1e3) return grouped_decimal(b, 0) + " B";
+  if (a < 1e6) return grouped_decimal(b / 1e3, 2) + " kB";
+  if (a < 1e9) return grouped_decimal(b / 1e6, 2) + " MB";
+  return grouped_decimal(b / 1e9, 2) + " GB";
 }
 
 std::string with_separators(std::int64_t v) {
