@@ -144,6 +144,7 @@ struct Member {
   bool retired = false;
   int leases = 0;
   uint64_t last_use = 0;
+  uint64_t last_miss = 0;  // the registry's clock when a full pool last read it on a connection of its own
 
   std::shared_ptr<const Profile> profile;  // filled by members::Registry::profile()
   FileStamp profile_stamp;                 // the file as it was when profiled

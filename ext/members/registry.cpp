@@ -364,8 +364,15 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
     // A full pool keeps the members it holds and this one is read on a connection of the
     // lease's own: a pass over more members than the pool holds (every member of a large job,
     // pass after pass) then finds the pooled ones open each time, where evicting the least
-    // recently used would reopen every member on every pass.
-    const bool full = !m->conn && open_connections_ >= max_open_connections;
+    // recently used would reopen every member on every pass. A member missed again within as
+    // many leases as the pool holds is in use now, not in a long pass: it takes the least
+    // recently used one's place.
+    bool full = false;
+    if (!m->conn && open_connections_ >= max_open_connections) {
+      const uint64_t now = ++clock_;
+      full = m->last_miss == 0 || now - m->last_miss > max_open_connections || !evict_least_recent();
+      m->last_miss = now;
+    }
     if ((m->conn && m->leases > 0) || m->retired || full) {
       lease.own_ = connect(*m, label_of(*m));
       lease.db_ = lease.own_.get();
@@ -389,6 +396,16 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
   }
   lease.progress_ = ProgressGuard(lease.db_, watch, host_thread);
   return lease;
+}
+
+bool Registry::evict_least_recent() {
+  canonical::Member* oldest = nullptr;
+  for (const auto& m : opened_)
+    if (m->conn && m->leases == 0 && (!oldest || m->last_use < oldest->last_use)) oldest = m.get();
+  if (!oldest) return false;
+  oldest->conn.reset();
+  --open_connections_;
+  return true;
 }
 
 void Registry::trim_pool(size_t limit) {

@@ -192,6 +192,8 @@ class Registry {
   Db connect(const canonical::Member& m, const std::string& who);
   std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
   void trim_pool(size_t limit);
+  // Closes the idle pooled connection used least recently; false when every one is leased.
+  bool evict_least_recent();
   uint32_t take_ordinal();
   void give_back_ordinal(uint32_t ordinal);
 

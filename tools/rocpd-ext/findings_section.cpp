@@ -114,7 +114,10 @@ ResultSet findings_section(Session& session, long long top) {
   prepare_steps(session);
   // The gaps' figures feed both views (the idle-gap anomalies, the sync_idle rule): read once.
   session.run("CREATE TEMP TABLE IF NOT EXISTS cli_gap_groups AS SELECT * FROM temp.rocpd_gap_groups");
+  // The gpus' busy time (the gpu_idle anomalies), as the job and busy sections keep it.
+  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_busy AS SELECT * FROM rocpd_busy");
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
+                                                            {"rocpd_busy", "temp.cli_busy"},
                                                             {"rocpd_stragglers", "temp.cli_stragglers"},
                                                             {"rocpd_steps", "temp.cli_steps"},
                                                             {"rocpd_gap_groups", "cli_gap_groups"}};
