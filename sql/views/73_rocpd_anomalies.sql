@@ -37,23 +37,24 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   -- more memory than the rest of the view)
   SELECT db, gpu, name, med_ns AS med, max_ns
   FROM temp.rocpd_op_groups('db,gpu,name', 'kernel') WHERE timed >= 5
-), k_mad AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median can
-  -- hold a score of 5 (the MAD only widens the spread): the MADs of those groups alone, each from
-  -- its member's kernels (`db =` reaches the member)
-  SELECT db, gpu, name, med,
-         (SELECT percentile(abs(o.duration - g.med), 50) FROM rocpd_ops o
-          WHERE o.kind = 'kernel' AND o.db = g.db AND o.gpu IS g.gpu AND o.name = g.name) AS mad
-  FROM k_g g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
-), k_hit AS MATERIALIZED (
-  SELECT db, gpu, name, med, 1.4826 * max(mad, 0.1 * abs(med), 1000) AS spread FROM k_mad
-), kernels AS (  -- the instances of the groups hit, in one read of the kernels (none when no group
-  -- is: the one-row guard, first in the CROSS JOIN order, is empty then)
-  SELECT 'kernel' AS kind, o.db, o.gpu, NULL AS step, o.name, o.duration AS value, h.med AS typical,
-         (o.duration - h.med) / h.spread AS score,
-         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', o.db, o.op_id) AS evidence
-  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM k_hit)) CROSS JOIN rocpd_ops o CROSS JOIN k_hit h
-  WHERE o.kind = 'kernel' AND o.db = h.db AND o.gpu IS h.gpu
-    AND o.name = h.name AND o.duration - h.med >= 0.999 * 5 * h.spread
+), k_cand AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median
+  -- can hold a score of 5 (the MAD only widens the spread)
+  SELECT db, gpu, name, med FROM k_g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
+), k_inst AS MATERIALIZED (  -- those groups' instances, each member that holds one read once (`db =`
+  -- reaches the member; none is read when no group is a candidate)
+  SELECT o.db, o.gpu, o.name, o.op_id, o.duration, c.med
+  FROM (SELECT DISTINCT db FROM k_cand) m CROSS JOIN rocpd_ops o
+  JOIN k_cand c ON c.db = o.db AND c.gpu IS o.gpu AND c.name = o.name
+  WHERE o.db = m.db AND o.kind = 'kernel'
+), k_hit AS MATERIALIZED (  -- their MADs
+  SELECT db, gpu, name, med, 1.4826 * max(percentile(abs(duration - med), 50), 0.1 * abs(med), 1000) AS spread
+  FROM k_inst GROUP BY db, gpu, name
+), kernels AS (
+  SELECT 'kernel' AS kind, i.db, i.gpu, NULL AS step, i.name, i.duration AS value, h.med AS typical,
+         (i.duration - h.med) / h.spread AS score,
+         printf('SELECT * FROM rocpd_ops WHERE db = %Q AND kind = ''kernel'' AND op_id = %d', i.db, i.op_id) AS evidence
+  FROM k_inst i JOIN k_hit h ON h.db = i.db AND h.gpu IS i.gpu AND h.name = i.name
+  WHERE i.duration - h.med >= 0.999 * 5 * h.spread
 ), s AS MATERIALIZED (
   SELECT db, pid, step, name, duration AS v FROM rocpd_steps WHERE duration IS NOT NULL
 ), s_med AS (
