@@ -18,7 +18,15 @@ Cell RowBlock::stored_cell(const StoredValue& v) {
 }
 
 void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
-  for (size_t c = 0; c < width; ++c) cells.push_back(stored_cell(stored_value(stmt, static_cast<int>(c), affinity[c])));
+  for (size_t c = 0; c < width; ++c) push_column(stmt, static_cast<int>(c), affinity[c]);
+  ++rows;
+}
+
+void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity, DurationParts& parts) {
+  const size_t last = width - 1;
+  for (size_t c = 0; c < last; ++c) push_column(stmt, static_cast<int>(c), affinity[c]);
+  const int end = static_cast<int>(last);
+  cells.push_back(stored_cell(parts.of(sqlite3_column_value(stmt, end), sqlite3_column_value(stmt, end + 1), affinity[last])));
   ++rows;
 }
 
