@@ -12,7 +12,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/sqlite_util.h"
@@ -73,8 +72,8 @@ class SourceBuilder {
 // SQL of the rules every adapter shares (docs/federation.md):
 // a duration is end - start, 0 for a reversed op, NULL when a bound is NULL.
 std::string duration_sql(const char* alias);
-// The (end, start) expressions of a duration that duration_sql wrote, else nullopt: readers that
-// compute max(end - start, 0) themselves (members/duration_parts.h) select the two columns instead.
-std::optional<std::pair<std::string, std::string>> duration_parts(const std::string& expr);
+// The `end - start` inside a duration that duration_sql wrote, else nullopt: readers that apply
+// the max(..., 0) themselves (members/duration_parts.h) select the difference instead.
+std::optional<std::string> duration_difference(const std::string& expr);
 
 }  // namespace rocpd::canonical

@@ -160,7 +160,7 @@ void Prefetcher::read_item(size_t index, size_t lane) {
                              item.ranged, item.lo, item.hi, /*duration_by_parts=*/true);
   DurationParts parts(lease.db());
   auto columns = std::make_shared<const std::vector<int>>(q.query.select_index);
-  const size_t width = q.affinity.size() - (q.duration_end >= 0 ? 1 : 0);
+  const size_t width = q.affinity.size();
   auto fresh = [&] { return new_batch(index, columns, width); };
   auto batch = fresh();
   for (;;) {
@@ -172,7 +172,7 @@ void Prefetcher::read_item(size_t index, size_t lane) {
                               zstd_reason(item.member->path)),
                   rc);
     }
-    if (q.duration_end >= 0) batch->block.append(q.stmt.get(), q.affinity, parts);
+    if (q.duration_difference >= 0) batch->block.append(q.stmt.get(), q.affinity, q.duration_difference, parts);
     else batch->block.append(q.stmt.get(), q.affinity);
     // Keep batches small: cut early on long texts.
     if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
-#include <utility>
 
 #include "members/member_files.h"
 
@@ -43,29 +43,20 @@ OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const cano
     }
     auto sources = sources_for(t.kind, m, profile, wants_string_id_lists(t.kind, used, effective) ? db : nullptr);
     canonical::SourceSql& src = sources.at(static_cast<size_t>(source));
-    // The duration's parts as two columns past the canonical ones (not time columns: raw).
-    const size_t ncol = t.columns.size();
+    // The duration selected as its difference; constraints on it still compare the whole
+    // expression, as build_member_query writes them from the same text: kept aside.
     int duration = -1;
-    for (size_t c = 0; c < ncol; ++c)
+    for (size_t c = 0; c < t.columns.size(); ++c)
       if (t.columns[c].name == std::string_view("duration")) duration = static_cast<int>(c);
-    std::optional<std::pair<std::string, std::string>> parts;
-    if (duration_by_parts && duration >= 0 && ncol + 2 < 64 && (used & (uint64_t{1} << duration)) &&
-        src.expr_joins[static_cast<size_t>(duration)] == 0)
-      parts = canonical::duration_parts(src.expr[static_cast<size_t>(duration)]);
-    uint64_t selected = used;
-    if (parts) {
-      src.expr.push_back(parts->first);
-      src.expr.push_back(parts->second);
-      src.expr_joins.resize(src.expr.size(), 0);
-      selected = (used & ~(uint64_t{1} << duration)) | (uint64_t{1} << ncol) | (uint64_t{1} << (ncol + 1));
-    }
-    q.query = build_member_query(src, selected, effective, ranged, time_columns(t), m.clock_offset.load());
-    if (parts) {
-      // The parts are the last two result columns (build_member_query selects in column order).
-      q.duration_end = q.query.select_index[ncol];
-      q.query.select_index.resize(ncol);
-      q.query.select_index[static_cast<size_t>(duration)] = q.duration_end;
-    }
+    std::optional<std::string> difference;
+    if (duration_by_parts && duration >= 0 && (used & (uint64_t{1} << duration)))
+      difference = canonical::duration_difference(src.expr[static_cast<size_t>(duration)]);
+    const bool filtered = std::any_of(effective.begin(), effective.end(),
+                                      [&](const PushedConstraint& c) { return c.column == duration; });
+    if (difference && !filtered) src.expr[static_cast<size_t>(duration)] = *difference;
+    else difference.reset();
+    q.query = build_member_query(src, used, effective, ranged, time_columns(t), m.clock_offset.load());
+    if (difference) q.duration_difference = q.query.select_index[static_cast<size_t>(duration)];
     q.stmt = prepare(db, q.query.sql);
     q.rebind(pushed, lo, hi);
     q.affinity.assign(static_cast<size_t>(sqlite3_column_count(q.stmt.get())), Affinity::Blob);
@@ -73,8 +64,6 @@ OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const cano
     for (size_t c = 0; c < q.query.select_index.size(); ++c)
       if (q.query.select_index[c] >= 0)
         q.affinity[static_cast<size_t>(q.query.select_index[c])] = t.columns[c].affinity();
-    if (q.duration_end >= 0 && q.duration_end + 2 != static_cast<int>(q.affinity.size()))
-      throw Error("rocpd: the duration's parts are not the last result columns");
     return q;
   } catch (const Error& e) {
     throw fail(e);

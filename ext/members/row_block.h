@@ -40,10 +40,9 @@ struct RowBlock {
 
   // Appends the current row of `stmt`; result column c is stored with affinity[c].
   void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
-  // The same for a query whose last two result columns are a duration's end and start
-  // (OpenMemberQuery::duration_end): they make the row's last cell, the duration `parts` computes
-  // (width: the result columns but one).
-  void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity, DurationParts& parts);
+  // The same, result column `difference` a duration's `end - start` that `parts` finishes
+  // (OpenMemberQuery::duration_difference).
+  void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity, int difference, DurationParts& parts);
   // Appends a row of `width` values already stored as their columns store them; `tokens[c]` >= 0
   // numbers the text of value c among the texts of column c from the same reader (equal numbers,
   // equal texts). `left_out[c]`: a numbered text whose bytes an earlier row of the reader carried
