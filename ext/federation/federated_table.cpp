@@ -700,7 +700,7 @@ int x_next(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<FedCursor*>(c);
   auto* vt = vtab_of(c);
   // The bulk of a full scan: the next row of the current batch.
-  if (cur->mode == Mode::Batch && !cur->grouped && cur->batch_row + 1 < cur->batch->block.rows) {
+  if (cur->mode == Mode::Batch && !cur->grouped && cur->batch && cur->batch_row + 1 < cur->batch->block.rows) {
     ++cur->batch_row;
     ++vt->registry->last_scan.rows;
     return SQLITE_OK;
@@ -894,7 +894,7 @@ int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<FedCursor*>(c);
   const auto& t = *vtab_of(c)->table;
   // The bulk of a full scan: an integer a prefetch thread read (db is never a cell: index -1).
-  if (cur->mode == Mode::Batch && !cur->grouped) {
+  if (cur->mode == Mode::Batch && !cur->grouped && cur->batch) {
     const int index = (*cur->batch->columns)[static_cast<size_t>(col)];
     if (index >= 0) {
       const members::Cell& k = cur->batch->block.at(cur->batch_row, static_cast<size_t>(index));
