@@ -42,4 +42,13 @@ void SourceBuilder::col(int c, std::string expr, uint32_t joins) {
 
 std::string duration_sql(const char* alias) { return fmt::format("max({0}.\"end\" - {0}.start, 0)", alias); }
 
+std::optional<std::string> duration_difference(const std::string& expr) {
+  constexpr std::string_view head = "max(", tail = ", 0)";
+  const size_t dot = expr.find('.');
+  if (!expr.starts_with(head) || dot == std::string::npos) return std::nullopt;
+  const std::string alias = expr.substr(head.size(), dot - head.size());
+  if (alias.empty() || expr != duration_sql(alias.c_str())) return std::nullopt;
+  return expr.substr(head.size(), expr.size() - head.size() - tail.size());
+}
+
 }  // namespace rocpd::canonical

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,5 +72,8 @@ class SourceBuilder {
 // SQL of the rules every adapter shares (docs/federation.md):
 // a duration is end - start, 0 for a reversed op, NULL when a bound is NULL.
 std::string duration_sql(const char* alias);
+// The `end - start` inside a duration that duration_sql wrote, else nullopt: readers that apply
+// the max(..., 0) themselves (members/duration_parts.h) select the difference instead.
+std::optional<std::string> duration_difference(const std::string& expr);
 
 }  // namespace rocpd::canonical

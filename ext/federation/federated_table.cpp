@@ -699,6 +699,12 @@ int x_filter(sqlite3_vtab_cursor* c, int, const char* idx_str, int argc, sqlite3
 int x_next(sqlite3_vtab_cursor* c) {
   auto* cur = static_cast<FedCursor*>(c);
   auto* vt = vtab_of(c);
+  // The bulk of a full scan: the next row of the current batch.
+  if (cur->mode == Mode::Batch && !cur->grouped && cur->batch && cur->batch_row + 1 < cur->batch->block.rows) {
+    ++cur->batch_row;
+    ++vt->registry->last_scan.rows;
+    return SQLITE_OK;
+  }
   return guard(c->pVtab, [&] {
     if (cur->grouped) {
       cur->grouped->next();
@@ -887,6 +893,17 @@ void collect_group(FedCursor* cur, members::Registry* reg, const canonical::Cano
 int x_column(sqlite3_vtab_cursor* c, sqlite3_context* ctx, int col) {
   auto* cur = static_cast<FedCursor*>(c);
   const auto& t = *vtab_of(c)->table;
+  // The bulk of a full scan: an integer a prefetch thread read (db is never a cell: index -1).
+  if (cur->mode == Mode::Batch && !cur->grouped && cur->batch) {
+    const int index = (*cur->batch->columns)[static_cast<size_t>(col)];
+    if (index >= 0) {
+      const members::Cell& k = cur->batch->block.at(cur->batch_row, static_cast<size_t>(index));
+      if (k.type == SQLITE_INTEGER) {
+        sqlite3_result_int64(ctx, k.i);
+        return SQLITE_OK;
+      }
+    }
+  }
   guard(ctx, [&] {
     if (cur->grouped) {
       const RowValue v = cur->grouped->value(col);

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <system_error>
 
+#include <pthread.h>
+
 #include "members/fault_injection.h"
 #include "members/member_columns.h"
 #include "members/member_files.h"
@@ -155,7 +157,8 @@ void Prefetcher::read_item(size_t index, size_t lane) {
   if (by_columns_ && !item.ranged) return read_item_by_columns(index, lane);
   auto lease = registry_->acquire(item.member, watch_, /*host_thread=*/false);
   auto q = open_member_query(table_, *item.member, item.profile.get(), lease.db(), item.source, used_, pushed_,
-                             item.ranged, item.lo, item.hi);
+                             item.ranged, item.lo, item.hi, /*duration_by_parts=*/true);
+  DurationParts parts(lease.db());
   auto columns = std::make_shared<const std::vector<int>>(q.query.select_index);
   const size_t width = q.affinity.size();
   auto fresh = [&] { return new_batch(index, columns, width); };
@@ -169,7 +172,8 @@ void Prefetcher::read_item(size_t index, size_t lane) {
                               zstd_reason(item.member->path)),
                   rc);
     }
-    batch->block.append(q.stmt.get(), q.affinity);
+    if (q.duration_difference >= 0) batch->block.append(q.stmt.get(), q.affinity, q.duration_difference, parts);
+    else batch->block.append(q.stmt.get(), q.affinity);
     // Keep batches small: cut early on long texts.
     if (batch->block.rows == kRowsPerBatch || batch->block.arena.size() > (16u << 20)) {
       if (!push(lane, std::move(batch))) return;
@@ -246,6 +250,7 @@ void Prefetcher::read_item_by_columns(size_t index, size_t lane) {
 }
 
 void Prefetcher::run(size_t lane) noexcept {
+  pthread_setname_np(pthread_self(), "rocpd-prefetch");  // told apart from the host thread in perf and top
   auto fail = [&](std::string what, int code) {
     std::lock_guard lock(mutex_);
     lanes_[lane]->error = std::move(what);

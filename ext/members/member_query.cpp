@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+#include <string_view>
+
 #include "members/member_files.h"
 
 namespace rocpd::members {
@@ -22,7 +26,7 @@ std::string member_label(const canonical::Member& m) {
 
 OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const canonical::Member& m, const canonical::Profile* profile, sqlite3* db,
                                   int source, uint64_t used, std::span<const PushedConstraint> pushed, bool ranged,
-                                  int64_t lo, int64_t hi) {
+                                  int64_t lo, int64_t hi, bool duration_by_parts) {
   auto fail = [&](const Error& e) {
     return Error(fmt::format("{}: {}: {}{}", t.name, member_label(m), e.what(), zstd_reason(m.path)), e.code());
   };
@@ -37,9 +41,22 @@ OpenMemberQuery open_member_query(const canonical::CanonicalTable& t, const cano
         q.bound.push_back(i);
       }
     }
-    const auto sources = sources_for(t.kind, m, profile, wants_string_id_lists(t.kind, used, effective) ? db : nullptr);
-    q.query = build_member_query(sources.at(static_cast<size_t>(source)), used, effective, ranged, time_columns(t),
-                                 m.clock_offset.load());
+    auto sources = sources_for(t.kind, m, profile, wants_string_id_lists(t.kind, used, effective) ? db : nullptr);
+    canonical::SourceSql& src = sources.at(static_cast<size_t>(source));
+    // The duration selected as its difference; constraints on it still compare the whole
+    // expression, as build_member_query writes them from the same text: kept aside.
+    int duration = -1;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].name == std::string_view("duration")) duration = static_cast<int>(c);
+    std::optional<std::string> difference;
+    if (duration_by_parts && duration >= 0 && (used & (uint64_t{1} << duration)))
+      difference = canonical::duration_difference(src.expr[static_cast<size_t>(duration)]);
+    const bool filtered = std::any_of(effective.begin(), effective.end(),
+                                      [&](const PushedConstraint& c) { return c.column == duration; });
+    if (difference && !filtered) src.expr[static_cast<size_t>(duration)] = *difference;
+    else difference.reset();
+    q.query = build_member_query(src, used, effective, ranged, time_columns(t), m.clock_offset.load());
+    if (difference) q.duration_difference = q.query.select_index[static_cast<size_t>(duration)];
     q.stmt = prepare(db, q.query.sql);
     q.rebind(pushed, lo, hi);
     q.affinity.assign(static_cast<size_t>(sqlite3_column_count(q.stmt.get())), Affinity::Blob);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/affinity.h"
+#include "members/duration_parts.h"
 
 namespace rocpd::members {
 
@@ -39,6 +40,9 @@ struct RowBlock {
 
   // Appends the current row of `stmt`; result column c is stored with affinity[c].
   void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity);
+  // The same, result column `difference` a duration's `end - start` that `parts` finishes
+  // (OpenMemberQuery::duration_difference).
+  void append(sqlite3_stmt* stmt, std::span<const Affinity> affinity, int difference, DurationParts& parts);
   // Appends a row of `width` values already stored as their columns store them; `tokens[c]` >= 0
   // numbers the text of value c among the texts of column c from the same reader (equal numbers,
   // equal texts). `left_out[c]`: a numbered text whose bytes an earlier row of the reader carried
@@ -55,6 +59,20 @@ struct RowBlock {
   }
   size_t bytes() const { return cells.capacity() * sizeof(Cell) + arena.capacity(); }
   void result(sqlite3_context* ctx, const Cell& c) const;
+
+ private:
+  // Result column `col` of `stmt` as a column of affinity `a` stores it, as a new cell.
+  void push_column(sqlite3_stmt* stmt, int col, Affinity a) {
+    // Inline, the usual case: an integer that its column keeps an integer.
+    sqlite3_value* v = sqlite3_column_value(stmt, col);
+    if (sqlite3_value_type(v) == SQLITE_INTEGER && a != Affinity::Text && a != Affinity::Real) {
+      Cell& cell = cells.emplace_back();
+      cell.type = SQLITE_INTEGER;
+      cell.i = sqlite3_value_int64(v);
+      return;
+    }
+    cells.push_back(stored_cell(stored_value(stmt, col, a)));
+  }
 };
 
 }  // namespace rocpd::members
