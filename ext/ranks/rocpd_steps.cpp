@@ -58,6 +58,18 @@ void result_length(sqlite3_context* ctx, uint64_t length) {
   else sqlite3_result_int64(ctx, static_cast<int64_t>(length));
 }
 
+// Step `k` of process `pid`: its range, no figures yet.
+StepRow range_row(const GpuKey& pid, analysis::StepRange&& range, size_t k) {
+  StepRow row;
+  row.pid = pid;
+  row.tid = std::move(range.tid);
+  row.name = std::move(range.name);
+  row.step = static_cast<int64_t>(k);
+  row.start = range.start;
+  row.end = range.end;
+  return row;
+}
+
 // The step rows of one member; without `job` only the ranges (no column of the process's time
 // was asked for).
 std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
@@ -69,16 +81,7 @@ std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, con
   if (!job) {
     std::vector<StepRow> out;
     for (auto& [pid, rs] : ranges)
-      for (size_t k = 0; k < rs.size(); ++k) {
-        StepRow row;
-        row.pid = pid;
-        row.tid = std::move(rs[k].tid);
-        row.name = std::move(rs[k].name);
-        row.step = static_cast<int64_t>(k);
-        row.start = rs[k].start;
-        row.end = rs[k].end;
-        out.push_back(std::move(row));
-      }
+      for (size_t k = 0; k < rs.size(); ++k) out.push_back(range_row(pid, std::move(rs[k]), k));
     return out;
   }
   std::map<GpuKey, Process> processes;
@@ -122,13 +125,7 @@ std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, con
     std::sort(p.collective_starts.begin(), p.collective_starts.end());
     for (size_t k = 0; k < rs.size(); ++k) {
       if (watch.stopped()) InterruptWatch::raise();
-      StepRow row;
-      row.pid = pid;
-      row.tid = std::move(rs[k].tid);
-      row.name = std::move(rs[k].name);
-      row.step = static_cast<int64_t>(k);
-      row.start = rs[k].start;
-      row.end = rs[k].end;
+      StepRow row = range_row(pid, std::move(rs[k]), k);
       row.busy_ns = clipped_length(busy, row.start, row.end);
       row.collective_ns = clipped_length(collectives, row.start, row.end);
       row.wait_ns = clipped_length(waits, row.start, row.end);
