@@ -20,6 +20,8 @@ const char* affinity_keyword(Affinity a);
 inline bool numeric_affinity(Affinity a) {
   return a == Affinity::Integer || a == Affinity::Real || a == Affinity::Numeric;
 }
+// Whether a column of affinity `a` stores an integer as it is (Text makes it text, Real a real).
+inline bool keeps_integer(Affinity a) { return a != Affinity::Text && a != Affinity::Real; }
 
 // One value as a column of some affinity stores it. Text and blob bytes point into the statement's
 // current row; valid until the statement steps.

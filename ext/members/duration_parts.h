@@ -15,7 +15,7 @@ class DurationParts {
   // The duration of `difference` (end - start as SQL computed it) as a column of affinity `a`
   // stores it (text and blob bytes valid until the next call).
   StoredValue of(sqlite3_value* difference, Affinity a) {
-    if (sqlite3_value_type(difference) == SQLITE_INTEGER && a != Affinity::Text && a != Affinity::Real) {
+    if (sqlite3_value_type(difference) == SQLITE_INTEGER && keeps_integer(a)) {
       const sqlite3_int64 d = sqlite3_value_int64(difference);
       StoredValue v;
       v.type = SQLITE_INTEGER;

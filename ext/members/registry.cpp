@@ -370,7 +370,7 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
     bool full = false;
     if (!m->conn && open_connections_ >= max_open_connections) {
       const uint64_t now = ++clock_;
-      full = m->last_miss == 0 || now - m->last_miss > max_open_connections || !evict_least_recent();
+      full = m->last_miss == 0 || now - m->last_miss > max_open_connections || close_idle(1) == 0;
       m->last_miss = now;
     }
     if ((m->conn && m->leases > 0) || m->retired || full) {
@@ -398,32 +398,27 @@ Registry::Lease Registry::acquire(const canonical::MemberPtr& m, InterruptWatch*
   return lease;
 }
 
-bool Registry::evict_least_recent() {
-  canonical::Member* oldest = nullptr;
-  for (const auto& m : opened_)
-    if (m->conn && m->leases == 0 && (!oldest || m->last_use < oldest->last_use)) oldest = m.get();
-  if (!oldest) return false;
-  oldest->conn.reset();
-  --open_connections_;
-  return true;
-}
-
 void Registry::trim_pool(size_t limit) {
   if (open_connections_ <= limit) return;
-  // Least recently used idle connections first. Past the bound, the pool drops to a quarter under
-  // it, so that the scan of every member (thousands) runs once per many leases, not on each one.
-  const size_t target = limit - limit / 4;
+  // Past the bound, the pool drops to a quarter under it, so that the scan of every member
+  // (thousands) runs once per many leases, not on each one. Every open connection in use: the
+  // bound is exceeded until one is released.
+  close_idle(open_connections_ - (limit - limit / 4));
+}
+
+size_t Registry::close_idle(size_t count) {
+  // Least recently used idle connections first.
   std::vector<canonical::Member*> idle;
   for (const auto& m : opened_)
     if (m->conn && m->leases == 0) idle.push_back(m.get());
-  // Every open connection in use: the bound is exceeded until one is released.
-  const size_t excess = std::min(open_connections_ - target, idle.size());
-  std::partial_sort(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(excess), idle.end(),
+  const size_t closing = std::min(count, idle.size());
+  std::partial_sort(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(closing), idle.end(),
                     [](const canonical::Member* a, const canonical::Member* b) { return a->last_use < b->last_use; });
-  for (size_t i = 0; i < excess; ++i) {
+  for (size_t i = 0; i < closing; ++i) {
     idle[i]->conn.reset();
     --open_connections_;
   }
+  return closing;
 }
 
 std::shared_ptr<const canonical::Profile> Registry::profile(const canonical::MemberPtr& m, InterruptWatch* watch) {

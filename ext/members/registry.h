@@ -192,8 +192,8 @@ class Registry {
   Db connect(const canonical::Member& m, const std::string& who);
   std::string unique_alias(const std::string& stem, std::set<std::string>& taken) const;
   void trim_pool(size_t limit);
-  // Closes the idle pooled connection used least recently; false when every one is leased.
-  bool evict_least_recent();
+  // Closes up to `count` idle pooled connections, least recently used first; returns how many.
+  size_t close_idle(size_t count);
   uint32_t take_ordinal();
   void give_back_ordinal(uint32_t ordinal);
 

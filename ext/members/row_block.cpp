@@ -23,21 +23,10 @@ void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity) {
 }
 
 void RowBlock::append(sqlite3_stmt* stmt, std::span<const Affinity> affinity, int difference, DurationParts& parts) {
-  // A prefetch thread's whole per-row work besides SQLite's: kept to one column read per value.
   for (size_t c = 0; c < width; ++c) {
-    sqlite3_value* v = sqlite3_column_value(stmt, static_cast<int>(c));
-    const Affinity a = affinity[c];
-    if (sqlite3_value_type(v) == SQLITE_INTEGER && a != Affinity::Text && a != Affinity::Real) {
-      const sqlite3_int64 i = sqlite3_value_int64(v);
-      Cell cell;
-      cell.type = SQLITE_INTEGER;
-      cell.i = static_cast<int>(c) == difference && i < 0 ? 0 : i;  // max(end - start, 0)
-      cells.push_back(cell);
-    } else if (static_cast<int>(c) == difference) {
-      cells.push_back(stored_cell(parts.of(v, a)));
-    } else {
-      cells.push_back(stored_cell(stored_value(stmt, static_cast<int>(c), a)));
-    }
+    const int col = static_cast<int>(c);
+    if (col == difference) cells.push_back(stored_cell(parts.of(sqlite3_column_value(stmt, col), affinity[c])));
+    else push_column(stmt, col, affinity[c]);
   }
   ++rows;
 }

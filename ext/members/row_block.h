@@ -65,7 +65,7 @@ struct RowBlock {
   void push_column(sqlite3_stmt* stmt, int col, Affinity a) {
     // Inline, the usual case: an integer that its column keeps an integer.
     sqlite3_value* v = sqlite3_column_value(stmt, col);
-    if (sqlite3_value_type(v) == SQLITE_INTEGER && a != Affinity::Text && a != Affinity::Real) {
+    if (sqlite3_value_type(v) == SQLITE_INTEGER && keeps_integer(a)) {
       Cell& cell = cells.emplace_back();
       cell.type = SQLITE_INTEGER;
       cell.i = sqlite3_value_int64(v);

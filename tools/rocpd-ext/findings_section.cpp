@@ -96,6 +96,10 @@ std::string replace_names(const std::string& sql, const std::vector<std::pair<st
   return out;
 }
 
+void prepare_busy(Session& session) {
+  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_busy AS SELECT * FROM rocpd_busy");
+}
+
 void prepare_stragglers(Session& session) {
   session.run("CREATE TEMP TABLE IF NOT EXISTS cli_stragglers AS SELECT * FROM rocpd_stragglers");
 }
@@ -114,8 +118,7 @@ ResultSet findings_section(Session& session, long long top) {
   prepare_steps(session);
   // The gaps' figures feed both views (the idle-gap anomalies, the sync_idle rule): read once.
   session.run("CREATE TEMP TABLE IF NOT EXISTS cli_gap_groups AS SELECT * FROM temp.rocpd_gap_groups");
-  // The gpus' busy time (the gpu_idle anomalies), as the job and busy sections keep it.
-  session.run("CREATE TEMP TABLE IF NOT EXISTS cli_busy AS SELECT * FROM rocpd_busy");
+  prepare_busy(session);  // the gpus' busy time (the gpu_idle anomalies)
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
                                                             {"rocpd_busy", "temp.cli_busy"},
                                                             {"rocpd_stragglers", "temp.cli_stragglers"},

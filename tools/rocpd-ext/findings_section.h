@@ -17,6 +17,8 @@ namespace rocpd_cli {
 
 // Fills temp.cli_stragglers with the rows of rocpd_stragglers, in its order (once per session).
 void prepare_stragglers(Session& session);
+// temp.cli_busy: rocpd_busy read once for the job and busy sections and the findings.
+void prepare_busy(Session& session);
 
 // Fills temp.cli_steps with the rows of rocpd_steps (once per session) and makes the view
 // temp.cli_step_summary, rocpd_step_summary over them: the steps section and the findings share

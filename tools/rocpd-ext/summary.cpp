@@ -200,7 +200,7 @@ Summary build_summary(Session& session, const Options& o) {
       if (name == "stragglers") prepare_stragglers(session);
       // rocpd_busy is read once, for the job's row and the busy section (each read is a pass
       // over every member).
-      if (name == "job" || name == "busy") session.run("CREATE TEMP TABLE IF NOT EXISTS cli_busy AS SELECT * FROM rocpd_busy");
+      if (name == "job" || name == "busy") prepare_busy(session);
       std::vector<Param> params;
       if (std::string(s.sql).find("?1") != std::string::npos) params.push_back(Param(std::int64_t{o.top + 1}));
       rs = session.run(s.sql, params);
