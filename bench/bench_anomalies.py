@@ -19,13 +19,9 @@ import subprocess
 import time
 
 INPUTS = [
-    ("kernel groups (rocpd_op_groups db,gpu,name)",
-     "SELECT count(*) FROM temp.rocpd_op_groups('db,gpu,name', 'kernel')"),
+    ("one visit per member (rocpd_gpu_screen)", "SELECT count(*) FROM temp.rocpd_gpu_screen"),
     ("step ranges (rocpd_steps, durations only)", "SELECT count(*), total(duration) FROM rocpd_steps"),
     ("rocpd_stragglers", "SELECT count(*) FROM rocpd_stragglers"),
-    ("rocpd_launch_delay_groups", "SELECT count(*) FROM temp.rocpd_launch_delay_groups"),
-    ("rocpd_gap_groups", "SELECT count(*) FROM temp.rocpd_gap_groups"),
-    ("rocpd_busy", "SELECT count(*) FROM rocpd_busy"),
 ]
 
 

@@ -10,6 +10,7 @@ void register_launch_stats(sqlite3* db);
 void register_op_launches(sqlite3* db);
 void register_launch_delay_groups(sqlite3* db);
 void register_gap_groups(sqlite3* db);
+void register_gpu_screen(sqlite3* db);
 void register_queue_steps(sqlite3* db);
 void register_comm_classes(sqlite3* db);
 void register_sequence_groups(sqlite3* db);

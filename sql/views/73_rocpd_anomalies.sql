@@ -7,7 +7,7 @@
 --   kind      'kernel'    a kernel instance: group (db, gpu, name), 5 or more instances, floor 1000 ns
 --             'rank_step' a step of one rank: group (db, pid), its steps' durations, floor 1000 ns
 --             'job_step'  a step of the job (its longest rank): group the job's steps, floor 1000 ns
---             'gpu_idle'  a gpu's idle share of its span (rocpd_time_breakdown's, read from rocpd_busy:
+--             'gpu_idle'  a gpu's idle share of its span (rocpd_time_breakdown's, rocpd_busy's figures:
 --                         span minus busy, the same figures in one grouped pass): group the job's
 --                         gpus, 2 or more, floor 1 percentage point
 --             'straggler' a rank's count of collectives it arrived last at (rocpd_stragglers): group
@@ -32,11 +32,16 @@
 --   evidence              a query that shows the rows behind the figure
 -- Worst first within each kind.
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
-WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every core: the median
-  -- and the longest instance (no durations: held for every group of a large job, they would cost
-  -- more memory than the rest of the view)
-  SELECT db, gpu, name, med_ns AS med, max_ns
-  FROM temp.rocpd_op_groups('db,gpu,name', 'kernel') WHERE timed >= 5
+WITH screen AS MATERIALIZED (  -- per member and gpu, from one visit of each member on every core
+  -- (rocpd_gpu_screen): busy and span, the figures of the idle gaps and launch delays, and how many
+  -- kernel groups can hold an outlier; each later step reads only the members it names
+  SELECT * FROM temp.rocpd_gpu_screen
+), k_g AS MATERIALIZED (  -- per (db, gpu, name) of those members: the median and the longest
+  -- instance (a member the screen could not read exactly is read here, through SQL)
+  SELECT g.db, g.gpu, g.name, g.med_ns AS med, g.max_ns
+  FROM (SELECT DISTINCT db FROM screen WHERE kernel_candidates > 0 OR kernel_inexact > 0) m
+  CROSS JOIN temp.rocpd_op_groups('db,gpu,name', 'kernel') g
+  WHERE g.db = m.db AND g.timed >= 5
 ), k_cand AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median
   -- can hold a score of 5 (the MAD only widens the spread)
   SELECT db, gpu, name, med FROM k_g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
@@ -80,8 +85,12 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
          printf('SELECT * FROM rocpd_step_summary WHERE step = %d', j.step) AS evidence
   FROM j, j_mad m
   WHERE j.v > m.med
-), g AS (
-  SELECT db, gpu, 100.0 * (span_ns - busy_ns) / span_ns AS v FROM rocpd_busy WHERE span_ns > 0
+), g AS (  -- rocpd_busy's figures: the screen's, rocpd_busy's own for a member it could not read
+  SELECT db, gpu, 100.0 * (span_ns - busy_ns) / span_ns AS v FROM screen WHERE busy_inexact = 0 AND span_ns > 0
+  UNION ALL
+  SELECT b.db, b.gpu, 100.0 * (b.span_ns - b.busy_ns) / b.span_ns
+  FROM (SELECT 1 WHERE EXISTS (SELECT 1 FROM screen WHERE busy_inexact > 0)) CROSS JOIN rocpd_busy b
+  WHERE b.span_ns > 0 AND b.db IN (SELECT db FROM screen WHERE busy_inexact > 0)
 ), g_med AS (
   SELECT percentile(v, 50) AS med FROM g HAVING count(*) >= 2
 ), g_mad AS (
@@ -105,11 +114,11 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
   FROM r, r_mad m
   WHERE r.v > m.med
 ), ld_m AS MATERIALIZED (  -- the members that can hold a candidate: per member and gpu the delays'
-  -- median, 99th percentile and largest (rocpd_launch_delay_groups, the figures ld_q computes, read on
-  -- every core without the rows); a group whose largest delay is short of the threshold has none
-  -- (0.9: a margin over ld_cand's 0.999), and a member whose figures are not the SQL's is read whole
-  SELECT DISTINCT db FROM temp.rocpd_launch_delay_groups
-  WHERE inexact > 0 OR (delays >= 20 AND max_ns - med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(med_ns), 10000), p99_ns - med_ns))
+  -- median, 99th percentile and largest (the screen's, the figures ld_q computes); a group whose
+  -- largest delay is short of the threshold has none (0.9: a margin over ld_cand's 0.999), and a
+  -- member whose figures are not the SQL's is read whole
+  SELECT DISTINCT db FROM screen
+  WHERE delay_inexact > 0 OR (delays >= 20 AND delay_max_ns - delay_med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(delay_med_ns), 10000), delay_p99_ns - delay_med_ns))
 ), ld AS MATERIALIZED (  -- their launch delays: each kernel's launch call end to its start
   -- (rocpd_launch_stats' launch_delay_ns, read from rocpd_op_launches, one member at a time)
   SELECT l.db, l.gpu, l.op_id, l.start - l.launch_end AS v FROM ld_m m CROSS JOIN rocpd_op_launches l
@@ -132,13 +141,12 @@ WITH k_g AS MATERIALIZED (  -- per (db, gpu, name), computed per member on every
          printf('SELECT * FROM rocpd_launch_stats WHERE db = %Q AND op_id = %d', c.db, c.op_id) AS evidence
   FROM ld_cand c JOIN ld_mad m ON m.db = c.db AND m.gpu IS c.gpu
 ), gp_m AS MATERIALIZED (  -- the members that can hold a candidate, as ld_m: per member and gpu
-  -- the gaps' median, 99th percentile and largest and the long gaps' count and median
-  -- (rocpd_gap_groups, read on every core without the gaps); a member whose figures are not the
-  -- SQL's is read whole
-  SELECT DISTINCT db FROM temp.rocpd_gap_groups
-  WHERE inexact > 0 OR (gaps >= 20 AND max_ns >= 1000000
-    AND max_ns - med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(med_ns), 1000), p99_ns - med_ns)
-    AND (long_gaps < 3 OR max_ns - long_med_ns >= 0.9 * 5 * 1.4826 * max(0.1 * long_med_ns, 1000)))
+  -- the gaps' median, 99th percentile and largest and the long gaps' count and median (the
+  -- screen's); a member whose figures are not the SQL's is read whole
+  SELECT DISTINCT db FROM screen
+  WHERE busy_inexact > 0 OR (gaps >= 20 AND gap_max_ns >= 1000000
+    AND gap_max_ns - gap_med_ns >= 0.9 * 5 * max(1.4826 * max(0.1 * abs(gap_med_ns), 1000), gap_p99_ns - gap_med_ns)
+    AND (long_gaps < 3 OR gap_max_ns - long_gap_med_ns >= 0.9 * 5 * 1.4826 * max(0.1 * long_gap_med_ns, 1000)))
 ), gp AS MATERIALIZED (  -- their idle gaps between a gpu's busy intervals (rocpd_gaps)
   SELECT g.db, g.gpu, g.start, g.duration AS v FROM gp_m m CROSS JOIN rocpd_gaps g WHERE g.db = m.db
 ), gp_q AS MATERIALIZED (  -- as ld_q, with the long gaps' median and count

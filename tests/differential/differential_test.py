@@ -513,7 +513,8 @@ class Catalog:
         # Per member, db =, gpu = and the arguments pushed down.
         specs += [("idle_breakdown", "diag", "rocpd_idle_breakdown"), ("kernel_stacks", "diag", "rocpd_kernel_stacks")]
         # The per-gpu figures under rocpd_anomalies and rocpd_findings (db = pushed down).
-        specs += [("gap_groups", "diag", "rocpd_gap_groups"), ("launch_delay_groups", "diag", "rocpd_launch_delay_groups")]
+        specs += [("gap_groups", "diag", "rocpd_gap_groups"), ("launch_delay_groups", "diag", "rocpd_launch_delay_groups"),
+                  ("gpu_screen", "diag", "rocpd_gpu_screen")]
         # Across ranks (docs/ranks.md): every row depends on every member.
         specs += [("collectives", "diag", "rocpd_collectives"), ("steps", "diag", "rocpd_steps('%')")]
         # Where each gpu's time goes, per gpu and per step (every marker range a step).

@@ -47,6 +47,7 @@ EXPECTED_MODULES = {"rocpd_members", "rocpd_ops", "rocpd_apis", "rocpd_union", "
                     "rocpd_utilization", "rocpd_kernels", "rocpd_copies", "rocpd_memory", "rocpd_counters",
                     "rocpd_hip_events", "rocpd_op_groups", "rocpd_api_groups", "rocpd_kernel_stacks",
                     "rocpd_idle_breakdown", "rocpd_launch_stats", "rocpd_op_launches", "rocpd_launch_delay_groups", "rocpd_gap_groups",
+                    "rocpd_gpu_screen",
                     "rocpd_queue_steps",
                     "rocpd_comm_classes",
                     "rocpd_skipped", "rocpd_sequence_groups", "rocpd_op_counters", "rocpd_launch_groups",

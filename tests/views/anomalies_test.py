@@ -360,6 +360,78 @@ class Anomalies(unittest.TestCase):
                 self.assertEqual((row["sync_gaps"], row["sync_ns"]), sync_gaps(os.path.join(job, row["db"] + ".rpd")))
         self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gap_groups WHERE db = 'rank2'"), [{"n": 1}])
 
+    def test_gpu_screen_answers_as_brute_force(self):
+        # The one visit of each member rocpd_anomalies starts from, against the raw files: busy time
+        # (the union of the ops' intervals) and span, the gaps' figures, the launch delays' figures
+        # (the plain SQL over rocpd_op_launches) and the kernel groups that can hold an outlier
+        # (median in Python; the view's own test, 0.999 * 5 * 1.4826 * max(10 % of it, 1000 ns)).
+        delay_sql = ("SELECT db, gpu, count(*) AS delays, percentile(v, 50) AS delay_med_ns, "
+                     "percentile(v, 99) AS delay_p99_ns, max(v) AS delay_max_ns FROM (SELECT db, gpu, "
+                     "start - launch_end AS v FROM rocpd_op_launches WHERE kind = 'kernel' AND start IS NOT NULL "
+                     "AND launch_end IS NOT NULL) GROUP BY db, gpu ORDER BY db, gpu")
+        jobs = (CLEAN, planted_copy("screen_gap", 3, GAP_SQL), planted_copy("screen_launch", 0, LAUNCH_SQL),
+                planted_copy("screen_kernel", 6, KERNEL_SQL))
+        candidates = 0
+        for job in jobs:
+            got = query(job, "SELECT * FROM rocpd_gpu_screen ORDER BY db")
+            self.assertEqual(len(got), 8)
+            self.assertEqual([{k: r[k] for k in ("db", "gpu", "delays", "delay_med_ns", "delay_p99_ns", "delay_max_ns")}
+                              for r in got], query(job, delay_sql))
+            for row in got:
+                path = os.path.join(job, row["db"] + ".rpd")
+                with sqlite3.connect(path) as db:
+                    ops = db.execute('SELECT start, "end" FROM rocpd_op WHERE "end" > start').fetchall()
+                    lo, hi = db.execute('SELECT min(start), max("end") FROM rocpd_op WHERE "end" >= start').fetchone()
+                    kernels = {}
+                    for name, d in db.execute(
+                            'SELECT o.description_id, o."end" - o.start FROM rocpd_op o JOIN rocpd_string t '
+                            "ON t.id = o.opType_id WHERE t.string = 'KernelExecution' AND o.gpuId = 0"):
+                        kernels.setdefault(name, []).append(d)
+                busy, reach_start, reach_end = 0, None, None
+                for start, end in sorted(ops):
+                    if reach_end is None or start > reach_end:
+                        busy += 0 if reach_end is None else reach_end - reach_start
+                        reach_start, reach_end = start, end
+                    else:
+                        reach_end = max(reach_end, end)
+                busy += reach_end - reach_start
+                want = 0
+                for ds in kernels.values():
+                    med = statistics.median(ds)
+                    if len(ds) >= 5 and max(ds) - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000):
+                        want += 1
+                candidates += want
+                gaps = all_gaps(path)
+                longs = [g for g in gaps if g >= 1000000]
+                self.assertEqual((row["gpu"], row["busy_ns"], row["span_ns"], row["gaps"], row["gap_max_ns"],
+                                  row["long_gaps"], row["kernel_candidates"], row["busy_inexact"],
+                                  row["delay_inexact"], row["kernel_inexact"]),
+                                 (0, busy, hi - lo, len(gaps), max(gaps), len(longs), want, 0, 0, 0), row["db"])
+                self.assertAlmostEqual(row["gap_med_ns"], statistics.median(gaps), places=6)
+                self.assertAlmostEqual(row["gap_p99_ns"], statistics.quantiles(gaps, n=100, method="inclusive")[98],
+                                       delta=1e-6 * max(gaps))
+                if longs:
+                    self.assertAlmostEqual(row["long_gap_med_ns"], statistics.median(longs), places=6)
+                else:
+                    self.assertIsNone(row["long_gap_med_ns"])
+        self.assertGreater(candidates, 0)  # the planted kernel is one
+        self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gpu_screen WHERE db = 'rank2'"), [{"n": 1}])
+
+    def test_member_the_screen_cannot_read_is_read_through_sql(self):
+        # An op whose gpu is text: the summary engine does not read the member, the view reads its
+        # figures through SQL (rocpd_busy), and the idle gpu planted there is still found.
+        job = planted_copy("screen_text_gpu", 5, IDLE_SQL + "UPDATE rocpd_op SET gpuId = 'gpu-x' "
+                                                            "WHERE id = (SELECT min(id) FROM rocpd_op);")
+        flags = query(job, "SELECT db, max(busy_inexact) AS busy, max(kernel_inexact) AS kernel "
+                           "FROM rocpd_gpu_screen GROUP BY db ORDER BY db")
+        self.assertEqual([(r["db"], r["busy"], r["kernel"]) for r in flags],
+                         [(f"rank{i}", int(i == 5), int(i == 5)) for i in range(8)])
+        idle = query(job, "SELECT db, value FROM rocpd_anomalies WHERE kind = 'gpu_idle'")
+        self.assertEqual([r["db"] for r in idle], ["rank5"])
+        busy = query(job, "SELECT round(100.0 * (span_ns - busy_ns) / span_ns, 2) AS v FROM rocpd_busy "
+                          "WHERE db = 'rank5' AND gpu = 0")
+        self.assertEqual(idle[0]["value"], busy[0]["v"])
+
     def test_idle_gap(self):
         job = planted_copy("gap", 5, GAP_SQL)
         start, length = largest_gap(os.path.join(job, "rank5.rpd"))

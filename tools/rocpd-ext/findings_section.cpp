@@ -116,9 +116,9 @@ ResultSet findings_section(Session& session, long long top) {
   session.run("CREATE TEMP VIEW IF NOT EXISTS cli_time_breakdown AS SELECT *, NULL AS step FROM temp.cli_breakdown");
   prepare_stragglers(session);
   prepare_steps(session);
-  // The gaps' figures feed both views (the idle-gap anomalies, the sync_idle rule): read once.
+  // The gaps' figures of the sync_idle rule, read once.
   session.run("CREATE TEMP TABLE IF NOT EXISTS cli_gap_groups AS SELECT * FROM temp.rocpd_gap_groups");
-  prepare_busy(session);  // the gpus' busy time (the gpu_idle anomalies)
+  prepare_busy(session);  // the job and busy sections' (and the gpu_idle anomalies' SQL path)
   std::vector<std::pair<std::string, std::string>> names = {{"rocpd_time_breakdown", "temp.cli_time_breakdown"},
                                                             {"rocpd_busy", "temp.cli_busy"},
                                                             {"rocpd_stragglers", "temp.cli_stragglers"},

@@ -1,0 +1,174 @@
+// rocpd_gpu_screen: eponymous-only virtual table, per member and gpu, what rocpd_anomalies needs
+// from every member, from one visit of the member on every core (docs/anomalies.md):
+//   busy_ns, span_ns        rocpd_busy's figures (the union of the gpu's ops; last end minus first
+//                           start over the ops with end >= start)
+//   gaps ... long_gap_med_ns  rocpd_gap_groups' figures of the gaps between those busy intervals
+//   delays ... delay_max_ns   rocpd_launch_delay_groups' figures of its kernels' launch delays
+//   kernel_candidates       its kernel groups (one name, 5 or more timed instances) whose longest
+//                           instance lies far enough above their median to hold a kernel outlier
+//                           (max - median >= 0.998 * 5 * 1.4826 * max(10 % of the median, 1000 ns):
+//                           the view's own test, 0.999, with a margin for rounding; the view tests
+//                           those members' groups again)
+//   busy_inexact, kernel_inexact  1 on every row of a member the summary engine cannot read
+//                           exactly (a start, end, gpu or name SQL would treat otherwise): the view
+//                           reads that member's figures through SQL instead
+//   delay_inexact           rocpd_launch_delay_groups' inexact
+// One visit instead of one pass per table: at job scale every pass over the members costs their
+// leases and reads again. A member with no op gives no row. Pushdown: db =.
+#include <algorithm>
+#include <map>
+#include <cmath>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "analysis/member_rows_table.h"
+#include "common/interval_math.h"
+#include "diagnosis/gap_figures.h"
+#include "diagnosis/launch_delay_figures.h"
+#include "diagnosis/register.h"
+#include "stats/stats_args.h"
+
+namespace rocpd::diagnosis {
+
+using namespace analysis;
+namespace {
+
+constexpr const char* kTable = "rocpd_gpu_screen";
+
+enum Column {
+  kDb, kGpu, kBusy, kSpan, kGaps, kGapMed, kGapP99, kGapMax, kLongGaps, kLongGapMed, kDelays, kDelayMed, kDelayP99,
+  kDelayMax, kKernelCandidates, kBusyInexact, kDelayInexact, kKernelInexact
+};
+
+struct Row {
+  GpuKey gpu;
+  std::optional<int64_t> busy, span;
+  GapFigures gaps;
+  DelayFigures delays;
+  int64_t kernel_candidates = 0, busy_inexact = 0, kernel_inexact = 0;
+};
+
+struct MemberRows {
+  std::vector<Row> rows;
+  size_t size() const { return rows.size(); }
+};
+
+GpuKey integer_key(const std::optional<int64_t>& gpu) {
+  GpuKey k;
+  if (gpu) {
+    k.type = SQLITE_INTEGER;
+    k.i = *gpu;
+  }
+  return k;
+}
+
+// A kernel group that can hold an outlier (the header's test).
+bool kernel_candidate(GroupFigures& f) {
+  if (f.durations.n < 5 || f.values.empty()) return false;
+  const double med = std::visit([](auto x) { return static_cast<double>(x); }, stats::percentile_select(f.values, 50.0));
+  return static_cast<double>(f.max) - med >= 0.998 * 5 * 1.4826 * std::max(0.1 * std::abs(med), 1000.0);
+}
+
+// The busy and kernel figures from one scan of the member's ops by (gpu, kind, name): a gpu's
+// busy list is the union of its groups' lists (merging is associative), its kernel groups those of
+// kind 'kernel'.
+void add_ops_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey, Row>& by_gpu) {
+  GroupSpec spec;
+  spec.by_db = spec.by_gpu = spec.by_kind = spec.by_name = true;
+  spec.want_busy = spec.busy_lists = spec.want_median = true;
+  struct Busy {
+    std::vector<Interval> intervals;
+    std::optional<int64_t> first_start, last_end;
+  };
+  std::map<GpuKey, Busy> busy;
+  for (auto& [key, f] : scan_member(m, 0, conn, spec, nullptr)) {
+    const GpuKey gpu = integer_key(key.gpu);
+    Busy& b = busy[gpu];
+    b.intervals.insert(b.intervals.end(), f.busy.begin(), f.busy.end());
+    if (f.first_start) b.first_start = b.first_start ? std::min(*b.first_start, *f.first_start) : *f.first_start;
+    if (f.last_end) b.last_end = b.last_end ? std::max(*b.last_end, *f.last_end) : *f.last_end;
+    if (key.kind == "kernel" && kernel_candidate(f)) ++by_gpu[gpu].kernel_candidates;
+  }
+  for (auto& [gpu, b] : busy) {
+    const std::vector<Interval> merged = merge(b.intervals);
+    uint64_t length = 0;
+    for (const Interval& iv : merged) length += static_cast<uint64_t>(iv.length());
+    if (length > static_cast<uint64_t>(INT64_MAX)) throw NeedsSql("the busy time overflows");
+    Row& r = by_gpu[gpu];
+    r.busy = static_cast<int64_t>(length);
+    if (b.first_start && b.last_end) r.span = *b.last_end - *b.first_start;
+    r.gaps = gap_figures(merged, {});
+  }
+}
+
+MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+  std::map<GpuKey, Row> by_gpu;
+  bool inexact = false;
+  try {
+    add_ops_figures(m, conn, by_gpu);
+  } catch (const NeedsSql&) {
+    inexact = true;
+    by_gpu.clear();
+  }
+  for (DelayFigures& d : launch_delay_figures(m, conn, watch, kTable)) by_gpu[d.gpu].delays = std::move(d);
+  if (inexact && by_gpu.empty()) by_gpu[GpuKey{}];
+  MemberRows out;
+  out.rows.reserve(by_gpu.size());
+  for (auto& [gpu, r] : by_gpu) {
+    r.gpu = gpu;
+    r.busy_inexact = r.kernel_inexact = inexact;
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+void result_optional(sqlite3_context* ctx, const std::optional<int64_t>& v) {
+  if (v) sqlite3_result_int64(ctx, *v);
+  else sqlite3_result_null(ctx);
+}
+
+struct Def {
+  static constexpr const char* kTableName = kTable;
+  // The percentiles are declared without a type: they hold exactly what percentile() gives (a real
+  // when interpolated, however whole), as rocpd_op_groups' med_ns.
+  static constexpr const char* kSchema =
+      "CREATE TABLE x(db TEXT, gpu INTEGER, busy_ns INTEGER, span_ns INTEGER, gaps INTEGER, gap_med_ns, "
+      "gap_p99_ns, gap_max_ns INTEGER, long_gaps INTEGER, long_gap_med_ns, delays INTEGER, delay_med_ns, "
+      "delay_p99_ns, delay_max_ns INTEGER, kernel_candidates INTEGER, busy_inexact INTEGER, "
+      "delay_inexact INTEGER, kernel_inexact INTEGER)";
+  using Rows = MemberRows;
+  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
+    return member_rows(m, conn, watch);
+  }
+  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+    const Row& r = rows.rows[row];
+    const bool has_gaps = r.busy && r.gaps.gaps > 0, has_delays = r.delays.delays > 0;
+    switch (col) {
+      case kGpu: r.gpu.result(ctx); break;
+      case kBusy: result_optional(ctx, r.busy); break;
+      case kSpan: result_optional(ctx, r.span); break;
+      case kGaps: result_optional(ctx, r.busy ? std::optional<int64_t>(r.gaps.gaps) : std::nullopt); break;
+      case kGapMed: stats::result_number(ctx, r.gaps.med); break;
+      case kGapP99: stats::result_number(ctx, r.gaps.p99); break;
+      case kGapMax: result_optional(ctx, has_gaps ? std::optional<int64_t>(r.gaps.max) : std::nullopt); break;
+      case kLongGaps: result_optional(ctx, r.busy ? std::optional<int64_t>(r.gaps.long_gaps) : std::nullopt); break;
+      case kLongGapMed: stats::result_number(ctx, r.gaps.long_med); break;
+      case kDelays: sqlite3_result_int64(ctx, r.delays.delays); break;
+      case kDelayMed: stats::result_number(ctx, r.delays.med); break;
+      case kDelayP99: stats::result_number(ctx, r.delays.p99); break;
+      case kDelayMax: result_optional(ctx, has_delays ? std::optional<int64_t>(r.delays.max) : std::nullopt); break;
+      case kKernelCandidates: sqlite3_result_int64(ctx, r.kernel_candidates); break;
+      case kBusyInexact: sqlite3_result_int64(ctx, r.busy_inexact); break;
+      case kDelayInexact: sqlite3_result_int64(ctx, r.delays.inexact); break;
+      case kKernelInexact: sqlite3_result_int64(ctx, r.kernel_inexact); break;
+    }
+  }
+  static int64_t rowid(const Rows&, size_t row, const MemberRef& m) { return member_row_id(m, row, kTable); }
+};
+
+}  // namespace
+
+void register_gpu_screen(sqlite3* db) { MemberRowsTable<Def>::register_module(db); }
+
+}  // namespace rocpd::diagnosis
