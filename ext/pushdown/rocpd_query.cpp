@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "common/text_table.h"
 #include "pushdown/group_rewrite.h"
 #include "pushdown/one_select.h"
+#include "pushdown/sql_tokens.h"
 
 namespace rocpd::pushdown {
 
@@ -32,7 +34,14 @@ constexpr Caller kCaller{"rocpd_query", "rocpd_query", kUsage};
 
 std::string rows_text(size_t n) { return n == 1 ? "1 row" : fmt::format("{} rows", n); }
 
-bool no_member_open(sqlite3* db) {
+// Why a query over the members' tables has no rows, when it is that no trace is open: such a query
+// names one of the extension's tables (rocpd_ops, rocpd_union(...), ...); the views refuse to
+// answer without members by themselves.
+bool needs_members_none_open(sqlite3* db, std::string_view sql) {
+  const auto tokens = tokenize(sql);
+  if (std::none_of(tokens.begin(), tokens.end(),
+                   [](const Token& t) { return t.is_name() && t.ident().rfind("rocpd_", 0) == 0; }))
+    return false;
   Stmt stmt = prepare(db, "SELECT 1 FROM temp.rocpd_members LIMIT 1", "rocpd_query");
   return !step(stmt.get(), "rocpd_query");
 }
@@ -85,7 +94,7 @@ void rocpd_query_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
       out += fmt::format("({} of {} rows shown: rocpd_query shows the first {}; LIMIT and OFFSET show the others, "
                          "a rocpd_sql table has them all)",
                          kMaxRows, total, kMaxRows);
-    else if (total == 0 && no_member_open(db))
+    else if (total == 0 && needs_members_none_open(db, typed))
       out += "(0 rows; no trace is open, so rocpd_ops and the other tables over the members have none: "
              "rocpd_open('path') or ATTACH first)";
     else
