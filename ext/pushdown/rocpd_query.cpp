@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,47 @@ bool needs_members_none_open(sqlite3* db, std::string_view sql) {
   return !step(stmt.get(), "rocpd_query");
 }
 
+// The statement's rows as shown: the first kMaxRows as cell texts, the rest counted.
+struct Shown {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> right;
+  size_t total = 0;
+};
+
+Shown read_rows(sqlite3* db, sqlite3_stmt* s) {
+  Shown out;
+  const int n = sqlite3_column_count(s);
+  for (int i = 0; i < n; ++i) {
+    const char* name = sqlite3_column_name(s, i);
+    if (!name) throw std::bad_alloc();
+    out.header.push_back(cut_to_width(terminal_text(name), kMaxCellWidth));
+  }
+  std::vector<Alignment> alignment(static_cast<size_t>(n));
+  for (;;) {
+    const int rc = sqlite3_step(s);
+    if (rc == SQLITE_DONE) break;
+    if (rc == SQLITE_INTERRUPT) throw Error("interrupted", SQLITE_INTERRUPT);
+    if (rc != SQLITE_ROW) {
+      std::string msg = sqlite3_errmsg(db);
+      if (msg.rfind("rocpd_query: ", 0) != 0) msg = "rocpd_query: " + msg;
+      throw Error(msg, rc);
+    }
+    if (++out.total > kMaxRows) continue;  // counted, not shown
+    std::vector<std::string> texts(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const int type = sqlite3_column_type(s, i);
+      const void* data = type == SQLITE_BLOB ? sqlite3_column_blob(s, i) : sqlite3_column_text(s, i);
+      alignment[static_cast<size_t>(i)].add(type);
+      texts[static_cast<size_t>(i)] =
+          cut_to_width(terminal_text(cell_text(type, data, sqlite3_column_bytes(s, i))), kMaxCellWidth);
+    }
+    out.rows.push_back(std::move(texts));
+  }
+  for (const Alignment& a : alignment) out.right.push_back(a.right());
+  return out;
+}
+
 void rocpd_query_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   guard(ctx, [&] {
     sqlite3* db = sqlite3_context_db_handle(ctx);
@@ -53,52 +95,21 @@ void rocpd_query_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
     Stmt stmt = prepare_one_select(db, typed, kCaller);
     if (const Rewrite rewrite = rewrite_group_query(db, typed); rewrite.pushed)
       stmt = prepare(db, rewrite.sql, "rocpd_query");
-    sqlite3_stmt* s = stmt.get();
-    const int n = sqlite3_column_count(s);
-    std::vector<std::string> header;
-    for (int i = 0; i < n; ++i) {
-      const char* name = sqlite3_column_name(s, i);
-      if (!name) throw std::bad_alloc();
-      header.push_back(cut_to_width(terminal_text(name), kMaxCellWidth));
-    }
-    std::vector<Alignment> alignment(static_cast<size_t>(n));
-    std::vector<std::vector<std::string>> rows;
-    size_t total = 0;
-    for (;;) {
-      const int rc = sqlite3_step(s);
-      if (rc == SQLITE_DONE) break;
-      if (rc == SQLITE_INTERRUPT) throw Error("interrupted", SQLITE_INTERRUPT);
-      if (rc != SQLITE_ROW) {
-        std::string msg = sqlite3_errmsg(db);
-        if (msg.rfind("rocpd_query: ", 0) != 0) msg = "rocpd_query: " + msg;
-        throw Error(msg, rc);
-      }
-      if (++total > kMaxRows) continue;  // counted, not shown
-      std::vector<std::string> texts(static_cast<size_t>(n));
-      for (int i = 0; i < n; ++i) {
-        const int type = sqlite3_column_type(s, i);
-        const void* data = type == SQLITE_BLOB ? sqlite3_column_blob(s, i) : sqlite3_column_text(s, i);
-        alignment[static_cast<size_t>(i)].add(type);
-        texts[static_cast<size_t>(i)] =
-            cut_to_width(terminal_text(cell_text(type, data, sqlite3_column_bytes(s, i))), kMaxCellWidth);
-      }
-      rows.push_back(std::move(texts));
-    }
-    std::vector<bool> right;
-    for (const Alignment& a : alignment) right.push_back(a.right());
-    const TextTable table(header, rows, std::move(right));
+    Shown shown = read_rows(db, stmt.get());
+    stmt.reset();
+    const TextTable table(shown.header, shown.rows, std::move(shown.right));
     std::string out;
     table.head(out);
-    for (const auto& row : rows) table.line(out, row);
-    if (total > kMaxRows)
+    for (const auto& row : shown.rows) table.line(out, row);
+    if (shown.total > kMaxRows)
       out += fmt::format("({} of {} rows shown: rocpd_query shows the first {}; LIMIT and OFFSET show the others, "
                          "a rocpd_sql table has them all)",
-                         kMaxRows, total, kMaxRows);
-    else if (total == 0 && needs_members_none_open(db, typed))
+                         kMaxRows, shown.total, kMaxRows);
+    else if (shown.total == 0 && needs_members_none_open(db, typed))
       out += "(0 rows; no trace is open, so rocpd_ops and the other tables over the members have none: "
              "rocpd_open('path') or ATTACH first)";
     else
-      out += fmt::format("({})", rows_text(total));
+      out += fmt::format("({})", rows_text(shown.total));
     sqlite3_result_text64(ctx, out.data(), out.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   });
 }
