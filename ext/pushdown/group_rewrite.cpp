@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 #include <span>
@@ -837,11 +838,19 @@ Rewrite rewrite_group_query(sqlite3* db, std::string_view sql) {
   return r;
 }
 
-Rewrite rewrite_argument(sqlite3_context* ctx, sqlite3_value* sql, const char* function) {
-  if (sqlite3_value_type(sql) != SQLITE_TEXT) throw Error(fmt::format("{}(sql): sql must be the text of a query", function));
+std::string_view sql_argument(sqlite3_value* sql, const char* function) {
+  if (sqlite3_value_type(sql) != SQLITE_TEXT) {
+    static constexpr const char* kTypes[] = {"", "an integer", "a real", "", "a blob", "NULL"};
+    throw Error(fmt::format("{}(sql): sql must be the text of a query, got {}", function,
+                            kTypes[sqlite3_value_type(sql)]));
+  }
   const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(sql));
-  return rewrite_group_query(sqlite3_context_db_handle(ctx),
-                             std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(sql))));
+  if (!text) throw std::bad_alloc();
+  return std::string_view(text, static_cast<size_t>(sqlite3_value_bytes(sql)));
+}
+
+Rewrite rewrite_argument(sqlite3_context* ctx, sqlite3_value* sql, const char* function) {
+  return rewrite_group_query(sqlite3_context_db_handle(ctx), sql_argument(sql, function));
 }
 
 }  // namespace rocpd::pushdown

@@ -24,6 +24,10 @@ struct Rewrite {
 // rewrite carries SQLite's own result column names and never changes a query SQLite refuses.
 Rewrite rewrite_group_query(sqlite3* db, std::string_view sql);
 
+// An SQL function's argument `sql` as text (valid while the argument is); throws Error naming
+// `function` and what it got when it is not text.
+std::string_view sql_argument(sqlite3_value* sql, const char* function);
+
 // The rewrite of an SQL function's argument `sql` on the function's connection; throws Error naming
 // `function` when the argument is not text.
 Rewrite rewrite_argument(sqlite3_context* ctx, sqlite3_value* sql, const char* function);

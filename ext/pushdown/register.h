@@ -7,4 +7,5 @@ namespace rocpd::pushdown {
 void register_sql_rewrite(sqlite3* db);
 void register_sql_pushdown(sqlite3* db);
 void register_rocpd_sql(sqlite3* db);
+void register_rocpd_query(sqlite3* db);
 }  // namespace rocpd::pushdown

@@ -26,6 +26,7 @@
 
 #include "common/vtab_util.h"
 #include "pushdown/group_rewrite.h"
+#include "pushdown/one_select.h"
 
 namespace rocpd::pushdown {
 
@@ -155,29 +156,7 @@ std::string declaration(sqlite3_stmt* stmt) {
 
 // Prepares the user's statement to learn its columns, refusing what a table cannot be.
 Stmt prepare_checked(sqlite3* db, const std::string& sql) {
-  const char* tail = nullptr;
-  sqlite3_stmt* raw = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
-  Stmt stmt(raw);
-  if (rc != SQLITE_OK) throw Error(fmt::format("rocpd_sql: {}", sqlite3_errmsg(db)), rc);
-  if (!stmt) throw Error(fmt::format("rocpd_sql: the argument holds no SQL statement: {}", kUsage));
-  // Only whitespace, comments and empty statements may follow: preparing them yields no statement
-  // (SQLite skips empty statements within one prepare).
-  sqlite3_stmt* rest_raw = nullptr;
-  const char* rest_sql = tail;
-  rc = sqlite3_prepare_v2(db, rest_sql, -1, &rest_raw, nullptr);
-  Stmt rest(rest_raw);
-  if (rc != SQLITE_OK || rest)
-    throw Error(fmt::format("rocpd_sql: the argument holds more than one SQL statement (one SELECT is a table): "
-                            "more follows after: {}",
-                            std::string_view(sql).substr(0, static_cast<size_t>(tail - sql.c_str()))));
-  if (!sqlite3_stmt_readonly(stmt.get()))
-    throw Error(fmt::format("rocpd_sql: the statement changes the database; a rocpd_sql table reads only: {}", sql));
-  if (sqlite3_column_count(stmt.get()) == 0)
-    throw Error(fmt::format("rocpd_sql: the statement returns no columns: {}", sql));
-  if (sqlite3_bind_parameter_count(stmt.get()) > 0)
-    throw Error(fmt::format("rocpd_sql: the statement has parameters, which a table cannot bind: {}", sql));
-  return stmt;
+  return prepare_one_select(db, sql, {"rocpd_sql", "a rocpd_sql table", kUsage});
 }
 
 // Connects temp.<argv[2]>; argv = module, schema, table name, the argument. `creating`: from

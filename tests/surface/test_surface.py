@@ -34,6 +34,7 @@ EXPECTED_FUNCTIONS = {
     ("rocpd_job_start", 0, FILES), ("rocpd_rel", 1, FILES),
     ("rocpd_step_pattern", 0, FILES), ("rocpd_step_pattern", 1, FILES),
     ("rocpd_require_members", 1, FILES), ("rocpd_sql_rewrite", 1, FILES), ("rocpd_sql_pushdown", 1, FILES),
+    ("rocpd_query", 1, FILES),
     ("rocpd_export_trace", 1, FILES), ("rocpd_export_trace", 2, FILES), ("rocpd_export_trace", 3, FILES),
     ("rocpd_export_trace", 4, FILES),
     ("rocpd_export_split", 2, FILES), ("rocpd_export_split", 3, FILES), ("rocpd_export_split", 4, FILES),

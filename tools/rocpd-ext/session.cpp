@@ -8,6 +8,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "common/text_table.h"
 #include "library_path.h"
 
 namespace rocpd_cli {
@@ -55,40 +56,24 @@ bool is_existing_file(const char* name) {
   return name && ::stat(name, &st) == 0;
 }
 
-const char kHex[] = "0123456789abcdef";
-
 Cell cell_of(sqlite3_stmt* s, int i) {
   Cell c;
   switch (sqlite3_column_type(s, i)) {
     case SQLITE_INTEGER:
       c.type = Cell::Type::Integer;
       c.integer = sqlite3_column_int64(s, i);
-      c.text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
       break;
     case SQLITE_FLOAT:
       c.type = Cell::Type::Real;
       c.real = sqlite3_column_double(s, i);
-      c.text = reinterpret_cast<const char*>(sqlite3_column_text(s, i));
       break;
-    case SQLITE_TEXT:
-      c.type = Cell::Type::Text;
-      c.text.assign(reinterpret_cast<const char*>(sqlite3_column_text(s, i)),
-                    static_cast<size_t>(sqlite3_column_bytes(s, i)));
-      break;
-    case SQLITE_BLOB: {
-      c.type = Cell::Type::Blob;
-      auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(s, i));
-      int n = sqlite3_column_bytes(s, i);
-      c.text.reserve(2 * static_cast<size_t>(n));
-      for (int k = 0; k < n; ++k) {
-        c.text += kHex[p[k] >> 4];
-        c.text += kHex[p[k] & 15];
-      }
-      break;
-    }
-    default:
-      break;
+    case SQLITE_TEXT: c.type = Cell::Type::Text; break;
+    case SQLITE_BLOB: c.type = Cell::Type::Blob; break;
+    default: break;
   }
+  const int type = sqlite3_column_type(s, i);
+  const void* data = type == SQLITE_BLOB ? sqlite3_column_blob(s, i) : sqlite3_column_text(s, i);
+  c.text = rocpd::cell_text(type, data, sqlite3_column_bytes(s, i));
   return c;
 }
 

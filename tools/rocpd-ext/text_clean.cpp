@@ -1,6 +1,7 @@
 #include "text_clean.h"
 
 #include "common/terminal_text.h"
+#include "common/text_table.h"
 
 namespace rocpd_cli {
 
@@ -9,10 +10,6 @@ std::string valid_utf8(std::string_view s) { return rocpd::valid_utf8(s); }
 
 std::string terminal_text(std::string_view s) { return rocpd::terminal_text(s); }
 
-std::size_t display_width(std::string_view s) {
-  std::size_t n = 0;
-  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
+std::size_t display_width(std::string_view s) { return rocpd::display_width(s); }
 
 }  // namespace rocpd_cli

@@ -2,6 +2,7 @@
 // html, and the choice of a writer.
 #include <sstream>
 
+#include "common/text_table.h"
 #include "output.h"
 
 namespace rocpd_cli {
@@ -22,13 +23,10 @@ std::optional<Format> parse_format(std::string_view name) {
 }
 
 bool numeric_column(const std::vector<std::vector<Cell>>& rows, size_t i) {
-  bool any = false;
-  for (const auto& row : rows) {
-    if (row[i].type == Cell::Type::Null) continue;
-    if (!row[i].is_number()) return false;
-    any = true;
-  }
-  return any;
+  rocpd::Alignment a;
+  for (const auto& row : rows)
+    a.add(row[i].is_number() ? SQLITE_INTEGER : row[i].type == Cell::Type::Null ? SQLITE_NULL : SQLITE_TEXT);
+  return a.right();
 }
 
 std::unique_ptr<RowSink> make_writer(Format format, std::ostream& out, sqlite3* db, std::string separator) {
