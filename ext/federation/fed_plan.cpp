@@ -70,6 +70,12 @@ void plan_best_index(const canonical::CanonicalTable& t, sqlite3_index_info* inf
     members::Collation coll = members::Collation::Binary;
     // Text comparisons under a collation the members cannot apply stay with SQLite alone.
     if (column.text && !known_collation(sqlite3_vtab_collation(info, i), coll)) continue;
+    // `col IN (...)` on a column the members hold no index for stays with SQLite: value by value,
+    // each value would be a scan of every member, and the rows would come in the list's order
+    // instead of the rowid order a plain table gives them in.
+    if (c.iColumn != t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ && !key_column(t, c.iColumn) &&
+        sqlite3_vtab_in(info, i, -1))
+      continue;
     info->aConstraintUsage[i].argvIndex = ++argv;
     const bool db_eq = c.iColumn == t.db_col && c.op == SQLITE_INDEX_CONSTRAINT_EQ;
     info->aConstraintUsage[i].omit = db_eq && coll == members::Collation::Binary ? 1 : 0;

@@ -82,6 +82,26 @@ class RowidsAndOrPlans(unittest.TestCase):
                 self.assertTrue(part <= whole, sorted(part - whole)[:3])
 
 
+class InLists(unittest.TestCase):
+    """`col IN (...)` on a column the members hold no index for answers in a plain table's row
+    order (SQLite handed the values one at a time, each filter's rows came in the list's order)."""
+
+    def test_rows_come_in_a_plain_tables_order(self):
+        con = mixed_con()
+        cases = {"rocpd_ops": "gpu IN (2, '', 1, 0, NULL)", "rocpd_copies": "gpu IN (2, '', 1, 0, NULL)",
+                 "rocpd_kernels": "gpu IN (1, 0)", "rocpd_apis": "tid IN (SELECT DISTINCT tid FROM rocpd_apis)",
+                 "rocpd_ops ": "kind IN ('copy', 'kernel')"}
+        for i, (table, where) in enumerate(cases.items()):
+            with self.subTest(table=table, where=where):
+                con.execute(f"CREATE TEMP TABLE in_copy{i} AS SELECT * FROM {table}")
+                sql = "SELECT count(*), group_concat(db || ':' || rowid_of) FROM (SELECT db, {key} AS rowid_of FROM {t} WHERE {w})"
+                key = "api_id" if table == "rocpd_apis" else "op_id"
+                got = rows(con, sql.format(key=key, t=table, w=where))
+                want = rows(con, sql.format(key=key, t=f"in_copy{i}", w=where))
+                self.assertGreater(want[0][0], 1)
+                self.assertEqual(got, want)
+
+
 class Collations(unittest.TestCase):
     """Defect 2: constraints were omitted (or compared in the member) under the wrong collation."""
 
