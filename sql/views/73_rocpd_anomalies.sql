@@ -36,21 +36,20 @@ WITH screen AS MATERIALIZED (  -- per member and gpu, from one visit of each mem
   -- (rocpd_gpu_screen): busy and span, the figures of the idle gaps and launch delays, and how many
   -- kernel groups can hold an outlier; each later step reads only the members it names
   SELECT * FROM temp.rocpd_gpu_screen
-), k_g AS MATERIALIZED (  -- per (db, gpu, name) of those members: the median and the longest
-  -- instance (a member the screen could not read exactly is read here, through SQL)
-  SELECT g.db, g.gpu, g.name, g.med_ns AS med, g.max_ns
-  FROM (SELECT DISTINCT db FROM screen WHERE kernel_candidates > 0 OR kernel_inexact > 0) m
-  CROSS JOIN temp.rocpd_op_groups('db,gpu,name', 'kernel') g
-  WHERE g.db = m.db AND g.timed >= 5
-), k_cand AS MATERIALIZED (  -- only a group whose longest instance lies this far above its median
-  -- can hold a score of 5 (the MAD only widens the spread)
-  SELECT db, gpu, name, med FROM k_g WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
-), k_inst AS MATERIALIZED (  -- those groups' instances, each member that holds one read once (`db =`
-  -- reaches the member; none is read when no group is a candidate)
+), k_all AS MATERIALIZED (  -- the kernels of the members that can hold a kernel outlier (the
+  -- screen's kernel_candidates; a member it could not read exactly too): `db IN` reads them in one
+  -- scan on every core, none when no member can
+  SELECT db, gpu, name, op_id, duration FROM rocpd_ops
+  WHERE db IN (SELECT db FROM screen WHERE kernel_candidates > 0 OR kernel_inexact > 0) AND kind = 'kernel'
+), k_cand AS MATERIALIZED (  -- per (db, gpu, name) with 5 or more timed instances: only a group whose
+  -- longest instance lies this far above its median can hold a score of 5 (the MAD only widens the
+  -- spread)
+  SELECT * FROM (SELECT db, gpu, name, percentile(duration, 50) AS med, max(duration) AS max_ns
+                 FROM k_all GROUP BY db, gpu, name HAVING count(duration) >= 5)
+  WHERE max_ns - med >= 0.999 * 5 * 1.4826 * max(0.1 * abs(med), 1000)
+), k_inst AS MATERIALIZED (  -- those groups' instances
   SELECT o.db, o.gpu, o.name, o.op_id, o.duration, c.med
-  FROM (SELECT DISTINCT db FROM k_cand) m CROSS JOIN rocpd_ops o
-  JOIN k_cand c ON c.db = o.db AND c.gpu IS o.gpu AND c.name = o.name
-  WHERE o.db = m.db AND o.kind = 'kernel'
+  FROM k_all o JOIN k_cand c ON c.db = o.db AND c.gpu IS o.gpu AND c.name = o.name
 ), k_hit AS MATERIALIZED (  -- their MADs
   SELECT db, gpu, name, med, 1.4826 * max(percentile(abs(duration - med), 50), 0.1 * abs(med), 1000) AS spread
   FROM k_inst GROUP BY db, gpu, name
