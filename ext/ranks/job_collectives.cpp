@@ -56,9 +56,10 @@ MemberRead read_member(const canonical::Member& m, sqlite3* conn, const members:
     if (added) out.families.push_back(it->first);
     return static_cast<int32_t>(it->second);
   };
+  // Only kernels can be collectives: the member skips the other ops (kind_class checks again).
   MemberColumns ops(m, conn, TableKind::Ops,
                     {kOpsPid, kOpsGpu, kOpsQueue, kOpsStream, kOpsKind, kOpsName, kOpsStart, kOpsEnd, kOpsOpId},
-                    profile);
+                    profile, std::pair<int, std::string>{kOpsKind, "kernel"});
   uint64_t read = 0;
   while (ops.next()) {
     if ((++read & 0xffff) == 0 && watch.stopped()) InterruptWatch::raise();
