@@ -527,12 +527,12 @@ class Progress(Base):
 
     def test_lines_say_members_rows_and_time(self):
         # A line every 0.4 s (the default, one a second, is tests/federation/test_progress.py's): the
-        # slowed export runs at least a second, so at least two are due. On a loaded
-        # machine the statement's first polls (each slowed by 0.3 s) may come late: at least one line.
+        # slowed export usually runs over a second. Under load the host thread may look at the
+        # interrupt flag only twice (each look slowed by 0.3 s: seen once, 0.65 s): one line is due.
         p = self.run_child(1, dict(os.environ, ROCPD_PROGRESS_INTERVAL="0.4"))
         lines = [l for l in p.stderr.splitlines() if l.startswith("rocpd: rocpd_export_trace")]
         outcome, elapsed = p.stdout.split()[0], float(p.stdout.split()[-1])
-        self.assertGreaterEqual(elapsed, 1.1, p.stdout)
+        self.assertGreaterEqual(elapsed, 0.45, p.stdout)
         self.assertGreaterEqual(len(lines), 1, p.stderr)
         pattern = re.compile(r"^rocpd: rocpd_export_trace: (\d+)/8 members written(, now rank\d)?, (\d+) rows read, "
                              r"(\d+\.\d) s$")
