@@ -195,6 +195,16 @@ def severity(ns, of):
 
 
 class Anomalies(unittest.TestCase):
+    def assert_gap_percentiles(self, med, p99, long_med, gaps):
+        """A gpu's gaps' median and 99th percentile, and its long gaps' median, against Python's."""
+        longs = [g for g in gaps if g >= 1000000]
+        self.assertAlmostEqual(med, statistics.median(gaps), places=6)
+        self.assertAlmostEqual(p99, statistics.quantiles(gaps, n=100, method="inclusive")[98], delta=1e-6 * max(gaps))
+        if longs:
+            self.assertAlmostEqual(long_med, statistics.median(longs), places=6)
+        else:
+            self.assertIsNone(long_med)
+
     def test_clean_job_has_no_anomaly_and_no_high_finding(self):
         self.assertEqual(query(CLEAN, "SELECT * FROM rocpd_anomalies"), [])
         self.assertEqual([r for r in findings(CLEAN).values() if r["severity"] == "high"], [])
@@ -350,13 +360,7 @@ class Anomalies(unittest.TestCase):
                 longs = [g for g in gaps if g >= 1000000]
                 self.assertEqual((row["gpu"], row["gaps"], row["max_ns"], row["long_gaps"], row["inexact"]),
                                  (0, len(gaps), max(gaps), len(longs), 0))
-                self.assertAlmostEqual(row["med_ns"], statistics.median(gaps), places=6)
-                self.assertAlmostEqual(row["p99_ns"], statistics.quantiles(gaps, n=100, method="inclusive")[98],
-                                       delta=1e-6 * max(gaps))
-                if longs:
-                    self.assertAlmostEqual(row["long_med_ns"], statistics.median(longs), places=6)
-                else:
-                    self.assertIsNone(row["long_med_ns"])
+                self.assert_gap_percentiles(row["med_ns"], row["p99_ns"], row["long_med_ns"], gaps)
                 self.assertEqual((row["sync_gaps"], row["sync_ns"]), sync_gaps(os.path.join(job, row["db"] + ".rpd")))
         self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gap_groups WHERE db = 'rank2'"), [{"n": 1}])
 
@@ -407,13 +411,7 @@ class Anomalies(unittest.TestCase):
                                   row["long_gaps"], row["kernel_candidates"], row["busy_inexact"],
                                   row["delay_inexact"], row["kernel_inexact"]),
                                  (0, busy, hi - lo, len(gaps), max(gaps), len(longs), want, 0, 0, 0), row["db"])
-                self.assertAlmostEqual(row["gap_med_ns"], statistics.median(gaps), places=6)
-                self.assertAlmostEqual(row["gap_p99_ns"], statistics.quantiles(gaps, n=100, method="inclusive")[98],
-                                       delta=1e-6 * max(gaps))
-                if longs:
-                    self.assertAlmostEqual(row["long_gap_med_ns"], statistics.median(longs), places=6)
-                else:
-                    self.assertIsNone(row["long_gap_med_ns"])
+                self.assert_gap_percentiles(row["gap_med_ns"], row["gap_p99_ns"], row["long_gap_med_ns"], gaps)
         self.assertGreater(candidates, 0)  # the planted kernel is one
         self.assertEqual(query(CLEAN, "SELECT count(*) AS n FROM rocpd_gpu_screen WHERE db = 'rank2'"), [{"n": 1}])
 
