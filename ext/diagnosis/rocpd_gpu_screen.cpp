@@ -97,7 +97,11 @@ void add_ops_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey,
     if (length > static_cast<uint64_t>(INT64_MAX)) throw NeedsSql("the busy time overflows");
     Row& r = by_gpu[gpu];
     r.busy = static_cast<int64_t>(length);
-    if (b.first_start && b.last_end) r.span = *b.last_end - *b.first_start;
+    if (b.first_start && b.last_end) {
+      int64_t span = 0;  // SQL's last_end - first_start would turn real: the SQL path answers
+      if (__builtin_sub_overflow(*b.last_end, *b.first_start, &span)) throw NeedsSql("the span overflows");
+      r.span = span;
+    }
     r.gaps = gap_figures(merged, {});
   }
 }
