@@ -142,6 +142,9 @@ struct Def {
       "delay_p99_ns, delay_max_ns INTEGER, kernel_candidates INTEGER, busy_inexact INTEGER, "
       "delay_inexact INTEGER, kernel_inexact INTEGER)";
   using Rows = MemberRows;
+  // A member's rows are a few (one per gpu): large batches, few barriers where a core waits for
+  // the batch's last member.
+  static constexpr size_t kBatchPerCore = 32;
   static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }
