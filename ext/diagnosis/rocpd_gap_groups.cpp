@@ -66,6 +66,8 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, gaps INTEGER, med_ns, p99_ns, max_ns INTEGER, "
       "long_gaps INTEGER, long_med_ns, sync_gaps INTEGER, sync_ns INTEGER, inexact INTEGER)";
   using Rows = MemberRows;
+  // A member's rows are one per gpu: large batches, few barriers (as rocpd_gpu_screen).
+  static constexpr size_t kBatchPerCore = 32;
   static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return member_rows(m, conn, watch);
   }

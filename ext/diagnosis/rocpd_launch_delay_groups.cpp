@@ -35,6 +35,8 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, delays INTEGER, med_ns, p99_ns, max_ns INTEGER, "
       "inexact INTEGER)";
   using Rows = MemberRows;
+  // A member's rows are one per gpu: large batches, few barriers (as rocpd_gpu_screen).
+  static constexpr size_t kBatchPerCore = 32;
   static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
     return {launch_delay_figures(m, conn, watch, kTable)};
   }
