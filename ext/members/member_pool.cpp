@@ -1,5 +1,7 @@
 #include "members/member_pool.h"
 
+#include "common/read_transaction.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -35,6 +37,10 @@ void MemberPool::run(const std::vector<canonical::MemberPtr>& members, const Tas
   };
   auto one = [&](size_t index, size_t lane, bool host) {
     auto lease = registry_.acquire(members[index], &watch_, host);
+    // One file lock for the task's statements (an engine pass runs dozens per member, each of
+    // which would take and drop the lock and re-read the header); attached members share the
+    // host connection, whose transactions are the user's.
+    ReadTransaction snapshot = members[index]->attached ? ReadTransaction() : ReadTransaction(lease.db());
     task(index, lease.db(), lane);
     if (progress) progress->members_done.fetch_add(1, std::memory_order_relaxed);
   };

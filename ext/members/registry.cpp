@@ -53,6 +53,10 @@ Registry::Lease& Registry::Lease::operator=(Lease&& o) noexcept {
 
 void Registry::Lease::release() {
   progress_ = ProgressGuard();  // before the connection goes back to the pool or is closed
+  // A pooled connection goes back without a transaction of a task's (its lock would hold off
+  // writers of the member's file while idle).
+  if (db_ && !own_ && member_ && !member_->attached && !sqlite3_get_autocommit(db_))
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   if (own_) {
     own_.reset();
   } else if (registry_ && member_ && !member_->attached) {
