@@ -112,16 +112,8 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
   members::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats unless the member's profile gives it
-    // (as ranks/job_collectives.cpp reads them).
+    // (as ranks/job_collectives.cpp reads them): computed in the same visit.
     const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
-    std::vector<canonical::MemberPtr> to_profile;
-    for (const auto& m : set.members)
-      if (m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)) to_profile.push_back(m);
-    if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
-    std::vector<std::shared_ptr<const canonical::Profile>> profiles(set.members.size());
-    for (size_t i = 0; i < set.members.size(); ++i)
-      if (set.members[i]->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit))
-        profiles[i] = set.registry->profile(set.members[i], &watch);
     members::MemberPool pool(*set.registry, watch);
     // Freed arrays are kept for the next member of the core (no page faults for its arrays) only
     // when a core reads several: they would add to the peak memory of a large member read alone.
@@ -129,8 +121,11 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
     if (set.members.size() > pool.lanes()) reuse.emplace();
     pool.run(set.members, [&](size_t i, sqlite3* db, size_t lane) {
       const bool host = lane == 0;
-      out[i] = member_paths(build_graph(*set.members[i], db, request, watch, host, profiles[i].get(), table), paths,
-                            watch, host);
+      const canonical::MemberPtr& m = set.members[i];
+      const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
+                               ? set.registry->profile_on(m, db, watch)
+                               : nullptr;
+      out[i] = member_paths(build_graph(*m, db, request, watch, host, profile.get(), table), paths, watch, host);
     });
   } catch (...) {
     members::InterruptWatch host(conn);

@@ -475,6 +475,21 @@ bool Registry::profile_stale(const canonical::MemberPtr& m) {
   return !(m->profile && stamp.exists() && stamp == m->profile_stamp);
 }
 
+std::shared_ptr<const canonical::Profile> Registry::profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch) {
+  canonical::FileStamp stamp;
+  {
+    std::lock_guard lock(mutex_);
+    stamp = file_stamp(m->path);
+    if (m->profile && stamp.exists() && stamp == m->profile_stamp) return m->profile;
+  }
+  auto computed = compute_profile(db, *m, &watch);
+  std::lock_guard lock(mutex_);
+  m->profile = computed;
+  m->profile_stamp = stamp;
+  mean_rows_valid_ = false;
+  return computed;
+}
+
 std::shared_ptr<const canonical::Profile> Registry::profile_off_host(const canonical::MemberPtr& m, InterruptWatch& watch, sqlite3* shadow) {
   if (m->attached && !shadow) throw Error("profile_off_host: an attached member needs its shadow connection");
   const auto stamp = file_stamp(m->path);

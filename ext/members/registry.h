@@ -110,6 +110,10 @@ class Registry {
   bool in_user_transaction(const canonical::Member& m) const;
   // Whether `m`'s profile must be computed (none yet, or its file changed since).
   bool profile_stale(const canonical::MemberPtr& m);
+  // Member `m`'s profile, computed on `db` (a connection the caller leased for `m`, on any thread)
+  // when missing or stale: a pass that needs the profiles computes them in its own visit of each
+  // member, not in a pass of their own (at job scale every pass reopens most members).
+  std::shared_ptr<const canonical::Profile> profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch);
   void profile_all(const std::vector<canonical::MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error. SQLite

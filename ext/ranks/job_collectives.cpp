@@ -117,18 +117,14 @@ JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   members::InterruptWatch watch(conn);
   try {
     // An op's pid costs a lookup per op in some formats (rpd: its session's) unless the member's
-    // profile (one pass, cached by the registry) gives it: profile those members on every core.
-    std::vector<std::shared_ptr<const canonical::Profile>> profiles(set.members.size());
-    std::vector<canonical::MemberPtr> to_profile;
-    for (const auto& m : set.members)
-      if (m->info.adapter->needs_profile(canonical::TableKind::Ops, uint64_t{1} << canonical::kOpsPid))
-        to_profile.push_back(m);
-    if (!to_profile.empty()) set.registry->profile_all(to_profile, watch);
-    for (size_t i = 0; i < set.members.size(); ++i)
-      if (set.members[i]->info.adapter->needs_profile(canonical::TableKind::Ops, uint64_t{1} << canonical::kOpsPid))
-        profiles[i] = set.registry->profile(set.members[i], &watch);
+    // profile (one pass, cached by the registry) gives it: computed in the same visit.
+    const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
     members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-      reads[i] = read_member(*set.members[i], db, watch, profiles[i].get(), table);
+      const canonical::MemberPtr& m = set.members[i];
+      const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
+                               ? set.registry->profile_on(m, db, watch)
+                               : nullptr;
+      reads[i] = read_member(*m, db, watch, profile.get(), table);
     });
   } catch (...) {
     // A member read stopped by the interrupt reports it in its own words; the query ends with
