@@ -18,6 +18,9 @@ template <class Rows>
 class MemberBatches {
  public:
   using Compute = std::function<Rows(const canonical::Member&, sqlite3*, const members::InterruptWatch&)>;
+  // A computation that also uses the registry in its visit (members::Registry::stash, profile_on).
+  using ComputeVisit = std::function<Rows(members::Registry&, const canonical::MemberPtr&, sqlite3*,
+                                          members::InterruptWatch&)>;
   // Runs on the connection's thread before a batch's members are computed on every core (to make
   // sure of what the computation reads from the registry, such as the members' profiles).
   using Prepare = std::function<void(members::Registry&, const std::vector<canonical::MemberPtr>&,
@@ -25,7 +28,12 @@ class MemberBatches {
   // `per_core`: members per core in every batch after the first (fewer barriers, where a core waits
   // for the batch's last member, against more rows in memory at once).
   MemberBatches(sqlite3* conn, const char* table, Compute compute, Prepare prepare = nullptr, size_t per_core = 2)
-      : conn_(conn), table_(table), compute_(compute), prepare_(prepare), per_core_(std::max<size_t>(1, per_core)) {}
+      : MemberBatches(conn, table,
+                      ComputeVisit([compute](members::Registry&, const canonical::MemberPtr& m, sqlite3* db,
+                                             members::InterruptWatch& watch) { return compute(*m, db, watch); }),
+                      prepare, per_core) {}
+  MemberBatches(sqlite3* conn, const char* table, ComputeVisit compute, Prepare prepare = nullptr, size_t per_core = 2)
+      : conn_(conn), table_(table), compute_(std::move(compute)), prepare_(prepare), per_core_(std::max<size_t>(1, per_core)) {}
 
   // Starts over with `dbs` (query_members order).
   void start(std::vector<MemberRef> dbs) {
@@ -64,7 +72,7 @@ class MemberBatches {
     try {
       if (prepare_ && set.registry) prepare_(*set.registry, set.members, watch);
       members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
-        batch_[i] = compute_(*set.members[i], db, watch);
+        batch_[i] = compute_(*set.registry, set.members[i], db, watch);
         progress.rows.fetch_add(static_cast<int64_t>(batch_[i].size()), std::memory_order_relaxed);
       }, &progress);
     } catch (...) {
@@ -88,7 +96,7 @@ class MemberBatches {
  private:
   sqlite3* conn_;
   const char* table_;
-  Compute compute_;
+  ComputeVisit compute_;
   Prepare prepare_;
   size_t per_core_;
   // Member after member builds arrays of the same sizes: freed ones are reused, not mapped anew.

@@ -14,6 +14,8 @@
 // `Def` provides: kTableName, kSchema (the CREATE TABLE statement, db first), a Rows type with
 // size(), and
 //   static Rows compute(const canonical::Member&, sqlite3*, const members::InterruptWatch&);
+//   (or `static Rows compute_visit(Registry&, const MemberPtr&, sqlite3*, InterruptWatch&, const Sel&)`
+//   for a computation that uses the registry in its visit: a stash for a later pass)
 //   static void column(const Rows&, size_t row, const MemberRef&, sqlite3_context*, int col);
 //   static int64_t rowid(const Rows&, size_t row, const MemberRef&);
 // and optionally
@@ -25,7 +27,8 @@
 //     of the listed columns; its db column declared COLLATE rocpd_natural): an ORDER BY that is a
 //     prefix of it is consumed (SQLite does not sort the rows again);
 //   kPlan: the hidden arguments and gpu pushdown (PlanColumns; default: db only); compute and
-//     column then take the decoded Selection as a last argument;
+//     column then take the decoded Selection as a last argument; a pattern argument left out is
+//     the connection's step pattern, unless kPatternOptional (then it stays unset);
 //   `static void check(const Selection&)`: throws for arguments out of range, before any member is
 //     read;
 //   kCost: the plan's estimated cost of a full scan (default 1e7);
@@ -144,6 +147,12 @@ class MemberRowsTable {
     });
   }
 
+  // A table whose pattern asks for more than its rows (kPatternOptional) has none unless given.
+  static constexpr bool pattern_optional() {
+    if constexpr (requires { Def::kPatternOptional; }) return Def::kPatternOptional;
+    else return false;
+  }
+
   static int filter(sqlite3_vtab_cursor* cur, int, const char* idx_str, int argc, sqlite3_value** argv) {
     auto* c = static_cast<Cursor*>(cur);
     return guard(cur->pVtab, [&] {
@@ -152,19 +161,26 @@ class MemberRowsTable {
       else c->sel = decode(Def::kTableName, idx_str, argc, argv);
       // A table of steps without a pattern takes the connection's (rocpd_step_pattern()).
       if constexpr (requires { Def::kPlan.pattern; })
-        if (Def::kPlan.pattern >= 0 && !c->sel.pattern) c->sel.pattern = default_step_pattern(conn);
+        if (Def::kPlan.pattern >= 0 && !c->sel.pattern && !pattern_optional()) c->sel.pattern = default_step_pattern(conn);
       const Sel& sel = c->sel;
       if constexpr (requires { &Def::check; }) Def::check(sel);
       c->row_state = {};
       if constexpr (kCustomSource) {
         c->batches = std::make_unique<Source>(conn, c->sel);
       } else {
-        typename MemberBatches<Rows>::Compute compute;
-        if constexpr (requires { Def::kPlan; })
-          compute = [&sel](const canonical::Member& m, sqlite3* db, const members::InterruptWatch& watch) {
-            return Def::compute(m, db, watch, sel);
+        typename MemberBatches<Rows>::ComputeVisit compute;
+        if constexpr (requires { &Def::compute_visit; })
+          compute = [&sel](members::Registry& r, const canonical::MemberPtr& m, sqlite3* db, members::InterruptWatch& watch) {
+            return Def::compute_visit(r, m, db, watch, sel);
           };
-        else compute = &Def::compute;
+        else if constexpr (requires { Def::kPlan; })
+          compute = [&sel](members::Registry&, const canonical::MemberPtr& m, sqlite3* db, members::InterruptWatch& watch) {
+            return Def::compute(*m, db, watch, sel);
+          };
+        else
+          compute = [](members::Registry&, const canonical::MemberPtr& m, sqlite3* db, members::InterruptWatch& watch) {
+            return Def::compute(*m, db, watch);
+          };
         typename MemberBatches<Rows>::Prepare prepare;
         if constexpr (requires { &Def::prepare; }) prepare = &Def::prepare;
         size_t per_core = 2;

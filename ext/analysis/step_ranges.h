@@ -34,6 +34,11 @@ struct StepRange {
 // text LIKE `pattern` (ASCII case-insensitive) and whose end > start, sorted by start, then rowid:
 // step k of a process is the k-th. A start or end that is not an integer is an error naming
 // `table` and the member.
+// The stash tag (members::Registry::stash) of a member's ranges for `pattern`, as read_step_ranges
+// gives them (a StepRangesByPid), read by a pass for a later rocpd_steps(pattern).
+inline std::string step_ranges_stash(const std::string& pattern) { return "step_ranges:" + pattern; }
+using StepRangesByPid = std::map<GpuKey, std::vector<StepRange>>;
+
 std::map<GpuKey, std::vector<StepRange>> read_step_ranges(const canonical::Member& m, sqlite3* conn,
                                                           const members::InterruptWatch& watch,
                                                           const std::string& pattern, const char* table);

@@ -148,6 +148,14 @@ struct Member {
 
   std::shared_ptr<const Profile> profile;  // filled by members::Registry::profile()
   FileStamp profile_stamp;                 // the file as it was when profiled
+
+  // What a pass read in its visit for a later pass, by tag (members::Registry::stash).
+  struct Stashed {
+    FileStamp stamp;           // the file before the read
+    int64_t clock_offset = 0;  // the offset the read's times include
+    std::shared_ptr<void> value;
+  };
+  std::map<std::string, Stashed> stash;
 };
 
 using MemberPtr = std::shared_ptr<Member>;

@@ -13,6 +13,10 @@
 //                           exactly (a start, end, gpu or name SQL would treat otherwise): the view
 //                           reads that member's figures through SQL instead
 //   delay_inexact           rocpd_launch_delay_groups' inexact
+//   pattern (hidden)        with a step pattern, the visit also reads what rocpd_anomalies' later
+//                           passes read from the member, its steps' ranges (rocpd_steps(pattern))
+//                           and its collectives (rocpd_collectives), and leaves them to those
+//                           passes (members::Registry::stash), which then do not visit it again
 // One visit instead of one pass per table: at job scale every pass over the members costs their
 // leases and reads again. A member with no op gives no row. Pushdown: db =.
 #include <algorithm>
@@ -22,11 +26,14 @@
 #include <variant>
 #include <vector>
 
+#include "analysis/member_collectives.h"
 #include "analysis/member_rows_table.h"
+#include "analysis/step_ranges.h"
 #include "common/interval_math.h"
 #include "diagnosis/gap_figures.h"
 #include "diagnosis/launch_delay_figures.h"
 #include "diagnosis/register.h"
+#include "formats/adapter.h"
 #include "stats/stats_args.h"
 
 namespace rocpd::diagnosis {
@@ -38,7 +45,7 @@ constexpr const char* kTable = "rocpd_gpu_screen";
 
 enum Column {
   kDb, kGpu, kBusy, kSpan, kGaps, kGapMed, kGapP99, kGapMax, kLongGaps, kLongGapMed, kDelays, kDelayMed, kDelayP99,
-  kDelayMax, kKernelCandidates, kBusyInexact, kDelayInexact, kKernelInexact
+  kDelayMax, kKernelCandidates, kBusyInexact, kDelayInexact, kKernelInexact, kPattern
 };
 
 struct Row {
@@ -127,6 +134,34 @@ MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members:
   return out;
 }
 
+// The later passes' reads of member `m` (the header's pattern), left in the registry. A read that
+// fails is left to its own pass, which then reports the error in its own words.
+void read_ahead(members::Registry& registry, const canonical::MemberPtr& m, sqlite3* db,
+                members::InterruptWatch& watch, const std::string& pattern) {
+  const canonical::FileStamp stamp = registry.stamp(m);
+  const int64_t offset = m->clock_offset.load();
+  auto attempt = [&](auto&& read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      if (e.code() == SQLITE_INTERRUPT || watch.stopped()) throw;
+    }
+  };
+  attempt([&] {
+    registry.stash(m, step_ranges_stash(pattern), stamp, offset,
+                   std::make_shared<StepRangesByPid>(read_step_ranges(*m, db, watch, pattern, "rocpd_steps")));
+  });
+  attempt([&] {
+    const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
+    const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
+                             ? registry.profile_on(m, db, watch)
+                             : nullptr;
+    registry.stash(m, kCollectivesStash, stamp, offset,
+                   std::make_shared<MemberCollectivesRead>(
+                       read_member_collectives(*m, db, watch, profile.get(), "rocpd_collectives")));
+  });
+}
+
 void result_optional(sqlite3_context* ctx, const std::optional<int64_t>& v) {
   if (v) sqlite3_result_int64(ctx, *v);
   else sqlite3_result_null(ctx);
@@ -140,15 +175,21 @@ struct Def {
       "CREATE TABLE x(db TEXT, gpu INTEGER, busy_ns INTEGER, span_ns INTEGER, gaps INTEGER, gap_med_ns, "
       "gap_p99_ns, gap_max_ns INTEGER, long_gaps INTEGER, long_gap_med_ns, delays INTEGER, delay_med_ns, "
       "delay_p99_ns, delay_max_ns INTEGER, kernel_candidates INTEGER, busy_inexact INTEGER, "
-      "delay_inexact INTEGER, kernel_inexact INTEGER)";
+      "delay_inexact INTEGER, kernel_inexact INTEGER, pattern HIDDEN)";
+  static constexpr PlanColumns kPlan{.db = 0, .pattern = kPattern};
+  static constexpr bool kPatternOptional = true;
   using Rows = MemberRows;
   // A member's rows are a few (one per gpu): large batches, few barriers where a core waits for
   // the batch's last member.
   static constexpr size_t kBatchPerCore = 32;
-  static Rows compute(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
-    return member_rows(m, conn, watch);
+  static Rows compute_visit(members::Registry& registry, const canonical::MemberPtr& m, sqlite3* conn,
+                            members::InterruptWatch& watch, const Selection& sel) {
+    Rows rows = member_rows(*m, conn, watch);
+    if (sel.pattern) read_ahead(registry, m, conn, watch, *sel.pattern);
+    return rows;
   }
-  static void column(const Rows& rows, size_t row, const MemberRef&, sqlite3_context* ctx, int col) {
+  static void column(const Rows& rows, size_t row, const MemberRef&, const Selection& sel, sqlite3_context* ctx,
+                     int col) {
     const Row& r = rows.rows[row];
     const bool has_gaps = r.busy && r.gaps.gaps > 0, has_delays = r.delays.delays > 0;
     switch (col) {
@@ -169,6 +210,10 @@ struct Def {
       case kBusyInexact: sqlite3_result_int64(ctx, r.busy_inexact); break;
       case kDelayInexact: sqlite3_result_int64(ctx, r.delays.inexact); break;
       case kKernelInexact: sqlite3_result_int64(ctx, r.kernel_inexact); break;
+      case kPattern:
+        if (sel.pattern) sqlite3_result_text(ctx, sel.pattern->data(), static_cast<int>(sel.pattern->size()), SQLITE_TRANSIENT);
+        else sqlite3_result_null(ctx);
+        break;
     }
   }
   static int64_t rowid(const Rows&, size_t row, const MemberRef& m) { return member_row_id(m, row, kTable); }

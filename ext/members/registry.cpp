@@ -475,6 +475,29 @@ bool Registry::profile_stale(const canonical::MemberPtr& m) {
   return !(m->profile && stamp.exists() && stamp == m->profile_stamp);
 }
 
+canonical::FileStamp Registry::stamp(const canonical::MemberPtr& m) const { return file_stamp(m->path); }
+
+void Registry::stash(const canonical::MemberPtr& m, const std::string& tag, const canonical::FileStamp& stamp,
+                     int64_t clock_offset, std::shared_ptr<void> value) {
+  if (m->attached || !stamp.exists()) return;
+  std::lock_guard lock(mutex_);
+  m->stash[tag] = {stamp, clock_offset, std::move(value)};
+}
+
+std::shared_ptr<void> Registry::take_stash(const canonical::MemberPtr& m, const std::string& tag) {
+  canonical::Member::Stashed taken;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = m->stash.find(tag);
+    if (it == m->stash.end()) return nullptr;
+    taken = std::move(it->second);
+    m->stash.erase(it);
+  }
+  const canonical::FileStamp now = file_stamp(m->path);
+  if (!now.exists() || !(now == taken.stamp) || m->clock_offset.load() != taken.clock_offset) return nullptr;
+  return taken.value;
+}
+
 std::shared_ptr<const canonical::Profile> Registry::profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch) {
   canonical::FileStamp stamp;
   {

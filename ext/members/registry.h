@@ -110,6 +110,16 @@ class Registry {
   bool in_user_transaction(const canonical::Member& m) const;
   // Whether `m`'s profile must be computed (none yet, or its file changed since).
   bool profile_stale(const canonical::MemberPtr& m);
+  // Reads a pass makes in its visit of member `m` for a later pass, so that the later one need not
+  // visit `m` again (at job scale every pass reopens most members): stash() keeps `value` under
+  // `tag` (replacing what was there), `stamp` being the file before the read (stamp());
+  // take_stash() gives it once, and only while the file and the member's clock offset are as they
+  // were: else null, and the later pass reads the member itself. Attached members keep nothing
+  // (the host's transactions are the user's). Any thread.
+  canonical::FileStamp stamp(const canonical::MemberPtr& m) const;
+  void stash(const canonical::MemberPtr& m, const std::string& tag, const canonical::FileStamp& stamp,
+             int64_t clock_offset, std::shared_ptr<void> value);
+  std::shared_ptr<void> take_stash(const canonical::MemberPtr& m, const std::string& tag);
   // Member `m`'s profile, computed on `db` (a connection the caller leased for `m`, on any thread)
   // when missing or stale: a pass that needs the profiles computes them in its own visit of each
   // member, not in a pass of their own (at job scale every pass reopens most members).

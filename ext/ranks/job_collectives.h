@@ -12,34 +12,16 @@
 #include <string>
 #include <vector>
 
-#include "analysis/cell_store.h"
-#include "analysis/member_read.h"
-#include "analysis/collective_match.h"
+#include "analysis/member_collectives.h"
 
 namespace rocpd::ranks {
 
 using analysis::Cell;
 using analysis::CellStore;
+using analysis::CollectiveRow;
 using analysis::MatchedCollective;
+using analysis::MemberCollectives;
 using analysis::MemberRef;
-
-using analysis::Cell;
-using analysis::CellStore;
-using analysis::MemberRef;
-
-struct CollectiveRow {
-  int64_t rowid = 0;  // the op's rocpd_ops rowid
-  Cell pid, gpu, queue, stream, op_id, name;
-  int64_t start = 0, end = 0;
-  uint32_t participant = 0;  // index into JobCollectives::participants
-  uint32_t family = 0;       // index into JobCollectives::families
-  MatchedCollective match;
-};
-
-struct MemberCollectives {
-  CellStore cells;
-  std::vector<CollectiveRow> rows;  // in start order (then rowid)
-};
 
 struct JobCollectives {
   std::vector<MemberRef> members;             // analysis::query_members order

@@ -72,18 +72,21 @@ StepRow range_row(const GpuKey& pid, analysis::StepRange&& range, size_t k) {
 
 // The step rows of one member; without `job` only the ranges (no column of the process's time
 // was asked for).
+// The rows of the ranges alone.
+std::vector<StepRow> range_rows(analysis::StepRangesByPid&& ranges) {
+  std::vector<StepRow> out;
+  for (auto& [pid, rs] : ranges)
+    for (size_t k = 0; k < rs.size(); ++k) out.push_back(range_row(pid, std::move(rs[k]), k));
+  return out;
+}
+
 std::vector<StepRow> member_steps(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch,
                                   const std::string& pattern, const JobCollectives* job, size_t member) {
   using namespace canonical;
   using namespace members;
   auto ranges = analysis::read_step_ranges(m, conn, watch, pattern, kTable);
   if (ranges.empty()) return {};
-  if (!job) {
-    std::vector<StepRow> out;
-    for (auto& [pid, rs] : ranges)
-      for (size_t k = 0; k < rs.size(); ++k) out.push_back(range_row(pid, std::move(rs[k]), k));
-    return out;
-  }
+  if (!job) return range_rows(std::move(ranges));
   std::map<GpuKey, Process> processes;
   for (const auto& [pid, r] : ranges) processes[pid];
   {
@@ -178,7 +181,21 @@ struct Def {
       const analysis::MemberSet set = analysis::open_members(conn, scan.members, kTable);
       members::InterruptWatch watch(conn);
       try {
-        members::MemberPool(*set.registry, watch).run(set.members, [&](size_t i, sqlite3* db, size_t) {
+        // The ranges alone of a member an earlier pass read for this one (rocpd_gpu_screen(pattern))
+        // need no visit.
+        std::vector<canonical::MemberPtr> to_visit;
+        std::vector<size_t> visit_index;
+        for (size_t i = 0; i < set.members.size(); ++i) {
+          if (!job)
+            if (auto stashed = set.registry->take_stash(set.members[i], step_ranges_stash(scan.pattern))) {
+              scan.rows[i] = range_rows(std::move(*std::static_pointer_cast<StepRangesByPid>(stashed)));
+              continue;
+            }
+          to_visit.push_back(set.members[i]);
+          visit_index.push_back(i);
+        }
+        members::MemberPool(*set.registry, watch).run(to_visit, [&](size_t k, sqlite3* db, size_t) {
+          const size_t i = visit_index[k];
           scan.rows[i] = member_steps(*set.members[i], db, watch, scan.pattern, job ? &*job : nullptr, i);
         });
       } catch (...) {

@@ -34,8 +34,10 @@
 CREATE TEMP VIEW IF NOT EXISTS rocpd_anomalies AS
 WITH screen AS MATERIALIZED (  -- per member and gpu, from one visit of each member on every core
   -- (rocpd_gpu_screen): busy and span, the figures of the idle gaps and launch delays, and how many
-  -- kernel groups can hold an outlier; each later step reads only the members it names
-  SELECT * FROM temp.rocpd_gpu_screen
+  -- kernel groups can hold an outlier; each later step reads only the members it names. With the
+  -- step pattern, the same visit reads the members' steps and collectives for rocpd_steps and
+  -- rocpd_stragglers below (which then visit no member again)
+  SELECT * FROM temp.rocpd_gpu_screen(rocpd_step_pattern())
 ), k_all AS MATERIALIZED (  -- the kernels of the members that can hold a kernel outlier (the
   -- screen's kernel_candidates; a member it could not read exactly too): `db IN` reads them in one
   -- scan on every core, none when no member can

@@ -254,6 +254,83 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(first(job, "straggler")["db"], "rank3")
         self.assertEqual(findings(job)["straggler"]["severity"], "high")
 
+    def test_screen_reads_steps_and_collectives_ahead(self):
+        # rocpd_gpu_screen(pattern) leaves each member's step ranges and collectives to the
+        # rocpd_steps(pattern) and rocpd_collectives passes that follow: their rows are those of a
+        # pass of their own, taken once, and only while the file and the clock offset are as they
+        # were when the screen read them.
+        job = generate("read_ahead", "--straggler", "3:2000000")
+        rank3 = os.path.join(job, "rank3.rpd")
+
+        def connect():
+            con = sqlite3.connect(":memory:")
+            con.enable_load_extension(True)
+            con.load_extension(EXT)
+            con.execute("SELECT rocpd_open(?)", (os.path.join(job, "rank*.rpd"),))
+            return con
+
+        def rows(con, sql):
+            return con.execute(sql).fetchall()
+
+        screen = "SELECT count(*) FROM rocpd_gpu_screen(rocpd_step_pattern())"
+        ranges = "SELECT db, pid, tid, step, name, start, \"end\", duration FROM rocpd_steps ORDER BY db, pid, step"
+        stragglers = "SELECT * FROM rocpd_stragglers ORDER BY db, pid, gpu"
+        base = connect()
+        want_ranges, want_stragglers = rows(base, ranges), rows(base, stragglers)
+        self.assertEqual(len(want_ranges), 8 * 8)
+        self.assertEqual(max(want_stragglers, key=lambda r: r[4])[0], "rank3")  # times_last: the plant
+
+        con = connect()
+        rows(con, screen)
+        self.assertEqual(rows(con, ranges), want_ranges)
+        self.assertEqual(rows(con, stragglers), want_stragglers)
+
+        def rename_collectives(old, new, keep_mtime):
+            # Names of the same length: the file keeps its size.
+            st = os.stat(rank3)
+            with sqlite3.connect(rank3) as db:
+                db.execute("UPDATE rocpd_string SET string = replace(string, ?, ?)", (old, new))
+            db.close()
+            if keep_mtime:
+                os.utime(rank3, ns=(st.st_atime_ns, st.st_mtime_ns))
+            else:
+                os.utime(rank3, ns=(st.st_atime_ns, st.st_mtime_ns + 1000000000))
+            self.assertEqual(os.stat(rank3).st_size, st.st_size)
+
+        # The stash is what answers: rank3's collectives renamed behind an unchanged size and
+        # mtime are still its collectives in the pass that takes them, and gone in the next.
+        rows(con, screen)
+        rename_collectives("nccl", "xxxx", keep_mtime=True)
+        self.assertEqual(rows(con, stragglers), want_stragglers)
+        renamed = rows(con, stragglers)
+        self.assertNotIn("rank3", [r[0] for r in renamed])
+        self.assertEqual(renamed, rows(connect(), stragglers))
+
+        # A file changed since the screen read it (its mtime moved) is read again.
+        rows(con, screen)
+        rename_collectives("xxxx", "nccl", keep_mtime=False)
+        self.assertEqual(rows(con, stragglers), want_stragglers)
+        rows(con, screen)
+        rename_collectives("nccl", "xxxx", keep_mtime=False)
+        self.assertEqual(rows(con, stragglers), renamed)
+        rename_collectives("xxxx", "nccl", keep_mtime=False)
+
+        # A clock offset set since then: the collectives are read again with it.
+        rows(con, screen)
+        con.execute("SELECT rocpd_clock_offset('rank5', 700000)")
+        shifted = connect()
+        shifted.execute("SELECT rocpd_clock_offset('rank5', 700000)")
+        want_shifted = rows(shifted, stragglers)
+        self.assertNotEqual(want_shifted, want_stragglers)
+        self.assertEqual(rows(con, stragglers), want_shifted)
+        con.execute("SELECT rocpd_clock_offset('rank5', 0)")
+
+        # Another pattern's ranges are not those of the default one.
+        rows(con, "SELECT count(*) FROM rocpd_gpu_screen('no step%')")
+        self.assertEqual(rows(con, ranges), want_ranges)
+        self.assertEqual(rows(con, "SELECT DISTINCT pattern FROM rocpd_gpu_screen('no step%')"), [("no step%",)])
+        self.assertEqual(rows(con, "SELECT DISTINCT pattern FROM rocpd_gpu_screen"), [(None,)])
+
     def test_straggler_last_in_70_percent(self):
         # rank6 starts its collectives 2 ms late in 7 of the 10 steps: last in about 70 % of them.
         job = os.path.join(TMP, "straggler70")
