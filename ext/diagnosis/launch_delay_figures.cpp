@@ -23,7 +23,8 @@ struct EndCall {
 }  // namespace
 
 std::vector<DelayFigures> launch_delay_figures(const canonical::Member& m, sqlite3* conn,
-                                               const members::InterruptWatch& watch, const char* table) {
+                                               const members::InterruptWatch& watch, const char* table,
+                                               const KernelVisitor* also) {
   using namespace canonical;
   using namespace members;
   struct Kernel {
@@ -37,8 +38,9 @@ std::vector<DelayFigures> launch_delay_figures(const canonical::Member& m, sqlit
   std::map<GpuKey, uint32_t> key_index;
   uint64_t read = 0;
   {
-    MemberColumns ops(m, conn, TableKind::Ops, {kOpsKind, kOpsGpu, kOpsStart, kOpsCorrelationId}, nullptr,
-                      std::pair<int, std::string>{kOpsKind, "kernel"});
+    std::vector<int> columns{kOpsKind, kOpsGpu, kOpsStart, kOpsCorrelationId};
+    if (also) columns.insert(columns.end(), {kOpsEnd, kOpsName});
+    MemberColumns ops(m, conn, TableKind::Ops, columns, nullptr, std::pair<int, std::string>{kOpsKind, "kernel"});
     std::optional<int64_t> last_gpu;  // the key of the previous row's integer gpu, most rows repeat it
     uint32_t last_index = 0;
     while (ops.next()) {
@@ -48,6 +50,10 @@ std::vector<DelayFigures> launch_delay_figures(const canonical::Member& m, sqlit
           std::string_view(static_cast<const char*>(kind.bytes), static_cast<size_t>(kind.length)) != "kernel")
         continue;
       const StoredValue corr = ops[3], start = ops[2], gpu = ops[1];
+      if (also) {
+        const StoredValue end = ops[4], name = ops[5];
+        (*also)(KernelRow{gpu, start, end, name, ops.name_token()});
+      }
       if (corr.type != SQLITE_INTEGER || start.type == SQLITE_NULL) continue;  // no launch, or no delay
       uint32_t index;
       if (gpu.type == SQLITE_INTEGER && last_gpu == gpu.i) {

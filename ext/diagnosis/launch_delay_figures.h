@@ -5,11 +5,13 @@
 // Shared by rocpd_launch_delay_groups and rocpd_gpu_screen.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "analysis/ops_window.h"
 #include "canonical/member.h"
+#include "common/affinity.h"
 #include "members/interrupt.h"
 #include "stats/percentile_select.h"
 
@@ -24,8 +26,19 @@ struct DelayFigures {
   std::optional<stats::Number> med, p99;  // percentile(x, 50), percentile(x, 99)
 };
 
-// One entry per gpu with a delay or an inexact kernel, sorted by gpu.
+// A kernel as launch_delay_figures reads it, for a caller that needs more of the same rows
+// (rocpd_gpu_screen's kernel groups): its gpu, start, end and name as rocpd_ops holds them, and
+// the name's token (MemberColumns::name_token: equal tokens, equal names; -1 when none).
+struct KernelRow {
+  const StoredValue &gpu, &start, &end, &name;
+  int64_t name_token;
+};
+using KernelVisitor = std::function<void(const KernelRow&)>;
+
+// One entry per gpu with a delay or an inexact kernel, sorted by gpu. `also`, when given, sees
+// every kernel row read (with or without a launch).
 std::vector<DelayFigures> launch_delay_figures(const canonical::Member& m, sqlite3* conn,
-                                               const members::InterruptWatch& watch, const char* table);
+                                               const members::InterruptWatch& watch, const char* table,
+                                               const KernelVisitor* also = nullptr);
 
 }  // namespace rocpd::diagnosis

@@ -9,16 +9,20 @@
 //                           (max - median >= 0.998 * 5 * 1.4826 * max(10 % of the median, 1000 ns):
 //                           the view's own test, 0.999, with a margin for rounding; the view tests
 //                           those members' groups again)
-//   busy_inexact, kernel_inexact  1 on every row of a member the summary engine cannot read
-//                           exactly (a start, end, gpu or name SQL would treat otherwise): the view
-//                           reads that member's figures through SQL instead
+//   busy_inexact            1 on every row of a member whose ops the summary engine cannot read
+//                           exactly (a start, end or gpu SQL would treat otherwise)
+//   kernel_inexact          1 on every row of such a member, and of one with a kernel whose gpu,
+//                           name, start or end kernel_candidates cannot group (kernel_candidates.h):
+//                           the view reads those figures of the member through SQL instead
 //   delay_inexact           rocpd_launch_delay_groups' inexact
 //   pattern (hidden)        with a step pattern, the visit also reads what rocpd_anomalies' later
 //                           passes read from the member, its steps' ranges (rocpd_steps(pattern))
 //                           and its collectives (rocpd_collectives), and leaves them to those
 //                           passes (members::Registry::stash), which then do not visit it again
 // One visit instead of one pass per table: at job scale every pass over the members costs their
-// leases and reads again. A member with no op gives no row. Pushdown: db =.
+// leases and reads again. In it, one scan of the ops by gpu (the busy lists), one read of the
+// kernels (their launch delays and their groups by name) and one of the launch calls. A member with
+// no op gives no row. Pushdown: db =.
 #include <algorithm>
 #include <map>
 #include <cmath>
@@ -31,6 +35,7 @@
 #include "analysis/step_ranges.h"
 #include "common/interval_math.h"
 #include "diagnosis/gap_figures.h"
+#include "diagnosis/kernel_candidates.h"
 #include "diagnosis/launch_delay_figures.h"
 #include "diagnosis/register.h"
 #include "formats/adapter.h"
@@ -70,43 +75,22 @@ GpuKey integer_key(const std::optional<int64_t>& gpu) {
   return k;
 }
 
-// A kernel group that can hold an outlier (the header's test).
-bool kernel_candidate(GroupFigures& f) {
-  if (f.durations.n < 5 || f.values.empty()) return false;
-  const double med = std::visit([](auto x) { return static_cast<double>(x); }, stats::percentile_select(f.values, 50.0));
-  return static_cast<double>(f.max) - med >= 0.998 * 5 * 1.4826 * std::max(0.1 * std::abs(med), 1000.0);
-}
-
-// The busy and kernel figures from one scan of the member's ops by (gpu, kind, name): a gpu's
-// busy list is the union of its groups' lists (merging is associative), its kernel groups those of
-// kind 'kernel'.
-void add_ops_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey, Row>& by_gpu) {
+// The busy figures from one scan of the member's ops by gpu (the summary engine's busy lists, as
+// rocpd_busy reads them) and the gap figures of the merged lists.
+void add_busy_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey, Row>& by_gpu) {
   GroupSpec spec;
-  spec.by_db = spec.by_gpu = spec.by_kind = spec.by_name = true;
-  spec.want_busy = spec.busy_lists = spec.want_median = true;
-  struct Busy {
-    std::vector<Interval> intervals;
-    std::optional<int64_t> first_start, last_end;
-  };
-  std::map<GpuKey, Busy> busy;
+  spec.by_db = spec.by_gpu = true;
+  spec.want_busy = spec.busy_lists = true;
   for (auto& [key, f] : scan_member(m, 0, conn, spec, nullptr)) {
-    const GpuKey gpu = integer_key(key.gpu);
-    Busy& b = busy[gpu];
-    b.intervals.insert(b.intervals.end(), f.busy.begin(), f.busy.end());
-    if (f.first_start) b.first_start = b.first_start ? std::min(*b.first_start, *f.first_start) : *f.first_start;
-    if (f.last_end) b.last_end = b.last_end ? std::max(*b.last_end, *f.last_end) : *f.last_end;
-    if (key.kind == "kernel" && kernel_candidate(f)) ++by_gpu[gpu].kernel_candidates;
-  }
-  for (auto& [gpu, b] : busy) {
-    const std::vector<Interval> merged = merge(b.intervals);
+    const std::vector<Interval> merged = merge(f.busy);
     uint64_t length = 0;
     for (const Interval& iv : merged) length += static_cast<uint64_t>(iv.length());
     if (length > static_cast<uint64_t>(INT64_MAX)) throw NeedsSql("the busy time overflows");
-    Row& r = by_gpu[gpu];
+    Row& r = by_gpu[integer_key(key.gpu)];
     r.busy = static_cast<int64_t>(length);
-    if (b.first_start && b.last_end) {
+    if (f.first_start && f.last_end) {
       int64_t span = 0;  // SQL's last_end - first_start would turn real: the SQL path answers
-      if (__builtin_sub_overflow(*b.last_end, *b.first_start, &span)) throw NeedsSql("the span overflows");
+      if (__builtin_sub_overflow(*f.last_end, *f.first_start, &span)) throw NeedsSql("the span overflows");
       r.span = span;
     }
     r.gaps = gap_figures(merged, {});
@@ -115,20 +99,27 @@ void add_ops_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey,
 
 MemberRows member_rows(const canonical::Member& m, sqlite3* conn, const members::InterruptWatch& watch) {
   std::map<GpuKey, Row> by_gpu;
-  bool inexact = false;
+  bool busy_inexact = false;
   try {
-    add_ops_figures(m, conn, by_gpu);
+    add_busy_figures(m, conn, by_gpu);
   } catch (const NeedsSql&) {
-    inexact = true;
+    busy_inexact = true;
     by_gpu.clear();
   }
-  for (DelayFigures& d : launch_delay_figures(m, conn, watch, kTable)) by_gpu[d.gpu].delays = std::move(d);
-  if (inexact && by_gpu.empty()) by_gpu[GpuKey{}];
+  // The kernel groups from the kernels the launch delays read (one read of them for both).
+  KernelCandidates kernels;
+  const KernelVisitor visit = [&kernels](const KernelRow& k) { kernels.add(k); };
+  for (DelayFigures& d : launch_delay_figures(m, conn, watch, kTable, &visit)) by_gpu[d.gpu].delays = std::move(d);
+  const bool kernel_inexact = busy_inexact || kernels.inexact();
+  if (!kernel_inexact)
+    for (const auto& [gpu, n] : kernels.per_gpu()) by_gpu[gpu].kernel_candidates = n;
+  if ((busy_inexact || kernel_inexact) && by_gpu.empty()) by_gpu[GpuKey{}];
   MemberRows out;
   out.rows.reserve(by_gpu.size());
   for (auto& [gpu, r] : by_gpu) {
     r.gpu = gpu;
-    r.busy_inexact = r.kernel_inexact = inexact;
+    r.busy_inexact = busy_inexact;
+    r.kernel_inexact = kernel_inexact;
     out.rows.push_back(std::move(r));
   }
   return out;
