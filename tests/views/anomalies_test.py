@@ -507,6 +507,23 @@ class Anomalies(unittest.TestCase):
                           "WHERE db = 'rank5' AND gpu = 0")
         self.assertEqual(idle[0]["value"], busy[0]["v"])
 
+    def test_member_whose_kernels_the_screen_cannot_group(self):
+        # A kernel name that is a blob: the screen's busy figures stand, its kernel groups do not
+        # (kernel_inexact), and the kernel planted in that member is still found through SQL.
+        job = planted_copy("screen_blob_name", 0, KERNEL_SQL + (
+            "UPDATE rocpd_string SET string = CAST(string AS BLOB) WHERE id = (SELECT description_id FROM rocpd_op "
+            "WHERE description_id NOT IN (SELECT o.description_id FROM rocpd_op o JOIN pick ON pick.id = o.id) "
+            "AND opType_id = (SELECT id FROM rocpd_string WHERE string = 'KernelExecution') "
+            "GROUP BY description_id ORDER BY count(*), description_id LIMIT 1);"))
+        flags = query(job, "SELECT db, max(busy_inexact) AS busy, max(kernel_inexact) AS kernel, "
+                           "sum(kernel_candidates) AS candidates FROM rocpd_gpu_screen GROUP BY db ORDER BY db")
+        self.assertEqual([(r["db"], r["busy"], r["kernel"]) for r in flags],
+                         [(f"rank{i}", 0, int(i == 0)) for i in range(8)])
+        self.assertEqual(flags[0]["candidates"], 0)
+        blobs = query(job, "SELECT count(*) AS n FROM rocpd_ops WHERE db = 'rank0' AND typeof(name) = 'blob'")
+        self.assertGreater(blobs[0]["n"], 0)
+        self.assertEqual(first(job, "kernel")["db"], "rank0")
+
     def test_idle_gap(self):
         job = planted_copy("gap", 5, GAP_SQL)
         start, length = largest_gap(os.path.join(job, "rank5.rpd"))
