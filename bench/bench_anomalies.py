@@ -3,7 +3,8 @@
 generated job of N members (rpd v3, 2,000 ops each, 10 steps with collectives, one gpu each: the
 layout of bench_ranks.py), rocpd_anomalies and rocpd_findings against rocpd_kernel_summary measured
 in the same run, each alternated with it, best of --repeat; then each input of rocpd_anomalies on
-its own, so that the ratio's parts are seen.
+its own, so that the ratio's parts are seen (the visit that reads ahead for the steps and the
+stragglers, then each without it).
 
   cmake --build build --target bench_anomalies   # or directly:
   bench_anomalies.py --ext build/librocpd_ext --gen build/tests/generator/rocpd_gen [--members 1000]
@@ -18,10 +19,16 @@ import sqlite3
 import subprocess
 import time
 
+# rocpd_anomalies visits each member once: rocpd_gpu_screen with the step pattern reads the step
+# ranges and collectives ahead, and rocpd_steps and rocpd_stragglers take them (docs/diagnosis.md).
+STEPS = "SELECT count(*), total(duration) FROM rocpd_steps"
+STRAGGLERS = "SELECT count(*) FROM rocpd_stragglers"
 INPUTS = [
-    ("one visit per member (rocpd_gpu_screen)", "SELECT count(*) FROM temp.rocpd_gpu_screen"),
-    ("step ranges (rocpd_steps, durations only)", "SELECT count(*), total(duration) FROM rocpd_steps"),
-    ("rocpd_stragglers", "SELECT count(*) FROM rocpd_stragglers"),
+    ("the visit: screen reading ahead, steps, stragglers",
+     ("SELECT count(*) FROM temp.rocpd_gpu_screen(rocpd_step_pattern())", STEPS, STRAGGLERS)),
+    ("  its screen alone (no reading ahead)", "SELECT count(*) FROM temp.rocpd_gpu_screen"),
+    ("  step ranges alone (rocpd_steps, durations only)", STEPS),
+    ("  rocpd_stragglers alone", STRAGGLERS),
 ]
 
 
@@ -33,8 +40,10 @@ def connect(ext):
 
 
 def timed(con, sql):
+    """Seconds to run `sql`, one statement or a sequence of them."""
     t0 = time.perf_counter()
-    con.execute(sql).fetchall()
+    for one in (sql,) if isinstance(sql, str) else sql:
+        con.execute(one).fetchall()
     return time.perf_counter() - t0
 
 
