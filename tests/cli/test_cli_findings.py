@@ -170,6 +170,15 @@ class FindingsBlock(unittest.TestCase):
             con.close()
         self.assertIn("idle_gpu", [r["rule"] for r in doc["findings"]])
 
+    def test_derived_screen_reads_nothing_ahead(self):
+        # The summary derives its rocpd_anomalies from the view's text with the screen's pattern
+        # left out (it has read the steps and stragglers already, findings_section.cpp): the text
+        # it replaces must be the view's. Were it not, the summary would read the views themselves.
+        con = connect(self.clean)
+        sql = con.execute("SELECT sql FROM sqlite_temp_master WHERE name = 'rocpd_anomalies'").fetchone()[0]
+        self.assertEqual(sql.count("temp.rocpd_gpu_screen(rocpd_step_pattern())"), 1)
+        con.close()
+
     def test_top_cuts_the_block(self):
         out, _, _ = run("summary", self.idle, "-n", "1", "--section", "findings")
         _, lines = block(out)

@@ -35,13 +35,20 @@ bool temp_exists(Session& session, const char* name) {
   return session.scalar("SELECT count(*) FROM sqlite_temp_master WHERE name = ?1", {Param(std::string(name))}).integer > 0;
 }
 
-// Makes temp view `as` from view `view`'s statement with `names` replaced; false when the view is
-// not there as expected (then the summary reads the view itself).
+// Makes temp view `as` from view `view`'s statement with each text of `texts` replaced (each must
+// be there) and then `names`; false when the view is not there as expected (then the summary reads
+// the view itself).
 bool derive_view(Session& session, const char* view, const char* as,
-                 const std::vector<std::pair<std::string, std::string>>& names) {
+                 const std::vector<std::pair<std::string, std::string>>& names,
+                 const std::vector<std::pair<std::string, std::string>>& texts = {}) {
   std::string sql = view_sql(session, view);
   const std::string head = fmt::format("CREATE VIEW {} AS", view);
   if (!sql.starts_with(head)) return false;
+  for (const auto& [from, to] : texts) {
+    const size_t at = sql.find(from);
+    if (at == std::string::npos) return false;
+    sql.replace(at, from.size(), to);
+  }
   sql = replace_names(sql.substr(head.size()), names);
   session.run(fmt::format("CREATE TEMP VIEW IF NOT EXISTS {} AS{}", as, sql));
   return true;
@@ -125,7 +132,10 @@ ResultSet findings_section(Session& session, long long top) {
                                                             {"rocpd_steps", "temp.cli_steps"},
                                                             {"rocpd_gap_groups", "cli_gap_groups"}};
   const char* from = "rocpd_findings";
-  if (derive_view(session, "rocpd_anomalies", "cli_anomalies", names)) {
+  // The summary has read the steps and the stragglers already: its screen reads nothing ahead
+  // for them (rocpd_gpu_screen's pattern, docs/diagnosis.md).
+  if (derive_view(session, "rocpd_anomalies", "cli_anomalies", names,
+                  {{"temp.rocpd_gpu_screen(rocpd_step_pattern())", "temp.rocpd_gpu_screen"}})) {
     names.emplace_back("rocpd_anomalies", "temp.cli_anomalies");
     prepare_critical_path(session);
     if (!temp_exists(session, "cli_critical_path_summary")) critical_path_bounds(session);
