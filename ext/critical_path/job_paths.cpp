@@ -9,7 +9,6 @@
 #include <set>
 #include <tuple>
 
-#include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 #include "analysis/ops_window.h"
@@ -122,9 +121,7 @@ std::vector<MemberPaths> read_members(sqlite3* conn, const std::vector<MemberRef
     pool.run(set.members, [&](size_t i, sqlite3* db, size_t lane) {
       const bool host = lane == 0;
       const canonical::MemberPtr& m = set.members[i];
-      const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
-                               ? set.registry->profile_on(m, db, watch)
-                               : nullptr;
+      const auto profile = set.registry->profile_on(m, db, watch, pid_bit);
       out[i] = member_paths(build_graph(*m, db, request, watch, host, profile.get(), table), paths, watch, host);
     });
   } catch (...) {

@@ -22,7 +22,8 @@ class KernelCandidates {
   // kernels through SQL.
   bool inexact() const { return inexact_; }
   // Per gpu, how many of its groups can hold an outlier.
-  std::map<analysis::GpuKey, int64_t> per_gpu() const;
+  // Reorders the groups' durations (a median by selection).
+  std::map<analysis::GpuKey, int64_t> per_gpu();
 
  private:
   struct Group {

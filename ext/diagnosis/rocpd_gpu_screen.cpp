@@ -38,7 +38,6 @@
 #include "diagnosis/kernel_candidates.h"
 #include "diagnosis/launch_delay_figures.h"
 #include "diagnosis/register.h"
-#include "formats/adapter.h"
 #include "stats/stats_args.h"
 
 namespace rocpd::diagnosis {
@@ -76,13 +75,13 @@ GpuKey integer_key(const std::optional<int64_t>& gpu) {
 }
 
 // The busy figures from one scan of the member's ops by gpu (the summary engine's busy lists, as
-// rocpd_busy reads them) and the gap figures of the merged lists.
+// rocpd_busy reads them: merged) and the gap figures of those lists.
 void add_busy_figures(const canonical::Member& m, sqlite3* conn, std::map<GpuKey, Row>& by_gpu) {
   GroupSpec spec;
   spec.by_db = spec.by_gpu = true;
   spec.want_busy = spec.busy_lists = true;
   for (auto& [key, f] : scan_member(m, 0, conn, spec, nullptr)) {
-    const std::vector<Interval> merged = merge(f.busy);
+    const std::vector<Interval>& merged = f.busy;
     uint64_t length = 0;
     for (const Interval& iv : merged) length += static_cast<uint64_t>(iv.length());
     if (length > static_cast<uint64_t>(INT64_MAX)) throw NeedsSql("the busy time overflows");
@@ -143,10 +142,7 @@ void read_ahead(members::Registry& registry, const canonical::MemberPtr& m, sqli
                    std::make_shared<StepRangesByPid>(read_step_ranges(*m, db, watch, pattern, "rocpd_steps")));
   });
   attempt([&] {
-    const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
-    const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
-                             ? registry.profile_on(m, db, watch)
-                             : nullptr;
+    const auto profile = registry.profile_on(m, db, watch, uint64_t{1} << canonical::kOpsPid);
     registry.stash(m, kCollectivesStash, stamp, offset,
                    std::make_shared<MemberCollectivesRead>(
                        read_member_collectives(*m, db, watch, profile.get(), "rocpd_collectives")));

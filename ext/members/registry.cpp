@@ -23,6 +23,7 @@
 #include "members/parallel_probe.h"
 #include "members/member_probe.h"
 #include "members/read_ahead.h"
+#include "formats/adapter.h"
 #include "members/member_profile.h"
 #include "members/member_sql.h"
 
@@ -498,7 +499,23 @@ std::shared_ptr<void> Registry::take_stash(const canonical::MemberPtr& m, const 
   return taken.value;
 }
 
-std::shared_ptr<const canonical::Profile> Registry::profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch) {
+Registry::ToVisit Registry::take_stashes(const std::vector<canonical::MemberPtr>& members, const std::string& tag,
+                                         const std::function<void(size_t, std::shared_ptr<void>)>& taken) {
+  ToVisit out;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (auto value = take_stash(members[i], tag)) {
+      taken(i, std::move(value));
+      continue;
+    }
+    out.members.push_back(members[i]);
+    out.index.push_back(i);
+  }
+  return out;
+}
+
+std::shared_ptr<const canonical::Profile> Registry::profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch,
+                                                               uint64_t ops_columns) {
+  if (!m->info.adapter->needs_profile(canonical::TableKind::Ops, ops_columns)) return nullptr;
   canonical::FileStamp stamp;
   {
     std::lock_guard lock(mutex_);

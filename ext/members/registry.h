@@ -2,6 +2,7 @@
 // so ATTACH/DETACH just work) and the files opened by rocpd_open() on private read-only
 // connections, kept in a bounded pool so that 1000 members never need 1000 descriptors.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -120,10 +121,20 @@ class Registry {
   void stash(const canonical::MemberPtr& m, const std::string& tag, const canonical::FileStamp& stamp,
              int64_t clock_offset, std::shared_ptr<void> value);
   std::shared_ptr<void> take_stash(const canonical::MemberPtr& m, const std::string& tag);
-  // Member `m`'s profile, computed on `db` (a connection the caller leased for `m`, on any thread)
-  // when missing or stale: a pass that needs the profiles computes them in its own visit of each
-  // member, not in a pass of their own (at job scale every pass reopens most members).
-  std::shared_ptr<const canonical::Profile> profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch);
+  // take_stash() for each of `members`: `taken(i, value)` gets what members[i] had; the others are
+  // returned (in order, with their indices), to be visited.
+  struct ToVisit {
+    std::vector<canonical::MemberPtr> members;
+    std::vector<size_t> index;  // into `members` of the call
+  };
+  ToVisit take_stashes(const std::vector<canonical::MemberPtr>& members, const std::string& tag,
+                       const std::function<void(size_t, std::shared_ptr<void>)>& taken);
+  // The profile member `m`'s format needs to read `ops_columns` (a mask of rocpd_ops columns) of
+  // its ops, or null when it needs none: computed on `db` (a connection the caller leased for `m`,
+  // on any thread) when missing or stale. A pass that needs the profiles computes them in its own
+  // visit of each member, not in a pass of their own (at job scale every pass reopens most members).
+  std::shared_ptr<const canonical::Profile> profile_on(const canonical::MemberPtr& m, sqlite3* db, InterruptWatch& watch,
+                                                       uint64_t ops_columns);
   void profile_all(const std::vector<canonical::MemberPtr>& members, InterruptWatch& watch);
 
   // rocpd_open(pattern): returns how many files were added; all-or-nothing on error. SQLite

@@ -2,7 +2,6 @@
 
 #include <map>
 
-#include "formats/adapter.h"
 #include "members/interrupt.h"
 #include "members/member_pool.h"
 
@@ -19,25 +18,16 @@ JobCollectives read_job_collectives(sqlite3* conn, const char* table) {
   members::InterruptWatch watch(conn);
   try {
     // A member an earlier pass read for this one (rocpd_gpu_screen(pattern)) is not visited again.
-    std::vector<canonical::MemberPtr> to_visit;
-    std::vector<size_t> visit_index;
-    for (size_t i = 0; i < set.members.size(); ++i) {
-      if (auto stashed = set.registry->take_stash(set.members[i], kCollectivesStash)) {
-        reads[i] = std::move(*std::static_pointer_cast<MemberCollectivesRead>(stashed));
-        continue;
-      }
-      to_visit.push_back(set.members[i]);
-      visit_index.push_back(i);
-    }
+    const auto to_visit = set.registry->take_stashes(set.members, kCollectivesStash, [&](size_t i, std::shared_ptr<void> v) {
+      reads[i] = std::move(*std::static_pointer_cast<MemberCollectivesRead>(v));
+    });
     // An op's pid costs a lookup per op in some formats (rpd: its session's) unless the member's
     // profile (one pass, cached by the registry) gives it: computed in the same visit.
     const uint64_t pid_bit = uint64_t{1} << canonical::kOpsPid;
-    members::MemberPool(*set.registry, watch).run(to_visit, [&](size_t k, sqlite3* db, size_t) {
-      const size_t i = visit_index[k];
+    members::MemberPool(*set.registry, watch).run(to_visit.members, [&](size_t k, sqlite3* db, size_t) {
+      const size_t i = to_visit.index[k];
       const canonical::MemberPtr& m = set.members[i];
-      const auto profile = m->info.adapter->needs_profile(canonical::TableKind::Ops, pid_bit)
-                               ? set.registry->profile_on(m, db, watch)
-                               : nullptr;
+      const auto profile = set.registry->profile_on(m, db, watch, pid_bit);
       reads[i] = analysis::read_member_collectives(*m, db, watch, profile.get(), table);
     });
   } catch (...) {

@@ -182,20 +182,18 @@ struct Def {
       members::InterruptWatch watch(conn);
       try {
         // The ranges alone of a member an earlier pass read for this one (rocpd_gpu_screen(pattern))
-        // need no visit.
-        std::vector<canonical::MemberPtr> to_visit;
-        std::vector<size_t> visit_index;
-        for (size_t i = 0; i < set.members.size(); ++i) {
-          if (!job)
-            if (auto stashed = set.registry->take_stash(set.members[i], step_ranges_stash(scan.pattern))) {
-              scan.rows[i] = range_rows(std::move(*std::static_pointer_cast<StepRangesByPid>(stashed)));
-              continue;
-            }
-          to_visit.push_back(set.members[i]);
-          visit_index.push_back(i);
+        // need no visit; with the process's time, every member is visited.
+        members::Registry::ToVisit to_visit;
+        if (job) {
+          to_visit.members = set.members;
+          for (size_t i = 0; i < set.members.size(); ++i) to_visit.index.push_back(i);
+        } else {
+          to_visit = set.registry->take_stashes(set.members, step_ranges_stash(scan.pattern), [&](size_t i, std::shared_ptr<void> v) {
+            scan.rows[i] = range_rows(std::move(*std::static_pointer_cast<StepRangesByPid>(v)));
+          });
         }
-        members::MemberPool(*set.registry, watch).run(to_visit, [&](size_t k, sqlite3* db, size_t) {
-          const size_t i = visit_index[k];
+        members::MemberPool(*set.registry, watch).run(to_visit.members, [&](size_t k, sqlite3* db, size_t) {
+          const size_t i = to_visit.index[k];
           scan.rows[i] = member_steps(*set.members[i], db, watch, scan.pattern, job ? &*job : nullptr, i);
         });
       } catch (...) {
