@@ -330,6 +330,8 @@ class Anomalies(unittest.TestCase):
         self.assertEqual(rows(con, ranges), want_ranges)
         self.assertEqual(rows(con, "SELECT DISTINCT pattern FROM rocpd_gpu_screen('no step%')"), [("no step%",)])
         self.assertEqual(rows(con, "SELECT DISTINCT pattern FROM rocpd_gpu_screen"), [(None,)])
+        with self.assertRaisesRegex(sqlite3.OperationalError, r"^rocpd_gpu_screen: pattern must be text"):
+            rows(con, "SELECT count(*) FROM rocpd_gpu_screen(1)")
 
     def test_straggler_last_in_70_percent(self):
         # rank6 starts its collectives 2 ms late in 7 of the 10 steps: last in about 70 % of them.
